@@ -1,0 +1,26 @@
+//===- Passes.h - kforge micro passes ---------------------------*- C++ -*-===//
+
+#ifndef KFORGE_TRANSFORMS_PASSES_H
+#define KFORGE_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace kforge {
+
+#define GEN_PASS_DECL
+#include "kforge/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "kforge/Transforms/Passes.h.inc"
+
+/// True when `op` sits inside GPU device code (a gpu.launch body or a gpu.func).
+bool isInsideGpuKernel(mlir::Operation *op);
+
+} // namespace kforge
+
+#endif // KFORGE_TRANSFORMS_PASSES_H

@@ -1,0 +1,116 @@
+//===- Passes.td - kforge micro passes ---------------------*- tablegen -*-===//
+//
+// Passes that kforge's lowering pipelines run around upstream MLIR's own. Each one
+// handles one trap recorded in shared/TOOLCHAIN.md, so the pipelines stay a plain list.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KFORGE_TRANSFORMS_PASSES
+#define KFORGE_TRANSFORMS_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def KforgeEmitCInterface : Pass<"kforge-emit-c-interface", "mlir::ModuleOp"> {
+  let summary = "Mark public functions with llvm.emit_c_interface";
+  let description = [{
+    Adds the `llvm.emit_c_interface` unit attribute to every public `func.func`
+    that has a body, so the LLVM lowering emits a `_mlir_ciface_<name>` wrapper
+    taking memref descriptors by pointer. That wrapper is the C ABI that kforge's
+    runner and framework bindings call.
+  }];
+}
+
+def KforgeDropArgumentResults : Pass<"kforge-drop-argument-results", "mlir::ModuleOp"> {
+  let summary = "Drop function results that are always one of the function's arguments";
+  let description = [{
+    After bufferization a destination-passing function such as
+    `func @f(%a, %out) -> tensor` returns the buffer of `%out`. Upstream keeps that
+    result on public functions, and `buffer-results-to-out-params` would then add
+    a second output argument plus a host-side `memref.copy` into it; on the GPU path
+    that copy runs on the host over device memory. This pass erases every result
+    that each `func.return` feeds from the same entry-block argument (looking
+    through `memref.cast`), so the argument itself is the output.
+
+    Functions that are called from inside the module are left untouched.
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect", "mlir::memref::MemRefDialect"];
+}
+
+def KforgeVerifyGpuPayload : Pass<"kforge-verify-gpu-payload", "mlir::ModuleOp"> {
+  let summary = "Check that a bufferized payload touches memory only inside GPU kernels";
+  let description = [{
+    On the GPU path every buffer a function receives is device memory, so host code
+    that reads or writes a memref (a linalg op or loop nest that the schedule did not
+    map to `gpu.launch`, a `memref.copy`) would dereference device pointers on the
+    host. This pass reports each such operation with an error naming it, and fails.
+    It also fails on a module with functions but no `gpu.launch` at all.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
+def KforgeHostAllocsToDevice : Pass<"kforge-host-allocs-to-device", "mlir::ModuleOp"> {
+  let summary = "Turn host allocations used by GPU kernels into gpu.alloc / gpu.dealloc";
+  let description = [{
+    A `memref.alloc` in host code becomes `malloc` on the host; a kernel that writes it
+    writes host memory. Temporaries that a schedule leaves between two kernels are
+    rewritten to `gpu.alloc` with a `gpu.dealloc` before the function returns (or in
+    place of an existing `memref.dealloc`). An allocation that the function returns
+    cannot be freed by it and is reported as an error: make the payload
+    destination-passing or let `buffer-results-to-out-params` hoist it.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect"];
+}
+
+def KforgeKernelAllocsToAlloca : Pass<"kforge-kernel-allocs-to-alloca", "mlir::ModuleOp"> {
+  let summary = "Turn per-thread heap allocations inside GPU kernels into allocas";
+  let description = [{
+    A `memref.alloc` in the body of a `gpu.launch` (or `gpu.func`) is executed by every
+    thread and would become a device-side `malloc`. Statically shaped allocations in
+    the default memory space are per-thread scratch, so they become `memref.alloca`
+    (registers or local memory) and their `memref.dealloc` is erased. Dynamically
+    shaped ones are reported as errors.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
+def KforgeCopiesToLinalg : Pass<"kforge-copies-to-linalg", "mlir::ModuleOp"> {
+  let summary = "Rewrite memref.copy as linalg.copy so it lowers to loops";
+  let description = [{
+    `memref.copy` between non-contiguous memrefs lowers to a call to `memrefCopy`,
+    a host runtime function that does not exist on the device and that a
+    self-contained artifact does not link. `linalg.copy` lowers to plain loops with
+    `convert-linalg-to-loops`. With `only-in-kernels`, copies outside GPU kernels
+    are left alone.
+  }];
+  let options = [
+    Option<"onlyInKernels", "only-in-kernels", "bool", /*default=*/"false",
+           "Rewrite only the copies inside gpu.launch / gpu.func bodies">,
+  ];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
+def KforgeVerifyCpuPayload : Pass<"kforge-verify-cpu-payload", "mlir::ModuleOp"> {
+  let summary = "Reject GPU-mapped code on the CPU path";
+  let description = [{
+    The CPU pipeline runs schedules whose loops are still `scf.forall` (GPU mapping
+    attributes are ignored there). A payload that already contains `gpu.launch`,
+    `gpu.module` or `gpu.func` cannot run on the host; this pass reports it.
+  }];
+}
+
+def KforgeDumpGpuBinaries : Pass<"kforge-dump-gpu-binaries", "mlir::ModuleOp"> {
+  let summary = "Write every gpu.binary object to a file (PTX, cubin or fatbin)";
+  let description = [{
+    For each object of each `gpu.binary` op writes `<dir>/<binary>.<chip>.<ext>`, the
+    extension being `ptx` for assembly, `cubin` for binary, `fatbin` for fatbin and
+    `llvm.bc` for offload objects. The IR is not changed. The directory is created
+    when missing. This is how PTX is inspected and FileCheck-ed.
+  }];
+  let options = [
+    Option<"dir", "dir", "std::string", /*default=*/"\".\"",
+           "Directory to write the binaries into">,
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
+#endif // KFORGE_TRANSFORMS_PASSES

@@ -1,0 +1,63 @@
+# lit configuration for kforge. The suite covers test/ plus the recipe and example
+# files themselves, each of which carries a parse-only RUN line.
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "kforge"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+
+config.test_source_root = config.kforge_src_root
+config.test_exec_root = os.path.join(config.kforge_obj_root, "test")
+# Discover tests only in these top-level folders of the source tree.
+_test_dirs = {"test", "recipes", "examples"}
+config.excludes = [entry for entry in os.listdir(config.kforge_src_root) if entry not in _test_dirs]
+config.excludes += ["lit.cfg.py", "lit.site.cfg.py.in", "CMakeLists.txt", "Inputs"]
+
+config.environment["FILECHECK_OPTS"] = "-enable-var-scope --allow-unused-prefixes=false"
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%kforge_src_root", config.kforge_src_root))
+config.substitutions.append(("%recipes", os.path.join(config.kforge_src_root, "recipes")))
+config.substitutions.append(("%examples", os.path.join(config.kforge_src_root, "examples")))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP", "CUDA_HOME", "CUDA_PATH"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.kforge_tools_dir, config.llvm_tools_dir]
+tools = [
+    "kforge-opt",
+    ToolSubst("mlir-translate", unresolved="fatal"),
+    ToolSubst("mlir-runner", unresolved="ignore"),
+]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+config.substitutions.append(("%mlir_lib_dir", config.llvm_lib_dir))
+
+# ptxas (CUDA toolkit) lets tests assert that generated PTX assembles for sm_90.
+_cuda_dirs = [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH")] + ["/usr/local/cuda"]
+_ptxas = shutil.which("ptxas")
+for _cuda in _cuda_dirs:
+    if not _ptxas and _cuda and os.path.exists(os.path.join(_cuda, "bin", "ptxas")):
+        _ptxas = os.path.join(_cuda, "bin", "ptxas")
+if _ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", _ptxas))
+else:
+    lit_config.note("ptxas not found: PTX-acceptance tests are skipped")
+
+# A GPU is present when the driver library loads and reports at least one device.
+def _has_cuda_gpu():
+    import ctypes
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return False
+    count = ctypes.c_int(0)
+    return cuda.cuInit(0) == 0 and cuda.cuDeviceGetCount(ctypes.byref(count)) == 0 and count.value > 0
+
+if _has_cuda_gpu():
+    config.available_features.add("cuda-gpu")
