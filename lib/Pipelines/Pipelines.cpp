@@ -120,6 +120,8 @@ void kforge::buildLowerToNVVMPipeline(OpPassManager &pm, const LowerToNVVMOption
   // Device and host lowering.
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createConvertNVGPUToNVVMPass());
+  // Constants (e.g. the vector a fill stores) must be rematerialised in the kernel, not passed as arguments.
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   // Outlining copies shared-memory globals into the gpu.module but leaves the host copies, which then fail
   // to convert; they have no users left, so symbol-dce removes them.
@@ -143,6 +145,9 @@ void kforge::buildLowerToNVVMPipeline(OpPassManager &pm, const LowerToNVVMOption
   pm.addPass(createCSEPass());
 
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
+  // convert-gpu-to-nvvm leaves vector transfers alone (gpu-to-llvm would convert them later, leaving dead casts
+  // in the device module that break its translation), so lower them first.
+  device.addPass(createConvertVectorToLLVMPass());
   device.addPass(createConvertGpuOpsToNVVMOps());
   device.addPass(createCanonicalizerPass());
   device.addPass(createCSEPass());
