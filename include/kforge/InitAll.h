@@ -4,6 +4,7 @@
 #define KFORGE_INITALL_H
 
 #include "kforge/Pipelines/Pipelines.h"
+#include "kforge/TransformOps/KforgeTransformOps.h"
 #include "kforge/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -21,6 +22,7 @@ inline void registerAllDialects(mlir::DialectRegistry &registry) {
   mlir::registerAllExtensions(registry);
   mlir::registerAllGPUToLLVMIRTranslations(registry);
   mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerKforgeTransformExtension(registry);
 }
 
 /// Every upstream pass plus kforge's passes and pipelines.

@@ -1,0 +1,70 @@
+//===- KforgeTransformOps.cpp - transform.kforge.* ops --------------------===//
+
+#include "kforge/TransformOps/KforgeTransformOps.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Transform/IR/TransformDialect.h"
+
+using namespace mlir;
+
+#define GET_OP_CLASSES
+#include "kforge/TransformOps/KforgeTransformOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// OutsToEmptyOp
+//===----------------------------------------------------------------------===//
+
+DiagnosedSilenceableFailure transform::OutsToEmptyOp::applyToOne(transform::TransformRewriter &rewriter, Operation *target,
+                                                      transform::ApplyToEachResultList &results,
+                                                      transform::TransformState &state) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(target);
+  if (!linalgOp || !linalgOp.hasPureTensorSemantics())
+    return emitSilenceableError() << "expected a linalg op on tensors";
+
+  rewriter.setInsertionPoint(linalgOp);
+  for (OpOperand &init : linalgOp.getDpsInitsMutable()) {
+    if (linalgOp.payloadUsesValueFromOperand(&init))
+      continue;
+    Value current = init.get();
+    if (current.getDefiningOp<tensor::EmptyOp>())
+      continue;
+    auto type = cast<RankedTensorType>(current.getType());
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, linalgOp.getLoc(), current);
+    Value empty = tensor::EmptyOp::create(rewriter, linalgOp.getLoc(), sizes, type.getElementType(),
+                                          type.getEncoding());
+    rewriter.modifyOpInPlace(linalgOp, [&] { init.set(empty); });
+  }
+  results.push_back(linalgOp);
+  return DiagnosedSilenceableFailure::success();
+}
+
+void transform::OutsToEmptyOp::getEffects(SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  transform::onlyReadsHandle(getTargetMutable(), effects);
+  transform::producesHandle(getOperation()->getOpResults(), effects);
+  transform::modifiesPayload(effects);
+}
+
+//===----------------------------------------------------------------------===//
+// Registration
+//===----------------------------------------------------------------------===//
+
+namespace {
+class KforgeTransformExtension : public transform::TransformDialectExtension<KforgeTransformExtension> {
+public:
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(KforgeTransformExtension)
+  using Base::Base;
+
+  void init() {
+    declareGeneratedDialect<tensor::TensorDialect>();
+    registerTransformOps<
+#define GET_OP_LIST
+#include "kforge/TransformOps/KforgeTransformOps.cpp.inc"
+        >();
+  }
+};
+} // namespace
+
+void kforge::registerKforgeTransformExtension(DialectRegistry &registry) {
+  registry.addExtensions<KforgeTransformExtension>();
+}
