@@ -26,6 +26,8 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
     %k_mm, %k_loop = transform.structured.tile_using_for %thread_mm tile_sizes [0, 0, 4]
       : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.structured.vectorize %k_mm : !transform.any_op
+    transform.structured.vectorize %thread_fill : !transform.any_op
     transform.yield
   }
 
@@ -42,9 +44,16 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
     %k_mm, %k_loop = transform.structured.tile_using_for %thread_mm tile_sizes [0, 0, 0, 4]
       : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    // Drop the unit batch dimension of the per-thread tile (done at the top level) so it vectorizes as a matmul.
+    // Drop the unit batch dimension of the per-thread tile so it vectorizes like a matmul.
     %generic_mm = transform.structured.generalize %k_mm : (!transform.any_op) -> !transform.any_op
     %generic_fill = transform.structured.generalize %thread_fill : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %thread_loop2 {
+      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    %thread_ops = transform.structured.match interface{LinalgOp} in %thread_loop2
+      : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %thread_ops : !transform.any_op
     transform.yield
   }
 
@@ -54,20 +63,13 @@ module attributes {transform.with_named_sequence} {
         @match_matmul -> @tile_matmul, @match_batch_matmul -> @tile_batch_matmul
         : (!transform.any_op) -> !transform.any_op
 
-    // Vectorize every (now small, static) op of the thread tiles.
-    %func0 = transform.structured.match ops{["func.func"]} in %module : (!transform.any_op) -> !transform.any_op
-    transform.apply_patterns to %func0 {
-      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
-      transform.apply_patterns.canonicalization
-    } : !transform.any_op
     %func1 = transform.structured.match ops{["func.func"]} in %module : (!transform.any_op) -> !transform.any_op
-    %vfunc = transform.structured.vectorize_children_and_apply_patterns %func1 : (!transform.any_op) -> !transform.any_op
-    transform.apply_patterns to %vfunc {
+    transform.apply_patterns to %func1 {
       transform.apply_patterns.vector.reduction_to_contract
       transform.apply_patterns.vector.transfer_permutation_patterns
       transform.apply_patterns.canonicalization
     } : !transform.any_op
-    transform.apply_cse to %vfunc : !transform.any_op
+    transform.apply_cse to %func1 : !transform.any_op
 
     // Buffers, then the GPU mapping (which needs loops without tensor results).
     %bufferized = transform.bufferization.one_shot_bufferize %module
