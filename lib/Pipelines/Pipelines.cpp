@@ -110,6 +110,7 @@ void kforge::buildLowerToNVVMPipeline(OpPassManager &pm, const LowerToNVVMOption
 
   // Payload form: tensors -> buffers, results -> output arguments, then check it fits the GPU.
   buildBufferizeToDestinationPassingPipeline(pm, options.cInterface);
+  pm.addPass(createKforgeWorkgroupAllocsToAttributions());
   pm.addPass(createKforgeVerifyGpuPayload());
   pm.addPass(createKforgeHostAllocsToDevice());
   pm.addPass(createKforgeKernelAllocsToAlloca());
@@ -147,6 +148,7 @@ void kforge::buildLowerToNVVMPipeline(OpPassManager &pm, const LowerToNVVMOption
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
   // convert-gpu-to-nvvm leaves vector transfers alone (gpu-to-llvm would convert them later, leaving dead casts
   // in the device module that break its translation), so lower them first.
+  device.addPass(createKforgeLowerGpuMemorySpaces());
   device.addPass(createConvertVectorToLLVMPass());
   device.addPass(createConvertGpuOpsToNVVMOps());
   device.addPass(createCanonicalizerPass());

@@ -3,6 +3,7 @@
 #include "kforge/TransformOps/KforgeTransformOps.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
 
@@ -46,6 +47,29 @@ void transform::OutsToEmptyOp::getEffects(SmallVectorImpl<MemoryEffects::EffectI
 }
 
 //===----------------------------------------------------------------------===//
+// CopyToLinalgOp
+//===----------------------------------------------------------------------===//
+
+DiagnosedSilenceableFailure transform::CopyToLinalgOp::applyToOne(transform::TransformRewriter &rewriter,
+                                                                  Operation *target,
+                                                                  transform::ApplyToEachResultList &results,
+                                                                  transform::TransformState &state) {
+  auto copy = dyn_cast<memref::CopyOp>(target);
+  if (!copy || !isa<MemRefType>(copy.getSource().getType()) || !isa<MemRefType>(copy.getTarget().getType()))
+    return emitSilenceableError() << "expected a memref.copy between ranked memrefs";
+  rewriter.setInsertionPoint(copy);
+  auto linalgCopy = rewriter.replaceOpWithNewOp<linalg::CopyOp>(copy, copy.getSource(), copy.getTarget());
+  results.push_back(linalgCopy);
+  return DiagnosedSilenceableFailure::success();
+}
+
+void transform::CopyToLinalgOp::getEffects(SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  transform::consumesHandle(getTargetMutable(), effects);
+  transform::producesHandle(getOperation()->getOpResults(), effects);
+  transform::modifiesPayload(effects);
+}
+
+//===----------------------------------------------------------------------===//
 // Registration
 //===----------------------------------------------------------------------===//
 
@@ -57,6 +81,7 @@ public:
 
   void init() {
     declareGeneratedDialect<tensor::TensorDialect>();
+    declareGeneratedDialect<linalg::LinalgDialect>();
     registerTransformOps<
 #define GET_OP_LIST
 #include "kforge/TransformOps/KforgeTransformOps.cpp.inc"

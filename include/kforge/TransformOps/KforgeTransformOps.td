@@ -47,4 +47,32 @@ def OutsToEmptyOp : Op<Transform_Dialect, "kforge.outs_to_empty",
   }];
 }
 
+def CopyToLinalgOp : Op<Transform_Dialect, "kforge.copy_to_linalg",
+    [FunctionalStyleTransformOpTrait, MemoryEffectsOpInterface, TransformEachOpTrait,
+     TransformOpInterface, ReportTrackingListenerFailuresOpTrait]> {
+  let summary = "Rewrite a memref.copy as an equivalent linalg.copy";
+  let description = [{
+    Replaces each targeted `memref.copy` between ranked memrefs with a `linalg.copy`
+    of the same operands and returns handles to the new ops. Upstream promotion
+    (`transform.structured.promote`) emits `memref.copy`, which cannot be tiled;
+    `linalg.copy` implements TilingInterface, so the copy can then be split over
+    threads (cooperative copies into shared memory).
+
+    #### Return modes
+
+    Produces a silenceable failure, leaving the IR untouched, if a target is not a
+    `memref.copy` between ranked memrefs.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs TransformHandleTypeInterface:$transformed);
+  let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
+  let extraClassDeclaration = [{
+    ::mlir::DiagnosedSilenceableFailure applyToOne(
+        ::mlir::transform::TransformRewriter &rewriter, ::mlir::Operation *target,
+        ::mlir::transform::ApplyToEachResultList &results, ::mlir::transform::TransformState &state);
+    void getEffects(
+        ::llvm::SmallVectorImpl<::mlir::MemoryEffects::EffectInstance> &effects);
+  }];
+}
+
 #endif // KFORGE_TRANSFORMOPS_KFORGETRANSFORMOPS

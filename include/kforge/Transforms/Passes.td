@@ -61,6 +61,32 @@ def KforgeHostAllocsToDevice : Pass<"kforge-host-allocs-to-device", "mlir::Modul
   let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect"];
 }
 
+def KforgeWorkgroupAllocsToAttributions
+    : Pass<"kforge-workgroup-allocs-to-attributions", "mlir::ModuleOp"> {
+  let summary = "Move shared-memory allocations made on the host into the kernel that uses them";
+  let description = [{
+    Upstream promotion (`transform.structured.promote` with a workgroup mapping) places
+    its buffers at the function's allocation scope, i.e. on the host, outside the
+    `gpu.launch` that uses them; outlining would then pass them as kernel arguments.
+    Each `memref.alloc` / `memref.alloca` in workgroup memory whose users all sit in one
+    `gpu.launch` becomes a workgroup attribution of that launch (shared memory), and its
+    deallocations are dropped. One used by several launches, or by host code, is an error.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect"];
+}
+
+def KforgeLowerGpuMemorySpaces : Pass<"kforge-lower-gpu-memory-spaces", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Replace #gpu.address_space memory spaces by NVVM's numeric address spaces";
+  let description = [{
+    Rewrites every memref type in a gpu.module whose memory space is
+    `#gpu.address_space<global|workgroup|private>` to the numeric NVVM address space
+    (1, 3, 5), in operations, block arguments and function types alike.
+    `convert-gpu-to-nvvm` knows that mapping but the vector-to-LLVM patterns that must
+    run before it do not ("conversion of memref memory space ... to integer address
+    space failed").
+  }];
+}
+
 def KforgeKernelAllocsToAlloca : Pass<"kforge-kernel-allocs-to-alloca", "mlir::ModuleOp"> {
   let summary = "Turn per-thread heap allocations inside GPU kernels into allocas";
   let description = [{
