@@ -169,6 +169,7 @@ void kforge::buildLowerToNVVMPipeline(OpPassManager &pm, const LowerToNVVMOption
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createKforgeVerifyLoweredToLLVM());
 }
 
 void kforge::buildLowerToCPUPipeline(OpPassManager &pm, const LowerToCPUOptions &options) {
@@ -194,6 +195,7 @@ void kforge::buildLowerToCPUPipeline(OpPassManager &pm, const LowerToCPUOptions 
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createKforgeVerifyLoweredToLLVM());
 }
 
 namespace {

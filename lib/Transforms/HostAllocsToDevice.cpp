@@ -26,6 +26,28 @@ static bool escapesBlock(Value value) {
   return false;
 }
 
+// gpu-to-llvm lowers only the asynchronous forms of gpu.alloc / gpu.dealloc (a synchronous one is left
+// behind unconverted), so each is wrapped as: token = gpu.wait async; op async [token]; gpu.wait [done].
+
+/// A device allocation equivalent to `alloc`, complete when this returns.
+static Value createDeviceAlloc(OpBuilder &builder, memref::AllocOp alloc) {
+  Location loc = alloc.getLoc();
+  Type tokenType = builder.getType<gpu::AsyncTokenType>();
+  Value start = gpu::WaitOp::create(builder, loc, tokenType, ValueRange{}).getAsyncToken();
+  auto deviceAlloc = gpu::AllocOp::create(builder, loc, alloc.getType(), tokenType, ValueRange{start},
+                                          alloc.getDynamicSizes(), alloc.getSymbolOperands(), /*hostShared=*/false);
+  gpu::WaitOp::create(builder, loc, Type(), ValueRange{deviceAlloc.getAsyncToken()});
+  return deviceAlloc.getMemref();
+}
+
+/// Frees `buffer` on the device, complete when this returns.
+static void createDeviceFree(OpBuilder &builder, Location loc, Value buffer) {
+  Type tokenType = builder.getType<gpu::AsyncTokenType>();
+  Value start = gpu::WaitOp::create(builder, loc, tokenType, ValueRange{}).getAsyncToken();
+  auto free = gpu::DeallocOp::create(builder, loc, tokenType, ValueRange{start}, buffer);
+  gpu::WaitOp::create(builder, loc, Type(), ValueRange{free.getAsyncToken()});
+}
+
 namespace {
 struct HostAllocsToDevicePass : kforge::impl::KforgeHostAllocsToDeviceBase<HostAllocsToDevicePass> {
   void runOnOperation() override {
@@ -45,26 +67,22 @@ struct HostAllocsToDevicePass : kforge::impl::KforgeHostAllocsToDeviceBase<HostA
         continue;
       }
       OpBuilder builder(alloc);
-      auto deviceAlloc = gpu::AllocOp::create(builder, alloc.getLoc(), alloc.getType(), /*asyncToken=*/Type(),
-                                              ValueRange{}, alloc.getDynamicSizes(), alloc.getSymbolOperands(),
-                                              /*hostShared=*/false);
+      Value deviceBuffer = createDeviceAlloc(builder, alloc);
       bool freed = false;
       for (Operation *user : llvm::make_early_inc_range(alloc->getUsers())) {
         auto dealloc = dyn_cast<memref::DeallocOp>(user);
         if (!dealloc)
           continue;
         builder.setInsertionPoint(dealloc);
-        gpu::DeallocOp::create(builder, dealloc.getLoc(), /*asyncToken=*/Type(), ValueRange{},
-                               deviceAlloc.getMemref());
+        createDeviceFree(builder, dealloc.getLoc(), deviceBuffer);
         dealloc.erase();
         freed = true;
       }
       if (!freed) {
         builder.setInsertionPoint(alloc->getBlock()->getTerminator());
-        gpu::DeallocOp::create(builder, alloc.getLoc(), /*asyncToken=*/Type(), ValueRange{},
-                               deviceAlloc.getMemref());
+        createDeviceFree(builder, alloc.getLoc(), deviceBuffer);
       }
-      alloc.replaceAllUsesWith(deviceAlloc.getMemref());
+      alloc.replaceAllUsesWith(deviceBuffer);
       alloc.erase();
     }
     if (failedCheck)

@@ -7,11 +7,13 @@
 
 #include "kforge/Transforms/Passes.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace kforge {
 #define GEN_PASS_DEF_KFORGEVERIFYGPUPAYLOAD
 #define GEN_PASS_DEF_KFORGEVERIFYCPUPAYLOAD
+#define GEN_PASS_DEF_KFORGEVERIFYLOWEREDTOLLVM
 #include "kforge/Transforms/Passes.h.inc"
 } // namespace kforge
 
@@ -77,6 +79,23 @@ struct VerifyCpuPayloadPass : kforge::impl::KforgeVerifyCpuPayloadBase<VerifyCpu
       op->emitError() << "'" << op->getName()
                       << "' is GPU code and cannot run on the CPU path: lower the schedule before its GPU "
                          "mapping steps, or use kforge-lower-to-nvvm";
+      failedCheck = true;
+      return WalkResult::skip();
+    });
+    if (failedCheck)
+      signalPassFailure();
+  }
+};
+
+struct VerifyLoweredToLLVMPass : kforge::impl::KforgeVerifyLoweredToLLVMBase<VerifyLoweredToLLVMPass> {
+  void runOnOperation() override {
+    bool failedCheck = false;
+    getOperation().walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<ModuleOp, gpu::LaunchFuncOp>(op) || isa<LLVM::LLVMDialect>(op->getDialect()))
+        return WalkResult::advance();
+      if (isa<gpu::BinaryOp>(op))
+        return WalkResult::skip();
+      op->emitError() << "'" << op->getName() << "' was not lowered to the LLVM dialect";
       failedCheck = true;
       return WalkResult::skip();
     });

@@ -124,6 +124,17 @@ def KforgeVerifyCpuPayload : Pass<"kforge-verify-cpu-payload", "mlir::ModuleOp">
   }];
 }
 
+def KforgeVerifyLoweredToLLVM : Pass<"kforge-verify-lowered-to-llvm", "mlir::ModuleOp"> {
+  let summary = "Check that a lowering left only what LLVM IR translation accepts";
+  let description = [{
+    Some upstream conversions leave an operation they cannot lower in place and still
+    succeed (e.g. a synchronous `gpu.alloc` in gpu-to-llvm), which only surfaces later
+    as a translation failure or, worse, not at all. Run at the end of kforge's
+    pipelines, this pass reports every operation outside the LLVM dialect other than
+    the module structure, `gpu.binary` and `gpu.launch_func`.
+  }];
+}
+
 def KforgeDumpGpuBinaries : Pass<"kforge-dump-gpu-binaries", "mlir::ModuleOp"> {
   let summary = "Write every gpu.binary object to a file (PTX, cubin or fatbin)";
   let description = [{

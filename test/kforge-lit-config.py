@@ -1,4 +1,5 @@
-# lit configuration for kforge. The suite covers test/ plus the recipe and example
+# lit configuration for kforge (loaded by the generated lit.site.cfg.py; not named lit.cfg.py so that
+# discovery from the source root does not take test/ for a suite of its own). The suite covers test/ plus the recipe and example
 # files themselves, each of which carries a parse-only RUN line.
 import os
 import shutil
@@ -16,7 +17,7 @@ config.test_exec_root = os.path.join(config.kforge_obj_root, "test")
 # Discover tests only in these top-level folders of the source tree.
 _test_dirs = {"test", "recipes", "examples"}
 config.excludes = [entry for entry in os.listdir(config.kforge_src_root) if entry not in _test_dirs]
-config.excludes += ["lit.cfg.py", "lit.site.cfg.py.in", "CMakeLists.txt", "Inputs"]
+config.excludes += ["kforge-lit-config.py", "lit.site.cfg.py.in", "CMakeLists.txt", "Inputs"]
 
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope --allow-unused-prefixes=false"
 
@@ -26,6 +27,8 @@ config.substitutions.append(("%recipes", os.path.join(config.kforge_src_root, "r
 config.substitutions.append(("%examples", os.path.join(config.kforge_src_root, "examples")))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP", "CUDA_HOME", "CUDA_PATH"])
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.kforge_tools_dir, append_path=True)
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.kforge_tools_dir, config.llvm_tools_dir]
