@@ -13,9 +13,9 @@
 
 // PTX: .target sm_90
 // PTX: .visible .entry vadd_kernel(
-// PTX: ld.global.{{.*}}f32
+// PTX: ld.global.b32
 // PTX: add.rn.f32
-// PTX: st.global.{{.*}}f32
+// PTX: st.global.b32
 
 // SM80: #nvvm.target<O = 3, chip = "sm_80", features = "+ptx70">
 // SM80-NOT: _mlir_ciface_vadd
