@@ -72,7 +72,11 @@ module attributes {transform.with_named_sequence} {
     transform.structured.vectorize %tiled_b : !transform.any_op
 
     %func2 = transform.structured.match ops{["func.func"]} in %bufferized : (!transform.any_op) -> !transform.any_op
+    // Vectorized matmuls come out as multiply + multi-reduction: fold them back into contractions, which
+    // lower to outer products (FMAs on 1-D vectors) rather than horizontal reductions.
     transform.apply_patterns to %func2 {
+      transform.apply_patterns.vector.reduction_to_contract
+      transform.apply_patterns.vector.transfer_permutation_patterns
       transform.apply_patterns.canonicalization
       transform.apply_patterns.memref.fold_memref_alias_ops
     } : !transform.any_op
@@ -87,7 +91,6 @@ module attributes {transform.with_named_sequence} {
     } : !transform.any_op
     %hoisted = transform.structured.hoist_redundant_vector_transfers %func3 : (!transform.any_op) -> !transform.any_op
     transform.apply_patterns to %hoisted {
-      transform.apply_patterns.vector.reduction_to_contract
       transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
       transform.apply_patterns.vector.lower_outerproduct
       transform.apply_patterns.vector.transfer_permutation_patterns
