@@ -35,10 +35,10 @@ else
   echo "kforge: system packages already installed"
 fi
 
-# lit is not packaged for bookworm (python3-lit does not exist); take it from PyPI.
-if ! command -v lit >/dev/null 2>&1 && ! python3 -c "import lit" >/dev/null 2>&1; then
-  echo "kforge: installing lit from PyPI"
-  python3 -m pip install --quiet lit || python3 -m pip install --quiet --break-system-packages lit
+# lit: bookworm has no python3-lit, but llvm-22-tools ships it as /usr/lib/llvm-22/bin/lit.
+if [ ! -x "/usr/lib/llvm-${LLVM_VERSION}/bin/lit" ]; then
+  echo "kforge: error: /usr/lib/llvm-${LLVM_VERSION}/bin/lit missing (llvm-${LLVM_VERSION}-tools incomplete?)" >&2
+  exit 1
 fi
 
 # ptxas (CUDA toolkit) is used by the PTX-acceptance tests when present; it is not installable from Debian 12's
