@@ -1,0 +1,106 @@
+/*===- mgpu_runtime.c - the mgpu* entry points on the CUDA driver API -----===*
+ *
+ * MLIR's gpu-to-llvm lowering turns gpu.launch_func, gpu.alloc, ... into calls to
+ * mgpu* functions; Debian ships no library that defines them. This is kforge's,
+ * on the CUDA driver API only (no MLIR headers). The signatures are the ones the
+ * LLVM IR emitted by mlir-translate-22 declares.
+ *
+ * Every CUDA call is checked. An entry point has no way to return an error, so a
+ * failure prints the call, the CUDA error name and its description, and aborts:
+ * kernels run in a child process whose death the caller reports.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include <cuda.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static void check(CUresult result, const char *call) {
+  if (result == CUDA_SUCCESS)
+    return;
+  const char *name = "unknown";
+  const char *description = "";
+  cuGetErrorName(result, &name);
+  cuGetErrorString(result, &description);
+  fprintf(stderr, "kforge runtime: %s failed: %s (%s)\n", call, name, description);
+  abort();
+}
+#define CHECK(call) check((call), #call)
+
+/* The kernel library loads its GPU module from a global constructor, before any other call: the first
+ * entry point initialises the driver and makes the device's primary context current. */
+static void ensureContext(void) {
+  static CUcontext context = NULL;
+  if (context) {
+    CHECK(cuCtxSetCurrent(context));
+    return;
+  }
+  CUdevice device;
+  CHECK(cuInit(0));
+  const char *ordinal = getenv("KFORGE_DEVICE");
+  CHECK(cuDeviceGet(&device, ordinal ? atoi(ordinal) : 0));
+  CHECK(cuDevicePrimaryCtxRetain(&context, device));
+  CHECK(cuCtxSetCurrent(context));
+}
+
+CUmodule mgpuModuleLoad(void *data, size_t size) {
+  (void)size; /* cuModuleLoadData reads the fatbin/cubin/PTX header for its size. */
+  ensureContext();
+  CUmodule module = NULL;
+  CHECK(cuModuleLoadData(&module, data));
+  return module;
+}
+
+void mgpuModuleUnload(CUmodule module) { CHECK(cuModuleUnload(module)); }
+
+CUfunction mgpuModuleGetFunction(CUmodule module, const char *name) {
+  CUfunction function = NULL;
+  CHECK(cuModuleGetFunction(&function, module, name));
+  return function;
+}
+
+CUstream mgpuStreamCreate(void) {
+  ensureContext();
+  CUstream stream = NULL;
+  CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  return stream;
+}
+
+void mgpuStreamDestroy(CUstream stream) { CHECK(cuStreamDestroy(stream)); }
+
+void mgpuStreamSynchronize(CUstream stream) { CHECK(cuStreamSynchronize(stream)); }
+
+void mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY, intptr_t gridZ, intptr_t blockX,
+                      intptr_t blockY, intptr_t blockZ, int32_t sharedMemBytes, CUstream stream, void **params,
+                      void **extra, size_t paramsCount) {
+  (void)paramsCount;
+  ensureContext();
+  if (sharedMemBytes > 48 * 1024)
+    CHECK(cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, sharedMemBytes));
+  CHECK(cuLaunchKernel(function, (unsigned)gridX, (unsigned)gridY, (unsigned)gridZ, (unsigned)blockX,
+                       (unsigned)blockY, (unsigned)blockZ, (unsigned)sharedMemBytes, stream, params, extra));
+}
+
+void *mgpuMemAlloc(uint64_t sizeBytes, CUstream stream, int8_t isHostShared) {
+  ensureContext();
+  CUdeviceptr pointer = 0;
+  if (sizeBytes == 0)
+    return NULL;
+  if (isHostShared)
+    CHECK(cuMemAllocManaged(&pointer, sizeBytes, CU_MEM_ATTACH_GLOBAL));
+  else if (stream)
+    CHECK(cuMemAllocAsync(&pointer, sizeBytes, stream));
+  else
+    CHECK(cuMemAlloc(&pointer, sizeBytes));
+  return (void *)pointer;
+}
+
+void mgpuMemFree(void *pointer, CUstream stream) {
+  if (!pointer)
+    return;
+  if (stream)
+    CHECK(cuMemFreeAsync((CUdeviceptr)pointer, stream));
+  else
+    CHECK(cuMemFree((CUdeviceptr)pointer));
+}
