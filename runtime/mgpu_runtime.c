@@ -52,7 +52,13 @@ CUmodule mgpuModuleLoad(void *data, size_t size) {
   return module;
 }
 
-void mgpuModuleUnload(CUmodule module) { CHECK(cuModuleUnload(module)); }
+/* Called from the kernel library's global destructor: at process exit the driver may already be shut
+ * down, which releases the module anyway. */
+void mgpuModuleUnload(CUmodule module) {
+  CUresult result = cuModuleUnload(module);
+  if (result != CUDA_ERROR_DEINITIALIZED)
+    CHECK(result);
+}
 
 CUfunction mgpuModuleGetFunction(CUmodule module, const char *name) {
   CUfunction function = NULL;

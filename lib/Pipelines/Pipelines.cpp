@@ -148,6 +148,8 @@ void kforge::buildLowerToNVVMPipeline(OpPassManager &pm, const LowerToNVVMOption
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
   // convert-gpu-to-nvvm leaves vector transfers alone (gpu-to-llvm would convert them later, leaving dead casts
   // in the device module that break its translation), so lower them first.
+  // Shared buffers default to the element's alignment, yet accesses to them get vectorized to 128 bits.
+  device.addPass(createKforgeAlignSharedMemory());
   device.addPass(createKforgeLowerGpuMemorySpaces());
   device.addPass(createConvertVectorToLLVMPass());
   device.addPass(createConvertGpuOpsToNVVMOps());

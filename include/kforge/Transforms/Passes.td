@@ -87,6 +87,20 @@ def KforgeLowerGpuMemorySpaces : Pass<"kforge-lower-gpu-memory-spaces", "mlir::g
   }];
 }
 
+def KforgeAlignSharedMemory : Pass<"kforge-align-shared-memory", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Give every shared-memory buffer of a GPU module at least a given alignment";
+  let description = [{
+    Shared-memory buffers (workgroup attributions of `gpu.func`s and `memref.global`s in
+    workgroup memory) are emitted with the element type's alignment (`.align 4` for f32)
+    unless told otherwise, while LLVM's load/store vectorizer may still combine
+    accesses to them into 128-bit `ld.shared.v4`, which then fault with a misaligned
+    address (seen on the H200). This pass raises their alignment to `alignment` bytes.
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"16", "Minimum alignment in bytes">,
+  ];
+}
+
 def KforgeKernelAllocsToAlloca : Pass<"kforge-kernel-allocs-to-alloca", "mlir::ModuleOp"> {
   let summary = "Turn per-thread heap allocations inside GPU kernels into allocas";
   let description = [{
