@@ -2,8 +2,9 @@
 //
 // Direct 2-D convolution, NHWC input and HWCF filter (linalg.conv_2d_nhwc_hwcf), with the fill of the
 // output fused in. Each block computes an 8 (output columns) x 64 (output channels) tile of one output
-// row with 8x16 threads; each thread keeps 4 output channels in registers and accumulates them over the
-// filter window and the input channels, 4 channels a step, vectorized. Shapes: output width divisible by 8,
+// row, for every image of the batch in turn, with 8x16 threads; each thread keeps 4 output channels in
+// registers and accumulates them over the filter window and the input channels, 4 channels a step,
+// vectorized. Shapes: output width divisible by 8,
 // output channels by 64, input channels by 4. Limit: no shared-memory reuse of the input window.
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%module: !transform.any_op {transform.consumed}) {
@@ -11,9 +12,11 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op) -> !transform.any_op
     %fill = transform.get_producer_of_operand %conv[2] : (!transform.any_op) -> !transform.any_op
 
-    // Loops: n, oh, ow, f, kh, kw, c.
-    %block_conv, %block_loop = transform.structured.tile_using_forall %conv tile_sizes [1, 1, 8, 64]
-        (mapping = [#gpu.block<linear_dim_3>, #gpu.block<linear_dim_2>, #gpu.block<linear_dim_1>, #gpu.block<linear_dim_0>])
+    // Loops: n, oh, ow, f, kh, kw, c. Blocks over (oh, ow, f); the batch is a loop inside each thread.
+    // (A 4-D block loop with linear mapping covered only the first batch in upstream MLIR 22: grid sized
+    // without the outermost dimension.)
+    %block_conv, %block_loop = transform.structured.tile_using_forall %conv tile_sizes [0, 1, 8, 64]
+        (mapping = [#gpu.block<z>, #gpu.block<y>, #gpu.block<x>])
         : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     %block_fill, %block_loop2 = transform.structured.fuse_into_containing_op %fill into %block_loop
       : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
@@ -21,8 +24,10 @@ module attributes {transform.with_named_sequence} {
         (mapping = [#gpu.thread<y>, #gpu.thread<x>]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     %thread_fill, %thread_loop2 = transform.structured.fuse_into_containing_op %block_fill into %thread_loop
       : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %batch_conv, %batch_loop = transform.structured.tile_using_for %thread_conv tile_sizes [1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     // Filter window and input channels as loops (4 channels a step) around a vectorized 1x4 accumulator.
-    %generic_conv = transform.structured.generalize %thread_conv : (!transform.any_op) -> !transform.any_op
+    %generic_conv = transform.structured.generalize %batch_conv : (!transform.any_op) -> !transform.any_op
     %red_conv, %red_loops:3 = transform.structured.tile_using_for %generic_conv tile_sizes [0, 0, 0, 0, 1, 1, 4]
       : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
     transform.apply_patterns to %thread_loop2 {
