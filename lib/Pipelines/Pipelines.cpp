@@ -93,13 +93,13 @@ void kforge::buildBufferizeToDestinationPassingPipeline(OpPassManager &pm, bool 
 void kforge::buildLowerToNVVMPipeline(OpPassManager &pm, const LowerToNVVMOptions &options) {
   std::string format = canonicalBinaryFormat(options.format);
   if (format.empty()) {
-    pm.addPass(std::make_unique<InvalidPipelineOptionPass>(
-        "kforge-lower-to-nvvm: unknown format '" + options.format + "' (expected isa, bin or fatbin)"));
+    pm.addPass(std::make_unique<InvalidPipelineOptionPass>("kforge-lower-to-nvvm: unknown format '" + options.format +
+                                                           "' (expected isa, bin or fatbin)"));
     return;
   }
   if (!isValidChip(options.chip)) {
-    pm.addPass(std::make_unique<InvalidPipelineOptionPass>(
-        "kforge-lower-to-nvvm: chip '" + options.chip + "' is not an NVIDIA target of the form sm_NN (NN >= 50)"));
+    pm.addPass(std::make_unique<InvalidPipelineOptionPass>("kforge-lower-to-nvvm: chip '" + options.chip +
+                                                           "' is not an NVIDIA target of the form sm_NN (NN >= 50)"));
     return;
   }
   if (options.optLevel < 0 || options.optLevel > 3) {
@@ -212,9 +212,9 @@ void kforge::registerPipelines() {
       "kforge-lower-to-nvvm",
       "Lower a GPU-mapped payload (tensors or buffers) to host LLVM IR with an embedded PTX/cubin/fatbin",
       buildLowerToNVVMPipeline);
-  PassPipelineRegistration<LowerToCPUOptions>(
-      "kforge-lower-to-cpu", "Lower a payload (tensors or buffers, not GPU-mapped) to host LLVM IR",
-      buildLowerToCPUPipeline);
+  PassPipelineRegistration<LowerToCPUOptions>("kforge-lower-to-cpu",
+                                              "Lower a payload (tensors or buffers, not GPU-mapped) to host LLVM IR",
+                                              buildLowerToCPUPipeline);
   PassPipelineRegistration<BufferizeOptions>(
       "kforge-bufferize",
       "Bufferize a payload and turn its results into caller-provided output arguments (the first stage of both "

@@ -16,9 +16,10 @@ using namespace mlir;
 // OutsToEmptyOp
 //===----------------------------------------------------------------------===//
 
-DiagnosedSilenceableFailure transform::OutsToEmptyOp::applyToOne(transform::TransformRewriter &rewriter, Operation *target,
-                                                      transform::ApplyToEachResultList &results,
-                                                      transform::TransformState &state) {
+DiagnosedSilenceableFailure transform::OutsToEmptyOp::applyToOne(transform::TransformRewriter &rewriter,
+                                                                 Operation *target,
+                                                                 transform::ApplyToEachResultList &results,
+                                                                 transform::TransformState &state) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(target);
   if (!linalgOp || !linalgOp.hasPureTensorSemantics())
     return emitSilenceableError() << "expected a linalg op on tensors";
@@ -32,8 +33,8 @@ DiagnosedSilenceableFailure transform::OutsToEmptyOp::applyToOne(transform::Tran
       continue;
     auto type = cast<RankedTensorType>(current.getType());
     SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, linalgOp.getLoc(), current);
-    Value empty = tensor::EmptyOp::create(rewriter, linalgOp.getLoc(), sizes, type.getElementType(),
-                                          type.getEncoding());
+    Value empty =
+        tensor::EmptyOp::create(rewriter, linalgOp.getLoc(), sizes, type.getElementType(), type.getEncoding());
     rewriter.modifyOpInPlace(linalgOp, [&] { init.set(empty); });
   }
   results.push_back(linalgOp);

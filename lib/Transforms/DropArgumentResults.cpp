@@ -19,8 +19,7 @@ static BlockArgument getUnderlyingArgument(Value value) {
 }
 
 namespace {
-struct DropArgumentResultsPass
-    : kforge::impl::KforgeDropArgumentResultsBase<DropArgumentResultsPass> {
+struct DropArgumentResultsPass : kforge::impl::KforgeDropArgumentResultsBase<DropArgumentResultsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {

@@ -48,9 +48,9 @@ struct DumpGpuBinariesPass : kforge::impl::KforgeDumpGpuBinariesBase<DumpGpuBina
       for (Attribute attr : binary.getObjects()) {
         auto object = cast<gpu::ObjectAttr>(attr);
         llvm::SmallString<256> path(dir);
-        llvm::sys::path::append(path, (binary.getSymName() + "." + getChip(object.getTarget()) + "." +
-                                       getExtension(object.getFormat()))
-                                          .str());
+        llvm::sys::path::append(
+            path,
+            (binary.getSymName() + "." + getChip(object.getTarget()) + "." + getExtension(object.getFormat())).str());
         if (failed(writeFile(binary, path, object.getObject().getValue())))
           return signalPassFailure();
       }

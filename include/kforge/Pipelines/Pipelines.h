@@ -35,20 +35,19 @@ struct LowerToNVVMOptions : mlir::PassPipelineOptions<LowerToNVVMOptions> {
                               llvm::cl::desc("CUDA toolkit path (ptxas, libdevice); default: $CUDA_HOME, "
                                              "$CUDA_PATH, $CUDA_ROOT, then /usr/local/cuda"),
                               llvm::cl::init("")};
-  Option<std::string> ptxasOptions{*this, "ptxas-options",
-                                   llvm::cl::desc("Extra ptxas command-line options, e.g. -v"),
+  Option<std::string> ptxasOptions{*this, "ptxas-options", llvm::cl::desc("Extra ptxas command-line options, e.g. -v"),
                                    llvm::cl::init("")};
   Option<std::string> dumpDir{*this, "dump-dir",
                               llvm::cl::desc("Write each GPU binary (.ptx/.cubin/.fatbin) into this directory"),
                               llvm::cl::init("")};
-  Option<bool> cInterface{*this, "c-interface",
-                          llvm::cl::desc("Emit _mlir_ciface_ wrappers for public functions"), llvm::cl::init(true)};
+  Option<bool> cInterface{*this, "c-interface", llvm::cl::desc("Emit _mlir_ciface_ wrappers for public functions"),
+                          llvm::cl::init(true)};
 };
 
 /// Options of kforge-lower-to-cpu.
 struct LowerToCPUOptions : mlir::PassPipelineOptions<LowerToCPUOptions> {
-  Option<bool> cInterface{*this, "c-interface",
-                          llvm::cl::desc("Emit _mlir_ciface_ wrappers for public functions"), llvm::cl::init(true)};
+  Option<bool> cInterface{*this, "c-interface", llvm::cl::desc("Emit _mlir_ciface_ wrappers for public functions"),
+                          llvm::cl::init(true)};
 };
 
 /// Bufferizes (when still on tensors) and turns returned results into output arguments.
