@@ -34,6 +34,7 @@ llvm_config.use_default_substitutions()
 tool_dirs = [config.kforge_tools_dir, config.llvm_tools_dir]
 tools = [
     "kforge-opt",
+    "kforge-compile",
     ToolSubst("mlir-translate", unresolved="fatal"),
     ToolSubst("mlir-runner", unresolved="ignore"),
 ]

@@ -1,0 +1,56 @@
+//===- Artifact.h - compile a payload into a loadable artifact --*- C++ -*-===//
+//
+// An artifact is what the runner loads: a shared object with the payload's C entry
+// point (`_mlir_ciface_<entry>`, memref descriptors by pointer, GPU binary embedded for
+// the GPU target) and a JSON manifest describing how to call it. It needs neither
+// kforge nor MLIR to be loaded; a GPU artifact needs kforge's mgpu runtime.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KFORGE_ARTIFACT_ARTIFACT_H
+#define KFORGE_ARTIFACT_ARTIFACT_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/Support/JSON.h"
+
+#include <string>
+#include <vector>
+
+namespace kforge {
+
+/// One argument of the artifact's entry point, in call order.
+struct ArgumentInfo {
+  std::string role;  ///< "input" (only read) or "output" (written by the kernel).
+  std::string dtype; ///< "f32", "f16", "bf16", "f64", "i32", ...
+  std::vector<int64_t> shape;
+};
+
+/// What to build.
+struct ArtifactOptions {
+  std::string target = "gpu"; ///< "gpu" or "cpu".
+  std::string entry;          ///< Entry function; empty: the module's only public function with a body.
+  std::string recipePath;     ///< Transform library applied first; empty: none.
+  std::string chip = "sm_90";
+  std::string features = "+ptx80";
+  int optLevel = 3;
+  std::string outputDir;
+  std::string name = "kernel"; ///< Base name of the files written (<name>.so, <name>.json, ...).
+};
+
+/// The entry point's arguments after kforge's bufferization (results become trailing outputs). Fails with a
+/// diagnostic on a missing or ambiguous entry or on an argument that is not a statically shaped tensor/memref.
+mlir::FailureOr<std::vector<ArgumentInfo>> describeEntryArguments(mlir::ModuleOp payload, llvm::StringRef entry);
+
+/// The entry function's name: `requested` if given and present, else the only public function with a body.
+mlir::FailureOr<std::string> findEntry(mlir::ModuleOp payload, llvm::StringRef requested);
+
+/// Compiles `payload` (consumed) into `<outputDir>/<name>.so` and `<name>.json`, keeping the scheduled and
+/// lowered IR next to them. `payloadText`/`recipeText` feed the manifest's content hash. Diagnostics go to
+/// the context's handler; failures are returned, never aborted on.
+mlir::LogicalResult compileArtifact(mlir::ModuleOp payload, llvm::StringRef payloadText, llvm::StringRef recipeText,
+                                    const ArtifactOptions &options);
+
+} // namespace kforge
+
+#endif // KFORGE_ARTIFACT_ARTIFACT_H

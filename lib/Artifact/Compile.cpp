@@ -1,0 +1,190 @@
+//===- Compile.cpp - payload + recipe -> shared object + manifest --------===//
+
+#include "kforge/Artifact/Artifact.h"
+
+#include "kforge/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Transform/Transforms/Passes.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+#ifndef KFORGE_VERSION
+#define KFORGE_VERSION "unknown"
+#endif
+
+using namespace mlir;
+
+/// Writes `contents` to `path` through a temporary file and a rename, so a reader never sees half a file.
+static LogicalResult writeFile(ModuleOp anchor, StringRef path, llvm::function_ref<void(llvm::raw_ostream &)> write) {
+  if (llvm::Error error = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+        write(os);
+        return llvm::Error::success();
+      }))
+    return anchor.emitError() << "cannot write '" << path << "': " << llvm::toString(std::move(error));
+  return success();
+}
+
+static std::string joinPath(StringRef dir, StringRef file) {
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(path, file);
+  return std::string(path);
+}
+
+/// Applies the recipe (if any): the same as -transform-preload-library + -transform-interpreter.
+static LogicalResult schedule(ModuleOp payload, const kforge::ArtifactOptions &options) {
+  if (options.recipePath.empty())
+    return success();
+  PassManager pm(payload.getContext());
+  transform::PreloadLibraryPassOptions preload;
+  preload.transformLibraryPaths.push_back(options.recipePath);
+  pm.addPass(transform::createPreloadLibraryPass(preload));
+  pm.addPass(transform::createInterpreterPass());
+  return pm.run(payload);
+}
+
+static LogicalResult lower(ModuleOp payload, const kforge::ArtifactOptions &options) {
+  PassManager pm(payload.getContext());
+  if (options.target == "gpu") {
+    kforge::LowerToNVVMOptions nvvm;
+    nvvm.chip = options.chip;
+    nvvm.features = options.features;
+    nvvm.optLevel = options.optLevel;
+    nvvm.format = "fatbin";
+    kforge::buildLowerToNVVMPipeline(pm, nvvm);
+  } else {
+    kforge::buildLowerToCPUPipeline(pm, kforge::LowerToCPUOptions());
+  }
+  return pm.run(payload);
+}
+
+/// Host object code for the lowered module.
+static LogicalResult emitObject(ModuleOp payload, StringRef path) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> module = translateModuleToLLVMIR(payload, llvmContext, "kforge_artifact");
+  if (!module)
+    return payload.emitError() << "translation to LLVM IR failed";
+
+  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return payload.emitError() << "no LLVM target for the host: " << error;
+  llvm::TargetOptions targetOptions;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, "generic", "", targetOptions, llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Default));
+  ExecutionEngine::setupTargetTripleAndDataLayout(module.get(), machine.get());
+
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return payload.emitError() << "cannot write '" << path << "': " << ec.message();
+  llvm::legacy::PassManager codegen;
+  if (machine->addPassesToEmitFile(codegen, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+    return payload.emitError() << "the host target cannot emit object files";
+  codegen.run(*module);
+  return success();
+}
+
+/// Links the object into a shared object with the system C compiler driver.
+static LogicalResult link(ModuleOp anchor, StringRef object, StringRef library) {
+  llvm::ErrorOr<std::string> cc = llvm::sys::findProgramByName("cc");
+  if (!cc)
+    return anchor.emitError() << "no C compiler driver ('cc') on PATH to link the artifact";
+  std::string message;
+  llvm::SmallVector<llvm::StringRef> argv{*cc, "-shared", "-o", library, object, "-lm"};
+  int rc = llvm::sys::ExecuteAndWait(*cc, argv, std::nullopt, {}, /*SecondsToWait=*/120, /*MemoryLimit=*/0,
+                                     &message);
+  if (rc != 0)
+    return anchor.emitError() << "linking '" << library << "' failed (exit " << rc << ")"
+                              << (message.empty() ? "" : ": " + message);
+  return success();
+}
+
+static std::string contentHash(StringRef payloadText, StringRef recipeText, const kforge::ArtifactOptions &options) {
+  llvm::SHA256 hash;
+  for (StringRef part : {payloadText, recipeText, StringRef(options.target), StringRef(options.entry),
+                         StringRef(options.chip), StringRef(options.features), StringRef(KFORGE_VERSION),
+                         StringRef(LLVM_VERSION_STRING)}) {
+    hash.update(part);
+    hash.update(StringRef("\0", 1));
+  }
+  hash.update(std::to_string(options.optLevel));
+  std::array<uint8_t, 32> digest = hash.final();
+  return llvm::toHex(digest, /*LowerCase=*/true);
+}
+
+LogicalResult kforge::compileArtifact(ModuleOp payload, StringRef payloadText, StringRef recipeText,
+                                      const ArtifactOptions &options) {
+  if (options.target != "gpu" && options.target != "cpu")
+    return payload.emitError() << "unknown target '" << options.target << "' (expected gpu or cpu)";
+  FailureOr<std::string> entry = findEntry(payload, options.entry);
+  if (failed(entry))
+    return failure();
+  FailureOr<std::vector<ArgumentInfo>> arguments = describeEntryArguments(payload, *entry);
+  if (failed(arguments))
+    return failure();
+  if (std::error_code ec = llvm::sys::fs::create_directories(options.outputDir))
+    return payload.emitError() << "cannot create '" << options.outputDir << "': " << ec.message();
+  auto file = [&](StringRef suffix) { return joinPath(options.outputDir, options.name + suffix.str()); };
+
+  if (failed(schedule(payload, options)))
+    return failure();
+  if (failed(writeFile(payload, file(".scheduled.mlir"), [&](llvm::raw_ostream &os) { payload.print(os); })))
+    return failure();
+  if (failed(lower(payload, options)))
+    return failure();
+  if (failed(writeFile(payload, file(".host.mlir"), [&](llvm::raw_ostream &os) { payload.print(os); })))
+    return failure();
+  std::string object = file(".o");
+  if (failed(emitObject(payload, object)) || failed(link(payload, object, file(".so"))))
+    return failure();
+  llvm::sys::fs::remove(object);
+
+  llvm::json::Array args;
+  for (auto [index, argument] : llvm::enumerate(*arguments)) {
+    llvm::json::Array shape;
+    for (int64_t size : argument.shape)
+      shape.push_back(size);
+    args.push_back(llvm::json::Object{{"index", static_cast<int64_t>(index)},
+                                      {"role", argument.role},
+                                      {"dtype", argument.dtype},
+                                      {"shape", std::move(shape)}});
+  }
+  llvm::json::Object target{{"kind", options.target}};
+  if (options.target == "gpu") {
+    target["chip"] = options.chip;
+    target["features"] = options.features;
+    target["opt_level"] = options.optLevel;
+    target["runtime"] = "libkforge_mgpu.so";
+  }
+  llvm::json::Object manifest{
+      {"format", "kforge-artifact/1"},
+      {"function", *entry},
+      {"entry", "_mlir_ciface_" + *entry},
+      {"library", options.name + ".so"},
+      {"target", std::move(target)},
+      {"arguments", std::move(args)},
+      {"recipe", options.recipePath.empty() ? llvm::json::Value(nullptr) : llvm::json::Value(options.recipePath)},
+      {"hash", contentHash(payloadText, recipeText, options)},
+      {"kforge_version", KFORGE_VERSION},
+      {"llvm_version", LLVM_VERSION_STRING},
+  };
+  return writeFile(payload, file(".json"), [&](llvm::raw_ostream &os) {
+    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))) << "\n";
+  });
+}

@@ -1,0 +1,105 @@
+//===- Signature.cpp - the artifact's calling convention -------------------===//
+
+#include "kforge/Artifact/Artifact.h"
+
+#include "kforge/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/CastInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Pass/PassManager.h"
+
+using namespace mlir;
+
+FailureOr<std::string> kforge::findEntry(ModuleOp payload, StringRef requested) {
+  if (!requested.empty()) {
+    auto func = payload.lookupSymbol<func::FuncOp>(requested);
+    if (!func || func.isExternal())
+      return payload.emitError() << "no function '" << requested << "' with a body in the payload";
+    return requested.str();
+  }
+  SmallVector<func::FuncOp> candidates;
+  for (auto func : payload.getOps<func::FuncOp>())
+    if (func.isPublic() && !func.isExternal())
+      candidates.push_back(func);
+  if (candidates.size() != 1)
+    return payload.emitError() << "expected exactly one public function with a body, found " << candidates.size()
+                               << ": name the entry explicitly";
+  return candidates.front().getSymName().str();
+}
+
+/// The function argument `value` is a view of, if any.
+static BlockArgument getRootArgument(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
+      value = view.getViewSource();
+      continue;
+    }
+    if (def->getNumOperands() == 1 && isa<BaseMemRefType>(def->getOperand(0).getType()) &&
+        isa<CastOpInterface>(def)) {
+      value = def->getOperand(0);
+      continue;
+    }
+    return nullptr;
+  }
+  return dyn_cast<BlockArgument>(value);
+}
+
+/// Marks in `written` every argument of `func` that some operation writes to (conservatively: operands of
+/// operations whose effects are unknown count as written).
+static void findWrittenArguments(func::FuncOp func, llvm::SmallDenseSet<unsigned> &written) {
+  Block &entry = func.getBody().front();
+  auto mark = [&](Value value) {
+    if (BlockArgument arg = getRootArgument(value); arg && arg.getOwner() == &entry)
+      written.insert(arg.getArgNumber());
+  };
+  func.walk([&](Operation *op) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects) {
+      if (!op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+        for (Value operand : op->getOperands())
+          if (isa<BaseMemRefType>(operand.getType()))
+            mark(operand);
+      return;
+    }
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    for (const MemoryEffects::EffectInstance &instance : instances)
+      if (isa<MemoryEffects::Write>(instance.getEffect()) && instance.getValue())
+        mark(instance.getValue());
+  });
+}
+
+FailureOr<std::vector<kforge::ArgumentInfo>> kforge::describeEntryArguments(ModuleOp payload, StringRef entry) {
+  // The calling convention is the one the lowering pipelines produce: bufferize a copy the same way.
+  OwningOpRef<ModuleOp> copy = payload.clone();
+  PassManager pm(payload.getContext());
+  buildBufferizeToDestinationPassingPipeline(pm, /*cInterface=*/false);
+  if (failed(pm.run(*copy)))
+    return payload.emitError() << "cannot bufferize the payload to describe its arguments";
+
+  auto func = copy->lookupSymbol<func::FuncOp>(entry);
+  if (!func || func.isExternal())
+    return payload.emitError() << "entry function '" << entry << "' not found";
+  if (func.getNumResults() != 0)
+    return func.emitError() << "entry function still returns values after bufferization (results must be "
+                               "statically shaped tensors)";
+
+  llvm::SmallDenseSet<unsigned> written;
+  findWrittenArguments(func, written);
+  std::vector<ArgumentInfo> arguments;
+  for (auto [index, type] : llvm::enumerate(func.getArgumentTypes())) {
+    auto memref = dyn_cast<MemRefType>(type);
+    if (!memref || !memref.hasStaticShape() || !memref.getLayout().isIdentity())
+      return func.emitError() << "argument #" << index << " has type " << type
+                              << "; artifacts take statically shaped, contiguous tensors";
+    std::string dtype;
+    llvm::raw_string_ostream os(dtype);
+    memref.getElementType().print(os);
+    arguments.push_back({written.contains(index) ? "output" : "input", dtype,
+                         std::vector<int64_t>(memref.getShape().begin(), memref.getShape().end())});
+  }
+  return arguments;
+}
