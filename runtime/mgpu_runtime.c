@@ -60,16 +60,44 @@ void mgpuModuleUnload(CUmodule module) {
     CHECK(result);
 }
 
+/* Kernels the loaded libraries use, for the runner to read their resources (registers, spills, ...). */
+enum { kMaxKernels = 256 };
+static struct {
+  CUfunction function;
+  char name[128];
+} kernels[kMaxKernels];
+static int kernelCount = 0;
+
 CUfunction mgpuModuleGetFunction(CUmodule module, const char *name) {
   CUfunction function = NULL;
   CHECK(cuModuleGetFunction(&function, module, name));
+  int known = 0;
+  for (int i = 0; i < kernelCount; ++i)
+    known |= kernels[i].function == function;
+  if (!known && kernelCount < kMaxKernels) {
+    kernels[kernelCount].function = function;
+    snprintf(kernels[kernelCount].name, sizeof(kernels[kernelCount].name), "%s", name);
+    ++kernelCount;
+  }
   return function;
+}
+
+/* Introspection for kforge-run: the kernels seen so far (the module loads at library load time, the
+ * functions at their first launch). */
+int kforgeRuntimeKernelCount(void) { return kernelCount; }
+CUfunction kforgeRuntimeKernel(int index, const char **name) {
+  if (index < 0 || index >= kernelCount)
+    return NULL;
+  if (name)
+    *name = kernels[index].name;
+  return kernels[index].function;
 }
 
 CUstream mgpuStreamCreate(void) {
   ensureContext();
   CUstream stream = NULL;
-  CHECK(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  /* A blocking stream: it orders with the legacy default stream, so events recorded there bracket it. */
+  CHECK(cuStreamCreate(&stream, CU_STREAM_DEFAULT));
   return stream;
 }
 

@@ -9,4 +9,4 @@ if [ ! -f "$BUILD_DIR/build.ninja" ]; then
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir -DCMAKE_CXX_COMPILER=g++ -DCMAKE_C_COMPILER=gcc
 fi
 # Two cores on the CI machines; linking against the MLIR dylib keeps memory use low.
-ninja -C "$BUILD_DIR" -j "${KFORGE_JOBS:-2}" kforge-opt kforge-compile "$@"
+ninja -C "$BUILD_DIR" -j "${KFORGE_JOBS:-2}" "$@"

@@ -35,11 +35,13 @@ tool_dirs = [config.kforge_tools_dir, config.llvm_tools_dir]
 tools = [
     "kforge-opt",
     "kforge-compile",
+    "kforge-run",
     ToolSubst("mlir-translate", unresolved="fatal"),
     ToolSubst("mlir-runner", unresolved="ignore"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 config.substitutions.append(("%mlir_lib_dir", config.llvm_lib_dir))
+config.substitutions.append(("%kforge_runtime", os.path.join(config.kforge_obj_root, "lib", "libkforge_mgpu.so")))
 
 # ptxas (CUDA toolkit) lets tests assert that generated PTX assembles for sm_90.
 _cuda_dirs = [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH")] + ["/usr/local/cuda"]

@@ -107,8 +107,7 @@ static LogicalResult link(ModuleOp anchor, StringRef object, StringRef library) 
     return anchor.emitError() << "no C compiler driver ('cc') on PATH to link the artifact";
   std::string message;
   llvm::SmallVector<llvm::StringRef> argv{*cc, "-shared", "-o", library, object, "-lm"};
-  int rc = llvm::sys::ExecuteAndWait(*cc, argv, std::nullopt, {}, /*SecondsToWait=*/120, /*MemoryLimit=*/0,
-                                     &message);
+  int rc = llvm::sys::ExecuteAndWait(*cc, argv, std::nullopt, {}, /*SecondsToWait=*/120, /*MemoryLimit=*/0, &message);
   if (rc != 0)
     return anchor.emitError() << "linking '" << library << "' failed (exit " << rc << ")"
                               << (message.empty() ? "" : ": " + message);
@@ -117,9 +116,9 @@ static LogicalResult link(ModuleOp anchor, StringRef object, StringRef library) 
 
 static std::string contentHash(StringRef payloadText, StringRef recipeText, const kforge::ArtifactOptions &options) {
   llvm::SHA256 hash;
-  for (StringRef part : {payloadText, recipeText, StringRef(options.target), StringRef(options.entry),
-                         StringRef(options.chip), StringRef(options.features), StringRef(KFORGE_VERSION),
-                         StringRef(LLVM_VERSION_STRING)}) {
+  for (StringRef part :
+       {payloadText, recipeText, StringRef(options.target), StringRef(options.entry), StringRef(options.chip),
+        StringRef(options.features), StringRef(KFORGE_VERSION), StringRef(LLVM_VERSION_STRING)}) {
     hash.update(part);
     hash.update(StringRef("\0", 1));
   }

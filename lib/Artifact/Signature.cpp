@@ -37,8 +37,7 @@ static BlockArgument getRootArgument(Value value) {
       value = view.getViewSource();
       continue;
     }
-    if (def->getNumOperands() == 1 && isa<BaseMemRefType>(def->getOperand(0).getType()) &&
-        isa<CastOpInterface>(def)) {
+    if (def->getNumOperands() == 1 && isa<BaseMemRefType>(def->getOperand(0).getType()) && isa<CastOpInterface>(def)) {
       value = def->getOperand(0);
       continue;
     }

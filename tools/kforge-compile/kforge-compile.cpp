@@ -24,8 +24,7 @@ static cl::opt<std::string> payloadPath(cl::Positional, cl::desc("<payload.mlir>
 static cl::opt<std::string> outputDir("o", cl::desc("Output directory"), cl::value_desc("dir"), cl::Required);
 static cl::opt<std::string> recipePath("recipe", cl::desc("Transform library to apply first"), cl::init(""));
 static cl::opt<std::string> target("target", cl::desc("gpu or cpu"), cl::init("gpu"));
-static cl::opt<std::string> entry("entry", cl::desc("Entry function (default: the only public one)"),
-                                  cl::init(""));
+static cl::opt<std::string> entry("entry", cl::desc("Entry function (default: the only public one)"), cl::init(""));
 static cl::opt<std::string> chip("chip", cl::desc("GPU architecture"), cl::init("sm_90"));
 static cl::opt<std::string> features("features", cl::desc("PTX features"), cl::init("+ptx80"));
 static cl::opt<int> optLevel("opt-level", cl::desc("Device code optimisation level"), cl::init(3));

@@ -1,0 +1,31 @@
+//===- Metrics.h - comparing a candidate's output with the reference -*- C++ -*-===//
+
+#ifndef KFORGE_RUNNER_METRICS_H
+#define KFORGE_RUNNER_METRICS_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kforge {
+
+struct Comparison {
+  double maxAbsError = 0, maxRelError = 0, relL2Error = 0, cosine = 0;
+  double referenceMaxAbs = 0, referenceRange = 0;
+  int64_t nonFinite = 0; ///< NaN/Inf in the candidate where the reference is finite.
+  int64_t unwritten = 0; ///< Elements still holding the poison (NaN) the output was filled with.
+  int64_t referenceNonFinite = 0;
+};
+
+/// Element-wise comparison. The candidate's output was poisoned with NaN before the run, so a NaN left
+/// where the reference is finite counts as unwritten (and as non-finite).
+Comparison compare(const std::vector<float> &candidate, const std::vector<float> &reference);
+
+/// "correct", "incorrect" or "inconclusive", with the reason in `why`. Rule: no non-finite values, relative
+/// L2 error <= tolerance and max abs error <= 10 x tolerance x max|ref|; inconclusive when the reference is
+/// constant or its largest magnitude is below 10 x tolerance (a near-zero output proves nothing).
+std::string verdict(const Comparison &comparison, double tolerance, std::string &why);
+
+} // namespace kforge
+
+#endif // KFORGE_RUNNER_METRICS_H

@@ -1,0 +1,453 @@
+//===- kforge-run.cpp - verify and time an artifact against a reference --===//
+//
+//   kforge-run --candidate DIR --reference DIR [--seeds 5] [--reps 20] [--tolerance T] [--timeout S] ...
+//
+// Loads two artifacts (kforge-compile output: <name>.so + <name>.json; either may target the GPU or the
+// CPU), and reports JSON: correctness over several seeds (random normal inputs, outputs poisoned with NaN,
+// candidate run before the reference on fresh buffers), timing of the candidate (warm-up, many
+// repetitions, L2 flushed between them on the GPU), and the GPU kernels' resources. Everything runs in a
+// child process with a time limit, so a crash, an illegal address or a hang is a result, not the end of
+// the caller. Exit status: 0 correct, 1 anything else, 2 bad usage. See docs/runner.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaDriver.h"
+#include "Isolation.h"
+#include "Manifest.h"
+#include "Metrics.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <iostream>
+#include <random>
+
+using namespace kforge;
+using json = nlohmann::json;
+
+namespace {
+
+struct Options {
+  std::string candidate, reference, candidateName = "kernel", referenceName = "kernel";
+  std::string runtime, output;
+  int seeds = 5, reps = 20, warmup = 3, timeout = 120, device = 0;
+  double tolerance = -1; // -1: by dtype
+  double ceilingGBps = 0;
+  long memoryLimitMB = 16384;
+};
+
+/// An artifact loaded into this (child) process, with its buffers.
+struct Artifact {
+  Manifest manifest;
+  void *entry = nullptr;
+  bool gpu = false;
+  std::vector<std::vector<float>> host; ///< One host buffer per argument.
+  std::vector<CUdeviceptr> device;      ///< GPU artifacts: one device buffer per argument.
+  std::vector<std::vector<int64_t>> descriptors;
+};
+
+CudaDriver cuda;
+bool cudaLoaded = false;
+
+using Entry1 = void (*)(void *);
+using Entry2 = void (*)(void *, void *);
+using Entry3 = void (*)(void *, void *, void *);
+using Entry4 = void (*)(void *, void *, void *, void *);
+using Entry5 = void (*)(void *, void *, void *, void *, void *);
+using Entry6 = void (*)(void *, void *, void *, void *, void *, void *);
+using Entry7 = void (*)(void *, void *, void *, void *, void *, void *, void *);
+using Entry8 = void (*)(void *, void *, void *, void *, void *, void *, void *, void *);
+
+/// Calls the C entry point with one memref descriptor pointer per argument.
+void callEntry(Artifact &artifact) {
+  std::vector<void *> a;
+  for (auto &descriptor : artifact.descriptors)
+    a.push_back(descriptor.data());
+  switch (a.size()) {
+  case 1:
+    return reinterpret_cast<Entry1>(artifact.entry)(a[0]);
+  case 2:
+    return reinterpret_cast<Entry2>(artifact.entry)(a[0], a[1]);
+  case 3:
+    return reinterpret_cast<Entry3>(artifact.entry)(a[0], a[1], a[2]);
+  case 4:
+    return reinterpret_cast<Entry4>(artifact.entry)(a[0], a[1], a[2], a[3]);
+  case 5:
+    return reinterpret_cast<Entry5>(artifact.entry)(a[0], a[1], a[2], a[3], a[4]);
+  case 6:
+    return reinterpret_cast<Entry6>(artifact.entry)(a[0], a[1], a[2], a[3], a[4], a[5]);
+  case 7:
+    return reinterpret_cast<Entry7>(artifact.entry)(a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
+  case 8:
+    return reinterpret_cast<Entry8>(artifact.entry)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+  }
+}
+
+std::string loadArtifact(const std::string &dir, const std::string &name, const Options &options, Artifact &artifact) {
+  if (std::string error = readManifest(dir, name, artifact.manifest); !error.empty())
+    return error;
+  const Manifest &m = artifact.manifest;
+  if (m.arguments.empty() || m.arguments.size() > 8)
+    return "artifact '" + dir + "' has " + std::to_string(m.arguments.size()) + " arguments (1 to 8 supported)";
+  for (const ManifestArgument &argument : m.arguments)
+    if (argument.dtype != "f32")
+      return "artifact '" + dir + "' has a " + argument.dtype + " argument; kforge-run supports f32 so far";
+  artifact.gpu = m.target == "gpu";
+  if (artifact.gpu && !cudaLoaded) {
+    if (std::string error = cuda.load(options.device); !error.empty())
+      return error;
+    cudaLoaded = true;
+    std::string runtime = options.runtime;
+    if (runtime.empty() && std::getenv("KFORGE_RUNTIME"))
+      runtime = std::getenv("KFORGE_RUNTIME");
+    if (runtime.empty())
+      return "GPU artifact but no mgpu runtime: pass --runtime PATH or set KFORGE_RUNTIME";
+    // The kernel library resolves mgpu* from the global scope when it loads.
+    if (!dlopen(runtime.c_str(), RTLD_NOW | RTLD_GLOBAL))
+      return std::string("cannot load the runtime: ") + dlerror();
+  }
+  void *library = dlopen(m.libraryPath().c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library)
+    return std::string("cannot load artifact: ") + dlerror();
+  artifact.entry = dlsym(library, m.entry.c_str());
+  if (!artifact.entry)
+    return "artifact '" + dir + "' does not export " + m.entry;
+  return "";
+}
+
+/// Fresh buffers: inputs copied from `inputs`, outputs filled with NaN.
+std::string prepare(Artifact &artifact, const std::vector<std::vector<float>> &inputs) {
+  const auto &args = artifact.manifest.arguments;
+  artifact.host.assign(args.size(), {});
+  for (CUdeviceptr pointer : artifact.device)
+    if (pointer)
+      cuda.memFree(pointer);
+  artifact.device.assign(args.size(), 0);
+  artifact.descriptors.clear();
+  for (size_t i = 0; i < args.size(); ++i) {
+    artifact.host[i] = args[i].isOutput ? std::vector<float>(args[i].numElements(), NAN) : inputs[i];
+    void *data = artifact.host[i].data();
+    if (artifact.gpu) {
+      size_t bytes = artifact.host[i].size() * sizeof(float);
+      if (auto e = cuda.check(cuda.memAlloc(&artifact.device[i], std::max<size_t>(bytes, 4)), "cuMemAlloc"); !e.empty())
+        return e;
+      if (auto e = cuda.check(cuda.memcpyHtoD(artifact.device[i], data, bytes), "cuMemcpyHtoD"); !e.empty())
+        return e;
+      data = reinterpret_cast<void *>(artifact.device[i]);
+    }
+    const std::vector<int64_t> &shape = args[i].shape;
+    std::vector<int64_t> descriptor{reinterpret_cast<int64_t>(data), reinterpret_cast<int64_t>(data), 0};
+    descriptor.insert(descriptor.end(), shape.begin(), shape.end());
+    std::vector<int64_t> strides(shape.size(), 1);
+    for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d)
+      strides[d] = strides[d + 1] * shape[d + 1];
+    descriptor.insert(descriptor.end(), strides.begin(), strides.end());
+    artifact.descriptors.push_back(std::move(descriptor));
+  }
+  return "";
+}
+
+/// Runs the artifact once and copies its outputs back to the host buffers.
+std::string runOnce(Artifact &artifact) {
+  callEntry(artifact);
+  if (!artifact.gpu)
+    return "";
+  if (auto e = cuda.check(cuda.ctxSynchronize(), "cuCtxSynchronize"); !e.empty())
+    return e;
+  for (size_t i = 0; i < artifact.host.size(); ++i)
+    if (artifact.manifest.arguments[i].isOutput)
+      if (auto e = cuda.check(
+              cuda.memcpyDtoH(artifact.host[i].data(), artifact.device[i], artifact.host[i].size() * sizeof(float)),
+              "cuMemcpyDtoH");
+          !e.empty())
+        return e;
+  return "";
+}
+
+json timing(Artifact &artifact, const Options &options, std::string &error) {
+  std::vector<double> ms;
+  CUdeviceptr flush = 0;
+  size_t flushBytes = 0;
+  CUevent start = nullptr, stop = nullptr;
+  if (artifact.gpu) {
+    int l2 = 0, device = 0;
+    cuda.deviceGet(&device, options.device);
+    cuda.deviceGetAttribute(&l2, kDeviceL2CacheSize, device);
+    flushBytes = std::max<size_t>(4 * static_cast<size_t>(l2), 256u << 20);
+    error = cuda.check(cuda.memAlloc(&flush, flushBytes), "cuMemAlloc(flush)");
+    if (error.empty())
+      error = cuda.check(cuda.eventCreate(&start, 0), "cuEventCreate");
+    if (error.empty())
+      error = cuda.check(cuda.eventCreate(&stop, 0), "cuEventCreate");
+    if (!error.empty())
+      return {};
+  }
+  for (int rep = 0; rep < options.warmup + options.reps; ++rep) {
+    double elapsed = 0;
+    if (artifact.gpu) {
+      // Flush L2, then bracket the call with events on the legacy stream (the runtime's streams order with it).
+      cuda.memsetD8(flush, static_cast<unsigned char>(rep), flushBytes);
+      cuda.eventRecord(start, nullptr);
+      callEntry(artifact);
+      cuda.eventRecord(stop, nullptr);
+      if ((error = cuda.check(cuda.eventSynchronize(stop), "cuEventSynchronize")).size())
+        return {};
+      float eventMs = 0;
+      cuda.eventElapsedTime(&eventMs, start, stop);
+      elapsed = eventMs;
+    } else {
+      auto begin = std::chrono::steady_clock::now();
+      callEntry(artifact);
+      elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
+    }
+    if (rep >= options.warmup)
+      ms.push_back(elapsed);
+  }
+  if (artifact.gpu) {
+    cuda.memFree(flush);
+    cuda.eventDestroy(start);
+    cuda.eventDestroy(stop);
+  }
+  std::sort(ms.begin(), ms.end());
+  double median = ms[ms.size() / 2];
+  double bytes = 0;
+  for (const ManifestArgument &argument : artifact.manifest.arguments)
+    bytes += 4.0 * argument.numElements();
+  json result = {{"median_ms", median},
+                 {"min_ms", ms.front()},
+                 {"max_ms", ms.back()},
+                 {"p10_ms", ms[ms.size() / 10]},
+                 {"p90_ms", ms[ms.size() * 9 / 10]},
+                 {"reps", options.reps},
+                 {"warmup", options.warmup},
+                 {"clock", artifact.gpu ? "cuda events (legacy stream), L2 flushed" : "steady_clock"},
+                 {"bytes_once", bytes},
+                 {"gbps_once", bytes / (median * 1e6)}};
+  if (options.ceilingGBps > 0 && bytes / (median * 1e6) > options.ceilingGBps)
+    result["flags"].push_back("bandwidth above the measured ceiling: re-measure before trusting");
+  return result;
+}
+
+json resources() {
+  using CountFn = int (*)();
+  using KernelFn = CUfunction (*)(int, const char **);
+  auto count = reinterpret_cast<CountFn>(dlsym(RTLD_DEFAULT, "kforgeRuntimeKernelCount"));
+  auto kernel = reinterpret_cast<KernelFn>(dlsym(RTLD_DEFAULT, "kforgeRuntimeKernel"));
+  json list = json::array();
+  if (!count || !kernel)
+    return list;
+  for (int i = 0; i < count(); ++i) {
+    const char *name = nullptr;
+    CUfunction function = kernel(i, &name);
+    int regs = 0, local = 0, shared = 0, maxThreads = 0;
+    cuda.funcGetAttribute(&regs, kFuncNumRegs, function);
+    cuda.funcGetAttribute(&local, kFuncLocalSizeBytes, function);
+    cuda.funcGetAttribute(&shared, kFuncSharedSizeBytes, function);
+    cuda.funcGetAttribute(&maxThreads, kFuncMaxThreadsPerBlock, function);
+    list.push_back({{"kernel", name ? name : ""},
+                    {"registers", regs},
+                    {"local_bytes_per_thread", local},
+                    {"static_shared_bytes", shared},
+                    {"max_threads_per_block", maxThreads}});
+  }
+  return list;
+}
+
+/// The whole evaluation; runs in the child process. Returns the JSON report.
+std::string evaluate(const Options &options) {
+  json report = {{"candidate", options.candidate}, {"reference", options.reference}};
+  auto fail = [&](const std::string &why) {
+    report["status"] = "failed";
+    report["reason"] = why;
+    return report.dump();
+  };
+  Artifact candidate, reference;
+  if (auto e = loadArtifact(options.candidate, options.candidateName, options, candidate); !e.empty())
+    return fail(e);
+  if (auto e = loadArtifact(options.reference, options.referenceName, options, reference); !e.empty())
+    return fail(e);
+  const auto &cArgs = candidate.manifest.arguments, &rArgs = reference.manifest.arguments;
+  bool same = cArgs.size() == rArgs.size();
+  for (size_t i = 0; same && i < cArgs.size(); ++i)
+    same = cArgs[i].shape == rArgs[i].shape && cArgs[i].isOutput == rArgs[i].isOutput;
+  if (!same)
+    return fail("candidate and reference do not take the same arguments");
+  report["target"] = candidate.manifest.target;
+  report["hash"] = candidate.manifest.hash;
+  double tolerance = options.tolerance > 0 ? options.tolerance : 1e-4; // f32 (the only dtype so far)
+  report["tolerance"] = tolerance;
+
+  std::string overall = "correct";
+  for (int seed = 0; seed < options.seeds; ++seed) {
+    std::vector<std::vector<float>> inputs(cArgs.size());
+    for (size_t i = 0; i < cArgs.size(); ++i) {
+      if (cArgs[i].isOutput)
+        continue;
+      std::mt19937_64 generator(static_cast<uint64_t>(seed) * 1000003u + i);
+      std::normal_distribution<float> normal(0.0f, 1.0f);
+      inputs[i].resize(cArgs[i].numElements());
+      for (float &value : inputs[i])
+        value = normal(generator);
+    }
+    // The candidate first, then the reference, each on fresh buffers.
+    if (auto e = prepare(candidate, inputs); !e.empty())
+      return fail(e);
+    if (auto e = runOnce(candidate); !e.empty())
+      return fail("candidate: " + e);
+    if (auto e = prepare(reference, inputs); !e.empty())
+      return fail(e);
+    if (auto e = runOnce(reference); !e.empty())
+      return fail("reference: " + e);
+    for (size_t i = 0; i < cArgs.size(); ++i) {
+      if (!cArgs[i].isOutput)
+        continue;
+      Comparison c = compare(candidate.host[i], reference.host[i]);
+      std::string why, status = verdict(c, tolerance, why);
+      report["seeds"].push_back({{"seed", seed},
+                                 {"argument", i},
+                                 {"status", status},
+                                 {"why", why},
+                                 {"max_abs_error", c.maxAbsError},
+                                 {"max_rel_error", c.maxRelError},
+                                 {"rel_l2_error", c.relL2Error},
+                                 {"cosine", c.cosine},
+                                 {"non_finite", c.nonFinite},
+                                 {"unwritten", c.unwritten},
+                                 {"reference_max_abs", c.referenceMaxAbs}});
+      if (status == "incorrect" || (status == "inconclusive" && overall == "correct"))
+        overall = status;
+      if (status != "correct" && !report.contains("reason"))
+        report["reason"] = "seed " + std::to_string(seed) + ": " + why;
+    }
+  }
+  report["status"] = overall;
+  if (options.reps > 0) {
+    std::string error;
+    json t = timing(candidate, options, error);
+    if (!error.empty())
+      return fail("timing: " + error);
+    report["timing"] = t;
+  }
+  if (candidate.gpu)
+    report["resources"] = resources();
+  return report.dump();
+}
+
+void usage() {
+  std::cerr << "usage: kforge-run --candidate DIR --reference DIR [--candidate-name N] [--reference-name N]\n"
+               "                  [--seeds 5] [--reps 20] [--warmup 3] [--tolerance T] [--timeout 120]\n"
+               "                  [--memory-limit-mb 16384] [--runtime libkforge_mgpu.so] [--device 0]\n"
+               "                  [--ceiling-gbps G] [--output FILE]\n";
+}
+
+bool parse(int argc, char **argv, Options &options) {
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    if (i + 1 >= argc) {
+      std::cerr << "kforge-run: error: " << flag << " needs a value\n";
+      return false;
+    }
+    std::string value = argv[++i];
+    char *end = nullptr;
+    auto number = [&](auto &slot) {
+      double parsed = std::strtod(value.c_str(), &end);
+      if (end == value.c_str() || *end != '\0' || parsed < 0)
+        return false;
+      slot = static_cast<std::remove_reference_t<decltype(slot)>>(parsed);
+      return true;
+    };
+    bool ok = true;
+    if (flag == "--candidate")
+      options.candidate = value;
+    else if (flag == "--reference")
+      options.reference = value;
+    else if (flag == "--candidate-name")
+      options.candidateName = value;
+    else if (flag == "--reference-name")
+      options.referenceName = value;
+    else if (flag == "--runtime")
+      options.runtime = value;
+    else if (flag == "--output")
+      options.output = value;
+    else if (flag == "--seeds")
+      ok = number(options.seeds) && options.seeds > 0;
+    else if (flag == "--reps")
+      ok = number(options.reps);
+    else if (flag == "--warmup")
+      ok = number(options.warmup);
+    else if (flag == "--timeout")
+      ok = number(options.timeout) && options.timeout > 0;
+    else if (flag == "--device")
+      ok = number(options.device);
+    else if (flag == "--tolerance")
+      ok = number(options.tolerance) && options.tolerance > 0;
+    else if (flag == "--ceiling-gbps")
+      ok = number(options.ceilingGBps);
+    else if (flag == "--memory-limit-mb")
+      ok = number(options.memoryLimitMB);
+    else {
+      std::cerr << "kforge-run: error: unknown option " << flag << "\n";
+      return false;
+    }
+    if (!ok) {
+      std::cerr << "kforge-run: error: bad value '" << value << "' for " << flag << "\n";
+      return false;
+    }
+  }
+  if (options.candidate.empty() || options.reference.empty()) {
+    std::cerr << "kforge-run: error: --candidate and --reference are required\n";
+    return false;
+  }
+  if (options.reps > 0 && options.reps < 10) {
+    std::cerr << "kforge-run: error: --reps must be 0 (no timing) or at least 10\n";
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options options;
+  if (!parse(argc, argv, options)) {
+    usage();
+    return 2;
+  }
+  // Only CPU work gets an address-space limit: CUDA reserves far more virtual memory than it uses.
+  Manifest probe;
+  bool cpuOnly = readManifest(options.candidate, options.candidateName, probe).empty() && probe.target == "cpu";
+  Manifest probeRef;
+  cpuOnly =
+      cpuOnly && readManifest(options.reference, options.referenceName, probeRef).empty() && probeRef.target == "cpu";
+  size_t memoryLimit = cpuOnly ? static_cast<size_t>(options.memoryLimitMB) << 20 : 0;
+
+  ChildOutcome outcome = runIsolated([&] { return evaluate(options); }, options.timeout, memoryLimit);
+  json report = json::parse(outcome.output, nullptr, /*allow_exceptions=*/false);
+  if (outcome.status != "ok" || report.is_discarded()) {
+    report = {{"candidate", options.candidate},
+              {"reference", options.reference},
+              {"status", "failed"},
+              {"reason", outcome.status == "ok" ? "the evaluation returned no report" : outcome.reason}};
+    if (!outcome.errors.empty())
+      report["stderr"] = outcome.errors;
+  }
+  std::string text = report.dump(2);
+  if (!options.output.empty()) {
+    FILE *file = std::fopen(options.output.c_str(), "w");
+    if (!file) {
+      std::cerr << "kforge-run: error: cannot write " << options.output << "\n";
+      return 2;
+    }
+    std::fputs(text.c_str(), file);
+    std::fputs("\n", file);
+    std::fclose(file);
+  }
+  std::cout << text << std::endl;
+  return report["status"] == "correct" ? 0 : 1;
+}
