@@ -3,6 +3,7 @@
 #include "kforge/Artifact/Artifact.h"
 
 #include "kforge/Pipelines/Pipelines.h"
+#include "kforge/Transforms/Passes.h"
 
 #include "mlir/Dialect/Transform/Transforms/Passes.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -43,11 +44,18 @@ static std::string joinPath(StringRef dir, StringRef file) {
   return std::string(path);
 }
 
-/// Applies the recipe (if any): the same as -transform-preload-library + -transform-interpreter.
+/// Applies the recipe (if any): the same as -transform-preload-library + -transform-interpreter; or, for a
+/// naive GPU reference, maps every op to its own one-thread-per-point kernel.
 static LogicalResult schedule(ModuleOp payload, const kforge::ArtifactOptions &options) {
+  PassManager pm(payload.getContext());
+  if (options.naive && options.target == "gpu") {
+    kforge::buildBufferizeToDestinationPassingPipeline(pm, /*cInterface=*/false);
+    pm.addPass(kforge::createKforgeCopiesToLinalg());
+    pm.addPass(kforge::createKforgeMapToGpuNaive());
+    return pm.run(payload);
+  }
   if (options.recipePath.empty())
     return success();
-  PassManager pm(payload.getContext());
   transform::PreloadLibraryPassOptions preload;
   preload.transformLibraryPaths.push_back(options.recipePath);
   pm.addPass(transform::createPreloadLibraryPass(preload));
@@ -131,6 +139,8 @@ LogicalResult kforge::compileArtifact(ModuleOp payload, StringRef payloadText, S
                                       const ArtifactOptions &options) {
   if (options.target != "gpu" && options.target != "cpu")
     return payload.emitError() << "unknown target '" << options.target << "' (expected gpu or cpu)";
+  if (options.naive && !options.recipePath.empty())
+    return payload.emitError() << "a naive reference takes no recipe";
   FailureOr<std::string> entry = findEntry(payload, options.entry);
   if (failed(entry))
     return failure();
@@ -179,6 +189,7 @@ LogicalResult kforge::compileArtifact(ModuleOp payload, StringRef payloadText, S
       {"target", std::move(target)},
       {"arguments", std::move(args)},
       {"recipe", options.recipePath.empty() ? llvm::json::Value(nullptr) : llvm::json::Value(options.recipePath)},
+      {"schedule", options.naive ? "naive" : (options.recipePath.empty() ? "none" : "recipe")},
       {"hash", contentHash(payloadText, recipeText, options)},
       {"kforge_version", KFORGE_VERSION},
       {"llvm_version", LLVM_VERSION_STRING},

@@ -23,6 +23,9 @@ namespace cl = llvm::cl;
 static cl::opt<std::string> payloadPath(cl::Positional, cl::desc("<payload.mlir>"), cl::Required);
 static cl::opt<std::string> outputDir("o", cl::desc("Output directory"), cl::value_desc("dir"), cl::Required);
 static cl::opt<std::string> recipePath("recipe", cl::desc("Transform library to apply first"), cl::init(""));
+static cl::opt<bool> naive("naive",
+                           cl::desc("GPU: map each op to a one-thread-per-output kernel (the runner's reference)"),
+                           cl::init(false));
 static cl::opt<std::string> target("target", cl::desc("gpu or cpu"), cl::init("gpu"));
 static cl::opt<std::string> entry("entry", cl::desc("Entry function (default: the only public one)"), cl::init(""));
 static cl::opt<std::string> chip("chip", cl::desc("GPU architecture"), cl::init("sm_90"));
@@ -68,6 +71,7 @@ int main(int argc, char **argv) {
   options.target = target;
   options.entry = entry;
   options.recipePath = recipePath;
+  options.naive = naive;
   options.chip = chip;
   options.features = features;
   options.optLevel = optLevel;

@@ -31,6 +31,7 @@ struct ArtifactOptions {
   std::string target = "gpu"; ///< "gpu" or "cpu".
   std::string entry;          ///< Entry function; empty: the module's only public function with a body.
   std::string recipePath;     ///< Transform library applied first; empty: none.
+  bool naive = false;         ///< GPU: one thread per output point, one kernel per op (the runner's reference).
   std::string chip = "sm_90";
   std::string features = "+ptx80";
   int optLevel = 3;

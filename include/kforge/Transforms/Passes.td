@@ -129,6 +129,22 @@ def KforgeCopiesToLinalg : Pass<"kforge-copies-to-linalg", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def KforgeMapToGpuNaive : Pass<"kforge-map-to-gpu-naive", "mlir::ModuleOp"> {
+  let summary = "Map every linalg op of a bufferized payload to its own naive GPU kernel";
+  let description = [{
+    The runner's reference for GPU candidates: the untransformed payload with one thread
+    per point of each linalg op's parallel iteration space (256 threads a block), each
+    thread running the op's reduction loops itself, in plain scalar code. Ops run as
+    separate kernels in program order. Deliberately simple, so that a bug shared with a
+    scheduled candidate is unlikely.
+
+    Expects buffers (run after bufferization) and static loop bounds; an op with dynamic
+    bounds is an error.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::scf::SCFDialect", "mlir::affine::AffineDialect",
+                           "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
+}
+
 def KforgeVerifyCpuPayload : Pass<"kforge-verify-cpu-payload", "mlir::ModuleOp"> {
   let summary = "Reject GPU-mapped code on the CPU path";
   let description = [{

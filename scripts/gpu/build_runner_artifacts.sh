@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# CPU side of the runner's GPU checks: compiles (with kforge-compile) every example x recipe candidate, a
+# naive GPU reference per example, the adversarial kernels, and copies kforge-run and the mgpu runtime, into
+# $1 (default gpu-artifacts/runner). run_runner.sh runs them on the GPU machine.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+out="${1:-$root/gpu-artifacts/runner}"
+build="$root/${KFORGE_BUILD_DIR:-build}"
+compile="$build/bin/kforge-compile"
+rm -rf "$out" && mkdir -p "$out/table" "$out/adversarial"
+
+combos=(
+  "gemm matmul_register_tiled" "batch_matmul matmul_register_tiled" "gemm matmul_shared_memory"
+  "gemm gemm_fused_epilogue" "gemm_bias_relu gemm_fused_epilogue" "gemm_scale_gelu gemm_fused_epilogue"
+  "elementwise_chain elementwise" "softmax row_reduction" "layernorm row_reduction" "row_sum row_reduction"
+  "conv2d_nhwc conv2d_nhwc"
+)
+for combo in "${combos[@]}"; do
+  read -r example recipe <<< "$combo"
+  "$compile" "$root/examples/$example.mlir" --recipe "$root/recipes/$recipe.mlir" -o "$out/table/$example.$recipe"
+  [ -d "$out/table/$example.naive" ] || "$compile" "$root/examples/$example.mlir" --naive -o "$out/table/$example.naive"
+done
+
+inputs="$root/test/Runner/Inputs"
+for kernel in reference correct partial-write zeros off-by-1e-3; do
+  "$compile" "$inputs/$kernel.mlir" --naive -o "$out/adversarial/$kernel"
+done
+for kernel in gpu-out-of-bounds gpu-hang; do
+  "$compile" "$inputs/$kernel.mlir" -o "$out/adversarial/$kernel"
+done
+"$compile" "$inputs/reference.mlir" --target cpu -o "$out/adversarial/reference-cpu"
+
+cp "$build/bin/kforge-run" "$build/lib/libkforge_mgpu.so" "$out/"
+du -sh "$out"
