@@ -430,10 +430,15 @@ int main(int argc, char **argv) {
   ChildOutcome outcome = runIsolated([&] { return evaluate(options); }, options.timeout, memoryLimit);
   json report = json::parse(outcome.output, nullptr, /*allow_exceptions=*/false);
   if (outcome.status != "ok" || report.is_discarded()) {
-    report = {{"candidate", options.candidate},
-              {"reference", options.reference},
-              {"status", "failed"},
-              {"reason", outcome.status == "ok" ? "the evaluation returned no report" : outcome.reason}};
+    std::string reason = outcome.status == "ok" ? "the evaluation returned no report" : outcome.reason;
+    // The runtime aborts after naming the failed CUDA call and its error: that is the reason to report.
+    size_t at = outcome.errors.rfind("kforge runtime: ");
+    if (at != std::string::npos) {
+      std::string line = outcome.errors.substr(at + 16);
+      reason = line.substr(0, line.find('\n')) + " (" + reason + ")";
+    }
+    report = {{"candidate", options.candidate}, {"reference", options.reference}, {"status", "failed"},
+              {"reason", reason}};
     if (!outcome.errors.empty())
       report["stderr"] = outcome.errors;
   }
