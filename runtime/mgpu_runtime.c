@@ -65,6 +65,8 @@ enum { kMaxKernels = 256 };
 static struct {
   CUfunction function;
   char name[128];
+  int blockThreads;      /* of the last launch */
+  int dynamicSharedBytes; /* of the last launch */
 } kernels[kMaxKernels];
 static int kernelCount = 0;
 
@@ -85,11 +87,15 @@ CUfunction mgpuModuleGetFunction(CUmodule module, const char *name) {
 /* Introspection for kforge-run: the kernels seen so far (the module loads at library load time, the
  * functions at their first launch). */
 int kforgeRuntimeKernelCount(void) { return kernelCount; }
-CUfunction kforgeRuntimeKernel(int index, const char **name) {
+CUfunction kforgeRuntimeKernel(int index, const char **name, int *blockThreads, int *dynamicSharedBytes) {
   if (index < 0 || index >= kernelCount)
     return NULL;
   if (name)
     *name = kernels[index].name;
+  if (blockThreads)
+    *blockThreads = kernels[index].blockThreads;
+  if (dynamicSharedBytes)
+    *dynamicSharedBytes = kernels[index].dynamicSharedBytes;
   return kernels[index].function;
 }
 
@@ -110,6 +116,11 @@ void mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY, intpt
                       void **extra, size_t paramsCount) {
   (void)paramsCount;
   ensureContext();
+  for (int i = 0; i < kernelCount; ++i)
+    if (kernels[i].function == function) {
+      kernels[i].blockThreads = (int)(blockX * blockY * blockZ);
+      kernels[i].dynamicSharedBytes = sharedMemBytes;
+    }
   if (sharedMemBytes > 48 * 1024)
     CHECK(cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, sharedMemBytes));
   CHECK(cuLaunchKernel(function, (unsigned)gridX, (unsigned)gridY, (unsigned)gridZ, (unsigned)blockX,

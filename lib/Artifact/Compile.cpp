@@ -147,6 +147,7 @@ LogicalResult kforge::compileArtifact(ModuleOp payload, StringRef payloadText, S
   FailureOr<std::vector<ArgumentInfo>> arguments = describeEntryArguments(payload, *entry);
   if (failed(arguments))
     return failure();
+  int64_t flops = countFlops(payload, *entry);
   if (std::error_code ec = llvm::sys::fs::create_directories(options.outputDir))
     return payload.emitError() << "cannot create '" << options.outputDir << "': " << ec.message();
   auto file = [&](StringRef suffix) { return joinPath(options.outputDir, options.name + suffix.str()); };
@@ -188,6 +189,7 @@ LogicalResult kforge::compileArtifact(ModuleOp payload, StringRef payloadText, S
       {"library", options.name + ".so"},
       {"target", std::move(target)},
       {"arguments", std::move(args)},
+      {"flops", flops},
       {"recipe", options.recipePath.empty() ? llvm::json::Value(nullptr) : llvm::json::Value(options.recipePath)},
       {"schedule", options.naive ? "naive" : (options.recipePath.empty() ? "none" : "recipe")},
       {"hash", contentHash(payloadText, recipeText, options)},

@@ -4,7 +4,10 @@
 
 #include "kforge/Pipelines/Pipelines.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/CastInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -101,4 +104,33 @@ FailureOr<std::vector<kforge::ArgumentInfo>> kforge::describeEntryArguments(Modu
                          std::vector<int64_t>(memref.getShape().begin(), memref.getShape().end())});
   }
   return arguments;
+}
+
+int64_t kforge::countFlops(ModuleOp payload, StringRef entry) {
+  auto func = payload.lookupSymbol<func::FuncOp>(entry);
+  if (!func)
+    return 0;
+  int64_t flops = 0;
+  bool dynamic = false;
+  func.walk([&](linalg::LinalgOp op) {
+    int64_t points = 1;
+    for (int64_t range : op.getStaticLoopRanges()) {
+      if (ShapedType::isDynamic(range)) {
+        dynamic = true;
+        return;
+      }
+      points *= range;
+    }
+    int64_t perPoint = 0;
+    for (Operation &inner : op->getRegion(0).front().without_terminator()) {
+      if (isa<math::FmaOp>(inner))
+        perPoint += 2;
+      else if (isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp, arith::MaximumFOp, arith::MinimumFOp,
+                   arith::MaxNumFOp, arith::MinNumFOp, arith::NegFOp>(inner) ||
+               isa<math::MathDialect>(inner.getDialect()))
+        perPoint += 1;
+    }
+    flops += points * perPoint;
+  });
+  return dynamic ? 0 : flops;
 }

@@ -37,6 +37,8 @@ std::string kforge::readManifest(const std::string &directory, const std::string
   manifest.entry = text_of("entry");
   manifest.library = text_of("library");
   manifest.hash = text_of("hash");
+  if (auto flops = json.find("flops"); flops != json.end() && flops->is_number())
+    manifest.flops = flops->get<double>();
   auto target = json.find("target");
   if (target != json.end() && target->is_object() && target->contains("kind") && (*target)["kind"].is_string())
     manifest.target = (*target)["kind"].get<std::string>();

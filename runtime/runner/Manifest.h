@@ -22,6 +22,7 @@ struct Manifest {
   std::string library;   ///< Shared object file name.
   std::string target;    ///< "gpu" or "cpu".
   std::string hash;
+  double flops = 0; ///< Floating-point operations per call (0: unknown).
   std::vector<ManifestArgument> arguments;
   std::string libraryPath() const { return directory + "/" + library; }
 };

@@ -38,7 +38,8 @@ struct Options {
   std::string runtime, output;
   int seeds = 5, reps = 20, warmup = 3, timeout = 120, device = 0;
   double tolerance = -1; // -1: by dtype
-  double ceilingGBps = 0;
+  double ceilingGBps = 0, ceilingTflops = 0;
+  bool timeReference = false;
   long memoryLimitMB = 16384;
 };
 
@@ -231,12 +232,18 @@ json timing(Artifact &artifact, const Options &options, std::string &error) {
                  {"gbps_once", bytes / (median * 1e6)}};
   if (options.ceilingGBps > 0 && bytes / (median * 1e6) > options.ceilingGBps)
     result["flags"].push_back("bandwidth above the measured ceiling: re-measure before trusting");
+  if (artifact.manifest.flops > 0) {
+    double tflops = artifact.manifest.flops / (median * 1e9);
+    result["tflops"] = tflops;
+    if (options.ceilingTflops > 0 && tflops > options.ceilingTflops)
+      result["flags"].push_back("FLOP rate above the measured ceiling: re-measure before trusting");
+  }
   return result;
 }
 
 json resources() {
   using CountFn = int (*)();
-  using KernelFn = CUfunction (*)(int, const char **);
+  using KernelFn = CUfunction (*)(int, const char **, int *, int *);
   auto count = reinterpret_cast<CountFn>(dlsym(RTLD_DEFAULT, "kforgeRuntimeKernelCount"));
   auto kernel = reinterpret_cast<KernelFn>(dlsym(RTLD_DEFAULT, "kforgeRuntimeKernel"));
   json list = json::array();
@@ -244,8 +251,9 @@ json resources() {
     return list;
   for (int i = 0; i < count(); ++i) {
     const char *name = nullptr;
-    CUfunction function = kernel(i, &name);
-    int regs = 0, local = 0, shared = 0, maxThreads = 0;
+    int blockThreads = 0, dynamicShared = 0;
+    CUfunction function = kernel(i, &name, &blockThreads, &dynamicShared);
+    int regs = 0, local = 0, shared = 0, maxThreads = 0, blocksPerSM = 0;
     cuda.funcGetAttribute(&regs, kFuncNumRegs, function);
     cuda.funcGetAttribute(&local, kFuncLocalSizeBytes, function);
     cuda.funcGetAttribute(&shared, kFuncSharedSizeBytes, function);
@@ -333,6 +341,16 @@ std::string evaluate(const Options &options) {
     if (!error.empty())
       return fail("timing: " + error);
     report["timing"] = t;
+    if (options.timeReference) {
+      json r = timing(reference, options, error);
+      if (!error.empty())
+        return fail("timing the reference: " + error);
+      double speedup = r["median_ms"].get<double>() / t["median_ms"].get<double>();
+      report["reference_timing"] = r;
+      report["speedup_over_reference"] = speedup;
+      if (speedup > 10)
+        report["flags"].push_back("speed-up above 10x over the reference: check the measurement before trusting");
+    }
   }
   if (candidate.gpu)
     report["resources"] = resources();
@@ -343,7 +361,7 @@ void usage() {
   std::cerr << "usage: kforge-run --candidate DIR --reference DIR [--candidate-name N] [--reference-name N]\n"
                "                  [--seeds 5] [--reps 20] [--warmup 3] [--tolerance T] [--timeout 120]\n"
                "                  [--memory-limit-mb 16384] [--runtime libkforge_mgpu.so] [--device 0]\n"
-               "                  [--ceiling-gbps G] [--output FILE]\n";
+               "                  [--ceiling-gbps G] [--ceiling-tflops T] [--time-reference 0|1] [--output FILE]\n";
 }
 
 bool parse(int argc, char **argv, Options &options) {
@@ -389,6 +407,12 @@ bool parse(int argc, char **argv, Options &options) {
       ok = number(options.tolerance) && options.tolerance > 0;
     else if (flag == "--ceiling-gbps")
       ok = number(options.ceilingGBps);
+    else if (flag == "--ceiling-tflops")
+      ok = number(options.ceilingTflops);
+    else if (flag == "--time-reference") {
+      ok = value == "0" || value == "1";
+      options.timeReference = value == "1";
+    }
     else if (flag == "--memory-limit-mb")
       ok = number(options.memoryLimitMB);
     else {

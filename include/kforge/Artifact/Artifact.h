@@ -43,6 +43,10 @@ struct ArtifactOptions {
 /// diagnostic on a missing or ambiguous entry or on an argument that is not a statically shaped tensor/memref.
 mlir::FailureOr<std::vector<ArgumentInfo>> describeEntryArguments(mlir::ModuleOp payload, llvm::StringRef entry);
 
+/// Floating-point operations one call performs: for every linalg op, its iteration points times the float
+/// arithmetic in its body (an FMA counts 2, a math function 1; fills and copies 0). 0 if a bound is dynamic.
+int64_t countFlops(mlir::ModuleOp payload, llvm::StringRef entry);
+
 /// The entry function's name: `requested` if given and present, else the only public function with a body.
 mlir::FailureOr<std::string> findEntry(mlir::ModuleOp payload, llvm::StringRef requested);
 
