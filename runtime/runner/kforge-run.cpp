@@ -241,15 +241,23 @@ json timing(Artifact &artifact, const Options &options, std::string &error) {
   return result;
 }
 
-json resources() {
-  using CountFn = int (*)();
+using KernelCountFn = int (*)();
+
+/// The number of kernels the runtime has seen so far (0 without a GPU runtime).
+int kernelCount() {
+  auto count = reinterpret_cast<KernelCountFn>(dlsym(RTLD_DEFAULT, "kforgeRuntimeKernelCount"));
+  return count ? count() : 0;
+}
+
+/// Resources of the runtime's kernels [first, last): the candidate's, when called with the range its first
+/// run registered.
+json resources(int first, int last) {
   using KernelFn = CUfunction (*)(int, const char **, int *, int *);
-  auto count = reinterpret_cast<CountFn>(dlsym(RTLD_DEFAULT, "kforgeRuntimeKernelCount"));
   auto kernel = reinterpret_cast<KernelFn>(dlsym(RTLD_DEFAULT, "kforgeRuntimeKernel"));
   json list = json::array();
-  if (!count || !kernel)
+  if (!kernel)
     return list;
-  for (int i = 0; i < count(); ++i) {
+  for (int i = first; i < last; ++i) {
     const char *name = nullptr;
     int blockThreads = 0, dynamicShared = 0;
     CUfunction function = kernel(i, &name, &blockThreads, &dynamicShared);
@@ -258,11 +266,17 @@ json resources() {
     cuda.funcGetAttribute(&local, kFuncLocalSizeBytes, function);
     cuda.funcGetAttribute(&shared, kFuncSharedSizeBytes, function);
     cuda.funcGetAttribute(&maxThreads, kFuncMaxThreadsPerBlock, function);
+    if (blockThreads > 0)
+      cuda.occupancyMaxActiveBlocksPerMultiprocessor(&blocksPerSM, function, blockThreads, dynamicShared);
     list.push_back({{"kernel", name ? name : ""},
                     {"registers", regs},
                     {"local_bytes_per_thread", local},
                     {"static_shared_bytes", shared},
-                    {"max_threads_per_block", maxThreads}});
+                    {"dynamic_shared_bytes", dynamicShared},
+                    {"block_threads", blockThreads},
+                    {"max_threads_per_block", maxThreads},
+                    {"active_blocks_per_sm", blocksPerSM},
+                    {"active_warps_per_sm", blocksPerSM * ((blockThreads + 31) / 32)}});
   }
   return list;
 }
@@ -292,6 +306,7 @@ std::string evaluate(const Options &options) {
   report["tolerance"] = tolerance;
 
   std::string overall = "correct";
+  int candidateKernels[2] = {0, 0}; // the runtime's kernel registry entries the candidate's first run added
   for (int seed = 0; seed < options.seeds; ++seed) {
     std::vector<std::vector<float>> inputs(cArgs.size());
     for (size_t i = 0; i < cArgs.size(); ++i) {
@@ -306,8 +321,13 @@ std::string evaluate(const Options &options) {
     // The candidate first, then the reference, each on fresh buffers.
     if (auto e = prepare(candidate, inputs); !e.empty())
       return fail(e);
+    int before = kernelCount();
     if (auto e = runOnce(candidate); !e.empty())
       return fail("candidate: " + e);
+    if (seed == 0) {
+      candidateKernels[0] = before;
+      candidateKernels[1] = kernelCount();
+    }
     if (auto e = prepare(reference, inputs); !e.empty())
       return fail(e);
     if (auto e = runOnce(reference); !e.empty())
@@ -353,7 +373,7 @@ std::string evaluate(const Options &options) {
     }
   }
   if (candidate.gpu)
-    report["resources"] = resources();
+    report["resources"] = resources(candidateKernels[0], candidateKernels[1]);
   return report.dump();
 }
 
@@ -412,8 +432,7 @@ bool parse(int argc, char **argv, Options &options) {
     else if (flag == "--time-reference") {
       ok = value == "0" || value == "1";
       options.timeReference = value == "1";
-    }
-    else if (flag == "--memory-limit-mb")
+    } else if (flag == "--memory-limit-mb")
       ok = number(options.memoryLimitMB);
     else {
       std::cerr << "kforge-run: error: unknown option " << flag << "\n";
@@ -461,8 +480,8 @@ int main(int argc, char **argv) {
       std::string line = outcome.errors.substr(at + 16);
       reason = line.substr(0, line.find('\n')) + " (" + reason + ")";
     }
-    report = {{"candidate", options.candidate}, {"reference", options.reference}, {"status", "failed"},
-              {"reason", reason}};
+    report = {
+        {"candidate", options.candidate}, {"reference", options.reference}, {"status", "failed"}, {"reason", reason}};
     if (!outcome.errors.empty())
       report["stderr"] = outcome.errors;
   }
