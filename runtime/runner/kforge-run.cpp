@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaDriver.h"
+#include "DType.h"
 #include "Isolation.h"
 #include "Manifest.h"
 #include "Metrics.h"
@@ -48,8 +49,10 @@ struct Artifact {
   Manifest manifest;
   void *entry = nullptr;
   bool gpu = false;
-  std::vector<std::vector<float>> host; ///< One host buffer per argument.
-  std::vector<CUdeviceptr> device;      ///< GPU artifacts: one device buffer per argument.
+  std::vector<DType> types;                  ///< Element type of each argument.
+  std::vector<std::vector<float>> host;      ///< Each argument's values (outputs: after the run).
+  std::vector<std::vector<uint8_t>> storage; ///< Each argument in its element type, as the kernel sees it.
+  std::vector<CUdeviceptr> device;           ///< GPU artifacts: one device buffer per argument.
   std::vector<std::vector<int64_t>> descriptors;
 };
 
@@ -96,9 +99,12 @@ std::string loadArtifact(const std::string &dir, const std::string &name, const 
   const Manifest &m = artifact.manifest;
   if (m.arguments.empty() || m.arguments.size() > 8)
     return "artifact '" + dir + "' has " + std::to_string(m.arguments.size()) + " arguments (1 to 8 supported)";
-  for (const ManifestArgument &argument : m.arguments)
-    if (argument.dtype != "f32")
-      return "artifact '" + dir + "' has a " + argument.dtype + " argument; kforge-run supports f32 so far";
+  for (const ManifestArgument &argument : m.arguments) {
+    std::optional<DType> type = parseDType(argument.dtype);
+    if (!type)
+      return "artifact '" + dir + "' has a " + argument.dtype + " argument; kforge-run supports f32, f16 and bf16";
+    artifact.types.push_back(*type);
+  }
   artifact.gpu = m.target == "gpu";
   if (artifact.gpu && !cudaLoaded) {
     if (std::string error = cuda.load(options.device); !error.empty())
@@ -131,11 +137,13 @@ std::string prepare(Artifact &artifact, const std::vector<std::vector<float>> &i
       cuda.memFree(pointer);
   artifact.device.assign(args.size(), 0);
   artifact.descriptors.clear();
+  artifact.storage.assign(args.size(), {});
   for (size_t i = 0; i < args.size(); ++i) {
     artifact.host[i] = args[i].isOutput ? std::vector<float>(args[i].numElements(), NAN) : inputs[i];
-    void *data = artifact.host[i].data();
+    artifact.storage[i] = pack(artifact.types[i], artifact.host[i]);
+    void *data = artifact.storage[i].data();
     if (artifact.gpu) {
-      size_t bytes = artifact.host[i].size() * sizeof(float);
+      size_t bytes = artifact.storage[i].size();
       if (auto e = cuda.check(cuda.memAlloc(&artifact.device[i], std::max<size_t>(bytes, 4)), "cuMemAlloc"); !e.empty())
         return e;
       if (auto e = cuda.check(cuda.memcpyHtoD(artifact.device[i], data, bytes), "cuMemcpyHtoD"); !e.empty())
@@ -154,20 +162,23 @@ std::string prepare(Artifact &artifact, const std::vector<std::vector<float>> &i
   return "";
 }
 
-/// Runs the artifact once and copies its outputs back to the host buffers.
+/// Runs the artifact once and reads its outputs back into the host values.
 std::string runOnce(Artifact &artifact) {
   callEntry(artifact);
-  if (!artifact.gpu)
-    return "";
-  if (auto e = cuda.check(cuda.ctxSynchronize(), "cuCtxSynchronize"); !e.empty())
-    return e;
-  for (size_t i = 0; i < artifact.host.size(); ++i)
-    if (artifact.manifest.arguments[i].isOutput)
-      if (auto e = cuda.check(
-              cuda.memcpyDtoH(artifact.host[i].data(), artifact.device[i], artifact.host[i].size() * sizeof(float)),
-              "cuMemcpyDtoH");
+  if (artifact.gpu)
+    if (auto e = cuda.check(cuda.ctxSynchronize(), "cuCtxSynchronize"); !e.empty())
+      return e;
+  for (size_t i = 0; i < artifact.host.size(); ++i) {
+    if (!artifact.manifest.arguments[i].isOutput)
+      continue;
+    if (artifact.gpu)
+      if (auto e =
+              cuda.check(cuda.memcpyDtoH(artifact.storage[i].data(), artifact.device[i], artifact.storage[i].size()),
+                         "cuMemcpyDtoH");
           !e.empty())
         return e;
+    artifact.host[i] = unpack(artifact.types[i], artifact.storage[i]);
+  }
   return "";
 }
 
@@ -218,8 +229,8 @@ json timing(Artifact &artifact, const Options &options, std::string &error) {
   std::sort(ms.begin(), ms.end());
   double median = ms[ms.size() / 2];
   double bytes = 0;
-  for (const ManifestArgument &argument : artifact.manifest.arguments)
-    bytes += 4.0 * argument.numElements();
+  for (size_t i = 0; i < artifact.manifest.arguments.size(); ++i)
+    bytes += static_cast<double>(elementBytes(artifact.types[i])) * artifact.manifest.arguments[i].numElements();
   json result = {{"median_ms", median},
                  {"min_ms", ms.front()},
                  {"max_ms", ms.back()},
@@ -298,11 +309,20 @@ std::string evaluate(const Options &options) {
   bool same = cArgs.size() == rArgs.size();
   for (size_t i = 0; same && i < cArgs.size(); ++i)
     same = cArgs[i].shape == rArgs[i].shape && cArgs[i].isOutput == rArgs[i].isOutput;
+  // The reference may compute in a wider type (e.g. an f32 reference for a bf16 task); inputs are rounded to
+  // the candidate's type, so both see the same values.
   if (!same)
     return fail("candidate and reference do not take the same arguments");
   report["target"] = candidate.manifest.target;
   report["hash"] = candidate.manifest.hash;
-  double tolerance = options.tolerance > 0 ? options.tolerance : 1e-4; // f32 (the only dtype so far)
+  // By default the tolerance of the least precise output type (fp32 1e-4, fp16/bf16 1e-2).
+  double tolerance = options.tolerance;
+  if (tolerance <= 0) {
+    tolerance = 0;
+    for (size_t i = 0; i < cArgs.size(); ++i)
+      if (cArgs[i].isOutput)
+        tolerance = std::max(tolerance, defaultTolerance(candidate.types[i]));
+  }
   report["tolerance"] = tolerance;
 
   std::string overall = "correct";
@@ -316,7 +336,7 @@ std::string evaluate(const Options &options) {
       std::normal_distribution<float> normal(0.0f, 1.0f);
       inputs[i].resize(cArgs[i].numElements());
       for (float &value : inputs[i])
-        value = normal(generator);
+        value = roundTo(candidate.types[i], normal(generator));
     }
     // The candidate first, then the reference, each on fresh buffers.
     if (auto e = prepare(candidate, inputs); !e.empty())

@@ -1,0 +1,115 @@
+//===- DType.cpp - element types the runner can feed and compare ---------===//
+
+#include "DType.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace kforge;
+
+std::optional<DType> kforge::parseDType(const std::string &name) {
+  if (name == "f32")
+    return DType::F32;
+  if (name == "f16")
+    return DType::F16;
+  if (name == "bf16")
+    return DType::BF16;
+  return std::nullopt;
+}
+
+size_t kforge::elementBytes(DType type) { return type == DType::F32 ? 4 : 2; }
+
+double kforge::defaultTolerance(DType type) { return type == DType::F32 ? 1e-4 : 1e-2; }
+
+static uint32_t bitsOf(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  return bits;
+}
+
+static float floatOf(uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, 4);
+  return value;
+}
+
+static uint16_t toBF16(float value) {
+  uint32_t bits = bitsOf(value);
+  if (std::isnan(value))
+    return 0x7fc0;
+  bits += 0x7fff + ((bits >> 16) & 1); // round to nearest even
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+static float fromBF16(uint16_t half) { return floatOf(static_cast<uint32_t>(half) << 16); }
+
+static uint16_t toF16(float value) {
+  uint32_t bits = bitsOf(value);
+  uint32_t sign = (bits >> 16) & 0x8000;
+  if (std::isnan(value))
+    return static_cast<uint16_t>(sign | 0x7e00);
+  float magnitude = std::fabs(value);
+  if (magnitude >= 65520.0f) // rounds to infinity
+    return static_cast<uint16_t>(sign | 0x7c00);
+  if (magnitude < 6.103515625e-05f) { // subnormal (or zero): multiples of 2^-24
+    uint32_t units = static_cast<uint32_t>(std::nearbyint(magnitude * 16777216.0f));
+    return static_cast<uint16_t>(sign | units);
+  }
+  uint32_t exponent = ((bits >> 23) & 0xff) - 127 + 15;
+  uint32_t mantissa = bits & 0x7fffff;
+  uint32_t half = (exponent << 10) | (mantissa >> 13);
+  uint32_t rest = mantissa & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (half & 1)))
+    ++half; // may carry into the exponent, which is still correct
+  return static_cast<uint16_t>(sign | half);
+}
+
+static float fromF16(uint16_t half) {
+  uint32_t sign = (half & 0x8000u) << 16;
+  uint32_t exponent = (half >> 10) & 0x1f;
+  uint32_t mantissa = half & 0x3ff;
+  if (exponent == 0) // zero or subnormal
+    return (sign ? -1.0f : 1.0f) * static_cast<float>(mantissa) * 5.9604644775390625e-08f;
+  if (exponent == 31)
+    return floatOf(sign | 0x7f800000u | (mantissa << 13));
+  return floatOf(sign | ((exponent - 15 + 127) << 23) | (mantissa << 13));
+}
+
+float kforge::roundTo(DType type, float value) {
+  switch (type) {
+  case DType::F32:
+    return value;
+  case DType::F16:
+    return fromF16(toF16(value));
+  case DType::BF16:
+    return fromBF16(toBF16(value));
+  }
+  return value;
+}
+
+std::vector<uint8_t> kforge::pack(DType type, const std::vector<float> &values) {
+  std::vector<uint8_t> bytes(values.size() * elementBytes(type));
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (type == DType::F32) {
+      std::memcpy(&bytes[4 * i], &values[i], 4);
+      continue;
+    }
+    uint16_t half = type == DType::F16 ? toF16(values[i]) : toBF16(values[i]);
+    std::memcpy(&bytes[2 * i], &half, 2);
+  }
+  return bytes;
+}
+
+std::vector<float> kforge::unpack(DType type, const std::vector<uint8_t> &bytes) {
+  std::vector<float> values(bytes.size() / elementBytes(type));
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (type == DType::F32) {
+      std::memcpy(&values[i], &bytes[4 * i], 4);
+      continue;
+    }
+    uint16_t half;
+    std::memcpy(&half, &bytes[2 * i], 2);
+    values[i] = type == DType::F16 ? fromF16(half) : fromBF16(half);
+  }
+  return values;
+}

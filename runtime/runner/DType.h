@@ -1,0 +1,30 @@
+//===- DType.h - element types the runner can feed and compare ---*- C++ -*-===//
+
+#ifndef KFORGE_RUNNER_DTYPE_H
+#define KFORGE_RUNNER_DTYPE_H
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kforge {
+
+/// The runner works on float values and stores them in the artifact's element type.
+enum class DType { F32, F16, BF16 };
+
+std::optional<DType> parseDType(const std::string &name);
+size_t elementBytes(DType type);
+/// The default correctness tolerance of a task in this precision (shared/MEASURE.md; KernelBench's rule).
+double defaultTolerance(DType type);
+/// `value` rounded to the nearest representable value of `type` (round to nearest even).
+float roundTo(DType type, float value);
+/// Stores `values` in `type`'s encoding.
+std::vector<uint8_t> pack(DType type, const std::vector<float> &values);
+/// Reads `bytes` in `type`'s encoding back as floats.
+std::vector<float> unpack(DType type, const std::vector<uint8_t> &bytes);
+
+} // namespace kforge
+
+#endif // KFORGE_RUNNER_DTYPE_H
