@@ -23,6 +23,7 @@ config.environment["FILECHECK_OPTS"] = "-enable-var-scope --allow-unused-prefixe
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%kforge_src_root", config.kforge_src_root))
+config.substitutions.append(("%kforge_obj_root", config.kforge_obj_root))
 config.substitutions.append(("%recipes", os.path.join(config.kforge_src_root, "recipes")))
 config.substitutions.append(("%examples", os.path.join(config.kforge_src_root, "examples")))
 

@@ -1,0 +1,69 @@
+//===- DTypeTest.cpp - fp16/bf16 encodings of the runner -------------------===//
+
+#include "DType.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+using namespace kforge;
+
+namespace {
+
+uint16_t bits16(DType type, float value) {
+  std::vector<uint8_t> bytes = pack(type, {value});
+  uint16_t bits;
+  std::memcpy(&bits, bytes.data(), 2);
+  return bits;
+}
+
+TEST(DTypeTest, ParsesTheSupportedTypes) {
+  EXPECT_EQ(parseDType("f32"), DType::F32);
+  EXPECT_EQ(parseDType("f16"), DType::F16);
+  EXPECT_EQ(parseDType("bf16"), DType::BF16);
+  EXPECT_FALSE(parseDType("f64").has_value());
+  EXPECT_FALSE(parseDType("i32").has_value());
+}
+
+TEST(DTypeTest, F16KnownEncodings) {
+  EXPECT_EQ(bits16(DType::F16, 1.0f), 0x3c00);
+  EXPECT_EQ(bits16(DType::F16, -2.0f), 0xc000);
+  EXPECT_EQ(bits16(DType::F16, 65504.0f), 0x7bff);       // largest finite
+  EXPECT_EQ(bits16(DType::F16, 1e6f), 0x7c00);           // overflows to infinity
+  EXPECT_EQ(bits16(DType::F16, 5.9604645e-08f), 0x0001); // smallest subnormal
+  EXPECT_EQ(bits16(DType::F16, 0.0f), 0x0000);
+  EXPECT_TRUE(std::isnan(unpack(DType::F16, pack(DType::F16, {NAN}))[0]));
+}
+
+TEST(DTypeTest, F16RoundsToNearestEven) {
+  // 1 + 2^-11 lies halfway between 1 and 1 + 2^-10: ties go to the even mantissa (1.0).
+  EXPECT_EQ(bits16(DType::F16, 1.0f + std::ldexp(1.0f, -11)), 0x3c00);
+  // 1 + 3 * 2^-11 lies halfway between 1 + 2^-10 and 1 + 2^-9: even is 1 + 2^-9.
+  EXPECT_EQ(bits16(DType::F16, 1.0f + 3 * std::ldexp(1.0f, -11)), 0x3c02);
+}
+
+TEST(DTypeTest, Bf16KnownEncodingsAndRounding) {
+  EXPECT_EQ(bits16(DType::BF16, 1.0f), 0x3f80);
+  EXPECT_EQ(bits16(DType::BF16, -3.0f), 0xc040);
+  // 1 + 2^-8 is halfway between 1 and 1 + 2^-7: ties to even (1.0).
+  EXPECT_EQ(bits16(DType::BF16, 1.0f + std::ldexp(1.0f, -8)), 0x3f80);
+  EXPECT_TRUE(std::isnan(unpack(DType::BF16, pack(DType::BF16, {NAN}))[0]));
+}
+
+TEST(DTypeTest, RoundTripsRepresentableValues) {
+  for (DType type : {DType::F32, DType::F16, DType::BF16}) {
+    std::vector<float> values;
+    for (float v = -8.0f; v <= 8.0f; v += 0.125f)
+      values.push_back(roundTo(type, v));
+    EXPECT_EQ(unpack(type, pack(type, values)), values);
+  }
+}
+
+TEST(DTypeTest, TolerancesFollowPrecision) {
+  EXPECT_DOUBLE_EQ(defaultTolerance(DType::F32), 1e-4);
+  EXPECT_DOUBLE_EQ(defaultTolerance(DType::BF16), 1e-2);
+  EXPECT_EQ(elementBytes(DType::F16), 2u);
+}
+
+} // namespace
