@@ -14,6 +14,8 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -32,10 +34,48 @@ static cl::opt<std::string> chip("chip", cl::desc("GPU architecture"), cl::init(
 static cl::opt<std::string> features("features", cl::desc("PTX features"), cl::init("+ptx80"));
 static cl::opt<int> optLevel("opt-level", cl::desc("Device code optimisation level"), cl::init(3));
 static cl::opt<std::string> name("name", cl::desc("Base name of the files written"), cl::init("kernel"));
+static cl::opt<unsigned> timeout("timeout", cl::desc("Compile in a child process killed after this many seconds"),
+                                 cl::init(0));
+static cl::opt<unsigned> memoryLimitMB("memory-limit-mb",
+                                       cl::desc("Compile in a child process limited to this much memory"),
+                                       cl::init(0));
+
+/// Runs this tool again, without the isolation flags, in a child process with the given limits, so a
+/// schedule that makes the compiler crash, hang or exhaust memory fails with a message instead.
+static int compileIsolated(int argc, char **argv) {
+  std::string self = llvm::sys::fs::getMainExecutable(argv[0], reinterpret_cast<void *>(&compileIsolated));
+  std::vector<std::string> storage;
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg(argv[i]);
+    bool isolationFlag = arg.starts_with("--timeout") || arg.starts_with("-timeout") ||
+                         arg.starts_with("--memory-limit-mb") || arg.starts_with("-memory-limit-mb");
+    if (isolationFlag) {
+      if (!arg.contains('=') && i + 1 < argc)
+        ++i; // the flag's value is the next argument
+      continue;
+    }
+    storage.push_back(arg.str());
+  }
+  std::vector<llvm::StringRef> args{self};
+  args.insert(args.end(), storage.begin(), storage.end());
+  std::string message;
+  bool executionFailed = false;
+  int rc = llvm::sys::ExecuteAndWait(self, args, std::nullopt, {}, timeout, memoryLimitMB, &message,
+                                     &executionFailed);
+  if (rc >= 0)
+    return rc;
+  llvm::errs() << "kforge-compile: error: the compile did not finish: "
+               << (message.empty() ? "crashed" : message) << " (limits: "
+               << (timeout ? std::to_string(timeout) + " s" : "no time limit") << ", "
+               << (memoryLimitMB ? std::to_string(memoryLimitMB) + " MB" : "no memory limit") << ")\n";
+  return 1;
+}
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "kforge artifact compiler\n");
+  if (timeout || memoryLimitMB)
+    return compileIsolated(argc, argv);
 
   mlir::DialectRegistry registry;
   kforge::registerAllDialects(registry);
