@@ -36,6 +36,7 @@ namespace {
 
 struct Options {
   std::string candidate, reference, candidateName = "kernel", referenceName = "kernel";
+  std::string independent; ///< Optional third artifact the reference is checked against once (seed 0).
   std::string runtime, output;
   int seeds = 5, reps = 20, warmup = 3, timeout = 120, device = 0;
   double tolerance = -1; // -1: by dtype
@@ -292,6 +293,47 @@ json resources(int first, int last) {
   return list;
 }
 
+/// Normal random inputs for `seed` (outputs left empty), rounded to the candidate's element types.
+std::vector<std::vector<float>> makeInputs(const Artifact &candidate, int seed) {
+  const auto &cArgs = candidate.manifest.arguments;
+  std::vector<std::vector<float>> inputs(cArgs.size());
+  for (size_t i = 0; i < cArgs.size(); ++i) {
+    if (cArgs[i].isOutput)
+      continue;
+    std::mt19937_64 generator(static_cast<uint64_t>(seed) * 1000003u + i);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    inputs[i].resize(cArgs[i].numElements());
+    for (float &value : inputs[i])
+      value = roundTo(candidate.types[i], normal(generator));
+  }
+  return inputs;
+}
+
+/// Runs the reference and an independent computation of the same payload on the inputs of seed 0 and
+/// compares them, so that a bug shared by candidate and reference cannot pass unnoticed.
+json checkReference(Artifact &candidate, Artifact &reference, Artifact &independent, double tolerance,
+                    std::string &error) {
+  std::vector<std::vector<float>> inputs = makeInputs(candidate, 0);
+  if ((error = prepare(reference, inputs)).size() || (error = runOnce(reference)).size())
+    return {};
+  if ((error = prepare(independent, inputs)).size() || (error = runOnce(independent)).size())
+    return {};
+  json result = {{"independent", independent.manifest.directory}, {"status", "correct"}};
+  for (size_t i = 0; i < reference.host.size(); ++i) {
+    if (!reference.manifest.arguments[i].isOutput)
+      continue;
+    Comparison c = compare(reference.host[i], independent.host[i]);
+    std::string why, status = verdict(c, tolerance, why);
+    result["rel_l2_error"] = c.relL2Error;
+    result["max_abs_error"] = c.maxAbsError;
+    if (status != "correct") {
+      result["status"] = status;
+      result["why"] = why;
+    }
+  }
+  return result;
+}
+
 /// The whole evaluation; runs in the child process. Returns the JSON report.
 std::string evaluate(const Options &options) {
   json report = {{"candidate", options.candidate}, {"reference", options.reference}};
@@ -325,19 +367,23 @@ std::string evaluate(const Options &options) {
   }
   report["tolerance"] = tolerance;
 
+  if (!options.independent.empty()) {
+    Artifact independent;
+    if (auto e = loadArtifact(options.independent, "kernel", options, independent); !e.empty())
+      return fail(e);
+    std::string error;
+    json check = checkReference(candidate, reference, independent, tolerance, error);
+    if (!error.empty())
+      return fail("checking the reference: " + error);
+    report["reference_check"] = check;
+    if (check["status"] == "incorrect")
+      return fail("the reference disagrees with the independent computation: " + check["why"].get<std::string>());
+  }
+
   std::string overall = "correct";
   int candidateKernels[2] = {0, 0}; // the runtime's kernel registry entries the candidate's first run added
   for (int seed = 0; seed < options.seeds; ++seed) {
-    std::vector<std::vector<float>> inputs(cArgs.size());
-    for (size_t i = 0; i < cArgs.size(); ++i) {
-      if (cArgs[i].isOutput)
-        continue;
-      std::mt19937_64 generator(static_cast<uint64_t>(seed) * 1000003u + i);
-      std::normal_distribution<float> normal(0.0f, 1.0f);
-      inputs[i].resize(cArgs[i].numElements());
-      for (float &value : inputs[i])
-        value = roundTo(candidate.types[i], normal(generator));
-    }
+    std::vector<std::vector<float>> inputs = makeInputs(candidate, seed);
     // The candidate first, then the reference, each on fresh buffers.
     if (auto e = prepare(candidate, inputs); !e.empty())
       return fail(e);
@@ -401,7 +447,8 @@ void usage() {
   std::cerr << "usage: kforge-run --candidate DIR --reference DIR [--candidate-name N] [--reference-name N]\n"
                "                  [--seeds 5] [--reps 20] [--warmup 3] [--tolerance T] [--timeout 120]\n"
                "                  [--memory-limit-mb 16384] [--runtime libkforge_mgpu.so] [--device 0]\n"
-               "                  [--ceiling-gbps G] [--ceiling-tflops T] [--time-reference 0|1] [--output FILE]\n";
+               "                  [--ceiling-gbps G] [--ceiling-tflops T] [--time-reference 0|1]\n"
+               "                  [--check-reference-against DIR] [--output FILE]\n";
 }
 
 bool parse(int argc, char **argv, Options &options) {
@@ -431,6 +478,8 @@ bool parse(int argc, char **argv, Options &options) {
       options.referenceName = value;
     else if (flag == "--runtime")
       options.runtime = value;
+    else if (flag == "--check-reference-against")
+      options.independent = value;
     else if (flag == "--output")
       options.output = value;
     else if (flag == "--seeds")

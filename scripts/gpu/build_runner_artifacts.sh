@@ -21,6 +21,11 @@ for combo in "${combos[@]}"; do
   [ -d "$out/table/$example.naive" ] || "$compile" "$root/examples/$example.mlir" --naive -o "$out/table/$example.naive"
 done
 
+# CPU builds: the independent computation each naive GPU reference is checked against once.
+for example in elementwise_chain softmax layernorm row_sum conv2d_nhwc batch_matmul gemm_bias_relu; do
+  "$compile" "$root/examples/$example.mlir" --target cpu -o "$out/table/$example.cpu"
+done
+
 inputs="$root/test/Runner/Inputs"
 for kernel in reference correct partial-write zeros off-by-1e-3; do
   "$compile" "$inputs/$kernel.mlir" --naive -o "$out/adversarial/$kernel"

@@ -64,7 +64,7 @@ table="$dir/table"
   echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
   for cand in "$table"/*.*; do
     name="$(basename "$cand")"
-    case "$name" in *.naive) continue ;; esac
+    case "$name" in *.naive | *.cpu) continue ;; esac
     example="${name%%.*}"
     start=$(date +%s.%N)
     "$run" --candidate "$cand" --reference "$table/$example.naive" --reps 20 --timeout 300 \
