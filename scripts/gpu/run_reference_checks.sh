@@ -11,7 +11,7 @@ for cpu in "$table"/*.cpu; do
   example="$(basename "$cpu" .cpu)"
   candidate="$(ls -d "$table/$example".* | grep -v -e '\.naive$' -e '\.cpu$' | head -1)"
   "$dir/kforge-run" --candidate "$candidate" --reference "$table/$example.naive" --check-reference-against "$cpu" \
-    --seeds 1 --reps 0 --timeout 900 > "$out/refcheck/$example.json" &
+    --seeds 1 --reps 0 --timeout 420 > "$out/refcheck/$example.json" &
 done
 wait
 {
