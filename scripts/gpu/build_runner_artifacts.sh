@@ -9,12 +9,7 @@ build="$root/${KFORGE_BUILD_DIR:-build}"
 compile="$build/bin/kforge-compile"
 rm -rf "$out" && mkdir -p "$out/table" "$out/adversarial"
 
-combos=(
-  "gemm matmul_register_tiled" "batch_matmul matmul_register_tiled" "gemm matmul_shared_memory"
-  "gemm gemm_fused_epilogue" "gemm_bias_relu gemm_fused_epilogue" "gemm_scale_gelu gemm_fused_epilogue"
-  "elementwise_chain elementwise" "softmax row_reduction" "layernorm row_reduction" "row_sum row_reduction"
-  "conv2d_nhwc conv2d_nhwc"
-)
+mapfile -t combos < <(grep -v -e '^#' -e '^$' "$(dirname "$0")/combos.txt")
 for combo in "${combos[@]}"; do
   read -r example recipe <<< "$combo"
   "$compile" "$root/examples/$example.mlir" --recipe "$root/recipes/$recipe.mlir" -o "$out/table/$example.$recipe"
