@@ -124,15 +124,42 @@ static LogicalResult link(ModuleOp anchor, StringRef object, StringRef library) 
 
 static std::string contentHash(StringRef payloadText, StringRef recipeText, const kforge::ArtifactOptions &options) {
   llvm::SHA256 hash;
-  for (StringRef part :
-       {payloadText, recipeText, StringRef(options.target), StringRef(options.entry), StringRef(options.chip),
-        StringRef(options.features), StringRef(KFORGE_VERSION), StringRef(LLVM_VERSION_STRING)}) {
+  for (StringRef part : {payloadText, recipeText, StringRef(options.target), StringRef(options.entry),
+                         StringRef(options.name), StringRef(options.chip), StringRef(options.features),
+                         StringRef(KFORGE_VERSION), StringRef(LLVM_VERSION_STRING)}) {
     hash.update(part);
     hash.update(StringRef("\0", 1));
   }
   hash.update(std::to_string(options.optLevel));
   std::array<uint8_t, 32> digest = hash.final();
   return llvm::toHex(digest, /*LowerCase=*/true);
+}
+
+/// The files an artifact consists of, as suffixes of its base name.
+static constexpr llvm::StringLiteral kArtifactFiles[] = {".so", ".json", ".scheduled.mlir", ".host.mlir"};
+
+/// Copies the artifact's files from `from` to `to` (both directories). Fails if a file is missing.
+static bool copyArtifact(StringRef from, StringRef to, StringRef name) {
+  for (StringRef suffix : kArtifactFiles)
+    if (llvm::sys::fs::copy_file(joinPath(from, name.str() + suffix.str()), joinPath(to, name.str() + suffix.str())))
+      return false;
+  return true;
+}
+
+/// Stores a finished artifact under <cacheDir>/<key>: copied into a fresh directory first, then renamed into
+/// place, so a concurrent reader sees all of it or nothing. A failure to cache only costs a later recompile.
+static void storeInCache(const kforge::ArtifactOptions &options, StringRef key) {
+  if (llvm::sys::fs::create_directories(options.cacheDir))
+    return;
+  llvm::SmallString<256> staging;
+  if (llvm::sys::fs::createUniqueDirectory(joinPath(options.cacheDir, (key + ".partial").str()), staging))
+    return;
+  if (!copyArtifact(options.outputDir, staging, options.name) ||
+      llvm::sys::fs::rename(staging, joinPath(options.cacheDir, key))) {
+    for (StringRef suffix : kArtifactFiles)
+      llvm::sys::fs::remove(joinPath(staging, options.name + suffix.str()));
+    llvm::sys::fs::remove(staging);
+  }
 }
 
 LogicalResult kforge::compileArtifact(ModuleOp payload, StringRef payloadText, StringRef recipeText,
@@ -150,6 +177,11 @@ LogicalResult kforge::compileArtifact(ModuleOp payload, StringRef payloadText, S
   int64_t flops = countFlops(payload, *entry);
   if (std::error_code ec = llvm::sys::fs::create_directories(options.outputDir))
     return payload.emitError() << "cannot create '" << options.outputDir << "': " << ec.message();
+  std::string key = contentHash(payloadText, recipeText, options);
+  if (!options.cacheDir.empty() && copyArtifact(joinPath(options.cacheDir, key), options.outputDir, options.name)) {
+    payload.emitRemark() << "artifact cache hit " << key;
+    return success();
+  }
   auto file = [&](StringRef suffix) { return joinPath(options.outputDir, options.name + suffix.str()); };
 
   if (failed(schedule(payload, options)))
@@ -192,11 +224,15 @@ LogicalResult kforge::compileArtifact(ModuleOp payload, StringRef payloadText, S
       {"flops", flops},
       {"recipe", options.recipePath.empty() ? llvm::json::Value(nullptr) : llvm::json::Value(options.recipePath)},
       {"schedule", options.naive ? "naive" : (options.recipePath.empty() ? "none" : "recipe")},
-      {"hash", contentHash(payloadText, recipeText, options)},
+      {"hash", key},
       {"kforge_version", KFORGE_VERSION},
       {"llvm_version", LLVM_VERSION_STRING},
   };
-  return writeFile(payload, file(".json"), [&](llvm::raw_ostream &os) {
-    os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))) << "\n";
-  });
+  if (failed(writeFile(payload, file(".json"), [&](llvm::raw_ostream &os) {
+        os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest))) << "\n";
+      })))
+    return failure();
+  if (!options.cacheDir.empty())
+    storeInCache(options, key);
+  return success();
 }

@@ -15,9 +15,9 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Program.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 
 namespace cl = llvm::cl;
@@ -34,11 +34,14 @@ static cl::opt<std::string> chip("chip", cl::desc("GPU architecture"), cl::init(
 static cl::opt<std::string> features("features", cl::desc("PTX features"), cl::init("+ptx80"));
 static cl::opt<int> optLevel("opt-level", cl::desc("Device code optimisation level"), cl::init(3));
 static cl::opt<std::string> name("name", cl::desc("Base name of the files written"), cl::init("kernel"));
+static cl::opt<std::string> cacheDir("cache-dir",
+                                     cl::desc("Reuse artifacts compiled before from this directory, keyed by the "
+                                              "hash of payload, recipe, options and versions"),
+                                     cl::init(""));
 static cl::opt<unsigned> timeout("timeout", cl::desc("Compile in a child process killed after this many seconds"),
                                  cl::init(0));
 static cl::opt<unsigned> memoryLimitMB("memory-limit-mb",
-                                       cl::desc("Compile in a child process limited to this much memory"),
-                                       cl::init(0));
+                                       cl::desc("Compile in a child process limited to this much memory"), cl::init(0));
 
 /// Runs this tool again, without the isolation flags, in a child process with the given limits, so a
 /// schedule that makes the compiler crash, hang or exhaust memory fails with a message instead.
@@ -60,13 +63,11 @@ static int compileIsolated(int argc, char **argv) {
   args.insert(args.end(), storage.begin(), storage.end());
   std::string message;
   bool executionFailed = false;
-  int rc = llvm::sys::ExecuteAndWait(self, args, std::nullopt, {}, timeout, memoryLimitMB, &message,
-                                     &executionFailed);
+  int rc = llvm::sys::ExecuteAndWait(self, args, std::nullopt, {}, timeout, memoryLimitMB, &message, &executionFailed);
   if (rc >= 0)
     return rc;
-  llvm::errs() << "kforge-compile: error: the compile did not finish: "
-               << (message.empty() ? "crashed" : message) << " (limits: "
-               << (timeout ? std::to_string(timeout) + " s" : "no time limit") << ", "
+  llvm::errs() << "kforge-compile: error: the compile did not finish: " << (message.empty() ? "crashed" : message)
+               << " (limits: " << (timeout ? std::to_string(timeout) + " s" : "no time limit") << ", "
                << (memoryLimitMB ? std::to_string(memoryLimitMB) + " MB" : "no memory limit") << ")\n";
   return 1;
 }
@@ -117,5 +118,6 @@ int main(int argc, char **argv) {
   options.optLevel = optLevel;
   options.outputDir = outputDir;
   options.name = name;
+  options.cacheDir = cacheDir;
   return mlir::failed(kforge::compileArtifact(*payload, payloadText, recipeText, options)) ? 1 : 0;
 }

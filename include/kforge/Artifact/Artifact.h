@@ -37,6 +37,7 @@ struct ArtifactOptions {
   int optLevel = 3;
   std::string outputDir;
   std::string name = "kernel"; ///< Base name of the files written (<name>.so, <name>.json, ...).
+  std::string cacheDir;        ///< Reuse / keep artifacts under <cacheDir>/<content hash>/; empty: no cache.
 };
 
 /// The entry point's arguments after kforge's bufferization (results become trailing outputs). Fails with a
