@@ -56,6 +56,16 @@ if _ptxas:
 else:
     lit_config.note("ptxas not found: PTX-acceptance tests are skipped")
 
+# The Python package's tests need NumPy and pytest, which scripts/test.sh installs into <build>/venv.
+_venv_python = os.path.join(config.kforge_obj_root, "venv", "bin", "python")
+if os.path.exists(_venv_python):
+    import subprocess
+    if subprocess.run([_venv_python, "-c", "import numpy, pytest"], capture_output=True).returncode == 0:
+        config.available_features.add("pytest")
+        config.substitutions.append(("%venv_python", _venv_python))
+if "pytest" not in config.available_features:
+    lit_config.note("no <build>/venv with numpy and pytest: the Python package's tests are skipped")
+
 # A GPU is present when the driver library loads and reports at least one device.
 def _has_cuda_gpu():
     import ctypes

@@ -1,0 +1,14 @@
+"""kforge from Python: load a compiled artifact and call it on NumPy arrays or PyTorch tensors.
+
+    import kforge
+    kernel = kforge.load("art/gemm")          # the directory kforge-compile wrote
+    out = kernel(a, b)                         # outputs allocated like the inputs, returned
+    kernel(a, b, out)                          # or destination-passing: outputs given
+
+GPU artifacts take CUDA tensors (PyTorch) and need kforge's mgpu runtime (libkforge_mgpu.so): pass
+``runtime=`` or set ``KFORGE_RUNTIME``.
+"""
+
+from .artifact import Artifact, ArtifactError, load
+
+__all__ = ["Artifact", "ArtifactError", "load"]
