@@ -123,7 +123,10 @@ void kforge::buildLowerToNVVMPipeline(OpPassManager &pm, const LowerToNVVMOption
   pm.addPass(createConvertNVGPUToNVVMPass());
   // Constants (e.g. the vector a fill stores) must be rematerialised in the kernel, not passed as arguments.
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  // Launch bounds a schedule asked for (transform.kforge.set_kernel_attributes) survive outlining by name.
+  pm.addPass(createKforgePrepareKernelAttributes());
   pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createKforgeApplyKernelAttributes());
   // Outlining copies shared-memory globals into the gpu.module but leaves the host copies, which then fail
   // to convert; they have no users left, so symbol-dce removes them.
   pm.addPass(createSymbolDCEPass());

@@ -2,6 +2,7 @@
 
 #include "kforge/TransformOps/KforgeTransformOps.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -71,6 +72,42 @@ void transform::CopyToLinalgOp::getEffects(SmallVectorImpl<MemoryEffects::Effect
 }
 
 //===----------------------------------------------------------------------===//
+// SetKernelAttributesOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult transform::SetKernelAttributesOp::verify() {
+  if (!getMinBlocksPerSm() && !getMaxRegisters())
+    return emitOpError() << "needs min_blocks_per_sm, max_registers or both";
+  if (getMinBlocksPerSm() && *getMinBlocksPerSm() <= 0)
+    return emitOpError() << "min_blocks_per_sm must be positive";
+  if (getMaxRegisters() && (*getMaxRegisters() <= 0 || *getMaxRegisters() > 255))
+    return emitOpError() << "max_registers must be in 1..255";
+  return success();
+}
+
+DiagnosedSilenceableFailure transform::SetKernelAttributesOp::applyToOne(transform::TransformRewriter &rewriter,
+                                                                         Operation *target,
+                                                                         transform::ApplyToEachResultList &results,
+                                                                         transform::TransformState &state) {
+  if (!isa<gpu::LaunchOp>(target))
+    return emitSilenceableError() << "expected a gpu.launch";
+  rewriter.modifyOpInPlace(target, [&] {
+    if (getMinBlocksPerSmAttr())
+      target->setAttr("kforge.min_blocks_per_sm", getMinBlocksPerSmAttr());
+    if (getMaxRegistersAttr())
+      target->setAttr("kforge.max_registers", getMaxRegistersAttr());
+  });
+  results.push_back(target);
+  return DiagnosedSilenceableFailure::success();
+}
+
+void transform::SetKernelAttributesOp::getEffects(SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  transform::onlyReadsHandle(getTargetMutable(), effects);
+  transform::producesHandle(getOperation()->getOpResults(), effects);
+  transform::modifiesPayload(effects);
+}
+
+//===----------------------------------------------------------------------===//
 // Registration
 //===----------------------------------------------------------------------===//
 
@@ -83,6 +120,7 @@ public:
   void init() {
     declareGeneratedDialect<tensor::TensorDialect>();
     declareGeneratedDialect<linalg::LinalgDialect>();
+    declareGeneratedDialect<gpu::GPUDialect>();
     registerTransformOps<
 #define GET_OP_LIST
 #include "kforge/TransformOps/KforgeTransformOps.cpp.inc"

@@ -75,4 +75,38 @@ def CopyToLinalgOp : Op<Transform_Dialect, "kforge.copy_to_linalg",
   }];
 }
 
+def SetKernelAttributesOp : Op<Transform_Dialect, "kforge.set_kernel_attributes",
+    [FunctionalStyleTransformOpTrait, MemoryEffectsOpInterface, TransformEachOpTrait,
+     TransformOpInterface, ReportTrackingListenerFailuresOpTrait]> {
+  let summary = "Ask for register and occupancy limits on the kernel a gpu.launch becomes";
+  let description = [{
+    Records on each targeted `gpu.launch` the launch bounds its kernel should be compiled
+    with: `min_blocks_per_sm` (PTX `.minnctapersm`: the compiler limits registers so that
+    many blocks fit on a multiprocessor) and/or `max_registers` (PTX `.maxnreg`). The
+    attributes survive outlining through kforge's lowering pipeline
+    (`kforge-prepare-kernel-attributes` / `kforge-apply-kernel-attributes`), which puts
+    them on the outlined kernel as `nvvm.minctasm` / `nvvm.maxnreg`. Register pressure
+    is the largest single lever recorded for SIMT matmul in shared/TOOLCHAIN.md.
+
+    #### Return modes
+
+    Produces a silenceable failure, leaving the IR untouched, if a target is not a
+    `gpu.launch`. Fails definitely when neither limit is given or a limit is not
+    positive (max_registers must be at most 255).
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       OptionalAttr<I64Attr>:$min_blocks_per_sm,
+                       OptionalAttr<I64Attr>:$max_registers);
+  let results = (outs TransformHandleTypeInterface:$transformed);
+  let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::DiagnosedSilenceableFailure applyToOne(
+        ::mlir::transform::TransformRewriter &rewriter, ::mlir::Operation *target,
+        ::mlir::transform::ApplyToEachResultList &results, ::mlir::transform::TransformState &state);
+    void getEffects(
+        ::llvm::SmallVectorImpl<::mlir::MemoryEffects::EffectInstance> &effects);
+  }];
+}
+
 #endif // KFORGE_TRANSFORMOPS_KFORGETRANSFORMOPS

@@ -101,6 +101,27 @@ def KforgeAlignSharedMemory : Pass<"kforge-align-shared-memory", "mlir::gpu::GPU
   ];
 }
 
+def KforgePrepareKernelAttributes : Pass<"kforge-prepare-kernel-attributes", "mlir::ModuleOp"> {
+  let summary = "Name the kernels that carry kforge launch bounds, before outlining";
+  let description = [{
+    Outlining drops a `gpu.launch`'s own attributes. For each launch carrying
+    `kforge.min_blocks_per_sm` / `kforge.max_registers` (set by
+    `transform.kforge.set_kernel_attributes`), this pass fixes the name of the kernel it
+    will become (the launch's `module` / `function`, `<function>_kernel_bounded_<n>`
+    unless already given) and records the bounds under that name in the module attribute
+    `kforge.kernel_attributes`, for `kforge-apply-kernel-attributes` after outlining.
+  }];
+}
+
+def KforgeApplyKernelAttributes : Pass<"kforge-apply-kernel-attributes", "mlir::ModuleOp"> {
+  let summary = "Put recorded launch bounds on the outlined kernels (nvvm.minctasm / nvvm.maxnreg)";
+  let description = [{
+    Reads `kforge.kernel_attributes` (see kforge-prepare-kernel-attributes) and sets
+    `nvvm.minctasm` / `nvvm.maxnreg` on each named `gpu.func`, which the NVVM lowering emits
+    as PTX `.minnctapersm` / `.maxnreg`. A recorded kernel that no longer exists is an error.
+  }];
+}
+
 def KforgeKernelAllocsToAlloca : Pass<"kforge-kernel-allocs-to-alloca", "mlir::ModuleOp"> {
   let summary = "Turn per-thread heap allocations inside GPU kernels into allocas";
   let description = [{
