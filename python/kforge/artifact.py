@@ -96,15 +96,14 @@ class Artifact:
         return [torch.empty(a["shape"], dtype=getattr(torch, _TORCH_DTYPES[a["dtype"]]), device=device)
                 for a in self.outputs]
 
-    def __call__(self, *values):
-        if len(values) not in (len(self.inputs), len(self.arguments)):
-            raise ArtifactError(f"expected {len(self.inputs)} inputs or all {len(self.arguments)} arguments, "
-                                f"got {len(values)}")
-        buffers = [_Buffer(v) for v in values]
-        returned = None
-        if len(values) == len(self.inputs):
-            returned = self._allocate_outputs(buffers[0])
-            buffers += [_Buffer(v) for v in returned]
+    def bind(self, *values):
+        """Checks all arguments (inputs then outputs) once and returns a callable that runs the kernel on them
+        with no further Python work: for timing loops. The arrays must stay alive while it is used."""
+        if len(values) != len(self.arguments):
+            raise ArtifactError(f"bind takes all {len(self.arguments)} arguments, got {len(values)}")
+        return self._bind([_Buffer(v) for v in values])
+
+    def _bind(self, buffers):
         wanted_device = "cuda" if self.target == "gpu" else "cpu"
         descriptors = []
         for index, (argument, buffer) in enumerate(zip(self.arguments, buffers)):
@@ -124,7 +123,24 @@ class Artifact:
             descriptors.append(self._descriptor_types[index](
                 buffer.pointer, buffer.pointer, 0, (ctypes.c_int64 * rank)(*shape),
                 (ctypes.c_int64 * rank)(*strides)))
-        self._entry(*[ctypes.byref(d) for d in descriptors])
+        pointers = [ctypes.byref(d) for d in descriptors]
+        entry = self._entry
+
+        def call():
+            entry(*pointers)
+        call.keepalive = (descriptors, buffers)
+        return call
+
+    def __call__(self, *values):
+        if len(values) not in (len(self.inputs), len(self.arguments)):
+            raise ArtifactError(f"expected {len(self.inputs)} inputs or all {len(self.arguments)} arguments, "
+                                f"got {len(values)}")
+        buffers = [_Buffer(v) for v in values]
+        returned = None
+        if len(values) == len(self.inputs):
+            returned = self._allocate_outputs(buffers[0])
+            buffers += [_Buffer(v) for v in returned]
+        self._bind(buffers)()
         if returned is None:
             return None
         return returned[0] if len(returned) == 1 else tuple(returned)

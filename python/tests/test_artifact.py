@@ -30,6 +30,16 @@ def test_destination_passing_writes_the_given_output(matmul_plus_one):
     np.testing.assert_allclose(out, x.astype(np.float64) @ w + 1, rtol=1e-4, atol=1e-4)
 
 
+def test_bound_call_runs_without_rechecking(matmul_plus_one):
+    x, w = inputs(2)
+    out = np.full((64, 64), np.nan, dtype=np.float32)
+    call = kforge.load(matmul_plus_one).bind(x, w, out)
+    call()
+    np.testing.assert_allclose(out, x.astype(np.float64) @ w + 1, rtol=1e-4, atol=1e-4)
+    with pytest.raises(kforge.ArtifactError, match="bind takes all 3 arguments, got 2"):
+        kforge.load(matmul_plus_one).bind(x, w)
+
+
 def test_manifest_describes_the_call(matmul_plus_one):
     kernel = kforge.load(matmul_plus_one)
     assert kernel.target == "cpu"

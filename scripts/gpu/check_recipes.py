@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """GPU smoke check of the recipe library (run on the GPU machine, with torch).
 
-For every example x recipe kernel library built by build_artifacts.sh: call it through its C entry point on
-torch CUDA tensors (random inputs, output poisoned with NaN before the call), compare with a float64 torch
+For every example x recipe artifact that build_runner_artifacts.sh compiled (gpu-artifacts/runner/table):
+load it with the kforge Python package and call it on torch CUDA tensors (random inputs, output poisoned with NaN before the call), compare with a float64 torch
 reference, and take a first timing next to PyTorch's float32 kernel (TF32 off). Each kernel runs in its own
 child process, so a crash or an illegal address is a failed line, not a dead check.
 
@@ -13,7 +13,6 @@ stream), L2 flushed by writing 512 MB before each repetition, median of --reps; 
 PyTorch. This includes launch overhead (~10-30 us), which matters for the sub-millisecond kernels.
 """
 import argparse
-import ctypes
 import json
 import math
 import os
@@ -24,6 +23,9 @@ import time
 
 import torch
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+import kforge  # noqa: E402
 
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
@@ -67,18 +69,6 @@ CASES = {
 }
 
 
-def descriptor(t):
-    """A ranked memref descriptor {allocated, aligned, offset, sizes[r], strides[r]} for a CUDA tensor."""
-    rank = t.dim()
-
-    class Desc(ctypes.Structure):
-        _fields_ = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p), ("offset", ctypes.c_int64),
-                    ("sizes", ctypes.c_int64 * rank), ("strides", ctypes.c_int64 * rank)]
-
-    return Desc(t.data_ptr(), t.data_ptr(), 0, (ctypes.c_int64 * rank)(*t.shape),
-                (ctypes.c_int64 * rank)(*t.stride()))
-
-
 def wall_median(fn, reps, flush):
     times = []
     for _ in range(reps):
@@ -92,19 +82,16 @@ def wall_median(fn, reps, flush):
 
 
 def run_one(name, artifacts, reps, seeds=5, timing=True):
-    entry, in_shapes, out_shape, reference, red_len, flops = CASES[name]
-    ctypes.CDLL(os.path.join(artifacts, "libkforge_mgpu.so"), mode=ctypes.RTLD_GLOBAL)
+    _, in_shapes, out_shape, reference, red_len, flops = CASES[name]
     torch.cuda.init()
-    lib = ctypes.CDLL(os.path.join(artifacts, name + ".so"))
-    function = getattr(lib, "_mlir_ciface_" + entry)
+    kernel = kforge.load(os.path.join(artifacts, "table", name), runtime=os.path.join(artifacts, "libkforge_mgpu.so"))
     result = {"name": name, "seeds": []}
     for seed in range(seeds):
         gen = torch.Generator(device="cuda").manual_seed(seed)
         inputs = [torch.randn(s, device="cuda", generator=gen, dtype=torch.float32) for s in in_shapes]
         out = torch.full(out_shape, float("nan"), device="cuda", dtype=torch.float32)
-        descs = [descriptor(t) for t in inputs + [out]]
         torch.cuda.synchronize()
-        function(*[ctypes.byref(d) for d in descs])  # candidate first, on its own fresh output
+        kernel(*inputs, out)  # candidate first, on its own fresh output
         torch.cuda.synchronize()
         ref = reference(*[t.double() for t in inputs])
         diff = (out.double() - ref)
@@ -125,9 +112,8 @@ def run_one(name, artifacts, reps, seeds=5, timing=True):
     gen = torch.Generator(device="cuda").manual_seed(100)
     inputs = [torch.randn(s, device="cuda", generator=gen) for s in in_shapes]
     out = torch.empty(out_shape, device="cuda")
-    descs = [descriptor(t) for t in inputs + [out]]
     flush = torch.empty(512 * 1024 * 1024 // 4, device="cuda")
-    call = lambda: function(*[ctypes.byref(d) for d in descs])
+    call = kernel.bind(*inputs, out)
     call()  # warm-up: module load happened at dlopen; first launch
     torch_fn = lambda: reference(*inputs)
     torch_fn()
@@ -144,7 +130,7 @@ def run_one(name, artifacts, reps, seeds=5, timing=True):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--artifacts", default="gpu-artifacts")
+    parser.add_argument("--artifacts", default="gpu-artifacts/runner")
     parser.add_argument("--reps", type=int, default=20)
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--json", help="write all results to this file")
