@@ -16,6 +16,10 @@ struct ChildOutcome {
   std::string reason; ///< One line for a report when status is not "ok".
 };
 
+/// Why not llvm::sys::ExecuteAndWait (which kforge-compile uses): kforge-run links no LLVM, so it runs on the
+/// GPU machine without carrying libLLVM, and the work here is a function of this process (forked after the
+/// artifacts' manifests are read, before CUDA is initialised) whose report comes back over a pipe.
+///
 /// Runs `work` in a forked child: wall-clock limit `timeoutSeconds`, address-space limit `memoryBytes`
 /// (0: none; CUDA reserves huge virtual ranges, so leave it 0 for GPU work). A crash, hang or out-of-memory
 /// in the child becomes an outcome, never the caller's death. Call before this process initialises CUDA.

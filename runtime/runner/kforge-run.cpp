@@ -9,6 +9,9 @@
 // child process with a time limit, so a crash, an illegal address or a hang is a result, not the end of
 // the caller. Exit status: 0 correct, 1 anything else, 2 bad usage. See docs/runner.md.
 //
+// The runner deliberately links no LLVM (it must run on the GPU machine, which has no LLVM/MLIR), hence the
+// small hand-written option parsing and process isolation instead of llvm::cl and llvm::sys::Program.
+//
 //===----------------------------------------------------------------------===//
 
 #include "CudaDriver.h"
