@@ -6,6 +6,8 @@
 #include "kforge/Transforms/Passes.h"
 
 #include "mlir/Dialect/Transform/Transforms/Passes.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -44,26 +46,63 @@ static std::string joinPath(StringRef dir, StringRef file) {
   return std::string(path);
 }
 
+static void enterStage(const kforge::ArtifactOptions &options, StringRef stage) {
+  if (options.onStage)
+    options.onStage(stage);
+}
+
+/// Parses the recipe on its own and checks its handle uses (a handle used after the op it was given to
+/// consumed it), so a broken schedule is rejected before it touches the payload.
+static LogicalResult checkRecipe(ModuleOp payload, const kforge::ArtifactOptions &options) {
+  enterStage(options, "schedule-parse");
+  OwningOpRef<ModuleOp> recipe = parseSourceFile<ModuleOp>(options.recipePath, payload.getContext());
+  if (!recipe)
+    return failure();
+  enterStage(options, "check-uses");
+  // The check only warns; a schedule that may use a consumed handle is rejected here.
+  bool warned = false;
+  ScopedDiagnosticHandler handler(payload.getContext(), [&](Diagnostic &diagnostic) {
+    warned |= diagnostic.getSeverity() == DiagnosticSeverity::Warning;
+    return failure(); // let the outer handler report it
+  });
+  PassManager pm(payload.getContext());
+  pm.addPass(transform::createCheckUsesPass());
+  if (failed(pm.run(*recipe)))
+    return failure();
+  if (warned)
+    return recipe->emitError() << "the schedule may use a transform handle after it was consumed (warnings above)";
+  return success();
+}
+
 /// Applies the recipe (if any): the same as -transform-preload-library + -transform-interpreter; or, for a
-/// naive GPU reference, maps every op to its own one-thread-per-point kernel.
+/// naive GPU reference, maps every op to its own one-thread-per-point kernel. The result is verified.
 static LogicalResult schedule(ModuleOp payload, const kforge::ArtifactOptions &options) {
   PassManager pm(payload.getContext());
+  pm.enableVerifier(false); // verified below, as a stage of its own
   if (options.naive && options.target == "gpu") {
+    enterStage(options, "apply");
     kforge::buildBufferizeToDestinationPassingPipeline(pm, /*cInterface=*/false);
     pm.addPass(kforge::createKforgeCopiesToLinalg());
     pm.addPass(kforge::createKforgeMapToGpuNaive());
-    return pm.run(payload);
-  }
-  if (options.recipePath.empty())
+  } else if (!options.recipePath.empty()) {
+    if (failed(checkRecipe(payload, options)))
+      return failure();
+    enterStage(options, "apply");
+    transform::PreloadLibraryPassOptions preload;
+    preload.transformLibraryPaths.push_back(options.recipePath);
+    pm.addPass(transform::createPreloadLibraryPass(preload));
+    pm.addPass(transform::createInterpreterPass());
+  } else {
     return success();
-  transform::PreloadLibraryPassOptions preload;
-  preload.transformLibraryPaths.push_back(options.recipePath);
-  pm.addPass(transform::createPreloadLibraryPass(preload));
-  pm.addPass(transform::createInterpreterPass());
-  return pm.run(payload);
+  }
+  if (failed(pm.run(payload)))
+    return failure();
+  enterStage(options, "verify");
+  return verify(payload);
 }
 
 static LogicalResult lower(ModuleOp payload, const kforge::ArtifactOptions &options) {
+  enterStage(options, "lower");
   PassManager pm(payload.getContext());
   if (options.target == "gpu") {
     kforge::LowerToNVVMOptions nvvm;
@@ -193,10 +232,15 @@ LogicalResult kforge::compileArtifact(ModuleOp payload, StringRef payloadText, S
   if (failed(writeFile(payload, file(".host.mlir"), [&](llvm::raw_ostream &os) { payload.print(os); })))
     return failure();
   std::string object = file(".o");
-  if (failed(emitObject(payload, object)) || failed(link(payload, object, file(".so"))))
+  enterStage(options, "codegen");
+  if (failed(emitObject(payload, object)))
+    return failure();
+  enterStage(options, "link");
+  if (failed(link(payload, object, file(".so"))))
     return failure();
   llvm::sys::fs::remove(object);
 
+  enterStage(options, "manifest");
   llvm::json::Array args;
   for (auto [index, argument] : llvm::enumerate(*arguments)) {
     llvm::json::Array shape;

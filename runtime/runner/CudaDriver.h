@@ -54,7 +54,9 @@ struct CudaDriver {
 // Attribute numbers from the driver API (stable ABI values).
 constexpr int kFuncMaxThreadsPerBlock = 0, kFuncSharedSizeBytes = 1, kFuncConstSizeBytes = 2, kFuncLocalSizeBytes = 3,
               kFuncNumRegs = 4;
-constexpr int kDeviceMultiprocessorCount = 16, kDeviceL2CacheSize = 38;
+constexpr int kDeviceMultiprocessorCount = 16, kDeviceL2CacheSize = 38, kDeviceMaxThreadsPerBlock = 1,
+              kDeviceMaxSharedPerBlock = 8, kDeviceMaxRegistersPerBlock = 12, kDeviceMaxThreadsPerSM = 39,
+              kDeviceCCMajor = 75, kDeviceCCMinor = 76, kDeviceMaxRegistersPerSM = 82, kDeviceMaxSharedPerBlockOptin = 97;
 
 } // namespace kforge
 

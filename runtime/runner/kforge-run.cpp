@@ -446,8 +446,41 @@ std::string evaluate(const Options &options) {
   return report.dump();
 }
 
+/// `--device-info`: the GPU's properties the search's heuristics use, as JSON; exit 1 when there is no GPU.
+int printDeviceInfo(int ordinal) {
+  std::string error = cuda.load(ordinal);
+  if (!error.empty()) {
+    std::cout << json{{"gpu", false}, {"reason", error}}.dump(2) << std::endl;
+    return 1;
+  }
+  CUdevice device = 0;
+  cuda.deviceGet(&device, ordinal);
+  char name[256] = {0};
+  cuda.deviceGetName(name, sizeof(name), device);
+  auto attribute = [&](int which) {
+    int value = 0;
+    cuda.deviceGetAttribute(&value, which, device);
+    return value;
+  };
+  int major = attribute(kDeviceCCMajor), minor = attribute(kDeviceCCMinor);
+  json info = {{"gpu", true},
+               {"name", name},
+               {"chip", "sm_" + std::to_string(major * 10 + minor)},
+               {"multiprocessors", attribute(kDeviceMultiprocessorCount)},
+               {"max_threads_per_block", attribute(kDeviceMaxThreadsPerBlock)},
+               {"max_threads_per_multiprocessor", attribute(kDeviceMaxThreadsPerSM)},
+               {"shared_bytes_per_block", attribute(kDeviceMaxSharedPerBlock)},
+               {"shared_bytes_per_block_optin", attribute(kDeviceMaxSharedPerBlockOptin)},
+               {"registers_per_block", attribute(kDeviceMaxRegistersPerBlock)},
+               {"registers_per_multiprocessor", attribute(kDeviceMaxRegistersPerSM)},
+               {"l2_bytes", attribute(kDeviceL2CacheSize)}};
+  std::cout << info.dump(2) << std::endl;
+  return 0;
+}
+
 void usage() {
-  std::cerr << "usage: kforge-run --candidate DIR --reference DIR [--candidate-name N] [--reference-name N]\n"
+  std::cerr << "usage: kforge-run --device-info [--device N]\n"
+               "       kforge-run --candidate DIR --reference DIR [--candidate-name N] [--reference-name N]\n"
                "                  [--seeds 5] [--reps 20] [--warmup 3] [--tolerance T] [--timeout 120]\n"
                "                  [--memory-limit-mb 16384] [--runtime libkforge_mgpu.so] [--device 0]\n"
                "                  [--ceiling-gbps G] [--ceiling-tflops T] [--time-reference 0|1]\n"
@@ -529,6 +562,14 @@ bool parse(int argc, char **argv, Options &options) {
 } // namespace
 
 int main(int argc, char **argv) {
+  if (argc >= 2 && std::strcmp(argv[1], "--device-info") == 0) {
+    int ordinal = argc == 4 && std::strcmp(argv[2], "--device") == 0 ? std::atoi(argv[3]) : 0;
+    if (argc != 2 && argc != 4) {
+      usage();
+      return 2;
+    }
+    return printDeviceInfo(ordinal);
+  }
   Options options;
   if (!parse(argc, argv, options)) {
     usage();

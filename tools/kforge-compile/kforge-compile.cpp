@@ -10,12 +10,15 @@
 #include "kforge/Artifact/Artifact.h"
 #include "kforge/InitAll.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
@@ -38,10 +41,90 @@ static cl::opt<std::string> cacheDir("cache-dir",
                                      cl::desc("Reuse artifacts compiled before from this directory, keyed by the "
                                               "hash of payload, recipe, options and versions"),
                                      cl::init(""));
+static cl::opt<std::string>
+    diagnosticsPath("diagnostics-json",
+                    cl::desc("Write the stage reached and every diagnostic (severity, message, file, line, column) "
+                             "to this JSON file, for tools that act on failures"),
+                    cl::init(""));
 static cl::opt<unsigned> timeout("timeout", cl::desc("Compile in a child process killed after this many seconds"),
                                  cl::init(0));
 static cl::opt<unsigned> memoryLimitMB("memory-limit-mb",
                                        cl::desc("Compile in a child process limited to this much memory"), cl::init(0));
+
+namespace {
+/// The stage the compile reached and the diagnostics it produced, kept up to date in --diagnostics-json so
+/// that a compile killed for time or memory still says where it was.
+class DiagnosticsReport {
+public:
+  void enter(llvm::StringRef newStage) {
+    stage = newStage.str();
+    write("running");
+  }
+  void record(mlir::Diagnostic &diagnostic) {
+    llvm::json::Object entry{{"severity", severityName(diagnostic.getSeverity())}, {"message", diagnostic.str()}};
+    if (auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(diagnostic.getLocation())) {
+      entry["file"] = loc.getFilename().str();
+      entry["line"] = loc.getLine();
+      entry["column"] = loc.getColumn();
+    }
+    llvm::json::Array notes;
+    for (mlir::Diagnostic &note : diagnostic.getNotes())
+      notes.push_back(note.str());
+    if (!notes.empty())
+      entry["notes"] = std::move(notes);
+    diagnostics.push_back(std::move(entry));
+  }
+  void finish(bool ok) { write(ok ? "ok" : "failed"); }
+  /// Written by the parent when the child did not finish: keeps the child's stage and diagnostics.
+  static void markUnfinished(llvm::StringRef path, llvm::StringRef status, llvm::StringRef message) {
+    llvm::json::Object report{{"format", "kforge-diagnostics/1"}, {"stage", "unknown"}};
+    if (auto buffer = llvm::MemoryBuffer::getFile(path)) {
+      llvm::Expected<llvm::json::Value> old = llvm::json::parse((*buffer)->getBuffer());
+      if (old && old->getAsObject())
+        report = *old->getAsObject();
+      else if (!old)
+        llvm::consumeError(old.takeError());
+    }
+    report["status"] = status.str();
+    report["message"] = message.str();
+    writeJSON(path, llvm::json::Value(std::move(report)));
+  }
+
+private:
+  static const char *severityName(mlir::DiagnosticSeverity severity) {
+    switch (severity) {
+    case mlir::DiagnosticSeverity::Error:
+      return "error";
+    case mlir::DiagnosticSeverity::Warning:
+      return "warning";
+    case mlir::DiagnosticSeverity::Note:
+      return "note";
+    case mlir::DiagnosticSeverity::Remark:
+      return "remark";
+    }
+    return "error";
+  }
+  static void writeJSON(llvm::StringRef path, llvm::json::Value value) {
+    if (llvm::Error error = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+          os << llvm::formatv("{0:2}", value) << "\n";
+          return llvm::Error::success();
+        }))
+      llvm::errs() << "kforge-compile: warning: cannot write " << path << ": " << llvm::toString(std::move(error))
+                   << "\n";
+  }
+  void write(llvm::StringRef status) {
+    if (diagnosticsPath.empty())
+      return;
+    writeJSON(diagnosticsPath, llvm::json::Object{{"format", "kforge-diagnostics/1"},
+                                                  {"status", status.str()},
+                                                  {"stage", stage},
+                                                  {"diagnostics", llvm::json::Array(diagnostics)}});
+  }
+
+  std::string stage = "parse";
+  llvm::json::Array diagnostics;
+};
+} // namespace
 
 /// Runs this tool again, without the isolation flags, in a child process with the given limits, so a
 /// schedule that makes the compiler crash, hang or exhaust memory fails with a message instead.
@@ -66,9 +149,12 @@ static int compileIsolated(int argc, char **argv) {
   int rc = llvm::sys::ExecuteAndWait(self, args, std::nullopt, {}, timeout, memoryLimitMB, &message, &executionFailed);
   if (rc >= 0)
     return rc;
-  llvm::errs() << "kforge-compile: error: the compile did not finish: " << (message.empty() ? "crashed" : message)
-               << " (limits: " << (timeout ? std::to_string(timeout) + " s" : "no time limit") << ", "
-               << (memoryLimitMB ? std::to_string(memoryLimitMB) + " MB" : "no memory limit") << ")\n";
+  std::string why = "the compile did not finish: " + (message.empty() ? std::string("crashed") : message) +
+                    " (limits: " + (timeout ? std::to_string(timeout) + " s" : "no time limit") + ", " +
+                    (memoryLimitMB ? std::to_string(memoryLimitMB) + " MB" : "no memory limit") + ")";
+  llvm::errs() << "kforge-compile: error: " << why << "\n";
+  if (!diagnosticsPath.empty())
+    DiagnosticsReport::markUnfinished(diagnosticsPath, llvm::StringRef(message).contains("timed out") ? "timeout" : "crashed", why);
   return 1;
 }
 
@@ -87,10 +173,17 @@ int main(int argc, char **argv) {
 
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  DiagnosticsReport report;
+  mlir::ScopedDiagnosticHandler recorder(&context, [&](mlir::Diagnostic &diagnostic) {
+    report.record(diagnostic);
+    return mlir::failure(); // and print it as usual
+  });
+  report.enter("parse");
   std::string message;
   std::unique_ptr<llvm::MemoryBuffer> payloadFile = mlir::openInputFile(payloadPath, &message);
   if (!payloadFile) {
     llvm::errs() << "kforge-compile: error: " << message << "\n";
+    report.finish(false);
     return 1;
   }
   std::string payloadText = payloadFile->getBuffer().str();
@@ -99,14 +192,17 @@ int main(int argc, char **argv) {
     std::unique_ptr<llvm::MemoryBuffer> recipeFile = mlir::openInputFile(recipePath, &message);
     if (!recipeFile) {
       llvm::errs() << "kforge-compile: error: " << message << "\n";
+      report.finish(false);
       return 1;
     }
     recipeText = recipeFile->getBuffer().str();
   }
   sourceMgr.AddNewSourceBuffer(std::move(payloadFile), llvm::SMLoc());
   mlir::OwningOpRef<mlir::ModuleOp> payload = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
-  if (!payload)
+  if (!payload) {
+    report.finish(false);
     return 1;
+  }
 
   kforge::ArtifactOptions options;
   options.target = target;
@@ -119,5 +215,8 @@ int main(int argc, char **argv) {
   options.outputDir = outputDir;
   options.name = name;
   options.cacheDir = cacheDir;
-  return mlir::failed(kforge::compileArtifact(*payload, payloadText, recipeText, options)) ? 1 : 0;
+  options.onStage = [&](llvm::StringRef stage) { report.enter(stage); };
+  bool ok = mlir::succeeded(kforge::compileArtifact(*payload, payloadText, recipeText, options));
+  report.finish(ok);
+  return ok ? 0 : 1;
 }

@@ -14,6 +14,7 @@
 #include "mlir/Support/LLVM.h"
 #include "llvm/Support/JSON.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,9 @@ struct ArtifactOptions {
   std::string outputDir;
   std::string name = "kernel"; ///< Base name of the files written (<name>.so, <name>.json, ...).
   std::string cacheDir;        ///< Reuse / keep artifacts under <cacheDir>/<content hash>/; empty: no cache.
+  /// Called as each stage begins, so a caller can say where a failure happened: "schedule-parse",
+  /// "check-uses", "apply", "verify", "lower", "codegen", "link", "manifest".
+  std::function<void(llvm::StringRef)> onStage;
 };
 
 /// The entry point's arguments after kforge's bufferization (results become trailing outputs). Fails with a

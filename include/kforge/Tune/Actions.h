@@ -1,0 +1,111 @@
+//===- Actions.h - kforge's semantic actions: registry, validation, rendering -*- C++ -*-===//
+//
+// A schedule is an ordered list of actions; an action is a small JSON object
+//   {"kind": "tile", "params": {"level": "block", "sizes": [64, 64]}}
+// The registry below is the single source of truth about actions: which kinds exist, their parameters and
+// the values each may take, which targets accept them, and in which order they may appear. The validator,
+// the renderer (schedule -> transform-dialect library), the search's mutators, the LLM prompt and
+// docs/actions.md all read it.
+//
+// The rendered schedule is one `@__transform_main` named sequence: the actions' fragments in order, then a
+// target-specific finish (bufferization; on the GPU the mapping of the block / thread loops to the grid and
+// the block; vector lowering) that is not an action because every schedule needs exactly it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KFORGE_TUNE_ACTIONS_H
+#define KFORGE_TUNE_ACTIONS_H
+
+#include "kforge/Tune/PayloadFacts.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/JSON.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kforge::tune {
+
+/// How a parameter's value is written.
+enum class ParamType { Int, IntList, Enum };
+
+/// One parameter of an action kind. `values` is the domain: every allowed int (Int, and every element of an
+/// IntList) or every allowed string (Enum, in `choices`).
+struct ParamSpec {
+  std::string name;
+  ParamType type;
+  std::vector<int64_t> values;
+  std::vector<std::string> choices;
+  std::string doc;
+};
+
+/// One kind of action. A kind with a `level` parameter is several "slots" (tile at block / thread /
+/// reduction level); every slot appears at most once in a schedule, in increasing `phase` order.
+struct ActionSpec {
+  std::string kind;
+  std::string summary;
+  std::string renders; ///< The transform ops it renders to, for the docs.
+  std::vector<ParamSpec> params;
+  std::vector<std::string> targets; ///< "gpu", "cpu".
+  std::string requires_;           ///< Preconditions in words, for the docs and the prompt.
+};
+
+/// The registry: every action kind kforge can apply.
+llvm::ArrayRef<ActionSpec> actionRegistry();
+const ActionSpec *findAction(llvm::StringRef kind);
+
+/// One action of a schedule, parsed.
+struct Action {
+  std::string kind;
+  std::string level;          ///< tile: block | thread | reduction; fuse: block | thread; else empty.
+  std::vector<int64_t> sizes; ///< tile
+  int64_t factor = 0;         ///< unroll
+  std::vector<int64_t> operands; ///< promote
+};
+using Schedule = std::vector<Action>;
+
+/// Why an action or a schedule was rejected, in a form a search or an LLM can act on.
+struct Problem {
+  int action = -1;    ///< Index of the action at fault; -1: the schedule as a whole.
+  std::string code;   ///< unknown-kind, bad-param, out-of-domain, order, precondition, shape, target, too-large.
+  std::string message;
+};
+llvm::json::Value toJSON(const Problem &problem);
+
+/// Parses a schedule: a JSON array of actions, or an object with an "actions" array. Syntax and domain
+/// problems are reported (empty result: parsed).
+std::vector<Problem> parseSchedule(const llvm::json::Value &value, Schedule &schedule);
+llvm::json::Value toJSON(const Action &action);
+llvm::json::Value toJSON(const Schedule &schedule);
+
+/// Structural checks against the payload and the target: order, preconditions, shapes, limits.
+std::vector<Problem> validateSchedule(const Schedule &schedule, const PayloadFacts &facts, llvm::StringRef target);
+
+/// The GPU block the schedule launches: threads along x, y, z (1, 1, 1 without a thread-level tile).
+std::vector<int64_t> blockDims(const Schedule &schedule, const PayloadFacts &facts);
+
+/// A transform library (module with `@__transform_main`) applying `schedule` to the payload. Each action's
+/// fragment starts with a `// action N: ...` comment; `actionLines[N]` is its first line (1-based), so a
+/// diagnostic's line can be traced back to the action that caused it. Call only on a valid schedule.
+std::string renderSchedule(const Schedule &schedule, const PayloadFacts &facts, llvm::StringRef target,
+                           std::vector<int> *actionLines = nullptr);
+
+/// The action (index) that rendered `line` of a rendered schedule; -1 for the preamble / finish.
+int actionAtLine(llvm::ArrayRef<int> actionLines, int line, int totalActions);
+
+/// A stable one-line text of an action, e.g. "tile(block, 64x64)"; the schedule's is "a; b; c".
+std::string describe(const Action &action);
+std::string describe(const Schedule &schedule);
+
+/// SHA-256 (hex) of the schedule's canonical JSON.
+std::string scheduleHash(const Schedule &schedule);
+
+/// docs/actions.md, generated from the registry.
+std::string actionsMarkdown();
+
+} // namespace kforge::tune
+
+#endif // KFORGE_TUNE_ACTIONS_H

@@ -1,0 +1,49 @@
+//===- PayloadFacts.h - what the search needs to know about a payload -*- C++ -*-===//
+//
+// Plain data extracted once from the payload (which op is the root, its loop sizes, whether there is a
+// contraction and its K, the element type), so that the registry's validator, the renderer and the
+// policies need no MLIR. Only `analyzePayload` touches IR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KFORGE_TUNE_PAYLOADFACTS_H
+#define KFORGE_TUNE_PAYLOADFACTS_H
+
+#include "llvm/Support/JSON.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "llvm/Support/LogicalResult.h"
+
+namespace mlir {
+class ModuleOp;
+} // namespace mlir
+
+namespace kforge::tune {
+
+struct PayloadFacts {
+  std::string entry;                  ///< Entry function.
+  std::string rootOp;                 ///< The op producing the returned value (e.g. linalg.generic).
+  std::vector<int64_t> parallelSizes; ///< The root's leading parallel loops' sizes (what block/thread tiles cut).
+  std::string contractionOp;          ///< linalg.matmul / linalg.batch_matmul if the payload has one, else empty.
+  int64_t contractionK = 0;           ///< Its reduction size.
+  int64_t reductionOps = 0;           ///< linalg ops with a reduction loop (contractions included).
+  int64_t linalgOps = 0;              ///< All linalg ops of the entry.
+  std::string elementType;            ///< Element type of the returned value (f32, bf16, ...).
+  int64_t flops = 0;
+  int64_t bytes = 0;                  ///< Bytes of all arguments and results (the memory traffic floor).
+  std::string structuralHash;         ///< SHA-256 of the payload printed generically without locations.
+};
+
+llvm::json::Value toJSON(const PayloadFacts &facts);
+bool fromJSON(const llvm::json::Value &value, PayloadFacts &facts, llvm::json::Path path);
+
+/// Facts about `payload`'s entry (`entry` empty: its only public function). Fails with a diagnostic when
+/// the returned value is not produced by a linalg op with static loop sizes.
+llvm::FailureOr<PayloadFacts> analyzePayload(mlir::ModuleOp payload, llvm::StringRef entry);
+
+} // namespace kforge::tune
+
+#endif // KFORGE_TUNE_PAYLOADFACTS_H

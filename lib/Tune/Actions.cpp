@@ -1,0 +1,741 @@
+//===- Actions.cpp - the action registry, validator and renderer ----------===//
+
+#include "kforge/Tune/Actions.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+using namespace kforge::tune;
+using llvm::StringRef;
+
+//===----------------------------------------------------------------------===//
+// Registry
+//===----------------------------------------------------------------------===//
+
+/// Tile sizes a search may pick for a loop: 0 leaves the loop whole.
+static const std::vector<int64_t> kTileSizes = {0, 1, 2, 4, 8, 16, 32, 64, 128, 256};
+static const std::vector<int64_t> kReductionSizes = {1, 2, 4, 8, 16, 32, 64};
+
+/// The most elements one vectorized op of the innermost tile may have: beyond this the vector code is slow to
+/// compile and spills (a thread of a GPU block, or one iteration of the CPU's innermost loop).
+static constexpr int64_t kMaxVectorElements = 512;
+
+llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
+  static const std::vector<ActionSpec> registry = {
+      {"tile",
+       "Tile the root op's parallel loops into a block- or thread-level scf.forall, or a contraction's reduction "
+       "loop into an scf.for.",
+       "transform.structured.tile_using_forall (block, thread: mapped to #gpu.block / #gpu.thread on the GPU), "
+       "transform.structured.tile_using_for (reduction)",
+       {{"level", ParamType::Enum, {}, {"block", "thread", "reduction"}, "which loop level"},
+        {"sizes", ParamType::IntList, kTileSizes, {},
+         "block/thread: one size per parallel loop of the root (0: whole loop); thread sizes divide the block "
+         "sizes. reduction: one size for the contraction's K loop, from 1, 2, 4, 8, 16, 32, 64"}},
+       {"gpu", "cpu"},
+       "sizes divide the loop sizes; thread needs block; reduction needs a contraction (linalg.matmul or "
+       "linalg.batch_matmul) in the payload; on the GPU at most 3 tiled loops per level and 1024 threads per block"},
+      {"fuse",
+       "Fuse every producer of the root (fills, contractions, elementwise ops) into the block- or thread-level "
+       "loop, so intermediate results stay on chip.",
+       "transform.foreach_match (marks producers), transform.structured.fuse_into_containing_op (twice: a "
+       "producer with several uses is fused once per pass)",
+       {{"into", ParamType::Enum, {}, {"block", "thread"}, "the loop level to fuse into"}},
+       {"gpu", "cpu"},
+       "the level is tiled; thread needs fuse(block). On the GPU a payload with producers needs fuse(block) (else "
+       "they would run on the host) and, with a thread tile, fuse(thread) (else every thread would run them)"},
+      {"unroll",
+       "Unroll the contraction's reduction loop.",
+       "transform.loop.unroll",
+       {{"factor", ParamType::Int, {2, 4, 8}, {}, "unroll factor"}},
+       {"gpu", "cpu"},
+       "tile(reduction)"},
+      {"vectorize",
+       "Vectorize every linalg op of the innermost tile (static shapes), then lower contractions to outer "
+       "products and hoist loop-invariant transfers.",
+       "transform.structured.vectorize, vector pattern sets, transform.structured.hoist_redundant_vector_transfers",
+       {},
+       {"gpu", "cpu"},
+       "the innermost tile has at most 512 elements per op (on the GPU: a thread-level tile)"},
+  };
+  return registry;
+}
+
+const ActionSpec *kforge::tune::findAction(StringRef kind) {
+  for (const ActionSpec &spec : actionRegistry())
+    if (spec.kind == kind)
+      return &spec;
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// JSON
+//===----------------------------------------------------------------------===//
+
+llvm::json::Value kforge::tune::toJSON(const Problem &problem) {
+  llvm::json::Object object{{"code", problem.code}, {"message", problem.message}};
+  object["action"] = problem.action >= 0 ? llvm::json::Value(problem.action) : llvm::json::Value(nullptr);
+  return object;
+}
+
+static llvm::json::Array intArray(llvm::ArrayRef<int64_t> values) {
+  llvm::json::Array array;
+  for (int64_t v : values)
+    array.push_back(v);
+  return array;
+}
+
+llvm::json::Value kforge::tune::toJSON(const Action &action) {
+  llvm::json::Object params;
+  if (action.kind == "tile") {
+    params["level"] = action.level;
+    params["sizes"] = intArray(action.sizes);
+  } else if (action.kind == "fuse") {
+    params["into"] = action.level;
+  } else if (action.kind == "unroll") {
+    params["factor"] = action.factor;
+  }
+  return llvm::json::Object{{"kind", action.kind}, {"params", std::move(params)}};
+}
+
+llvm::json::Value kforge::tune::toJSON(const Schedule &schedule) {
+  llvm::json::Array array;
+  for (const Action &action : schedule)
+    array.push_back(toJSON(action));
+  return array;
+}
+
+static std::string join(llvm::ArrayRef<std::string> items, StringRef separator) {
+  std::string out;
+  for (auto [i, item] : llvm::enumerate(items))
+    out += (i ? separator.str() : "") + item;
+  return out;
+}
+
+static std::string joinInts(llvm::ArrayRef<int64_t> values, StringRef separator) {
+  std::vector<std::string> items;
+  for (int64_t v : values)
+    items.push_back(std::to_string(v));
+  return join(items, separator);
+}
+
+/// Parses one action; problems are appended with `index`.
+static void parseAction(const llvm::json::Value &value, int index, Action &action, std::vector<Problem> &problems) {
+  auto problem = [&](StringRef code, const llvm::Twine &message) {
+    problems.push_back({index, code.str(), message.str()});
+  };
+  const llvm::json::Object *object = value.getAsObject();
+  if (!object)
+    return problem("bad-param", "an action must be an object {\"kind\": ..., \"params\": {...}}");
+  std::optional<StringRef> kind = object->getString("kind");
+  if (!kind)
+    return problem("bad-param", "the action has no \"kind\" string");
+  const ActionSpec *spec = findAction(*kind);
+  if (!spec) {
+    std::vector<std::string> kinds;
+    for (const ActionSpec &s : actionRegistry())
+      kinds.push_back(s.kind);
+    return problem("unknown-kind", "unknown action kind '" + *kind + "' (known: " + join(kinds, ", ") + ")");
+  }
+  action.kind = kind->str();
+  for (const auto &entry : *object)
+    if (entry.first != "kind" && entry.first != "params")
+      problem("bad-param", "unexpected key '" + StringRef(entry.first) + "' in the action (only kind and params)");
+  const llvm::json::Object empty;
+  const llvm::json::Object *params = object->getObject("params");
+  if (!params && object->get("params"))
+    return problem("bad-param", "\"params\" must be an object");
+  if (!params)
+    params = &empty;
+  for (const auto &entry : *params)
+    if (llvm::none_of(spec->params, [&](const ParamSpec &p) { return p.name == StringRef(entry.first); }))
+      problem("bad-param", "unknown parameter '" + StringRef(entry.first) + "' of " + action.kind);
+
+  for (const ParamSpec &param : spec->params) {
+    const llvm::json::Value *v = params->get(param.name);
+    if (!v) {
+      problem("bad-param", action.kind + " needs parameter '" + param.name + "' (" + param.doc + ")");
+      continue;
+    }
+    switch (param.type) {
+    case ParamType::Enum: {
+      std::optional<StringRef> s = v->getAsString();
+      if (!s) {
+        problem("bad-param", action.kind + "." + param.name + " must be a string");
+        break;
+      }
+      if (!llvm::is_contained(param.choices, *s)) {
+        problem("out-of-domain", action.kind + "." + param.name + " is '" + *s + "', expected one of " +
+                                     join(param.choices, ", "));
+        break;
+      }
+      action.level = s->str();
+      break;
+    }
+    case ParamType::Int: {
+      std::optional<int64_t> n = v->getAsInteger();
+      if (!n) {
+        problem("bad-param", action.kind + "." + param.name + " must be an integer");
+        break;
+      }
+      if (!llvm::is_contained(param.values, *n)) {
+        problem("out-of-domain", action.kind + "." + param.name + " is " + std::to_string(*n) + ", expected one of " +
+                                     joinInts(param.values, ", "));
+        break;
+      }
+      action.factor = *n;
+      break;
+    }
+    case ParamType::IntList: {
+      const llvm::json::Array *list = v->getAsArray();
+      if (!list) {
+        problem("bad-param", action.kind + "." + param.name + " must be a list of integers");
+        break;
+      }
+      std::vector<int64_t> values;
+      for (const llvm::json::Value &element : *list) {
+        std::optional<int64_t> n = element.getAsInteger();
+        if (!n) {
+          problem("bad-param", action.kind + "." + param.name + " must be a list of integers");
+          return;
+        }
+        values.push_back(*n);
+      }
+      action.sizes = values;
+      break;
+    }
+    }
+  }
+  // Domains that depend on another parameter.
+  if (action.kind == "tile" && !action.level.empty()) {
+    const std::vector<int64_t> &domain = action.level == "reduction" ? kReductionSizes : kTileSizes;
+    if (action.level == "reduction" && action.sizes.size() != 1)
+      problem("bad-param", "tile(reduction) takes one size, for the contraction's K loop");
+    for (int64_t size : action.sizes)
+      if (!llvm::is_contained(domain, size))
+        problem("out-of-domain", "tile(" + action.level + ") size " + std::to_string(size) + " is not one of " +
+                                     joinInts(domain, ", "));
+  }
+}
+
+std::vector<Problem> kforge::tune::parseSchedule(const llvm::json::Value &value, Schedule &schedule) {
+  std::vector<Problem> problems;
+  const llvm::json::Array *actions = value.getAsArray();
+  if (const llvm::json::Object *object = value.getAsObject())
+    actions = object->getArray("actions");
+  if (!actions) {
+    problems.push_back({-1, "bad-param", "a schedule is a JSON array of actions or an object with an \"actions\" array"});
+    return problems;
+  }
+  schedule.clear();
+  for (auto [index, element] : llvm::enumerate(*actions)) {
+    Action action;
+    parseAction(element, static_cast<int>(index), action, problems);
+    schedule.push_back(std::move(action));
+  }
+  return problems;
+}
+
+//===----------------------------------------------------------------------===//
+// Validation
+//===----------------------------------------------------------------------===//
+
+/// The position of an action's slot in the canonical order; slots appear at most once, in this order.
+static int phaseOf(const Action &action) {
+  if (action.kind == "tile")
+    return action.level == "block" ? 10 : action.level == "thread" ? 30 : 50;
+  if (action.kind == "fuse")
+    return action.level == "block" ? 20 : 40;
+  if (action.kind == "unroll")
+    return 60;
+  return 70; // vectorize
+}
+
+static std::string slotName(const Action &action) {
+  return action.level.empty() ? action.kind : action.kind + "(" + action.level + ")";
+}
+
+static const Action *findSlot(const Schedule &schedule, StringRef kind, StringRef level = "") {
+  for (const Action &action : schedule)
+    if (action.kind == kind && action.level == level)
+      return &action;
+  return nullptr;
+}
+
+/// Extent of parallel loop `d` inside a block tile (0 = whole loop).
+static int64_t blockExtent(const Schedule &schedule, const PayloadFacts &facts, size_t d) {
+  const Action *block = findSlot(schedule, "tile", "block");
+  if (block && d < block->sizes.size() && block->sizes[d] > 0)
+    return block->sizes[d];
+  return facts.parallelSizes[d];
+}
+
+std::vector<int64_t> kforge::tune::blockDims(const Schedule &schedule, const PayloadFacts &facts) {
+  std::vector<int64_t> dims = {1, 1, 1};
+  const Action *thread = findSlot(schedule, "tile", "thread");
+  if (!thread)
+    return dims;
+  // The last tiled loop maps to x, the one before to y, then z.
+  std::vector<int64_t> counts;
+  for (size_t d = 0; d < thread->sizes.size() && d < facts.parallelSizes.size(); ++d)
+    if (thread->sizes[d] > 0)
+      counts.push_back(blockExtent(schedule, facts, d) / thread->sizes[d]);
+  for (size_t i = 0; i < counts.size() && i < 3; ++i)
+    dims[i] = counts[counts.size() - 1 - i];
+  return dims;
+}
+
+std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, const PayloadFacts &facts,
+                                                    StringRef target) {
+  std::vector<Problem> problems;
+  auto problem = [&](int index, StringRef code, const llvm::Twine &message) {
+    problems.push_back({index, code.str(), message.str()});
+  };
+  bool gpu = target == "gpu";
+  size_t rank = facts.parallelSizes.size();
+  int lastPhase = 0;
+  for (auto [i, action] : llvm::enumerate(schedule)) {
+    int index = static_cast<int>(i);
+    const ActionSpec *spec = findAction(action.kind);
+    if (!spec) {
+      problem(index, "unknown-kind", "unknown action kind '" + action.kind + "'");
+      continue;
+    }
+    if (!llvm::is_contained(spec->targets, target.str()))
+      problem(index, "target", action.kind + " is not available on the " + target + " target");
+    int phase = phaseOf(action);
+    if (phase <= lastPhase) {
+      problem(index, "order",
+              slotName(action) + " is out of order or repeated: each slot appears at most once, in the order "
+                                 "tile(block), fuse(block), tile(thread), fuse(thread), tile(reduction), unroll, "
+                                 "vectorize");
+    }
+    lastPhase = std::max(lastPhase, phase);
+
+    // Preconditions: what must come earlier.
+    auto before = [&](StringRef kind, StringRef level) {
+      for (size_t j = 0; j < i; ++j)
+        if (schedule[j].kind == kind && schedule[j].level == level)
+          return true;
+      return false;
+    };
+    if (action.kind == "tile" && action.level == "thread" && !before("tile", "block"))
+      problem(index, "precondition", "tile(thread) needs tile(block) before it");
+    if (action.kind == "fuse" && !before("tile", action.level))
+      problem(index, "precondition", "fuse(" + action.level + ") needs tile(" + action.level + ") before it");
+    if (action.kind == "fuse" && action.level == "thread" && !before("fuse", "block"))
+      problem(index, "precondition", "fuse(thread) needs fuse(block) before it");
+    if (action.kind == "fuse" && facts.linalgOps < 2)
+      problem(index, "precondition", "fuse: the root has no producers to fuse");
+    if (action.kind == "unroll" && !before("tile", "reduction"))
+      problem(index, "precondition", "unroll needs tile(reduction) before it (it unrolls that loop)");
+
+    // Shapes.
+    if (action.kind == "tile" && action.level != "reduction") {
+      if (action.sizes.size() != rank) {
+        problem(index, "shape",
+                "tile(" + action.level + ") needs " + std::to_string(rank) + " sizes, one per parallel loop of the root " +
+                    facts.rootOp + " (loop sizes " + joinInts(facts.parallelSizes, "x") + ")");
+        continue;
+      }
+      int tiled = 0;
+      for (size_t d = 0; d < rank; ++d) {
+        int64_t size = action.sizes[d];
+        if (size == 0)
+          continue;
+        ++tiled;
+        int64_t extent = action.level == "block" ? facts.parallelSizes[d] : blockExtent(schedule, facts, d);
+        if (size > extent || extent % size != 0)
+          problem(index, "shape",
+                  "tile(" + action.level + ") size " + std::to_string(size) + " does not divide loop " +
+                      std::to_string(d) + " (" + std::to_string(extent) +
+                      (action.level == "thread" ? " in the block tile)" : ")"));
+      }
+      if (tiled == 0)
+        problem(index, "shape", "tile(" + action.level + ") tiles no loop (all sizes are 0)");
+      if (gpu && tiled > 3)
+        problem(index, "shape",
+                "tile(" + action.level + ") tiles " + std::to_string(tiled) + " loops; a GPU grid or block has 3 dims");
+      if (action.level == "thread") {
+        std::vector<int64_t> dims = blockDims(schedule, facts);
+        int64_t threads = dims[0] * dims[1] * dims[2];
+        if (gpu && threads > 1024)
+          problem(index, "too-large", "tile(thread) makes " + std::to_string(threads) +
+                                          " threads per block; the GPU allows 1024");
+      }
+    }
+    if (action.kind == "tile" && action.level == "reduction") {
+      std::string innermost = before("tile", "thread") ? "thread" : before("tile", "block") ? "block" : "";
+      if (!facts.contractionOp.empty() && facts.rootOp != facts.contractionOp && !innermost.empty() &&
+          !before("fuse", innermost))
+        problem(index, "precondition",
+                "tile(reduction): the contraction is a producer of the root, outside the " + innermost +
+                    " loop; fuse(" + innermost + ") first");
+      if (facts.contractionOp.empty()) {
+        problem(index, "precondition", "tile(reduction) needs a contraction (linalg.matmul or linalg.batch_matmul)");
+      } else if (!action.sizes.empty() &&
+                 (action.sizes[0] > facts.contractionK || facts.contractionK % action.sizes[0] != 0)) {
+        problem(index, "shape",
+                "tile(reduction) size " + std::to_string(action.sizes[0]) + " does not divide K = " +
+                    std::to_string(facts.contractionK));
+      }
+    }
+    if (action.kind == "vectorize") {
+      // Elements of the innermost tile of the root (and of the contraction, with its K tile).
+      const Action *thread = findSlot(schedule, "tile", "thread");
+      const Action *block = findSlot(schedule, "tile", "block");
+      if (gpu && !thread)
+        problem(index, "precondition", "vectorize on the GPU needs tile(thread) (it vectorizes each thread's tile)");
+      int64_t elements = 1;
+      for (size_t d = 0; d < rank; ++d) {
+        int64_t extent = facts.parallelSizes[d];
+        if (block && d < block->sizes.size() && block->sizes[d] > 0)
+          extent = block->sizes[d];
+        if (thread && d < thread->sizes.size() && thread->sizes[d] > 0)
+          extent = thread->sizes[d];
+        elements *= extent;
+      }
+      if (!facts.contractionOp.empty()) {
+        const Action *k = findSlot(schedule, "tile", "reduction");
+        elements *= k && !k->sizes.empty() ? k->sizes[0] : facts.contractionK;
+      }
+      if (elements > kMaxVectorElements)
+        problem(index, "too-large",
+                "vectorize: the innermost tile has " + std::to_string(elements) + " elements per op (at most " +
+                    std::to_string(kMaxVectorElements) + "); tile smaller first");
+    }
+  }
+  if (gpu && !findSlot(schedule, "tile", "block"))
+    problem(-1, "precondition", "the gpu target needs tile(block): without it nothing runs on the device");
+  if (gpu && facts.linalgOps > 1 && findSlot(schedule, "tile", "block") && !findSlot(schedule, "fuse", "block"))
+    problem(-1, "precondition",
+            "the root has producers: on the gpu target they need fuse(block), or they would run on the host");
+  if (gpu && findSlot(schedule, "fuse", "block") && findSlot(schedule, "tile", "thread") &&
+      !findSlot(schedule, "fuse", "thread"))
+    problem(-1, "precondition", "with tile(thread), fused producers need fuse(thread), or every thread runs them");
+  return problems;
+}
+
+//===----------------------------------------------------------------------===//
+// Rendering
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Builds the transform library text line by line, keeping fresh SSA names.
+class Renderer {
+public:
+  Renderer(const PayloadFacts &facts, StringRef target) : facts(facts), gpu(target == "gpu") {}
+
+  std::string render(const Schedule &schedule, std::vector<int> *actionLines) {
+    bool fuses = findSlot(schedule, "fuse", "block") != nullptr;
+    line("// A kforge schedule, rendered by kforge-tune from the actions below (one fragment per action).");
+    line("// Replay: kforge-opt PAYLOAD -transform-preload-library=transform-library-paths=THIS_FILE "
+         "-transform-interpreter");
+    line("//   actions: " + describe(schedule));
+    line("module attributes {transform.with_named_sequence} {");
+    if (fuses)
+      renderProducerMatchers();
+    line("  transform.named_sequence @__transform_main(%module: !transform.any_op {transform.consumed}) {");
+    if (fuses) {
+      // foreach_match consumes the function's handle and returns it.
+      line("    %entry = " + matchFunc("%module"));
+      line("    %func = transform.foreach_match in %entry @match_fusable_producer -> @mark_producer : " + kUnary);
+    } else {
+      line("    %func = " + matchFunc("%module"));
+    }
+    line("    %return = transform.structured.match ops{[\"func.return\"]} in %func : " + kUnary);
+    line("    %root = transform.get_producer_of_operand %return[0] : " + kUnary);
+    root = "%root";
+    func = "%func";
+    inner = "%func";
+    for (auto [i, action] : llvm::enumerate(schedule)) {
+      if (actionLines)
+        actionLines->push_back(static_cast<int>(lines.size()) + 1);
+      line("    // action " + std::to_string(i) + ": " + describe(action));
+      renderAction(action, schedule);
+    }
+    if (actionLines)
+      actionLines->push_back(static_cast<int>(lines.size()) + 1); // the finish
+    line("    // finish (" + std::string(gpu ? "gpu" : "cpu") + "): bufferize" +
+         (gpu ? ", map loops to the grid and the block" : "") + ", lower vectors");
+    renderFinish(schedule);
+    line("    transform.yield");
+    line("  }");
+    line("}");
+    std::string text;
+    for (const std::string &l : lines)
+      text += l + "\n";
+    return text;
+  }
+
+private:
+  static inline const std::string kUnary = "(!transform.any_op) -> !transform.any_op";
+  static inline const std::string kPair = "(!transform.any_op) -> (!transform.any_op, !transform.any_op)";
+  static inline const std::string kFusePair =
+      "(!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)";
+
+  void line(const std::string &text) { lines.push_back(text); }
+  std::string fresh(StringRef base) { return "%" + base.str() + std::to_string(counter++); }
+  std::string matchFunc(StringRef in) {
+    return "transform.structured.match ops{[\"func.func\"]} attributes{sym_name = \"" + facts.entry + "\"} in " +
+           in.str() + " : " + kUnary;
+  }
+
+  void renderProducerMatchers() {
+    line("  // A linalg op whose first result feeds another linalg op: a producer that can be fused.");
+    line("  transform.named_sequence @match_fusable_producer(%op: !transform.any_op {transform.readonly}) "
+         "-> !transform.any_op {");
+    line("    transform.match.operation_name %op [\"linalg.fill\", \"linalg.matmul\", \"linalg.batch_matmul\", "
+         "\"linalg.generic\"] : !transform.any_op");
+    line("    %user = transform.match.structured failures(propagate) %op : " + kUnary + " {");
+    line("    ^bb0(%structured: !transform.any_op):");
+    line("      %u = transform.match.structured.result %structured[0] any : " + kUnary);
+    line("      transform.match.structured.yield %u : !transform.any_op");
+    line("    }");
+    line("    transform.match.operation_name %user [\"linalg.matmul\", \"linalg.batch_matmul\", \"linalg.generic\"] "
+         ": !transform.any_op");
+    line("    transform.yield %op : !transform.any_op");
+    line("  }");
+    line("  transform.named_sequence @mark_producer(%op: !transform.any_op {transform.readonly}) {");
+    line("    transform.annotate %op \"kforge.producer\" : !transform.any_op");
+    line("    transform.yield");
+    line("  }");
+    // Producers still outside the block loop (directly in the function) or outside the thread loop (directly
+    // in the block loop) that have a use: what a second fusion pass takes. The parent is checked first, so
+    // ops inside loops never reach the use check.
+    for (StringRef level : {"block", "thread"}) {
+      line("  transform.named_sequence @match_left_at_" + level.str() +
+           "(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {");
+      line("    transform.match.operation_name %op [\"linalg.fill\", \"linalg.matmul\", \"linalg.batch_matmul\", "
+           "\"linalg.generic\"] : !transform.any_op");
+      line("    %parent = transform.get_parent_op %op {nth_parent = 1} : " + kUnary);
+      if (level == "block") {
+        line("    transform.match.operation_name %parent [\"func.func\"] : !transform.any_op");
+      } else {
+        line("    transform.match.operation_name %parent [\"scf.forall\"] : !transform.any_op");
+        line("    %grandparent = transform.get_parent_op %op {nth_parent = 2} : " + kUnary);
+        line("    transform.match.operation_name %grandparent [\"func.func\"] : !transform.any_op");
+      }
+      line("    transform.match.structured failures(propagate) %op : !transform.any_op {");
+      line("    ^bb0(%structured: !transform.any_op):");
+      line("      %u = transform.match.structured.result %structured[0] any : " + kUnary);
+      line("      transform.match.structured.yield");
+      line("    }");
+      line("    transform.yield %op : !transform.any_op");
+      line("  }");
+    }
+  }
+
+  /// "[#gpu.block<y>, #gpu.block<x>]" for the tiled loops of `sizes` (last tiled loop -> x).
+  std::string mapping(llvm::ArrayRef<int64_t> sizes, StringRef kind) {
+    static const char *dims[] = {"x", "y", "z"};
+    int tiled = static_cast<int>(llvm::count_if(sizes, [](int64_t s) { return s > 0; }));
+    std::vector<std::string> items;
+    for (int i = tiled - 1; i >= 0; --i)
+      items.push_back("#gpu." + kind.str() + "<" + dims[i] + ">");
+    return "[" + join(items, ", ") + "]";
+  }
+
+  void renderAction(const Action &action, const Schedule &schedule) {
+    if (action.kind == "tile" && action.level != "reduction") {
+      std::string tiled = fresh(action.level + "_root"), loop = fresh(action.level + "_loop");
+      std::string map = gpu ? " (mapping = " + mapping(action.sizes, action.level == "block" ? "block" : "thread") + ")"
+                            : "";
+      line("    " + tiled + ", " + loop + " = transform.structured.tile_using_forall " + root + " tile_sizes [" +
+           joinInts(action.sizes, ", ") + "]" + map + " : " + kPair);
+      root = tiled;
+      inner = loop;
+      (action.level == "block" ? blockLoop : threadLoop) = loop;
+      return;
+    }
+    if (action.kind == "fuse") {
+      std::string loop = action.level == "block" ? blockLoop : threadLoop;
+      // Block level: the marked producers of the whole function; thread level: those fused into the block.
+      std::string scope = action.level == "block" ? func : blockLoop;
+      std::string producers = fresh("producers"), fused = fresh("fused"), newLoop = fresh("loop");
+      line("    " + producers + " = transform.structured.match attributes{kforge.producer} in " + scope + " : " +
+           kUnary);
+      line("    " + fused + ", " + newLoop + " = transform.structured.fuse_into_containing_op " + producers +
+           " into " + loop + " : " + kFusePair);
+      // A producer used by two fused ops is fused for the first only (upstream fuses each handle entry once):
+      // fuse what is still outside the loop and used in it, silently if there is none.
+      std::string left = fresh("left");
+      line("    " + left + " = transform.collect_matching @match_left_at_" + action.level + " in " + func + " : " +
+           kUnary);
+      line("    transform.sequence " + newLoop + " : !transform.any_op failures(suppress) {");
+      line("    ^bb0(%containing: !transform.any_op):");
+      line("      %more, %more_loop = transform.structured.fuse_into_containing_op " + left + " into %containing : " +
+           kFusePair);
+      line("    }");
+      (action.level == "block" ? blockLoop : threadLoop) = newLoop;
+      inner = newLoop;
+      return;
+    }
+    if (action.kind == "tile" && action.level == "reduction") {
+      std::string contraction = fresh("contraction"), tiled = fresh("k_tiled");
+      kLoop = fresh("k_loop");
+      int loops = facts.contractionOp == "linalg.batch_matmul" ? 4 : 3;
+      std::vector<int64_t> sizes(loops, 0);
+      sizes.back() = action.sizes[0];
+      line("    " + contraction + " = transform.structured.match ops{[\"" + facts.contractionOp + "\"]} in " + inner +
+           " : " + kUnary);
+      line("    " + tiled + ", " + kLoop + " = transform.structured.tile_using_for " + contraction + " tile_sizes [" +
+           joinInts(sizes, ", ") + "] : " + kPair);
+      return;
+    }
+    if (action.kind == "unroll") {
+      line("    transform.loop.unroll " + kLoop + " {factor = " + std::to_string(action.factor) +
+           "} : !transform.any_op");
+      return;
+    }
+    if (action.kind == "vectorize") {
+      // Matched and vectorized before any cleanup pattern can replace the loop the handle points to.
+      std::string ops = fresh("tile_ops");
+      line("    " + ops + " = transform.structured.match interface{LinalgOp} in " + inner + " : " + kUnary);
+      line("    transform.structured.vectorize " + ops + " : !transform.any_op");
+      std::string canon = fresh("func");
+      line("    " + canon + " = " + matchFunc("%module"));
+      line("    transform.apply_patterns to " + canon + " {");
+      line("      transform.apply_patterns.vector.reduction_to_contract");
+      line("      transform.apply_patterns.vector.transfer_permutation_patterns");
+      line("      transform.apply_patterns.canonicalization");
+      line("    } : !transform.any_op");
+      line("    transform.apply_cse to " + canon + " : !transform.any_op");
+      return;
+    }
+  }
+
+  void renderFinish(const Schedule &schedule) {
+    line("    %bufferized = transform.bufferization.one_shot_bufferize %module");
+    line("        {bufferize_function_boundaries = true, function_boundary_type_conversion = 1 : i32} : " +
+         kUnary);
+    line("    %bfunc = " + matchFunc("%bufferized"));
+    line("    transform.apply_patterns to %bfunc {");
+    line("      transform.apply_patterns.canonicalization");
+    line("      transform.apply_patterns.memref.fold_memref_alias_ops");
+    line("    } : !transform.any_op");
+    line("    transform.apply_cse to %bfunc : !transform.any_op");
+    if (gpu) {
+      std::vector<int64_t> dims = blockDims(schedule, facts);
+      line("    %launch = transform.gpu.map_forall_to_blocks %bfunc generate_gpu_launch : " + kUnary);
+      line("    transform.gpu.map_nested_forall_to_threads %launch block_dims = [" + joinInts(dims, ", ") + "] : " +
+           kUnary);
+      line("    %mfunc = " + matchFunc("%bufferized"));
+      line("    transform.apply_patterns to %mfunc {");
+      line("      transform.apply_patterns.memref.fold_memref_alias_ops");
+      line("      transform.apply_patterns.canonicalization");
+      line("    } : !transform.any_op");
+    }
+    if (!findSlot(schedule, "vectorize"))
+      return;
+    line("    %vfunc = " + matchFunc("%bufferized"));
+    line("    %hoisted = transform.structured.hoist_redundant_vector_transfers %vfunc : " + kUnary);
+    line("    transform.apply_patterns to %hoisted {");
+    line("      transform.apply_patterns.vector.lower_contraction lowering_strategy = \"outerproduct\"");
+    line("      transform.apply_patterns.vector.lower_outerproduct");
+    line("      transform.apply_patterns.vector.transfer_permutation_patterns");
+    line("      transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1");
+    line("      transform.apply_patterns.vector.lower_broadcast");
+    line("      transform.apply_patterns.canonicalization");
+    line("    } : !transform.any_op");
+    line("    transform.apply_cse to %hoisted : !transform.any_op");
+  }
+
+  const PayloadFacts &facts;
+  bool gpu;
+  std::vector<std::string> lines;
+  int counter = 0;
+  std::string root, func, inner, blockLoop, threadLoop, kLoop;
+};
+} // namespace
+
+std::string kforge::tune::renderSchedule(const Schedule &schedule, const PayloadFacts &facts, StringRef target,
+                                         std::vector<int> *actionLines) {
+  return Renderer(facts, target).render(schedule, actionLines);
+}
+
+int kforge::tune::actionAtLine(llvm::ArrayRef<int> actionLines, int line, int totalActions) {
+  int found = -1;
+  for (int i = 0; i < totalActions && i < static_cast<int>(actionLines.size()); ++i)
+    if (line >= actionLines[i])
+      found = i;
+  if (static_cast<int>(actionLines.size()) > totalActions && line >= actionLines[totalActions])
+    return -1; // the finish
+  return found;
+}
+
+std::string kforge::tune::describe(const Action &action) {
+  if (action.kind == "tile")
+    return "tile(" + action.level + ", " + joinInts(action.sizes, "x") + ")";
+  if (action.kind == "fuse")
+    return "fuse(" + action.level + ")";
+  if (action.kind == "unroll")
+    return "unroll(" + std::to_string(action.factor) + ")";
+  return action.kind;
+}
+
+std::string kforge::tune::describe(const Schedule &schedule) {
+  if (schedule.empty())
+    return "(none)";
+  std::vector<std::string> items;
+  for (const Action &action : schedule)
+    items.push_back(describe(action));
+  return join(items, "; ");
+}
+
+std::string kforge::tune::scheduleHash(const Schedule &schedule) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << toJSON(schedule);
+  std::array<uint8_t, 32> digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef(text));
+  return llvm::toHex(digest, /*LowerCase=*/true);
+}
+
+std::string kforge::tune::actionsMarkdown() {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << "# Actions\n\n"
+     << "<!-- Generated from kforge's action registry by `kforge-tune --actions-doc`; a test fails when this\n"
+     << "     file and the registry disagree. Edit lib/Tune/Actions.cpp, then regenerate. -->\n\n"
+     << "A schedule is an ordered list of actions, each a JSON object `{\"kind\": ..., \"params\": {...}}`, e.g.\n\n"
+     << "    [{\"kind\": \"tile\", \"params\": {\"level\": \"block\", \"sizes\": [64, 64]}},\n"
+     << "     {\"kind\": \"fuse\", \"params\": {\"into\": \"block\"}}]\n\n"
+     << "Each action renders to a fragment of one transform-dialect named sequence (`kforge-tune --render`). "
+     << "Every schedule ends with the target's finish, which is not an action: one-shot bufferization; on the "
+     << "GPU, mapping the block loop to the grid and the thread loop to the block (the block's size follows "
+     << "from the block and thread tiles); lowering of vector ops.\n\n"
+     << "Order: each slot (kind and level) appears at most once, in this order: tile(block), fuse(block), "
+     << "tile(thread), fuse(thread), tile(reduction), unroll, vectorize.\n\n"
+     << "The root is the op that produces the entry's returned value; block and thread tiles cut its parallel "
+     << "loops (one size per loop, 0 = whole loop).\n\n";
+  for (const ActionSpec &spec : actionRegistry()) {
+    os << "## " << spec.kind << "\n\n" << spec.summary << "\n\n";
+    os << "- renders to: " << spec.renders << "\n";
+    os << "- targets: " << join(spec.targets, ", ") << "\n";
+    os << "- requires: " << spec.requires_ << "\n";
+    if (spec.params.empty())
+      os << "- parameters: none\n";
+    for (const ParamSpec &param : spec.params) {
+      os << "- `" << param.name << "`: " << param.doc << "; ";
+      if (param.type == ParamType::Enum)
+        os << "one of " << join(param.choices, ", ");
+      else if (param.type == ParamType::Int)
+        os << "one of " << joinInts(param.values, ", ");
+      else
+        os << "a list; each element one of " << joinInts(param.values, ", ");
+      os << "\n";
+    }
+    os << "\n";
+  }
+  os << "## Not yet in the registry\n\n"
+     << "Promotion to shared memory, software pipelining, split-K, warp-level tiles and tensor-core rewriting "
+     << "exist only as hand-written recipes (recipes/matmul_shared_memory.mlir) or not at all; they join the "
+     << "registry with the micro passes of issues 7, 8 and 9.\n";
+  return out;
+}

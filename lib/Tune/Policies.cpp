@@ -1,0 +1,731 @@
+//===- Policies.cpp - random, heuristic and evolutionary search ----------===//
+
+#include "kforge/Tune/Policies.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+using namespace kforge::tune;
+using llvm::StringRef;
+
+llvm::json::Value kforge::tune::toJSON(const HardwareProfile &p) {
+  return llvm::json::Object{{"target", p.target},
+                            {"name", p.name},
+                            {"multiprocessors", p.multiprocessors},
+                            {"max_threads_per_block", p.maxThreadsPerBlock},
+                            {"shared_bytes_per_block", p.sharedBytesPerBlock},
+                            {"registers_per_block", p.registersPerBlock},
+                            {"l2_bytes", p.l2Bytes}};
+}
+
+bool kforge::tune::fromJSON(const llvm::json::Value &value, HardwareProfile &p, llvm::json::Path path) {
+  llvm::json::ObjectMapper o(value, path);
+  return o && o.map("target", p.target) && o.map("name", p.name) && o.map("multiprocessors", p.multiprocessors) &&
+         o.map("max_threads_per_block", p.maxThreadsPerBlock) &&
+         o.map("shared_bytes_per_block", p.sharedBytesPerBlock) && o.map("registers_per_block", p.registersPerBlock) &&
+         o.map("l2_bytes", p.l2Bytes);
+}
+
+//===----------------------------------------------------------------------===//
+// Building blocks
+//===----------------------------------------------------------------------===//
+
+static const std::vector<int64_t> kSizes = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+static const std::vector<int64_t> kKSizes = {1, 2, 4, 8, 16, 32, 64};
+
+static std::vector<int64_t> dividing(int64_t extent, const std::vector<int64_t> &domain) {
+  std::vector<int64_t> out;
+  for (int64_t v : domain)
+    if (v <= extent && extent % v == 0)
+      out.push_back(v);
+  return out;
+}
+
+static bool coin(std::mt19937_64 &rng, double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; }
+
+template <typename T> static const T &pick(std::mt19937_64 &rng, const std::vector<T> &items) {
+  return items[std::uniform_int_distribution<size_t>(0, items.size() - 1)(rng)];
+}
+
+static Action tile(StringRef level, std::vector<int64_t> sizes) {
+  Action a;
+  a.kind = "tile";
+  a.level = level.str();
+  a.sizes = std::move(sizes);
+  return a;
+}
+static Action fuse(StringRef level) {
+  Action a;
+  a.kind = "fuse";
+  a.level = level.str();
+  return a;
+}
+static Action unroll(int64_t factor) {
+  Action a;
+  a.kind = "unroll";
+  a.factor = factor;
+  return a;
+}
+static Action vectorize() {
+  Action a;
+  a.kind = "vectorize";
+  return a;
+}
+
+static int phase(const Action &a) {
+  if (a.kind == "tile")
+    return a.level == "block" ? 10 : a.level == "thread" ? 30 : 50;
+  if (a.kind == "fuse")
+    return a.level == "block" ? 20 : 40;
+  return a.kind == "unroll" ? 60 : 70;
+}
+
+static void sortByPhase(Schedule &s) {
+  std::stable_sort(s.begin(), s.end(), [](const Action &a, const Action &b) { return phase(a) < phase(b); });
+}
+
+static Action *slot(Schedule &s, StringRef kind, StringRef level = "") {
+  for (Action &a : s)
+    if (a.kind == kind && a.level == level)
+      return &a;
+  return nullptr;
+}
+static const Action *slot(const Schedule &s, StringRef kind, StringRef level = "") {
+  return slot(const_cast<Schedule &>(s), kind, level);
+}
+
+static void removeSlot(Schedule &s, StringRef kind, StringRef level = "") {
+  llvm::erase_if(s, [&](const Action &a) { return a.kind == kind && a.level == level; });
+}
+
+static bool valid(const Schedule &s, const PayloadFacts &facts, const HardwareProfile &profile) {
+  return validateSchedule(s, facts, profile.target).empty();
+}
+
+static bool gpu(const HardwareProfile &profile) { return profile.target == "gpu"; }
+
+/// Extent of parallel loop d inside the block tile of `s`.
+static int64_t blockExtent(const Schedule &s, const PayloadFacts &facts, size_t d) {
+  const Action *block = slot(s, "tile", "block");
+  return block && block->sizes[d] > 0 ? block->sizes[d] : facts.parallelSizes[d];
+}
+
+/// Adds the fusions the target requires (GPU: producers must follow every tiled level); `always`: on the CPU
+/// too (the heuristic's choice: unfused producers run as plain loops).
+static void addRequiredFusions(Schedule &s, const PayloadFacts &facts, const HardwareProfile &profile,
+                               bool always = false) {
+  if (facts.linalgOps < 2 || (!gpu(profile) && !always))
+    return;
+  if (slot(s, "tile", "block") && !slot(s, "fuse", "block"))
+    s.push_back(fuse("block"));
+  if (slot(s, "tile", "thread") && !slot(s, "fuse", "thread"))
+    s.push_back(fuse("thread"));
+  sortByPhase(s);
+}
+
+static std::vector<int64_t> randomSizes(const PayloadFacts &facts, const Schedule &s, bool thread,
+                                        std::mt19937_64 &rng, const HardwareProfile &profile) {
+  size_t rank = facts.parallelSizes.size();
+  std::vector<int64_t> sizes(rank, 0);
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t extent = thread ? blockExtent(s, facts, d) : facts.parallelSizes[d];
+    std::vector<int64_t> options = dividing(extent, kSizes);
+    if (options.empty() || coin(rng, 0.15))
+      continue;
+    sizes[d] = pick(rng, options);
+  }
+  // A GPU grid / block has 3 dimensions: keep the innermost 3 tiled loops.
+  if (gpu(profile)) {
+    int tiled = 0;
+    for (size_t d = rank; d-- > 0;)
+      if (sizes[d] > 0 && ++tiled > 3)
+        sizes[d] = 0;
+  }
+  return sizes;
+}
+
+Schedule kforge::tune::randomSchedule(const PayloadFacts &facts, const HardwareProfile &profile,
+                                      std::mt19937_64 &rng) {
+  bool hasProducers = facts.linalgOps > 1;
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    Schedule s;
+    if (gpu(profile) || coin(rng, 0.9))
+      s.push_back(tile("block", randomSizes(facts, s, false, rng, profile)));
+    if (slot(s, "tile", "block") && hasProducers && (gpu(profile) || coin(rng, 0.7)))
+      s.push_back(fuse("block"));
+    if (slot(s, "tile", "block") && coin(rng, gpu(profile) ? 0.85 : 0.6))
+      s.push_back(tile("thread", randomSizes(facts, s, true, rng, profile)));
+    if (slot(s, "fuse", "block") && slot(s, "tile", "thread") && (gpu(profile) || coin(rng, 0.7)))
+      s.push_back(fuse("thread"));
+    if (!facts.contractionOp.empty() && coin(rng, 0.8)) {
+      std::vector<int64_t> ks = dividing(facts.contractionK, kKSizes);
+      if (!ks.empty())
+        s.push_back(tile("reduction", {pick(rng, ks)}));
+    }
+    if (slot(s, "tile", "reduction") && coin(rng, 0.3))
+      s.push_back(unroll(pick(rng, std::vector<int64_t>{2, 4, 8})));
+    if (coin(rng, 0.7))
+      s.push_back(vectorize());
+    if (valid(s, facts, profile))
+      return s;
+  }
+  return {};
+}
+
+/// Changes one parameter of one action: to a neighbouring value (x2 or /2) or, aggressively, to any value.
+static bool mutateParameter(Schedule &s, const PayloadFacts &facts, std::mt19937_64 &rng, bool aggressive,
+                            std::string &step) {
+  std::vector<size_t> candidates;
+  for (size_t i = 0; i < s.size(); ++i)
+    if (s[i].kind == "tile" || s[i].kind == "unroll")
+      candidates.push_back(i);
+  if (candidates.empty())
+    return false;
+  Action &a = s[pick(rng, candidates)];
+  if (a.kind == "unroll") {
+    std::vector<int64_t> factors;
+    for (int64_t f : {2, 4, 8})
+      if (f != a.factor)
+        factors.push_back(f);
+    a.factor = pick(rng, factors);
+    step = "mutate " + describe(a);
+    return true;
+  }
+  size_t d = std::uniform_int_distribution<size_t>(0, a.sizes.size() - 1)(rng);
+  int64_t extent = a.level == "reduction" ? facts.contractionK
+                   : a.level == "thread"  ? blockExtent(s, facts, d)
+                                          : facts.parallelSizes[d];
+  std::vector<int64_t> options = dividing(extent, a.level == "reduction" ? kKSizes : kSizes);
+  if (a.level != "reduction")
+    options.insert(options.begin(), 0);
+  llvm::erase(options, a.sizes[d]);
+  if (options.empty())
+    return false;
+  int64_t value;
+  if (aggressive) {
+    value = pick(rng, options);
+  } else {
+    std::vector<int64_t> near;
+    for (int64_t v : options)
+      if (v != 0 && (v == a.sizes[d] * 2 || v * 2 == a.sizes[d]))
+        near.push_back(v);
+    value = near.empty() ? pick(rng, options) : pick(rng, near);
+  }
+  a.sizes[d] = value;
+  step = "mutate " + describe(a);
+  return true;
+}
+
+/// Adds one action slot the schedule lacks, or removes one (with what depends on it).
+static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwareProfile &profile,
+                        std::mt19937_64 &rng, std::string &step) {
+  std::vector<std::string> adds, removes;
+  if (!slot(s, "tile", "block"))
+    adds.push_back("tile-block");
+  if (slot(s, "tile", "block") && !slot(s, "tile", "thread"))
+    adds.push_back("tile-thread");
+  if (!facts.contractionOp.empty() && !slot(s, "tile", "reduction"))
+    adds.push_back("tile-reduction");
+  if (slot(s, "tile", "reduction") && !slot(s, "unroll"))
+    adds.push_back("unroll");
+  if (!slot(s, "vectorize"))
+    adds.push_back("vectorize");
+  if (facts.linalgOps > 1 && !gpu(profile)) {
+    if (slot(s, "tile", "block") && !slot(s, "fuse", "block"))
+      adds.push_back("fuse-block");
+    if (slot(s, "fuse", "block") && slot(s, "tile", "thread") && !slot(s, "fuse", "thread"))
+      adds.push_back("fuse-thread");
+  }
+  if (slot(s, "tile", "thread"))
+    removes.push_back("tile-thread");
+  if (slot(s, "tile", "reduction"))
+    removes.push_back("tile-reduction");
+  if (slot(s, "unroll"))
+    removes.push_back("unroll");
+  if (slot(s, "vectorize"))
+    removes.push_back("vectorize");
+  if (!gpu(profile) && slot(s, "fuse", "thread"))
+    removes.push_back("fuse-thread");
+  bool add = !adds.empty() && (removes.empty() || coin(rng, 0.5));
+  if (!add && removes.empty())
+    return false;
+  std::string what = add ? pick(rng, adds) : pick(rng, removes);
+  if (add) {
+    Action added;
+    if (what == "tile-block") {
+      added = tile("block", randomSizes(facts, s, false, rng, profile));
+    } else if (what == "tile-thread") {
+      added = tile("thread", randomSizes(facts, s, true, rng, profile));
+    } else if (what == "tile-reduction") {
+      std::vector<int64_t> ks = dividing(facts.contractionK, kKSizes);
+      if (ks.empty())
+        return false;
+      added = tile("reduction", {pick(rng, ks)});
+    } else if (what == "unroll") {
+      added = unroll(pick(rng, std::vector<int64_t>{2, 4, 8}));
+    } else if (what == "vectorize") {
+      added = vectorize();
+    } else {
+      added = fuse(what == "fuse-block" ? "block" : "thread");
+    }
+    s.push_back(added);
+    addRequiredFusions(s, facts, profile);
+    sortByPhase(s);
+    step = "add " + describe(added);
+    return true;
+  }
+  if (what == "tile-thread") {
+    removeSlot(s, "tile", "thread");
+    removeSlot(s, "fuse", "thread");
+  } else if (what == "tile-reduction") {
+    removeSlot(s, "tile", "reduction");
+    removeSlot(s, "unroll");
+  } else if (what == "fuse-thread") {
+    removeSlot(s, "fuse", "thread");
+  } else {
+    removeSlot(s, what);
+  }
+  step = "remove " + what;
+  return true;
+}
+
+Schedule kforge::tune::mutateSchedule(const Schedule &parent, const PayloadFacts &facts,
+                                      const HardwareProfile &profile, std::mt19937_64 &rng, bool aggressive,
+                                      std::string &step) {
+  std::string parentHash = scheduleHash(parent);
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    Schedule s = parent;
+    std::string what;
+    bool changed = coin(rng, 0.65) ? mutateParameter(s, facts, rng, aggressive, what)
+                                   : addOrRemove(s, facts, profile, rng, what);
+    if (changed && valid(s, facts, profile) && scheduleHash(s) != parentHash) {
+      step = what;
+      return s;
+    }
+  }
+  step.clear();
+  return parent;
+}
+
+Schedule kforge::tune::crossoverSchedules(const Schedule &a, const Schedule &b, const PayloadFacts &facts,
+                                          const HardwareProfile &profile, std::mt19937_64 &rng) {
+  static const std::pair<const char *, const char *> slots[] = {{"tile", "block"},   {"fuse", "block"},
+                                                                {"tile", "thread"},  {"fuse", "thread"},
+                                                                {"tile", "reduction"}, {"unroll", ""},
+                                                                {"vectorize", ""}};
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    Schedule child;
+    for (auto [kind, level] : slots) {
+      const Action *fromA = slot(a, kind, level), *fromB = slot(b, kind, level);
+      const Action *chosen = coin(rng, 0.5) ? fromA : fromB;
+      if (!chosen && fromA && fromB)
+        chosen = fromA;
+      if (chosen)
+        child.push_back(*chosen);
+    }
+    addRequiredFusions(child, facts, profile);
+    if (valid(child, facts, profile))
+      return child;
+  }
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Heuristic
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A block tile x thread tile configuration with a rough merit, for ranking.
+struct TileConfig {
+  std::vector<int64_t> block, thread;
+  int64_t k = 0;
+  double merit = 0;
+};
+} // namespace
+
+/// Matmul-like roots (the last two parallel loops are the output's rows and columns): output tiles that
+/// reuse operands (large block tiles, 2-D thread tiles of 16-64 accumulators), enough blocks to fill every
+/// multiprocessor, and blocks of 64-512 threads.
+static std::vector<TileConfig> contractionConfigs(const PayloadFacts &facts, const HardwareProfile &profile) {
+  size_t rank = facts.parallelSizes.size();
+  int64_t m = facts.parallelSizes[rank - 2], n = facts.parallelSizes[rank - 1];
+  int64_t batch = 1;
+  for (size_t d = 0; d + 2 < rank; ++d)
+    batch *= facts.parallelSizes[d];
+  std::vector<TileConfig> configs;
+  bool isGpu = gpu(profile);
+  std::vector<int64_t> blockSizes = isGpu ? std::vector<int64_t>{32, 64, 128} : std::vector<int64_t>{32, 64, 128};
+  std::vector<std::pair<int64_t, int64_t>> threadTiles = {{4, 4}, {4, 8}, {8, 4}, {8, 8}, {2, 4}, {4, 2}};
+  for (int64_t bm : blockSizes)
+    for (int64_t bn : blockSizes)
+      for (auto [tm, tn] : threadTiles) {
+        if (m % bm || n % bn || bm % tm || bn % tn)
+          continue;
+        int64_t threads = (bm / tm) * (bn / tn);
+        int64_t blocks = batch * (m / bm) * (n / bn);
+        if (isGpu && (threads < 64 || threads > std::min<int64_t>(512, profile.maxThreadsPerBlock)))
+          continue;
+        if (!isGpu && tm * tn > 64)
+          continue;
+        double reuse = double(bm * bn) / double(bm + bn);      // operand reuse of the block tile
+        double regs = double(tm * tn) / double(tm + tn);         // operand reuse in registers
+        double fill = isGpu ? std::min(1.0, double(blocks) / (2.0 * profile.multiprocessors))
+                            : std::min(1.0, double(blocks) / (4.0 * profile.multiprocessors));
+        TileConfig c;
+        c.block.assign(rank, 0);
+        c.thread.assign(rank, 0);
+        for (size_t d = 0; d + 2 < rank; ++d)
+          c.block[d] = c.thread[d] = 1;
+        c.block[rank - 2] = bm;
+        c.block[rank - 1] = bn;
+        c.thread[rank - 2] = tm;
+        c.thread[rank - 1] = tn;
+        c.k = isGpu ? 4 : 8;
+        c.merit = reuse * regs * fill * (isGpu && threads == 256 ? 1.1 : 1.0);
+        configs.push_back(c);
+      }
+  std::stable_sort(configs.begin(), configs.end(),
+                   [](const TileConfig &a, const TileConfig &b) { return a.merit > b.merit; });
+  return configs;
+}
+
+/// Other roots (elementwise chains, row reductions): GPU blocks of rows with a thread per row segment of
+/// 1-8 elements (a whole row per thread when the payload reduces rows, so no thread recomputes a
+/// reduction); CPU tiles of rows.
+static std::vector<TileConfig> rowConfigs(const PayloadFacts &facts, const HardwareProfile &profile) {
+  size_t rank = facts.parallelSizes.size();
+  std::vector<TileConfig> configs;
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < rank; ++d)
+    rows *= facts.parallelSizes[d];
+  int64_t cols = facts.parallelSizes[rank - 1];
+  bool reducesRows = facts.reductionOps > 0;
+  auto make = [&](int64_t blockRows, int64_t blockCols, int64_t threadRows, int64_t threadCols, double merit) {
+    TileConfig c;
+    c.block.assign(rank, 0);
+    c.thread.assign(rank, 0);
+    for (size_t d = 0; d + 1 < rank; ++d)
+      c.block[d] = c.thread[d] = 1;
+    if (rank >= 2) {
+      c.block[rank - 2] = blockRows;
+      c.thread[rank - 2] = threadRows;
+    }
+    c.block[rank - 1] = blockCols;
+    c.thread[rank - 1] = threadCols;
+    c.merit = merit;
+    configs.push_back(c);
+  };
+  int64_t lastRows = rank >= 2 ? facts.parallelSizes[rank - 2] : 1;
+  for (int64_t br : {256, 128, 64, 32}) {
+    if (rank < 2 || lastRows % br)
+      continue;
+    if (reducesRows)
+      make(br, 0, 1, 0, double(br) / 256.0); // a whole row per thread
+  }
+  if (!reducesRows) {
+    for (int64_t v : {4, 2, 8, 1})
+      for (int64_t threadsX : {256, 128, 512}) {
+        int64_t bc = v * threadsX;
+        if (cols % bc)
+          continue;
+        if (rank >= 2)
+          make(1, bc, 1, v, (v == 4 ? 2.0 : 1.0) * (threadsX == 256 ? 1.1 : 1.0));
+        else
+          make(0, bc, 0, v, 1.0);
+      }
+  }
+  (void)rows;
+  (void)profile;
+  std::stable_sort(configs.begin(), configs.end(),
+                   [](const TileConfig &a, const TileConfig &b) { return a.merit > b.merit; });
+  return configs;
+}
+
+std::vector<Proposal> kforge::tune::heuristicSchedules(const PayloadFacts &facts, const HardwareProfile &profile) {
+  std::vector<Proposal> out;
+  llvm::StringSet<> seen;
+  auto add = [&](Schedule s, std::string parentHash, std::string step) {
+    addRequiredFusions(s, facts, profile, /*always=*/true);
+    sortByPhase(s);
+    if (!valid(s, facts, profile) || !seen.insert(scheduleHash(s)).second)
+      return std::string();
+    Proposal p;
+    p.schedule = s;
+    p.policy = "heuristic";
+    p.parentHash = std::move(parentHash);
+    p.step = std::move(step);
+    out.push_back(std::move(p));
+    return scheduleHash(s);
+  };
+  bool contraction = !facts.contractionOp.empty() && facts.parallelSizes.size() >= 2;
+  std::vector<TileConfig> configs = contraction ? contractionConfigs(facts, profile) : rowConfigs(facts, profile);
+  if (configs.empty())
+    return out;
+
+  // The best-ranked configuration, built one action at a time (each step a trial).
+  const TileConfig &best = configs.front();
+  Schedule s;
+  s.push_back(tile("block", best.block));
+  if (facts.linalgOps > 1)
+    s.push_back(fuse("block"));
+  std::string h = add(s, "", "add " + describe(s.back()));
+  s.push_back(tile("thread", best.thread));
+  if (facts.linalgOps > 1)
+    s.push_back(fuse("thread"));
+  h = add(s, h, "add tile(thread)");
+  if (contraction) {
+    s.push_back(tile("reduction", {best.k}));
+    h = add(s, h, "add " + describe(s.back()));
+  }
+  s.push_back(vectorize());
+  std::string full = add(s, h, "add vectorize");
+  if (full.empty()) {
+    s.pop_back(); // the tile is too large to vectorize
+    full = h;
+  }
+  if (contraction) {
+    Schedule unrolled = s;
+    unrolled.push_back(unroll(2));
+    add(unrolled, full, "add unroll(2)");
+  }
+
+  // Variants: the other ranked configurations, fully scheduled, then other K steps for the best few.
+  for (size_t i = 1; i < configs.size() && i < 12; ++i) {
+    Schedule v;
+    v.push_back(tile("block", configs[i].block));
+    v.push_back(tile("thread", configs[i].thread));
+    if (contraction)
+      v.push_back(tile("reduction", {configs[i].k}));
+    v.push_back(vectorize());
+    addRequiredFusions(v, facts, profile, /*always=*/true);
+    if (!valid(v, facts, profile))
+      removeSlot(v, "vectorize"); // too large to vectorize: keep the tiles
+    add(v, "", "heuristic variant " + std::to_string(i));
+  }
+  if (contraction) {
+    for (size_t i = 0; i < configs.size() && i < 3; ++i)
+      for (int64_t k : {8, 16, 2}) {
+        Schedule v;
+        v.push_back(tile("block", configs[i].block));
+        v.push_back(tile("thread", configs[i].thread));
+        v.push_back(tile("reduction", {k}));
+        v.push_back(vectorize());
+        add(v, "", "heuristic K step " + std::to_string(k));
+      }
+  }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Policies
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The history's schedules by hash, so no policy proposes a schedule twice.
+class Seen {
+public:
+  explicit Seen(llvm::ArrayRef<TrialRecord> history) {
+    for (const TrialRecord &r : history)
+      hashes.insert(r.hash);
+  }
+  bool insert(const Schedule &s) { return hashes.insert(scheduleHash(s)).second; }
+  bool contains(const std::string &hash) const { return hashes.contains(hash); }
+
+private:
+  llvm::StringSet<> hashes;
+};
+
+/// Seeded from the run's seed and how much history there is, so a resumed run continues the same sequence.
+static std::mt19937_64 rngFor(uint64_t seed, size_t historySize, uint64_t salt) {
+  std::seed_seq sequence{seed, static_cast<uint64_t>(historySize), salt};
+  return std::mt19937_64(sequence);
+}
+
+class RandomPolicy : public Policy {
+public:
+  RandomPolicy(const PayloadFacts &facts, const HardwareProfile &profile, uint64_t seed)
+      : facts(facts), profile(profile), seed(seed) {}
+  std::string name() const override { return "random"; }
+  std::vector<Proposal> propose(llvm::ArrayRef<TrialRecord> history, int count) override {
+    std::mt19937_64 rng = rngFor(seed, history.size(), 1);
+    Seen seen(history);
+    std::vector<Proposal> out;
+    for (int attempt = 0; attempt < count * 20 && static_cast<int>(out.size()) < count; ++attempt) {
+      Schedule s = randomSchedule(facts, profile, rng);
+      if (s.empty() || !seen.insert(s))
+        continue;
+      out.push_back({s, "random", "", "", "random schedule"});
+    }
+    return out;
+  }
+
+private:
+  PayloadFacts facts;
+  HardwareProfile profile;
+  uint64_t seed;
+};
+
+class HeuristicPolicy : public Policy {
+public:
+  HeuristicPolicy(const PayloadFacts &facts, const HardwareProfile &profile)
+      : guesses(heuristicSchedules(facts, profile)) {}
+  std::string name() const override { return "heuristic"; }
+  std::vector<Proposal> propose(llvm::ArrayRef<TrialRecord> history, int count) override {
+    Seen seen(history);
+    std::vector<Proposal> out;
+    for (const Proposal &p : guesses) {
+      if (static_cast<int>(out.size()) >= count)
+        break;
+      // A step builds on the previous one: propose it once its parent has been tried.
+      if (!p.parentHash.empty() && !seen.contains(p.parentHash) &&
+          llvm::none_of(out, [&](const Proposal &o) { return scheduleHash(o.schedule) == p.parentHash; }))
+        continue;
+      if (seen.insert(p.schedule))
+        out.push_back(p);
+    }
+    return out;
+  }
+
+private:
+  std::vector<Proposal> guesses;
+};
+
+/// Islands with different appetites for risk.
+struct Island {
+  const char *name;
+  double crossoverRate;
+  int mutations; ///< Mutations applied to each child.
+  bool aggressive;
+};
+static const Island kIslands[] = {{"aggressive", 0.5, 2, true}, {"balanced", 0.3, 1, false},
+                                  {"conservative", 0.1, 1, false}};
+
+class EvolvePolicy : public Policy {
+public:
+  EvolvePolicy(const PayloadFacts &facts, const HardwareProfile &profile, uint64_t seed, int population = 8)
+      : facts(facts), profile(profile), seed(seed), population(population) {}
+  std::string name() const override { return "evolve"; }
+
+  std::vector<Proposal> propose(llvm::ArrayRef<TrialRecord> history, int count) override {
+    std::mt19937_64 rng = rngFor(seed, history.size(), 2);
+    Seen seen(history);
+    std::vector<const TrialRecord *> measured;
+    for (const TrialRecord &r : history)
+      if (r.status == "correct" && r.timeMs > 0 && !r.schedule.empty())
+        measured.push_back(&r);
+    std::stable_sort(measured.begin(), measured.end(),
+                     [](const TrialRecord *a, const TrialRecord *b) { return a->timeMs < b->timeMs; });
+    std::vector<Proposal> out;
+    for (int attempt = 0; attempt < count * 20 && static_cast<int>(out.size()) < count; ++attempt) {
+      const Island &island = kIslands[out.size() % 3];
+      // Until something is measured the population is random.
+      if (measured.empty()) {
+        Schedule s = randomSchedule(facts, profile, rng);
+        if (!s.empty() && seen.insert(s))
+          out.push_back({s, "evolve", island.name, "", "random seed of the population"});
+        continue;
+      }
+      std::vector<const TrialRecord *> pool = islandPool(measured, island.name);
+      const TrialRecord *a = tournament(pool, rng), *b = tournament(pool, rng);
+      Schedule child = a->schedule;
+      std::string step;
+      if (a != b && coin(rng, island.crossoverRate)) {
+        Schedule crossed = crossoverSchedules(a->schedule, b->schedule, facts, profile, rng);
+        if (!crossed.empty()) {
+          child = crossed;
+          step = "crossover of #" + std::to_string(a->id) + " and #" + std::to_string(b->id);
+        }
+      }
+      for (int i = 0; i < island.mutations || step.empty(); ++i) {
+        std::string what;
+        child = mutateSchedule(child, facts, profile, rng, island.aggressive, what);
+        if (what.empty())
+          break;
+        step += (step.empty() ? "" : ", ") + what;
+        if (i + 1 >= island.mutations)
+          break;
+      }
+      if (step.empty() || !seen.insert(child))
+        continue;
+      out.push_back({child, "evolve", island.name, a->hash, step});
+    }
+    return out;
+  }
+
+private:
+  /// The island's best members plus the global best two (elitism and migration).
+  std::vector<const TrialRecord *> islandPool(llvm::ArrayRef<const TrialRecord *> measured, StringRef island) {
+    std::vector<const TrialRecord *> pool;
+    for (const TrialRecord *r : measured)
+      if (r->island == island && static_cast<int>(pool.size()) < population)
+        pool.push_back(r);
+    for (size_t i = 0; i < measured.size() && i < 2; ++i)
+      if (!llvm::is_contained(pool, measured[i]))
+        pool.push_back(measured[i]);
+    for (size_t i = 0; i < measured.size() && static_cast<int>(pool.size()) < population; ++i)
+      if (!llvm::is_contained(pool, measured[i]))
+        pool.push_back(measured[i]);
+    return pool;
+  }
+  static const TrialRecord *tournament(llvm::ArrayRef<const TrialRecord *> pool, std::mt19937_64 &rng) {
+    std::uniform_int_distribution<size_t> any(0, pool.size() - 1);
+    const TrialRecord *a = pool[any(rng)], *b = pool[any(rng)];
+    return a->timeMs <= b->timeMs ? a : b;
+  }
+
+  PayloadFacts facts;
+  HardwareProfile profile;
+  uint64_t seed;
+  int population;
+};
+
+/// Heuristic's guesses first, then evolve (seeded by everything measured so far).
+class HeuristicThenEvolve : public Policy {
+public:
+  HeuristicThenEvolve(const PayloadFacts &facts, const HardwareProfile &profile, uint64_t seed)
+      : heuristic(facts, profile), evolve(facts, profile, seed) {}
+  std::string name() const override { return "heuristic+evolve"; }
+  std::vector<Proposal> propose(llvm::ArrayRef<TrialRecord> history, int count) override {
+    std::vector<Proposal> out = heuristic.propose(history, count);
+    if (static_cast<int>(out.size()) < count) {
+      // Evolve must not propose what the heuristic just did: show it those as tried.
+      std::vector<TrialRecord> extended(history.begin(), history.end());
+      for (const Proposal &p : out) {
+        TrialRecord r;
+        r.schedule = p.schedule;
+        r.hash = scheduleHash(p.schedule);
+        r.status = "pending";
+        extended.push_back(r);
+      }
+      for (Proposal &p : evolve.propose(extended, count - static_cast<int>(out.size())))
+        out.push_back(std::move(p));
+    }
+    return out;
+  }
+
+private:
+  HeuristicPolicy heuristic;
+  EvolvePolicy evolve;
+};
+
+} // namespace
+
+std::unique_ptr<Policy> kforge::tune::createPolicy(StringRef name, const PayloadFacts &facts,
+                                                   const HardwareProfile &profile, uint64_t seed,
+                                                   std::string &error) {
+  if (name == "random")
+    return std::make_unique<RandomPolicy>(facts, profile, seed);
+  if (name == "heuristic")
+    return std::make_unique<HeuristicPolicy>(facts, profile);
+  if (name == "evolve")
+    return std::make_unique<EvolvePolicy>(facts, profile, seed);
+  if (name == "heuristic+evolve")
+    return std::make_unique<HeuristicThenEvolve>(facts, profile, seed);
+  error = "unknown policy '" + name.str() + "' (expected random, heuristic, evolve or heuristic+evolve)";
+  return nullptr;
+}

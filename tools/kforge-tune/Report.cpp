@@ -1,0 +1,192 @@
+//===- Report.cpp - a tuning run's report: markdown and an SVG plot -------===//
+
+#include "Report.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+using namespace kforge::tune;
+namespace json = llvm::json;
+
+static std::string joinPath(llvm::StringRef a, llvm::StringRef b) {
+  llvm::SmallString<256> path(a);
+  llvm::sys::path::append(path, b);
+  return std::string(path);
+}
+
+static std::string escapeXml(llvm::StringRef text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+    case '<': out += "&lt;"; break;
+    case '>': out += "&gt;"; break;
+    case '&': out += "&amp;"; break;
+    case '"': out += "&quot;"; break;
+    default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string kforge::tune::bestSoFarSvg(const std::vector<std::pair<int, double>> &bestSoFar, double baselineMs,
+                                       const std::string &title) {
+  const double width = 640, height = 360, left = 70, right = 20, top = 40, bottom = 50;
+  std::string svg;
+  llvm::raw_string_ostream os(svg);
+  os << llvm::formatv("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
+                      "viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" font-size=\"12\">\n",
+                      width, height);
+  os << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  os << llvm::formatv("<text x=\"{0}\" y=\"22\" font-size=\"14\">{1}</text>\n", left, escapeXml(title));
+  if (bestSoFar.empty()) {
+    os << llvm::formatv("<text x=\"{0}\" y=\"{1}\">no correct kernel yet</text>\n</svg>\n", left, height / 2);
+    return svg;
+  }
+  double lo = bestSoFar.back().second, hi = std::max(bestSoFar.front().second, baselineMs);
+  for (auto &[t, ms] : bestSoFar)
+    lo = std::min(lo, ms);
+  lo /= 1.2;
+  hi *= 1.2;
+  int lastTrial = std::max(1, bestSoFar.back().first);
+  auto x = [&](double trial) { return left + (width - left - right) * trial / lastTrial; };
+  auto y = [&](double ms) {
+    return top + (height - top - bottom) * (std::log(hi) - std::log(ms)) / (std::log(hi) - std::log(lo));
+  };
+  // Axes, with the log-scale time ticks at powers of ten and their halves.
+  os << llvm::formatv("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"black\"/>\n", left, top,
+                      height - bottom);
+  os << llvm::formatv("<line x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\" stroke=\"black\"/>\n", left, width - right,
+                      height - bottom);
+  for (double decade = std::pow(10, std::floor(std::log10(lo))); decade <= hi; decade *= 10)
+    for (double tick : {decade, 2 * decade, 5 * decade}) {
+      if (tick < lo || tick > hi)
+        continue;
+      os << llvm::formatv("<line x1=\"{0}\" y1=\"{1:F1}\" x2=\"{2}\" y2=\"{1:F1}\" stroke=\"#ddd\"/>\n", left, y(tick),
+                          width - right);
+      os << llvm::formatv("<text x=\"{0}\" y=\"{1:F1}\" text-anchor=\"end\">{2}</text>\n", left - 6, y(tick) + 4,
+                          tick);
+    }
+  for (int i = 0; i <= 4; ++i) {
+    int trial = lastTrial * i / 4;
+    os << llvm::formatv("<text x=\"{0:F1}\" y=\"{1}\" text-anchor=\"middle\">{2}</text>\n", x(trial),
+                        height - bottom + 18, trial);
+  }
+  os << llvm::formatv("<text x=\"{0}\" y=\"{1}\" text-anchor=\"middle\">trial</text>\n", (left + width - right) / 2,
+                      height - 10);
+  os << llvm::formatv("<text x=\"16\" y=\"{0}\" transform=\"rotate(-90 16 {0})\" text-anchor=\"middle\">best time "
+                      "so far (ms, log scale)</text>\n",
+                      (top + height - bottom) / 2);
+  if (baselineMs > 0) {
+    os << llvm::formatv("<line x1=\"{0}\" y1=\"{1:F1}\" x2=\"{2}\" y2=\"{1:F1}\" stroke=\"#c33\" "
+                        "stroke-dasharray=\"4 3\"/>\n",
+                        left, y(baselineMs), width - right);
+    os << llvm::formatv("<text x=\"{0}\" y=\"{1:F1}\" text-anchor=\"end\" fill=\"#c33\">baseline</text>\n",
+                        width - right, y(baselineMs) - 4);
+  }
+  // Best-so-far is a step function.
+  os << "<polyline fill=\"none\" stroke=\"#1f6fb4\" stroke-width=\"2\" points=\"";
+  double previous = -1;
+  for (auto &[trial, ms] : bestSoFar) {
+    if (previous > 0)
+      os << llvm::formatv("{0:F1},{1:F1} ", x(trial), y(previous));
+    os << llvm::formatv("{0:F1},{1:F1} ", x(trial), y(ms));
+    previous = ms;
+  }
+  os << "\"/>\n</svg>\n";
+  return svg;
+}
+
+void kforge::tune::writeReport(const std::string &runDir, const std::vector<json::Object> &records,
+                               const json::Object &run) {
+  double baselineMs = 0;
+  std::vector<const json::Object *> candidates, correct;
+  std::map<std::string, int> failures;
+  for (const json::Object &r : records) {
+    if (r.getString("kind") == llvm::StringRef("baseline")) {
+      baselineMs = r.getNumber("time_ms").value_or(0);
+      continue;
+    }
+    candidates.push_back(&r);
+    std::string status = r.getString("status").value_or("").str();
+    if (status == "correct" && r.getNumber("time_ms"))
+      correct.push_back(&r);
+    else
+      ++failures[status + (r.getString("stage") ? " at " + r.getString("stage")->str() : "")];
+  }
+  std::vector<std::pair<int, double>> bestSoFar;
+  double best = 0;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const json::Object *r = candidates[i];
+    if (r->getString("status") == llvm::StringRef("correct"))
+      if (auto t = r->getNumber("time_ms"); t && (best == 0 || *t < best))
+        best = *t;
+    if (best > 0)
+      bestSoFar.push_back({static_cast<int>(i + 1), best});
+  }
+  std::stable_sort(correct.begin(), correct.end(), [](const json::Object *a, const json::Object *b) {
+    return a->getNumber("time_ms").value_or(0) < b->getNumber("time_ms").value_or(0);
+  });
+
+  std::string payload = run.getString("payload").value_or("").str();
+  std::string target = run.getString("target").value_or("").str();
+  std::string title = "kforge-tune: " + llvm::sys::path::filename(payload).str() + " on " + target;
+  std::string md;
+  llvm::raw_string_ostream os(md);
+  os << "# " << title << "\n\n";
+  os << "- payload: `" << payload << "` (structural hash " << run.getString("payload_hash").value_or("").substr(0, 16)
+     << ")\n";
+  os << "- target: " << target;
+  if (const json::Object *hw = run.getObject("hardware"))
+    if (auto name = hw->getString("name"); name && !name->empty())
+      os << " (" << *name << ")";
+  os << "\n- policy: " << run.getString("policy").value_or("") << ", seed " << run.getInteger("seed").value_or(0)
+     << "\n";
+  os << llvm::formatv("- trials: {0} ({1} correct, {2} failed)\n", candidates.size(), correct.size(),
+                      candidates.size() - correct.size());
+  os << llvm::formatv("- baseline (untransformed{0}): {1:F4} ms\n", target == "gpu" ? ", naive GPU mapping" : "",
+                      baselineMs);
+  if (!correct.empty()) {
+    const json::Object *top = correct.front();
+    double t = *top->getNumber("time_ms");
+    os << llvm::formatv("- best: trial {0}, {1:F4} ms, {2:F2}x the baseline\n", *top->getInteger("id"), t,
+                        baselineMs > 0 ? baselineMs / t : 0.0);
+    os << "\nBest schedule (`best.mlir` replays it; `best/` holds the kernel):\n\n    "
+       << top->getString("description").value_or("") << "\n";
+  }
+  os << "\n![best time so far](report.svg)\n\n## Fastest candidates\n\n";
+  os << "| trial | time (ms) | speed-up | policy | step | schedule |\n|---:|---:|---:|---|---|---|\n";
+  for (size_t i = 0; i < correct.size() && i < 10; ++i) {
+    const json::Object *r = correct[i];
+    double t = *r->getNumber("time_ms");
+    os << llvm::formatv("| {0} | {1:F4} | {2:F2}x | {3} {4} | {5} | {6} |\n", *r->getInteger("id"), t,
+                        baselineMs > 0 ? baselineMs / t : 0.0, r->getString("policy").value_or(""),
+                        r->getString("island").value_or(""), r->getString("step").value_or(""),
+                        r->getString("description").value_or(""));
+  }
+  if (!failures.empty()) {
+    os << "\n## Failures\n\n| status | count |\n|---|---:|\n";
+    for (auto &[what, count] : failures)
+      os << "| " << what << " | " << count << " |\n";
+  }
+  os << "\nScore of a trial: " << "compiles x " << run.getObject("score")->getNumber("compiles").value_or(0)
+     << " + correct x " << run.getObject("score")->getNumber("correct").value_or(0) << " + "
+     << run.getObject("score")->getNumber("speedup").value_or(0)
+     << " x ln(previous best time / its time); every record is in db.jsonl.\n";
+
+  auto write = [&](const std::string &file, const std::string &text) {
+    if (llvm::Error e = llvm::writeToOutput(joinPath(runDir, file), [&](llvm::raw_ostream &out) {
+          out << text;
+          return llvm::Error::success();
+        }))
+      llvm::errs() << "kforge-tune: warning: cannot write " << file << ": " << llvm::toString(std::move(e)) << "\n";
+  };
+  write("report.md", md);
+  write("report.svg", bestSoFarSvg(bestSoFar, baselineMs, title));
+}

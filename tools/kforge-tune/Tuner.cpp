@@ -1,0 +1,808 @@
+//===- Tuner.cpp - kforge-tune's search loop ------------------------------===//
+
+#include "Tuner.h"
+
+#include "Database.h"
+#include "Report.h"
+
+#include "kforge/InitAll.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/Chrono.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <mutex>
+
+#ifndef KFORGE_VERSION
+#define KFORGE_VERSION "unknown"
+#endif
+
+using namespace kforge::tune;
+using llvm::StringRef;
+namespace json = llvm::json;
+
+//===----------------------------------------------------------------------===//
+// Files and processes
+//===----------------------------------------------------------------------===//
+
+static std::string joinPath(StringRef a, StringRef b) {
+  llvm::SmallString<256> path(a);
+  llvm::sys::path::append(path, b);
+  return std::string(path);
+}
+
+static std::string readText(StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  return buffer ? (*buffer)->getBuffer().str() : std::string();
+}
+
+static bool writeText(StringRef path, StringRef text) {
+  if (llvm::Error error = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+        os << text;
+        return llvm::Error::success();
+      })) {
+    llvm::errs() << "kforge-tune: error: cannot write " << path << ": " << llvm::toString(std::move(error)) << "\n";
+    return false;
+  }
+  return true;
+}
+
+static bool writeJSON(StringRef path, const json::Value &value) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", value) << "\n";
+  return writeText(path, text);
+}
+
+static std::optional<json::Value> readJSON(StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return std::nullopt;
+  llvm::Expected<json::Value> value = json::parse((*buffer)->getBuffer());
+  if (!value) {
+    llvm::consumeError(value.takeError());
+    return std::nullopt;
+  }
+  return std::move(*value);
+}
+
+/// Runs `program` with `args`, stdout and stderr to `log`. Returns the exit code (negative: did not finish).
+static int runProgram(StringRef program, llvm::ArrayRef<std::string> args, StringRef log, unsigned timeout,
+                      std::string &message) {
+  std::vector<StringRef> argv{program};
+  for (const std::string &a : args)
+    argv.push_back(a);
+  std::optional<StringRef> redirects[] = {StringRef(""), log, log};
+  return llvm::sys::ExecuteAndWait(program, argv, std::nullopt, redirects, timeout, 0, &message);
+}
+
+static double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+static std::string nowText() {
+  std::time_t t = std::time(nullptr);
+  char buffer[32];
+  std::strftime(buffer, sizeof(buffer), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buffer;
+}
+
+//===----------------------------------------------------------------------===//
+// The payload
+//===----------------------------------------------------------------------===//
+
+static std::optional<PayloadFacts> loadFacts(StringRef payloadPath, StringRef entry) {
+  mlir::DialectRegistry registry;
+  kforge::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  mlir::OwningOpRef<mlir::ModuleOp> payload = mlir::parseSourceFile<mlir::ModuleOp>(payloadPath, sourceMgr, &context);
+  if (!payload)
+    return std::nullopt;
+  llvm::FailureOr<PayloadFacts> facts = analyzePayload(*payload, entry);
+  if (failed(facts))
+    return std::nullopt;
+  return *facts;
+}
+
+//===----------------------------------------------------------------------===//
+// Evaluating one candidate
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct Candidate {
+  int id = 0;
+  Proposal proposal;
+  std::string dir, recipePath;
+  std::vector<int> actionLines;
+  // Compile outcome.
+  bool compiled = false;
+  std::string stage, compileStatus, message;
+  json::Array diagnostics;
+  int faultyAction = -1;
+  double compileSeconds = 0;
+};
+
+struct RunOutcome {
+  std::string status; ///< correct, incorrect, inconclusive, failed
+  double medianMs = 0;
+  std::string reason;
+  json::Value report = nullptr;
+  double seconds = 0;
+};
+
+} // namespace
+
+/// kforge-compile for one candidate (recipe empty: the untransformed payload; `naive`: the GPU reference).
+static void compileCandidate(const TuneConfig &config, const Tools &tools, Candidate &c, bool naive) {
+  auto start = std::chrono::steady_clock::now();
+  llvm::sys::fs::create_directories(c.dir);
+  std::string diagnosticsPath = joinPath(c.dir, "diagnostics.json");
+  std::vector<std::string> args = {config.payloadPath, "-o", c.dir, "--target", config.target,
+                                   "--chip", config.chip, "--diagnostics-json", diagnosticsPath,
+                                   "--timeout", std::to_string(config.compileTimeout),
+                                   "--memory-limit-mb", std::to_string(config.memoryLimitMB)};
+  if (config.useCache)
+    args.insert(args.end(), {"--cache-dir", joinPath(config.runDir, "cache")});
+  if (!config.entry.empty())
+    args.insert(args.end(), {"--entry", config.entry});
+  if (naive)
+    args.push_back("--naive");
+  else if (!c.recipePath.empty())
+    args.insert(args.end(), {"--recipe", c.recipePath});
+  std::string message;
+  int rc = runProgram(tools.compile, args, joinPath(c.dir, "compile.log"), config.compileTimeout + 30, message);
+  c.compileSeconds = secondsSince(start);
+  c.compiled = rc == 0;
+  std::optional<json::Value> report = readJSON(diagnosticsPath);
+  const json::Object *object = report ? report->getAsObject() : nullptr;
+  c.stage = object && object->getString("stage") ? object->getString("stage")->str() : "unknown";
+  c.compileStatus = object && object->getString("status") ? object->getString("status")->str()
+                                                          : (c.compiled ? "ok" : "failed");
+  if (object && object->getArray("diagnostics"))
+    c.diagnostics = *object->getArray("diagnostics");
+  if (object && object->getString("message"))
+    c.message = object->getString("message")->str();
+  if (!c.compiled && c.message.empty()) {
+    c.message = rc < 0 ? "kforge-compile did not finish: " + message : "kforge-compile failed (exit " +
+                                                                           std::to_string(rc) + ")";
+    for (const json::Value &d : c.diagnostics)
+      if (const json::Object *o = d.getAsObject(); o && o->getString("severity") == StringRef("error")) {
+        c.message = o->getString("message")->str();
+        break;
+      }
+  }
+  // Trace the first error located in the schedule back to the action that rendered it.
+  for (const json::Value &d : c.diagnostics) {
+    const json::Object *o = d.getAsObject();
+    if (!o || o->getString("severity") != StringRef("error") || !o->getInteger("line"))
+      continue;
+    std::optional<StringRef> file = o->getString("file");
+    if (file && !c.recipePath.empty() && llvm::sys::path::filename(*file) == llvm::sys::path::filename(c.recipePath)) {
+      c.faultyAction = actionAtLine(c.actionLines, static_cast<int>(*o->getInteger("line")),
+                                    static_cast<int>(c.proposal.schedule.size()));
+      break;
+    }
+  }
+}
+
+static RunOutcome runCandidate(const TuneConfig &config, const Tools &tools, StringRef candidateDir,
+                               StringRef referenceDir, int seeds, int reps) {
+  auto start = std::chrono::steady_clock::now();
+  RunOutcome outcome;
+  std::string output = joinPath(candidateDir, "run.json");
+  std::vector<std::string> args = {"--candidate", candidateDir.str(), "--reference", referenceDir.str(),
+                                   "--seeds", std::to_string(seeds), "--reps", std::to_string(reps),
+                                   "--timeout", std::to_string(config.runTimeout), "--output", output};
+  if (config.target == "gpu" && !tools.runtime.empty())
+    args.insert(args.end(), {"--runtime", tools.runtime});
+  llvm::sys::fs::remove(output);
+  std::string message;
+  runProgram(tools.run, args, joinPath(candidateDir, "run.log"), config.runTimeout + 60, message);
+  outcome.seconds = secondsSince(start);
+  std::optional<json::Value> report = readJSON(output);
+  const json::Object *object = report ? report->getAsObject() : nullptr;
+  if (!object) {
+    outcome.status = "failed";
+    outcome.reason = "kforge-run wrote no report" + (message.empty() ? std::string() : ": " + message);
+    return outcome;
+  }
+  outcome.status = object->getString("status") ? object->getString("status")->str() : "failed";
+  if (object->getString("reason"))
+    outcome.reason = object->getString("reason")->str();
+  if (const json::Object *timing = object->getObject("timing"))
+    outcome.medianMs = timing->getNumber("median_ms").value_or(0);
+  outcome.report = json::Object(*object);
+  return outcome;
+}
+
+//===----------------------------------------------------------------------===//
+// Records
+//===----------------------------------------------------------------------===//
+
+static json::Object versions() {
+  return json::Object{{"kforge", KFORGE_VERSION}, {"llvm", LLVM_VERSION_STRING}};
+}
+
+/// The history as the policies see it.
+static std::vector<TrialRecord> historyOf(const Database &db) {
+  std::vector<TrialRecord> history;
+  for (const json::Object &record : db.records()) {
+    if (record.getString("kind") != StringRef("candidate"))
+      continue;
+    TrialRecord r;
+    r.id = static_cast<int>(record.getInteger("id").value_or(0));
+    if (const json::Value *schedule = record.get("schedule"))
+      parseSchedule(*schedule, r.schedule);
+    r.hash = record.getString("schedule_hash").value_or("").str();
+    r.status = record.getString("status").value_or("").str();
+    r.timeMs = record.getNumber("time_ms").value_or(0);
+    r.island = record.getString("island").value_or("").str();
+    history.push_back(std::move(r));
+  }
+  return history;
+}
+
+static const json::Object *baselineRecord(const Database &db) {
+  for (const json::Object &record : db.records())
+    if (record.getString("kind") == StringRef("baseline"))
+      return &record;
+  return nullptr;
+}
+
+static const json::Object *bestRecord(const Database &db) {
+  const json::Object *best = nullptr;
+  for (const json::Object &record : db.records()) {
+    if (record.getString("kind") != StringRef("candidate") || record.getString("status") != StringRef("correct"))
+      continue;
+    double t = record.getNumber("time_ms").value_or(0);
+    if (t > 0 && (!best || t < best->getNumber("time_ms").value_or(0)))
+      best = &record;
+  }
+  return best;
+}
+
+//===----------------------------------------------------------------------===//
+// Progress
+//===----------------------------------------------------------------------===//
+
+namespace {
+class Progress {
+public:
+  Progress(bool quiet, int total) : quiet(quiet), total(total), terminal(llvm::sys::Process::StandardErrIsDisplayed()) {}
+  void trial(int done, int failures, double bestSpeedup, double bestMs, double elapsed, const std::string &line) {
+    if (quiet)
+      return;
+    if (!terminal) {
+      llvm::errs() << line << "\n";
+      return;
+    }
+    double eta = done > 0 ? elapsed / done * std::max(0, total - done) : 0;
+    llvm::errs() << llvm::formatv("\r\x1b[K[kforge-tune] trial {0}/{1} | {2} failed | best {3:F2}x ({4:F3} ms) | "
+                                  "ETA {5}s",
+                                  done, total, failures, bestSpeedup, bestMs, static_cast<int>(eta));
+    llvm::errs().flush();
+  }
+  void note(const std::string &text) {
+    if (quiet)
+      return;
+    if (terminal)
+      llvm::errs() << "\r\x1b[K";
+    llvm::errs() << text << "\n";
+  }
+  void end() {
+    if (!quiet && terminal)
+      llvm::errs() << "\n";
+  }
+
+private:
+  bool quiet;
+  int total;
+  bool terminal;
+};
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// The run directory
+//===----------------------------------------------------------------------===//
+
+/// run.json: what the run tunes and how; a resumed run must match it.
+static json::Object runDescription(const TuneConfig &config, const PayloadFacts &facts) {
+  return json::Object{{"format", "kforge-tune-run/1"},
+                      {"payload", config.payloadPath},
+                      {"payload_hash", facts.structuralHash},
+                      {"facts", toJSON(facts)},
+                      {"target", config.target},
+                      {"chip", config.target == "gpu" ? json::Value(config.chip) : json::Value(nullptr)},
+                      {"entry", facts.entry},
+                      {"policy", config.policy},
+                      {"seed", static_cast<int64_t>(config.seed)},
+                      {"hardware", toJSON(config.profile)},
+                      {"score", json::Object{{"compiles", config.weights.compiles},
+                                             {"correct", config.weights.correct},
+                                             {"speedup", config.weights.speedup}}},
+                      {"versions", versions()}};
+}
+
+/// Exports the best schedule and its artifact; writes the report.
+static void finishRun(const TuneConfig &config, const PayloadFacts &facts, const Database &db, Progress &progress) {
+  const json::Object *best = bestRecord(db);
+  if (best) {
+    int id = static_cast<int>(best->getInteger("id").value_or(0));
+    Schedule schedule;
+    parseSchedule(*best->get("schedule"), schedule);
+    writeText(joinPath(config.runDir, "best.mlir"), renderSchedule(schedule, facts, config.target));
+    writeJSON(joinPath(config.runDir, "best.json"), json::Object(*best));
+    std::string from = joinPath(joinPath(config.runDir, "candidates"), std::to_string(id));
+    std::string to = joinPath(config.runDir, "best");
+    llvm::sys::fs::create_directories(to);
+    for (StringRef file : {"kernel.so", "kernel.json", "kernel.scheduled.mlir", "kernel.host.mlir"})
+      llvm::sys::fs::copy_file(joinPath(from, file), joinPath(to, file));
+  }
+  writeReport(config.runDir, db.records(), json::Object(runDescription(config, facts)));
+  progress.note(best ? "kforge-tune: best schedule in " + joinPath(config.runDir, "best.mlir") + ", kernel in " +
+                           joinPath(config.runDir, "best") + ", report in " + joinPath(config.runDir, "report.md")
+                     : "kforge-tune: no correct kernel found; report in " + joinPath(config.runDir, "report.md"));
+}
+
+/// Keeps what a later look needs (schedule, diagnostics, logs, run report) and drops the compiled files.
+static void pruneCandidate(const std::string &dir) {
+  for (StringRef file : {"kernel.so", "kernel.host.mlir"})
+    llvm::sys::fs::remove(joinPath(dir, file));
+}
+
+//===----------------------------------------------------------------------===//
+// The loop
+//===----------------------------------------------------------------------===//
+
+namespace {
+class Tuner {
+public:
+  Tuner(const TuneConfig &config, const Tools &tools, const PayloadFacts &facts, Database &db,
+        std::unique_ptr<Policy> policy)
+      : config(config), tools(tools), facts(facts), db(db), progress(config.quiet || config.json, config.trials),
+        policy(std::move(policy)) {}
+
+  int run() {
+    start = std::chrono::steady_clock::now();
+    if (!baselineRecord(db) && !measureBaseline())
+      return 1;
+    const json::Object *baseline = baselineRecord(db);
+    baselineMs = baseline->getNumber("time_ms").value_or(0);
+    bestMs = baselineMs;
+    if (const json::Object *best = bestRecord(db))
+      bestMs = std::min(bestMs, best->getNumber("time_ms").value_or(bestMs));
+    int done = 0, failures = 0, sinceImprovement = 0;
+    for (const json::Object &r : db.records())
+      if (r.getString("kind") == StringRef("candidate")) {
+        ++done;
+        if (r.getString("status") != StringRef("correct"))
+          ++failures;
+      }
+    if (done > 0)
+      progress.note("kforge-tune: resuming after " + std::to_string(done) + " finished trials");
+
+    std::string why;
+    unsigned jobs = config.jobs > 0 ? config.jobs : llvm::hardware_concurrency().compute_thread_count();
+    llvm::DefaultThreadPool pool(llvm::hardware_concurrency(jobs));
+    while (true) {
+      if (done >= config.trials) {
+        why = "trial budget reached";
+        break;
+      }
+      if (config.timeBudget > 0 && secondsSince(start) >= config.timeBudget) {
+        why = "time budget reached";
+        break;
+      }
+      if (config.earlyStop > 0 && sinceImprovement >= config.earlyStop) {
+        why = "no improvement in " + std::to_string(config.earlyStop) + " trials";
+        break;
+      }
+      int batch = std::min<int>(std::max<unsigned>(jobs, 2), config.trials - done);
+      std::vector<Proposal> proposals = policy->propose(historyOf(db), batch);
+      if (proposals.empty()) {
+        why = "the policy has nothing new to try";
+        break;
+      }
+      std::vector<Candidate> candidates = prepare(proposals);
+      for (Candidate &c : candidates)
+        pool.async([&, ptr = &c] { compileCandidate(config, tools, *ptr, /*naive=*/false); });
+      pool.wait();
+      for (Candidate &c : candidates) {
+        double before = bestMs;
+        json::Object record = evaluate(c);
+        if (llvm::Error e = db.append(record)) {
+          llvm::errs() << "kforge-tune: error: " << llvm::toString(std::move(e)) << "\n";
+          return 1;
+        }
+        ++done;
+        bool correct = record.getString("status") == StringRef("correct");
+        if (!correct)
+          ++failures;
+        sinceImprovement = bestMs < before ? 0 : sinceImprovement + 1;
+        if (!config.keepCandidates && (!correct || bestMs >= before))
+          pruneCandidate(c.dir);
+        progress.trial(done, failures, baselineMs / bestMs, bestMs, secondsSince(start), trialLine(record));
+      }
+    }
+    progress.end();
+    progress.note("kforge-tune: stopped: " + why);
+    finishRun(config, facts, db, progress);
+    if (config.json)
+      printSummary(why);
+    return bestRecord(db) ? 0 : 1;
+  }
+
+private:
+  bool measureBaseline() {
+    Candidate c;
+    c.dir = joinPath(config.runDir, "baseline");
+    compileCandidate(config, tools, c, /*naive=*/config.target == "gpu");
+    json::Object record{{"format", "kforge-tune-record/1"},
+                        {"id", 0},
+                        {"kind", "baseline"},
+                        {"schedule", json::Array()},
+                        {"description", config.target == "gpu" ? "naive GPU mapping (one thread per output point, "
+                                                                 "one kernel per op)"
+                                                               : "untransformed payload (loops)"},
+                        {"payload_hash", facts.structuralHash},
+                        {"target", config.target},
+                        {"versions", versions()},
+                        {"timestamp", nowText()},
+                        {"compile_s", c.compileSeconds}};
+    if (!c.compiled) {
+      llvm::errs() << "kforge-tune: error: the untransformed payload does not compile (" << c.stage
+                   << "): " << c.message << "\n";
+      return false;
+    }
+    // The baseline against itself: one seed (it is the reference), timed.
+    RunOutcome run = runCandidate(config, tools, c.dir, c.dir, 1, config.reps);
+    if (run.status != "correct" || run.medianMs <= 0) {
+      llvm::errs() << "kforge-tune: error: the untransformed payload does not run: " << run.reason << "\n";
+      if (config.target == "gpu")
+        llvm::errs() << "kforge-tune: note: is there a GPU, and is the runtime (" << tools.runtime
+                     << ") built? --target cpu tunes for the CPU\n";
+      return false;
+    }
+    record["status"] = "correct";
+    record["time_ms"] = run.medianMs;
+    record["run"] = std::move(run.report);
+    if (llvm::Error e = db.append(record)) {
+      llvm::errs() << "kforge-tune: error: " << llvm::toString(std::move(e)) << "\n";
+      return false;
+    }
+    progress.note(llvm::formatv("kforge-tune: baseline ({0}) {1:F3} ms", config.target == "gpu" ? "naive GPU" : "loops",
+                                run.medianMs));
+    return true;
+  }
+
+  std::vector<Candidate> prepare(const std::vector<Proposal> &proposals) {
+    int nextId = 0;
+    for (const json::Object &r : db.records())
+      nextId = std::max<int>(nextId, static_cast<int>(r.getInteger("id").value_or(0)) + 1);
+    std::vector<Candidate> out;
+    for (const Proposal &p : proposals) {
+      Candidate c;
+      c.id = nextId++;
+      c.proposal = p;
+      c.dir = joinPath(joinPath(config.runDir, "candidates"), std::to_string(c.id));
+      llvm::sys::fs::create_directories(c.dir);
+      c.recipePath = joinPath(c.dir, "schedule.mlir");
+      writeText(c.recipePath, renderSchedule(p.schedule, facts, config.target, &c.actionLines));
+      writeJSON(joinPath(c.dir, "schedule.json"), toJSON(p.schedule));
+      out.push_back(std::move(c));
+    }
+    return out;
+  }
+
+  int parentId(const std::string &hash) {
+    if (hash.empty())
+      return -1;
+    for (const json::Object &r : db.records())
+      if (r.getString("schedule_hash") == StringRef(hash))
+        return static_cast<int>(r.getInteger("id").value_or(-1));
+    return -1;
+  }
+
+  json::Object evaluate(Candidate &c) {
+    json::Object record{{"format", "kforge-tune-record/1"},
+                        {"id", c.id},
+                        {"kind", "candidate"},
+                        {"policy", c.proposal.policy},
+                        {"island", c.proposal.island},
+                        {"step", c.proposal.step},
+                        {"schedule", toJSON(c.proposal.schedule)},
+                        {"schedule_hash", scheduleHash(c.proposal.schedule)},
+                        {"description", describe(c.proposal.schedule)},
+                        {"payload_hash", facts.structuralHash},
+                        {"target", config.target},
+                        {"chip", config.target == "gpu" ? json::Value(config.chip) : json::Value(nullptr)},
+                        {"versions", versions()},
+                        {"timestamp", nowText()},
+                        {"compile_s", c.compileSeconds}};
+    int parent = parentId(c.proposal.parentHash);
+    record["parent"] = parent >= 0 ? json::Value(parent) : json::Value(nullptr);
+    double score = 0;
+    if (!c.compiled) {
+      record["status"] = "compile-failed";
+      record["stage"] = c.stage;
+      record["reason"] = c.message;
+      record["diagnostics"] = json::Array(c.diagnostics);
+      record["action"] = c.faultyAction >= 0 ? json::Value(c.faultyAction) : json::Value(nullptr);
+      record["score"] = 0.0;
+      return record;
+    }
+    score += config.weights.compiles;
+    RunOutcome run = runCandidate(config, tools, c.dir, joinPath(config.runDir, "baseline"), config.seeds, config.reps);
+    record["status"] = run.status;
+    record["run_s"] = run.seconds;
+    if (!run.reason.empty())
+      record["reason"] = run.reason;
+    if (const json::Object *report = run.report.getAsObject())
+      if (const json::Value *resources = report->get("resources"))
+        record["resources"] = *resources;
+    if (run.status == "correct" && run.medianMs > 0) {
+      score += config.weights.correct + config.weights.speedup * std::log(bestMs / run.medianMs);
+      record["time_ms"] = run.medianMs;
+      record["speedup_vs_baseline"] = baselineMs / run.medianMs;
+      record["speedup_vs_previous_best"] = bestMs / run.medianMs;
+      if (const json::Object *report = run.report.getAsObject())
+        if (const json::Object *timing = report->getObject("timing"))
+          record["timing"] = json::Object(*timing);
+      bestMs = std::min(bestMs, run.medianMs);
+    }
+    record["score"] = score;
+    return record;
+  }
+
+  std::string trialLine(const json::Object &record) {
+    std::string status = record.getString("status").value_or("").str();
+    std::string line = llvm::formatv("trial {0}: {1}", record.getInteger("id").value_or(0), status);
+    if (auto t = record.getNumber("time_ms"))
+      line += llvm::formatv(" {0:F3} ms ({1:F2}x)", *t, baselineMs / *t);
+    if (auto stage = record.getString("stage"))
+      line += " at " + stage->str();
+    line += " | " + record.getString("description").value_or("").str();
+    if (status != "correct")
+      if (auto reason = record.getString("reason"))
+        line += " | " + reason->substr(0, 160).str();
+    return line;
+  }
+
+  void printSummary(const std::string &why) {
+    json::Object summary{{"run_dir", config.runDir},  {"stopped", why},          {"target", config.target},
+                         {"baseline_ms", baselineMs}, {"trials", 0},             {"failures", 0}};
+    int trials = 0, failures = 0;
+    for (const json::Object &r : db.records())
+      if (r.getString("kind") == StringRef("candidate")) {
+        ++trials;
+        failures += r.getString("status") != StringRef("correct");
+      }
+    summary["trials"] = trials;
+    summary["failures"] = failures;
+    if (const json::Object *best = bestRecord(db)) {
+      summary["best"] = json::Object{{"id", *best->getInteger("id")},
+                                     {"time_ms", *best->getNumber("time_ms")},
+                                     {"speedup_vs_baseline", baselineMs / *best->getNumber("time_ms")},
+                                     {"schedule", *best->get("schedule")},
+                                     {"description", *best->getString("description")}};
+      summary["best_schedule"] = joinPath(config.runDir, "best.mlir");
+      summary["best_artifact"] = joinPath(config.runDir, "best");
+    }
+    llvm::outs() << llvm::formatv("{0:2}", json::Value(std::move(summary))) << "\n";
+  }
+
+  const TuneConfig &config;
+  const Tools &tools;
+  const PayloadFacts &facts;
+  Database &db;
+  Progress progress;
+  std::unique_ptr<Policy> policy;
+  std::chrono::steady_clock::time_point start;
+  double baselineMs = 0, bestMs = 0;
+};
+} // namespace
+
+/// Checks a resumed run's description against this invocation.
+static bool matchesRun(const json::Object &saved, const json::Object &now, std::string &why) {
+  for (StringRef key : {"payload_hash", "target", "chip", "entry"}) {
+    const json::Value *a = saved.get(key), *b = now.get(key);
+    if (!a || !b || *a != *b) {
+      why = "the run directory was made for another " + key.str() + " (see its run.json)";
+      return false;
+    }
+  }
+  return true;
+}
+
+static std::optional<Database> openRun(TuneConfig &config, const PayloadFacts &facts, bool resume) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(config.runDir)) {
+    llvm::errs() << "kforge-tune: error: cannot create " << config.runDir << ": " << ec.message() << "\n";
+    return std::nullopt;
+  }
+  std::string dbPath = joinPath(config.runDir, "db.jsonl");
+  std::string runPath = joinPath(config.runDir, "run.json");
+  json::Object description = runDescription(config, facts);
+  bool exists = llvm::sys::fs::exists(dbPath);
+  if (exists && !resume) {
+    llvm::errs() << "kforge-tune: error: " << config.runDir
+                 << " already holds a tuning database: --resume continues it, or choose another --output\n";
+    return std::nullopt;
+  }
+  if (exists) {
+    std::optional<json::Value> saved = readJSON(runPath);
+    std::string why = "its run.json is missing or unreadable";
+    if (!saved || !saved->getAsObject() || !matchesRun(*saved->getAsObject(), description, why)) {
+      llvm::errs() << "kforge-tune: error: cannot resume " << config.runDir << ": " << why << "\n";
+      return std::nullopt;
+    }
+  } else if (!writeJSON(runPath, json::Value(json::Object(description))) ||
+             !writeText(joinPath(config.runDir, "payload.mlir"), readText(config.payloadPath))) {
+    return std::nullopt;
+  }
+  llvm::Expected<Database> db = Database::open(dbPath);
+  if (!db) {
+    llvm::errs() << "kforge-tune: error: " << llvm::toString(db.takeError()) << "\n";
+    return std::nullopt;
+  }
+  if (db->droppedLines() && !config.quiet)
+    llvm::errs() << "kforge-tune: note: dropped an unfinished last record of " << dbPath << "\n";
+  return std::move(*db);
+}
+
+int kforge::tune::runTuner(const TuneConfig &original, const Tools &tools) {
+  TuneConfig config = original;
+  std::optional<PayloadFacts> facts = loadFacts(config.payloadPath, config.entry);
+  if (!facts)
+    return 1;
+  std::string error;
+  std::unique_ptr<Policy> policy = createPolicy(config.policy, *facts, config.profile, config.seed, error);
+  if (!policy) {
+    llvm::errs() << "kforge-tune: error: " << error << "\n";
+    return 2;
+  }
+  std::optional<Database> db = openRun(config, *facts, config.resume);
+  if (!db)
+    return 1;
+  return Tuner(config, tools, *facts, *db, std::move(policy)).run();
+}
+
+namespace {
+/// The policy of `--try`: one given schedule.
+class GivenSchedule : public Policy {
+public:
+  explicit GivenSchedule(Schedule s) : s(std::move(s)) {}
+  std::string name() const override { return "user"; }
+  std::vector<Proposal> propose(llvm::ArrayRef<TrialRecord> history, int) override {
+    std::string hash = scheduleHash(s);
+    if (llvm::any_of(history, [&](const TrialRecord &r) { return r.hash == hash; }))
+      return {};
+    return {{s, "user", "", "", "given schedule"}};
+  }
+
+private:
+  Schedule s;
+};
+} // namespace
+
+int kforge::tune::tryScheduleFile(const TuneConfig &original, const Tools &tools, const std::string &schedulePath) {
+  TuneConfig config = original;
+  std::optional<PayloadFacts> facts = loadFacts(config.payloadPath, config.entry);
+  if (!facts)
+    return 1;
+  std::optional<json::Value> value = readJSON(schedulePath);
+  if (!value) {
+    llvm::errs() << "kforge-tune: error: " << schedulePath << " is not a readable JSON file\n";
+    return 2;
+  }
+  Schedule schedule;
+  std::vector<Problem> problems = parseSchedule(*value, schedule);
+  if (problems.empty())
+    problems = validateSchedule(schedule, *facts, config.target);
+  if (!problems.empty()) {
+    json::Array list;
+    for (const Problem &p : problems)
+      list.push_back(toJSON(p));
+    llvm::outs() << llvm::formatv("{0:2}", json::Value(json::Object{{"status", "invalid"}, {"problems", std::move(list)}}))
+                 << "\n";
+    return 1;
+  }
+  std::optional<Database> db = openRun(config, *facts, /*resume=*/true);
+  if (!db)
+    return 1;
+  std::vector<TrialRecord> history = historyOf(*db);
+  if (llvm::any_of(history, [&](const TrialRecord &r) { return r.hash == scheduleHash(schedule); })) {
+    llvm::errs() << "kforge-tune: this schedule was tried before in " << config.runDir << " (see db.jsonl)\n";
+    return 0;
+  }
+  config.trials = static_cast<int>(history.size()) + 1;
+  return Tuner(config, tools, *facts, *db, std::make_unique<GivenSchedule>(schedule)).run();
+}
+
+int kforge::tune::replayRun(const std::string &runDir, const Tools &tools, bool quiet) {
+  std::optional<json::Value> saved = readJSON(joinPath(runDir, "run.json"));
+  const json::Object *run = saved ? saved->getAsObject() : nullptr;
+  if (!run) {
+    llvm::errs() << "kforge-tune: error: " << runDir << " is not a tuning run (no readable run.json)\n";
+    return 1;
+  }
+  TuneConfig config;
+  config.runDir = runDir;
+  config.payloadPath = joinPath(runDir, "payload.mlir");
+  config.target = run->getString("target").value_or("cpu").str();
+  config.chip = run->getString("chip").value_or("sm_90").str();
+  config.entry = run->getString("entry").value_or("").str();
+  config.quiet = quiet;
+  std::optional<PayloadFacts> facts = loadFacts(config.payloadPath, config.entry);
+  if (!facts)
+    return 1;
+  if (facts->structuralHash != run->getString("payload_hash").value_or("")) {
+    llvm::errs() << "kforge-tune: error: " << config.payloadPath << " is not the payload the run tuned\n";
+    return 1;
+  }
+  llvm::Expected<Database> db = Database::open(joinPath(runDir, "db.jsonl"));
+  if (!db) {
+    llvm::errs() << "kforge-tune: error: " << llvm::toString(db.takeError()) << "\n";
+    return 1;
+  }
+  const json::Object *best = bestRecord(*db);
+  if (!best) {
+    llvm::errs() << "kforge-tune: error: the run has no correct kernel to replay\n";
+    return 1;
+  }
+  Candidate c;
+  parseSchedule(*best->get("schedule"), c.proposal.schedule);
+  c.dir = joinPath(runDir, "best");
+  c.recipePath = joinPath(runDir, "best.mlir");
+  if (!writeText(c.recipePath, renderSchedule(c.proposal.schedule, *facts, config.target, &c.actionLines)))
+    return 1;
+  // Rebuilt from the schedule, not copied from a cache.
+  for (StringRef file : {"kernel.so", "kernel.json", "kernel.scheduled.mlir", "kernel.host.mlir"})
+    llvm::sys::fs::remove(joinPath(c.dir, file));
+  config.useCache = false;
+  compileCandidate(config, tools, c, /*naive=*/false);
+  if (!c.compiled) {
+    llvm::errs() << "kforge-tune: error: the best schedule no longer compiles (" << c.stage << "): " << c.message
+                 << "\n";
+    return 1;
+  }
+  json::Object summary{{"schedule", *best->get("schedule")},
+                       {"description", best->getString("description").value_or("")},
+                       {"transform_library", c.recipePath},
+                       {"artifact", c.dir},
+                       {"recorded_time_ms", best->getNumber("time_ms").value_or(0)}};
+  int rc = 0;
+  Tools runTools = tools;
+  std::string baseline = joinPath(runDir, "baseline");
+  if (llvm::sys::fs::exists(joinPath(baseline, "kernel.so"))) {
+    RunOutcome outcome = runCandidate(config, runTools, c.dir, baseline, 5, 20);
+    summary["verified"] = outcome.status;
+    if (outcome.medianMs > 0)
+      summary["time_ms"] = outcome.medianMs;
+    if (!outcome.reason.empty())
+      summary["reason"] = outcome.reason;
+    rc = outcome.status == "correct" ? 0 : 1;
+  } else {
+    summary["verified"] = "not run (the run has no baseline artifact)";
+  }
+  llvm::outs() << llvm::formatv("{0:2}", json::Value(std::move(summary))) << "\n";
+  return rc;
+}

@@ -1,0 +1,67 @@
+//===- Tuner.h - kforge-tune's search loop --------------------*- C++ -*-===//
+//
+// The loop: the policy proposes schedules; each is rendered to a transform library and compiled by
+// kforge-compile in a child process (in parallel, one per core, each with its own MLIR context and limits);
+// the ones that compile are verified and timed by kforge-run one at a time (one GPU); every outcome is
+// scored and appended to the database. See docs/tune.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KFORGE_TUNE_TUNER_H
+#define KFORGE_TUNE_TUNER_H
+
+#include "kforge/Tune/Policies.h"
+
+#include <string>
+
+namespace kforge::tune {
+
+/// The programs the tuner drives.
+struct Tools {
+  std::string compile; ///< kforge-compile
+  std::string run;     ///< kforge-run
+  std::string runtime; ///< libkforge_mgpu.so (GPU target)
+};
+
+/// Weights of a trial's score: compiles * `compiles` + correct * `correct` + `speedup` * ln(previous best
+/// time / this time) (the last term only for a correct kernel).
+struct ScoreWeights {
+  double compiles = 0.1, correct = 0.3, speedup = 1.0;
+};
+
+struct TuneConfig {
+  std::string payloadPath;
+  std::string runDir;
+  std::string target; ///< gpu or cpu (resolved before the tuner starts)
+  std::string chip = "sm_90";
+  std::string entry;
+  std::string policy = "heuristic+evolve";
+  uint64_t seed = 1;
+  int trials = 64;           ///< Candidate trials (the baseline is not one).
+  double timeBudget = 0;     ///< Seconds; 0: none.
+  int earlyStop = 0;         ///< Stop after this many trials without a better kernel; 0: never.
+  int jobs = 0;              ///< Parallel compiles; 0: all cores.
+  int seeds = 5, reps = 20;  ///< Verification seeds and timing repetitions (kforge-run).
+  int compileTimeout = 300, runTimeout = 300, memoryLimitMB = 8192;
+  bool resume = false;
+  bool keepCandidates = false;
+  bool useCache = true;      ///< Reuse compiled artifacts from RUN/cache (keyed by payload, schedule, versions, chip).
+  bool quiet = false;
+  bool json = false;
+  ScoreWeights weights;
+  HardwareProfile profile;
+};
+
+/// Runs (or resumes) a tuning run. Returns the process exit code; prints progress and the summary.
+int runTuner(const TuneConfig &config, const Tools &tools);
+
+/// Rebuilds the best kernel of a finished run from its database (no search) into RUN/best, exports
+/// RUN/best.mlir, and verifies the kernel against the run's baseline.
+int replayRun(const std::string &runDir, const Tools &tools, bool quiet);
+
+/// Evaluates one given schedule (a JSON file) in a run directory, as a trial of policy "user".
+int tryScheduleFile(const TuneConfig &config, const Tools &tools, const std::string &schedulePath);
+
+} // namespace kforge::tune
+
+#endif // KFORGE_TUNE_TUNER_H

@@ -1,0 +1,314 @@
+//===- kforge-tune.cpp - search for the fastest schedule of a payload -----===//
+//
+//   kforge-tune PAYLOAD.mlir [-o RUN_DIR] [--target auto|gpu|cpu] [--policy heuristic+evolve] [--trials N]
+//   kforge-tune PAYLOAD.mlir -o RUN_DIR --resume        continue a run (killed or with a larger budget)
+//   kforge-tune --replay RUN_DIR                          rebuild and verify the best kernel, no search
+//   kforge-tune PAYLOAD.mlir --try S.json -o RUN_DIR      evaluate one given schedule
+//   kforge-tune PAYLOAD.mlir --validate S.json | --render S.json
+//   kforge-tune --list-actions | --actions-doc
+//
+// See docs/tune.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Tuner.h"
+
+#include "kforge/InitAll.h"
+#include "kforge/Tune/Actions.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/Threading.h"
+
+using namespace kforge::tune;
+namespace cl = llvm::cl;
+namespace json = llvm::json;
+
+static cl::OptionCategory category("kforge-tune options");
+static cl::opt<std::string> payloadPath(cl::Positional, cl::desc("<payload.mlir>"), cl::init(""), cl::cat(category));
+static cl::opt<std::string> outputDir("o", cl::desc("Run directory (default: kforge-runs/<payload name>)"),
+                                      cl::value_desc("dir"), cl::init(""), cl::cat(category));
+static cl::alias outputAlias("output", cl::aliasopt(outputDir), cl::desc("Alias for -o"));
+static cl::opt<std::string> target("target", cl::desc("gpu, cpu, or auto (the GPU if there is one)"),
+                                   cl::init("auto"), cl::cat(category));
+static cl::opt<std::string> chip("chip", cl::desc("GPU architecture (default: the GPU's, else sm_90)"), cl::init(""),
+                                 cl::cat(category));
+static cl::opt<std::string> entry("entry", cl::desc("Entry function (default: the only public one)"), cl::init(""),
+                                  cl::cat(category));
+static cl::opt<std::string> policy("policy", cl::desc("heuristic+evolve, heuristic, evolve or random"),
+                                   cl::init("heuristic+evolve"), cl::cat(category));
+static cl::opt<int> trials("trials", cl::desc("Trial budget (candidates; the baseline is not one)"), cl::init(64),
+                           cl::cat(category));
+static cl::opt<double> timeBudget("time-budget", cl::desc("Stop after this many seconds (0: no limit)"), cl::init(0),
+                                  cl::cat(category));
+static cl::opt<int> earlyStop("early-stop", cl::desc("Stop after this many trials without a faster kernel (0: never)"),
+                              cl::init(0), cl::cat(category));
+static cl::opt<unsigned long long> seed("seed", cl::desc("Seed of the policies"), cl::init(1), cl::cat(category));
+static cl::opt<int> jobs("jobs", cl::desc("Parallel compiles (0: all cores)"), cl::init(0), cl::cat(category));
+static cl::opt<int> seeds("seeds", cl::desc("Random inputs each candidate is verified on"), cl::init(5),
+                          cl::cat(category));
+static cl::opt<int> reps("reps", cl::desc("Timed repetitions per candidate (at least 10)"), cl::init(20),
+                         cl::cat(category));
+static cl::opt<int> compileTimeout("compile-timeout", cl::desc("Seconds a candidate may take to compile"),
+                                   cl::init(300), cl::cat(category));
+static cl::opt<int> runTimeout("run-timeout", cl::desc("Seconds a candidate may take to verify and time"),
+                               cl::init(300), cl::cat(category));
+static cl::opt<int> memoryLimit("memory-limit-mb", cl::desc("Memory a compile may use"), cl::init(8192),
+                                cl::cat(category));
+static cl::opt<bool> resume("resume", cl::desc("Continue the run in the run directory"), cl::init(false),
+                            cl::cat(category));
+static cl::opt<std::string> replay("replay", cl::desc("Rebuild and verify the best kernel of this run directory"),
+                                   cl::value_desc("run dir"), cl::init(""), cl::cat(category));
+static cl::opt<std::string> tryFile("try", cl::desc("Evaluate this schedule (JSON) as one trial of the run"),
+                                    cl::value_desc("schedule.json"), cl::init(""), cl::cat(category));
+static cl::opt<std::string> validateFile("validate", cl::desc("Check this schedule (JSON) against the payload"),
+                                         cl::value_desc("schedule.json"), cl::init(""), cl::cat(category));
+static cl::opt<std::string> renderFile("render", cl::desc("Print this schedule (JSON) as a transform library"),
+                                       cl::value_desc("schedule.json"), cl::init(""), cl::cat(category));
+static cl::opt<bool> listActions("list-actions", cl::desc("Print the action registry as JSON"), cl::init(false),
+                                 cl::cat(category));
+static cl::opt<bool> actionsDoc("actions-doc", cl::desc("Print docs/actions.md from the registry"), cl::init(false),
+                                cl::cat(category));
+static cl::opt<bool> keepCandidates("keep-candidates", cl::desc("Keep every candidate's compiled files"),
+                                    cl::init(false), cl::cat(category));
+static cl::opt<bool> printJson("json", cl::desc("Print a JSON summary on stdout (no progress)"), cl::init(false),
+                               cl::cat(category));
+static cl::opt<bool> quiet("quiet", cl::desc("Print nothing but errors"), cl::init(false), cl::cat(category));
+static cl::opt<double> scoreCompiles("score-compiles", cl::desc("Score for a candidate that compiles"),
+                                     cl::init(0.1), cl::cat(category));
+static cl::opt<double> scoreCorrect("score-correct", cl::desc("Score for a candidate verified correct"),
+                                    cl::init(0.3), cl::cat(category));
+static cl::opt<double> scoreSpeedup("score-speedup", cl::desc("Weight of ln(previous best time / time)"),
+                                    cl::init(1.0), cl::cat(category));
+static cl::opt<std::string> runtimePath("runtime", cl::desc("kforge's mgpu runtime (default: next to the tools)"),
+                                        cl::init(""), cl::cat(category));
+
+/// The tools next to this executable (build/bin), the runtime in build/lib.
+static Tools findTools(const char *argv0) {
+  std::string self = llvm::sys::fs::getMainExecutable(argv0, reinterpret_cast<void *>(&findTools));
+  llvm::SmallString<256> bin(llvm::sys::path::parent_path(self));
+  Tools tools;
+  auto sibling = [&](llvm::StringRef name) {
+    llvm::SmallString<256> path(bin);
+    llvm::sys::path::append(path, name);
+    return std::string(path);
+  };
+  tools.compile = sibling("kforge-compile");
+  tools.run = sibling("kforge-run");
+  if (!runtimePath.empty()) {
+    tools.runtime = runtimePath;
+  } else if (std::optional<std::string> env = llvm::sys::Process::GetEnv("KFORGE_RUNTIME")) {
+    tools.runtime = *env;
+  } else {
+    llvm::SmallString<256> lib(llvm::sys::path::parent_path(bin));
+    llvm::sys::path::append(lib, "lib", "libkforge_mgpu.so");
+    tools.runtime = std::string(lib);
+  }
+  return tools;
+}
+
+/// The GPU's profile from `kforge-run --device-info`, or nothing when there is no GPU.
+static std::optional<HardwareProfile> probeGpu(const Tools &tools) {
+  llvm::SmallString<128> out;
+  if (llvm::sys::fs::createTemporaryFile("kforge-device", "json", out))
+    return std::nullopt;
+  std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), llvm::StringRef(out), llvm::StringRef("")};
+  llvm::StringRef argv[] = {tools.run, "--device-info"};
+  int rc = llvm::sys::ExecuteAndWait(tools.run, argv, std::nullopt, redirects, 60);
+  auto buffer = llvm::MemoryBuffer::getFile(out);
+  llvm::sys::fs::remove(out);
+  if (rc != 0 || !buffer)
+    return std::nullopt;
+  llvm::Expected<json::Value> value = json::parse((*buffer)->getBuffer());
+  if (!value) {
+    llvm::consumeError(value.takeError());
+    return std::nullopt;
+  }
+  const json::Object *o = value->getAsObject();
+  if (!o || !o->getBoolean("gpu").value_or(false))
+    return std::nullopt;
+  HardwareProfile p;
+  p.target = "gpu";
+  p.name = o->getString("name").value_or("").str() + " (" + o->getString("chip").value_or("").str() + ")";
+  p.multiprocessors = static_cast<int>(o->getInteger("multiprocessors").value_or(1));
+  p.maxThreadsPerBlock = static_cast<int>(o->getInteger("max_threads_per_block").value_or(1024));
+  p.sharedBytesPerBlock = o->getInteger("shared_bytes_per_block_optin").value_or(48 * 1024);
+  p.registersPerBlock = o->getInteger("registers_per_block").value_or(65536);
+  p.l2Bytes = o->getInteger("l2_bytes").value_or(0);
+  if (chip.empty())
+    chip = o->getString("chip").value_or("sm_90").str();
+  return p;
+}
+
+static HardwareProfile cpuProfile() {
+  HardwareProfile p;
+  p.target = "cpu";
+  p.name = "host CPU";
+  int cores = llvm::get_physical_cores();
+  p.multiprocessors = cores > 0 ? cores : static_cast<int>(llvm::hardware_concurrency().compute_thread_count());
+  return p;
+}
+
+static std::optional<PayloadFacts> analyze(llvm::StringRef path) {
+  mlir::DialectRegistry registry;
+  kforge::registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  mlir::OwningOpRef<mlir::ModuleOp> payload = mlir::parseSourceFile<mlir::ModuleOp>(path, sourceMgr, &context);
+  if (!payload)
+    return std::nullopt;
+  llvm::FailureOr<PayloadFacts> facts = analyzePayload(*payload, entry);
+  if (llvm::failed(facts))
+    return std::nullopt;
+  return *facts;
+}
+
+static json::Value registryJSON() {
+  json::Array kinds;
+  for (const ActionSpec &spec : actionRegistry()) {
+    json::Array params;
+    for (const ParamSpec &p : spec.params) {
+      json::Object param{{"name", p.name}, {"doc", p.doc}};
+      param["type"] = p.type == ParamType::Enum ? "enum" : p.type == ParamType::Int ? "int" : "int_list";
+      if (p.type == ParamType::Enum)
+        param["choices"] = json::Array(std::vector<json::Value>(p.choices.begin(), p.choices.end()));
+      else
+        param["values"] = json::Array(std::vector<json::Value>(p.values.begin(), p.values.end()));
+      params.push_back(std::move(param));
+    }
+    kinds.push_back(json::Object{{"kind", spec.kind},
+                                 {"summary", spec.summary},
+                                 {"renders", spec.renders},
+                                 {"requires", spec.requires_},
+                                 {"targets", json::Array(std::vector<json::Value>(spec.targets.begin(),
+                                                                                  spec.targets.end()))},
+                                 {"params", std::move(params)}});
+  }
+  return json::Object{{"format", "kforge-actions/1"}, {"actions", std::move(kinds)}};
+}
+
+/// --validate / --render: parse and check a schedule file; prints problems as JSON.
+static int checkSchedule(const PayloadFacts &facts, llvm::StringRef file, llvm::StringRef resolvedTarget,
+                         bool render) {
+  auto buffer = llvm::MemoryBuffer::getFile(file);
+  if (!buffer) {
+    llvm::errs() << "kforge-tune: error: cannot read " << file << "\n";
+    return 2;
+  }
+  llvm::Expected<json::Value> value = json::parse((*buffer)->getBuffer());
+  std::vector<Problem> problems;
+  Schedule schedule;
+  if (!value)
+    problems.push_back({-1, "bad-json", "not JSON: " + llvm::toString(value.takeError())});
+  else
+    problems = parseSchedule(*value, schedule);
+  if (problems.empty())
+    problems = validateSchedule(schedule, facts, resolvedTarget);
+  if (!problems.empty()) {
+    json::Array list;
+    for (const Problem &p : problems)
+      list.push_back(toJSON(p));
+    llvm::outs() << llvm::formatv("{0:2}", json::Value(json::Object{{"status", "invalid"}, {"problems", std::move(list)}}))
+                 << "\n";
+    return 1;
+  }
+  if (render)
+    llvm::outs() << renderSchedule(schedule, facts, resolvedTarget);
+  else
+    llvm::outs() << llvm::formatv("{0:2}", json::Value(json::Object{{"status", "valid"},
+                                                                     {"description", describe(schedule)}}))
+                 << "\n";
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(argc, argv, "kforge-tune: search for the fastest schedule of a payload\n");
+  Tools tools = findTools(argv[0]);
+
+  if (listActions) {
+    llvm::outs() << llvm::formatv("{0:2}", registryJSON()) << "\n";
+    return 0;
+  }
+  if (actionsDoc) {
+    llvm::outs() << actionsMarkdown();
+    return 0;
+  }
+  if (!replay.empty())
+    return replayRun(replay, tools, quiet || printJson);
+  if (payloadPath.empty()) {
+    llvm::errs() << "kforge-tune: error: no payload given (kforge-tune PAYLOAD.mlir; --help lists the options)\n";
+    return 2;
+  }
+  if (target != "auto" && target != "gpu" && target != "cpu") {
+    llvm::errs() << "kforge-tune: error: unknown --target '" << target << "' (expected auto, gpu or cpu)\n";
+    return 2;
+  }
+  if (trials < 1 || reps < 10 || seeds < 1 || jobs < 0) {
+    llvm::errs() << "kforge-tune: error: --trials and --seeds must be at least 1, --reps at least 10\n";
+    return 2;
+  }
+
+  // Offline modes need no machine.
+  if (!validateFile.empty() || !renderFile.empty()) {
+    std::optional<PayloadFacts> facts = analyze(payloadPath);
+    if (!facts)
+      return 1;
+    std::string resolved = target == "auto" ? "gpu" : target.getValue();
+    return checkSchedule(*facts, validateFile.empty() ? renderFile : validateFile, resolved, !renderFile.empty());
+  }
+
+  TuneConfig config;
+  std::optional<HardwareProfile> gpu = target == "cpu" ? std::nullopt : probeGpu(tools);
+  if (target == "gpu" && !gpu) {
+    llvm::errs() << "kforge-tune: error: --target gpu, but kforge-run finds no usable GPU ("
+                 << tools.run << " --device-info says why)\n";
+    return 1;
+  }
+  config.target = gpu ? "gpu" : "cpu";
+  config.profile = gpu ? *gpu : cpuProfile();
+  config.chip = chip.empty() ? "sm_90" : chip.getValue();
+  if (!quiet && !printJson && target == "auto")
+    llvm::errs() << "kforge-tune: target " << config.target << " (" << config.profile.name << ")\n";
+  config.payloadPath = payloadPath;
+  if (outputDir.empty()) {
+    llvm::SmallString<256> dir("kforge-runs");
+    llvm::sys::path::append(dir, llvm::sys::path::stem(payloadPath));
+    config.runDir = std::string(dir);
+  } else {
+    config.runDir = outputDir;
+  }
+  config.entry = entry;
+  config.policy = policy;
+  config.seed = seed;
+  config.trials = trials;
+  config.timeBudget = timeBudget;
+  config.earlyStop = earlyStop;
+  config.jobs = jobs;
+  config.seeds = seeds;
+  config.reps = reps;
+  config.compileTimeout = compileTimeout;
+  config.runTimeout = runTimeout;
+  config.memoryLimitMB = memoryLimit;
+  config.resume = resume;
+  config.keepCandidates = keepCandidates;
+  config.quiet = quiet;
+  config.json = printJson;
+  config.weights = {scoreCompiles, scoreCorrect, scoreSpeedup};
+  if (!tryFile.empty())
+    return tryScheduleFile(config, tools, tryFile);
+  return runTuner(config, tools);
+}
