@@ -37,6 +37,7 @@ tools = [
     "kforge-opt",
     "kforge-compile",
     "kforge-run",
+    "kforge-tune",
     ToolSubst("mlir-translate", unresolved="fatal"),
     ToolSubst("mlir-runner", unresolved="ignore"),
 ]

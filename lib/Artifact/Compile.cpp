@@ -225,11 +225,11 @@ LogicalResult kforge::compileArtifact(ModuleOp payload, StringRef payloadText, S
 
   if (failed(schedule(payload, options)))
     return failure();
-  if (failed(writeFile(payload, file(".scheduled.mlir"), [&](llvm::raw_ostream &os) { payload.print(os); })))
+  if (failed(writeFile(payload, file(".scheduled.mlir"), [&](llvm::raw_ostream &os) { payload.print(os); os << "\n"; })))
     return failure();
   if (failed(lower(payload, options)))
     return failure();
-  if (failed(writeFile(payload, file(".host.mlir"), [&](llvm::raw_ostream &os) { payload.print(os); })))
+  if (failed(writeFile(payload, file(".host.mlir"), [&](llvm::raw_ostream &os) { payload.print(os); os << "\n"; })))
     return failure();
   std::string object = file(".o");
   enterStage(options, "codegen");

@@ -1,6 +1,7 @@
 //===- kforge-compile.cpp - payload (+ recipe) -> loadable artifact -------===//
 //
 //   kforge-compile PAYLOAD.mlir [--recipe R.mlir] [--target gpu|cpu] [--entry F] -o DIR [--name N]
+//   kforge-compile PAYLOAD.mlir --facts-json FILE      (what kforge-tune needs to know; no compile)
 //
 // Writes DIR/N.so (C entry point _mlir_ciface_F), DIR/N.json (the manifest the runner reads), and the
 // scheduled and lowered IR for inspection. See docs/artifacts.md.
@@ -26,7 +27,7 @@
 namespace cl = llvm::cl;
 
 static cl::opt<std::string> payloadPath(cl::Positional, cl::desc("<payload.mlir>"), cl::Required);
-static cl::opt<std::string> outputDir("o", cl::desc("Output directory"), cl::value_desc("dir"), cl::Required);
+static cl::opt<std::string> outputDir("o", cl::desc("Output directory"), cl::value_desc("dir"), cl::init(""));
 static cl::opt<std::string> recipePath("recipe", cl::desc("Transform library to apply first"), cl::init(""));
 static cl::opt<bool> naive("naive",
                            cl::desc("GPU: map each op to a one-thread-per-output kernel (the runner's reference)"),
@@ -46,6 +47,10 @@ static cl::opt<std::string>
                     cl::desc("Write the stage reached and every diagnostic (severity, message, file, line, column) "
                              "to this JSON file, for tools that act on failures"),
                     cl::init(""));
+static cl::opt<std::string> factsPath("facts-json",
+                                      cl::desc("Only analyse the payload: write what kforge-tune needs to know about "
+                                               "it (root op, loop sizes, contraction, hash) to this JSON file"),
+                                      cl::init(""));
 static cl::opt<unsigned> timeout("timeout", cl::desc("Compile in a child process killed after this many seconds"),
                                  cl::init(0));
 static cl::opt<unsigned> memoryLimitMB("memory-limit-mb",
@@ -204,6 +209,24 @@ int main(int argc, char **argv) {
     return 1;
   }
 
+  if (!factsPath.empty()) {
+    llvm::FailureOr<kforge::tune::PayloadFacts> facts = kforge::analyzePayload(*payload, entry);
+    if (llvm::failed(facts))
+      return 1;
+    if (llvm::Error error = llvm::writeToOutput(factsPath, [&](llvm::raw_ostream &os) {
+          os << llvm::formatv("{0:2}", kforge::tune::toJSON(*facts)) << "\n";
+          return llvm::Error::success();
+        })) {
+      llvm::errs() << "kforge-compile: error: cannot write " << factsPath << ": " << llvm::toString(std::move(error))
+                   << "\n";
+      return 1;
+    }
+    return 0;
+  }
+  if (outputDir.empty()) {
+    llvm::errs() << "kforge-compile: error: no output directory (-o DIR)\n";
+    return 2;
+  }
   kforge::ArtifactOptions options;
   options.target = target;
   options.entry = entry;

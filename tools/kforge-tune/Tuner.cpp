@@ -5,11 +5,6 @@
 #include "Database.h"
 #include "Report.h"
 
-#include "kforge/InitAll.h"
-
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/Chrono.h"
 #include "llvm/Support/FileSystem.h"
@@ -18,7 +13,6 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
@@ -106,20 +100,33 @@ static std::string nowText() {
 // The payload
 //===----------------------------------------------------------------------===//
 
-static std::optional<PayloadFacts> loadFacts(StringRef payloadPath, StringRef entry) {
-  mlir::DialectRegistry registry;
-  kforge::registerAllDialects(registry);
-  mlir::MLIRContext context(registry);
-  context.printOpOnDiagnostic(false);
-  llvm::SourceMgr sourceMgr;
-  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  mlir::OwningOpRef<mlir::ModuleOp> payload = mlir::parseSourceFile<mlir::ModuleOp>(payloadPath, sourceMgr, &context);
-  if (!payload)
+std::optional<PayloadFacts> kforge::tune::loadFacts(const Tools &tools, StringRef payloadPath, StringRef entry) {
+  llvm::SmallString<128> out;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("kforge-facts", "json", out)) {
+    llvm::errs() << "kforge-tune: error: cannot create a temporary file: " << ec.message() << "\n";
     return std::nullopt;
-  llvm::FailureOr<PayloadFacts> facts = analyzePayload(*payload, entry);
-  if (failed(facts))
+  }
+  std::vector<StringRef> argv = {tools.compile, payloadPath, "--facts-json", out};
+  if (!entry.empty())
+    argv.insert(argv.end(), {"--entry", entry});
+  std::string message;
+  // The compiler's diagnostics (a payload it cannot parse or tune) go straight to the user.
+  int rc = llvm::sys::ExecuteAndWait(tools.compile, argv, std::nullopt, {}, 300, 0, &message);
+  std::optional<json::Value> value = readJSON(out);
+  llvm::sys::fs::remove(out);
+  if (rc != 0 || !value) {
+    if (rc < 0)
+      llvm::errs() << "kforge-tune: error: " << tools.compile << " did not run: " << message << "\n";
+    llvm::errs() << "kforge-tune: error: cannot analyse " << payloadPath << "\n";
     return std::nullopt;
-  return *facts;
+  }
+  PayloadFacts facts;
+  json::Path::Root root;
+  if (!fromJSON(*value, facts, root)) {
+    llvm::errs() << "kforge-tune: error: unexpected facts from " << tools.compile << "\n";
+    return std::nullopt;
+  }
+  return facts;
 }
 
 //===----------------------------------------------------------------------===//
@@ -670,7 +677,7 @@ static std::optional<Database> openRun(TuneConfig &config, const PayloadFacts &f
 
 int kforge::tune::runTuner(const TuneConfig &original, const Tools &tools) {
   TuneConfig config = original;
-  std::optional<PayloadFacts> facts = loadFacts(config.payloadPath, config.entry);
+  std::optional<PayloadFacts> facts = loadFacts(tools, config.payloadPath, config.entry);
   if (!facts)
     return 1;
   std::string error;
@@ -705,7 +712,7 @@ private:
 
 int kforge::tune::tryScheduleFile(const TuneConfig &original, const Tools &tools, const std::string &schedulePath) {
   TuneConfig config = original;
-  std::optional<PayloadFacts> facts = loadFacts(config.payloadPath, config.entry);
+  std::optional<PayloadFacts> facts = loadFacts(tools, config.payloadPath, config.entry);
   if (!facts)
     return 1;
   std::optional<json::Value> value = readJSON(schedulePath);
@@ -751,7 +758,7 @@ int kforge::tune::replayRun(const std::string &runDir, const Tools &tools, bool 
   config.chip = run->getString("chip").value_or("sm_90").str();
   config.entry = run->getString("entry").value_or("").str();
   config.quiet = quiet;
-  std::optional<PayloadFacts> facts = loadFacts(config.payloadPath, config.entry);
+  std::optional<PayloadFacts> facts = loadFacts(tools, config.payloadPath, config.entry);
   if (!facts)
     return 1;
   if (facts->structuralHash != run->getString("payload_hash").value_or("")) {

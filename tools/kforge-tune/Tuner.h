@@ -12,6 +12,7 @@
 
 #include "kforge/Tune/Policies.h"
 
+#include <optional>
 #include <string>
 
 namespace kforge::tune {
@@ -51,6 +52,9 @@ struct TuneConfig {
   ScoreWeights weights;
   HardwareProfile profile;
 };
+
+/// The payload's facts, from `kforge-compile --facts-json` (kforge-tune itself links no MLIR).
+std::optional<PayloadFacts> loadFacts(const Tools &tools, llvm::StringRef payloadPath, llvm::StringRef entry);
 
 /// Runs (or resumes) a tuning run. Returns the process exit code; prints progress and the summary.
 int runTuner(const TuneConfig &config, const Tools &tools);

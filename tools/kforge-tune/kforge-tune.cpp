@@ -7,18 +7,15 @@
 //   kforge-tune PAYLOAD.mlir --validate S.json | --render S.json
 //   kforge-tune --list-actions | --actions-doc
 //
-// See docs/tune.md.
+// kforge-tune is a driver: it links no MLIR, and runs kforge-compile (payload analysis, compiles) and
+// kforge-run (verification, timing) as child processes. See docs/tune.md.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Tuner.h"
 
-#include "kforge/InitAll.h"
 #include "kforge/Tune/Actions.h"
 
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -27,7 +24,6 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/Threading.h"
 
 using namespace kforge::tune;
@@ -159,22 +155,6 @@ static HardwareProfile cpuProfile() {
   return p;
 }
 
-static std::optional<PayloadFacts> analyze(llvm::StringRef path) {
-  mlir::DialectRegistry registry;
-  kforge::registerAllDialects(registry);
-  mlir::MLIRContext context(registry);
-  context.printOpOnDiagnostic(false);
-  llvm::SourceMgr sourceMgr;
-  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  mlir::OwningOpRef<mlir::ModuleOp> payload = mlir::parseSourceFile<mlir::ModuleOp>(path, sourceMgr, &context);
-  if (!payload)
-    return std::nullopt;
-  llvm::FailureOr<PayloadFacts> facts = analyzePayload(*payload, entry);
-  if (llvm::failed(facts))
-    return std::nullopt;
-  return *facts;
-}
-
 static json::Value registryJSON() {
   json::Array kinds;
   for (const ActionSpec &spec : actionRegistry()) {
@@ -264,7 +244,7 @@ int main(int argc, char **argv) {
 
   // Offline modes need no machine.
   if (!validateFile.empty() || !renderFile.empty()) {
-    std::optional<PayloadFacts> facts = analyze(payloadPath);
+    std::optional<PayloadFacts> facts = loadFacts(tools, payloadPath, entry);
     if (!facts)
       return 1;
     std::string resolved = target == "auto" ? "gpu" : target.getValue();

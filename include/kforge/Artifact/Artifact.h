@@ -10,6 +10,8 @@
 #ifndef KFORGE_ARTIFACT_ARTIFACT_H
 #define KFORGE_ARTIFACT_ARTIFACT_H
 
+#include "kforge/Tune/PayloadFacts.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/Support/JSON.h"
@@ -54,6 +56,10 @@ int64_t countFlops(mlir::ModuleOp payload, llvm::StringRef entry);
 
 /// The entry function's name: `requested` if given and present, else the only public function with a body.
 mlir::FailureOr<std::string> findEntry(mlir::ModuleOp payload, llvm::StringRef requested);
+
+/// What the search needs to know about `payload`'s entry (`entry` empty: its only public function). Fails
+/// with a diagnostic when the returned value is not produced by a linalg op with static loop sizes.
+mlir::FailureOr<tune::PayloadFacts> analyzePayload(mlir::ModuleOp payload, llvm::StringRef entry);
 
 /// Compiles `payload` (consumed) into `<outputDir>/<name>.so` and `<name>.json`, keeping the scheduled and
 /// lowered IR next to them. `payloadText`/`recipeText` feed the manifest's content hash. Diagnostics go to

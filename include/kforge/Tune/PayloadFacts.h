@@ -1,8 +1,8 @@
 //===- PayloadFacts.h - what the search needs to know about a payload -*- C++ -*-===//
 //
 // Plain data extracted once from the payload (which op is the root, its loop sizes, whether there is a
-// contraction and its K, the element type), so that the registry's validator, the renderer and the
-// policies need no MLIR. Only `analyzePayload` touches IR.
+// contraction and its K, the element type), so that the registry's validator, the renderer, the policies and
+// kforge-tune need no MLIR: `kforge-compile --facts-json` writes them (kforge::analyzePayload).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,12 +14,6 @@
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include "llvm/Support/LogicalResult.h"
-
-namespace mlir {
-class ModuleOp;
-} // namespace mlir
 
 namespace kforge::tune {
 
@@ -39,10 +33,6 @@ struct PayloadFacts {
 
 llvm::json::Value toJSON(const PayloadFacts &facts);
 bool fromJSON(const llvm::json::Value &value, PayloadFacts &facts, llvm::json::Path path);
-
-/// Facts about `payload`'s entry (`entry` empty: its only public function). Fails with a diagnostic when
-/// the returned value is not produced by a linalg op with static loop sizes.
-llvm::FailureOr<PayloadFacts> analyzePayload(mlir::ModuleOp payload, llvm::StringRef entry);
 
 } // namespace kforge::tune
 
