@@ -49,6 +49,11 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
     ++facts.linalgOps;
     if (op.getNumReductionLoops() > 0)
       ++facts.reductionOps;
+    if (op.getNumReductionLoops() > 0 && !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation())) {
+      for (auto [range, iterator] : llvm::zip(op.getStaticLoopRanges(), op.getIteratorTypesArray()))
+        if (iterator == utils::IteratorType::reduction && !ShapedType::isDynamic(range))
+          facts.reductionSize = std::max(facts.reductionSize, range);
+    }
     if (facts.contractionOp.empty() && isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation())) {
       facts.contractionOp = op->getName().getStringRef().str();
       SmallVector<int64_t> loops = op.getStaticLoopRanges();

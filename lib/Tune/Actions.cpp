@@ -405,6 +405,16 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
         const Action *k = findSlot(schedule, "tile", "reduction");
         elements *= k && !k->sizes.empty() ? k->sizes[0] : facts.contractionK;
       }
+      // A reduction (not a contraction) fused into the tile is computed whole for each of the tile's rows.
+      bool reductionsFused = facts.reductionSize > 0 && findSlot(schedule, "fuse", thread ? "thread" : "block");
+      if (reductionsFused) {
+        int64_t lastExtent = facts.parallelSizes.back();
+        if (block && block->sizes.back() > 0)
+          lastExtent = block->sizes.back();
+        if (thread && thread->sizes.back() > 0)
+          lastExtent = thread->sizes.back();
+        elements = std::max(elements, elements / lastExtent * facts.reductionSize);
+      }
       if (elements > kMaxVectorElements)
         problem(index, "too-large",
                 "vectorize: the innermost tile has " + std::to_string(elements) + " elements per op (at most " +
@@ -612,6 +622,13 @@ private:
   }
 
   void renderFinish(const Schedule &schedule) {
+    // Producers fused into loops leave their originals dead: erase them while they are tensors (after
+    // bufferization they write memory and stay, on the host).
+    line("    %tfunc = " + matchFunc("%module"));
+    line("    transform.apply_patterns to %tfunc {");
+    line("      transform.apply_patterns.canonicalization");
+    line("    } : !transform.any_op");
+    line("    transform.apply_cse to %tfunc : !transform.any_op");
     line("    %bufferized = transform.bufferization.one_shot_bufferize %module");
     line("        {bufferize_function_boundaries = true, function_boundary_type_conversion = 1 : i32} : " +
          kUnary);
@@ -642,6 +659,9 @@ private:
     line("      transform.apply_patterns.vector.transfer_permutation_patterns");
     line("      transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1");
     line("      transform.apply_patterns.vector.lower_broadcast");
+    line("      transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = \"innerreduction\"");
+    line("      transform.apply_patterns.vector.lower_transpose");
+    line("      transform.apply_patterns.vector.lower_shape_cast");
     line("      transform.apply_patterns.canonicalization");
     line("    } : !transform.any_op");
     line("    transform.apply_cse to %hoisted : !transform.any_op");

@@ -14,6 +14,7 @@ llvm::json::Value kforge::tune::toJSON(const PayloadFacts &facts) {
                             {"contraction_op", facts.contractionOp},
                             {"contraction_k", facts.contractionK},
                             {"reduction_ops", facts.reductionOps},
+                            {"reduction_size", facts.reductionSize},
                             {"linalg_ops", facts.linalgOps},
                             {"element_type", facts.elementType},
                             {"flops", facts.flops},
@@ -25,7 +26,7 @@ bool kforge::tune::fromJSON(const llvm::json::Value &value, PayloadFacts &facts,
   llvm::json::ObjectMapper o(value, path);
   return o && o.map("entry", facts.entry) && o.map("root_op", facts.rootOp) &&
          o.map("parallel_sizes", facts.parallelSizes) && o.map("contraction_op", facts.contractionOp) &&
-         o.map("contraction_k", facts.contractionK) && o.map("reduction_ops", facts.reductionOps) &&
+         o.map("contraction_k", facts.contractionK) && o.map("reduction_ops", facts.reductionOps) && o.map("reduction_size", facts.reductionSize) &&
          o.map("linalg_ops", facts.linalgOps) && o.map("element_type", facts.elementType) &&
          o.map("flops", facts.flops) && o.map("bytes", facts.bytes) &&
          o.map("structural_hash", facts.structuralHash);

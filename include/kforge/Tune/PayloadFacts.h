@@ -24,6 +24,8 @@ struct PayloadFacts {
   std::string contractionOp;          ///< linalg.matmul / linalg.batch_matmul if the payload has one, else empty.
   int64_t contractionK = 0;           ///< Its reduction size.
   int64_t reductionOps = 0;           ///< linalg ops with a reduction loop (contractions included).
+  int64_t reductionSize = 0;          ///< Largest reduction loop of the ops that are not contractions (row sums,
+                                      ///< softmax); 0 if none. A fused copy of such an op spans all of it.
   int64_t linalgOps = 0;              ///< All linalg ops of the entry.
   std::string elementType;            ///< Element type of the returned value (f32, bf16, ...).
   int64_t flops = 0;

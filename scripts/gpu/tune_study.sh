@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# GPU side of the search study (docs/perf/search-h200.md): unpacks the tuner (scripts/gpu/pack_tuner.sh, carried
+# as gpu-artifacts/tuner), then for each line "NAME PAYLOAD POLICY TRIALS SEED [extra kforge-tune flags]" of
+# the plan file $1 tunes PAYLOAD on the GPU into runs/NAME (resuming when a run directory for NAME was carried
+# in $3), and packs every run's database, report, plot, best schedule and log into $2/runs.tgz.
+set -uo pipefail
+plan=$1 out=$2 previous=${3:-}
+scripts/gpu/unpack_tuner.sh gpu-artifacts/tuner > "$out/device.json" || exit 1
+tune=gpu-artifacts/tuner/bin/kforge-tune
+mkdir -p runs
+while read -r name payload policy trials seed extra; do
+  [[ -z "$name" || "$name" == \#* ]] && continue
+  resume=
+  if [ -n "$previous" ] && [ -f "$previous/$name/db.jsonl" ]; then
+    mkdir -p "runs/$name" && cp "$previous/$name/"{db.jsonl,run.json,payload.mlir} "runs/$name/" && resume=--resume
+  fi
+  start=$(date +%s)
+  # shellcheck disable=SC2086
+  "$tune" "$payload" --target gpu --policy "$policy" --trials "$trials" --seed "$seed" -o "runs/$name" \
+    $resume $extra > "runs/$name.log" 2>&1
+  echo "$name: exit $? after $(( $(date +%s) - start )) s" | tee -a "$out/summary.txt"
+  tail -3 "runs/$name.log" >> "$out/summary.txt"
+done < "$plan"
+tar czf "$out/runs.tgz" --exclude='candidates' --exclude='cache' --exclude='baseline' --exclude='best' \
+  runs
