@@ -472,11 +472,13 @@ std::vector<Proposal> kforge::tune::heuristicSchedules(const PayloadFacts &facts
   s.push_back(tile("block", best.block));
   if (facts.linalgOps > 1)
     s.push_back(fuse("block"));
-  std::string h = add(s, "", "add " + describe(s.back()));
+  // On the GPU a block tile alone is one thread per block: seconds per call at realistic sizes, so the first
+  // step tiles both levels.
+  std::string h = gpu(profile) ? std::string() : add(s, "", "add " + describe(s.back()));
   s.push_back(tile("thread", best.thread));
   if (facts.linalgOps > 1)
     s.push_back(fuse("thread"));
-  h = add(s, h, "add tile(thread)");
+  h = add(s, h, h.empty() ? "tile(block) and tile(thread)" : "add tile(thread)");
   if (contraction) {
     s.push_back(tile("reduction", {best.k}));
     h = add(s, h, "add " + describe(s.back()));

@@ -44,6 +44,7 @@ struct Options {
   int seeds = 5, reps = 20, warmup = 3, timeout = 120, device = 0;
   double tolerance = -1; // -1: by dtype
   double ceilingGBps = 0, ceilingTflops = 0;
+  double cutoffMs = 0; ///< A candidate whose first run takes longer is reported "too-slow", not timed further.
   bool timeReference = false;
   long memoryLimitMB = 16384;
 };
@@ -391,8 +392,18 @@ std::string evaluate(const Options &options) {
     if (auto e = prepare(candidate, inputs); !e.empty())
       return fail(e);
     int before = kernelCount();
+    auto started = std::chrono::steady_clock::now();
     if (auto e = runOnce(candidate); !e.empty())
       return fail("candidate: " + e);
+    double firstMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    if (seed == 0 && options.cutoffMs > 0 && firstMs > options.cutoffMs) {
+      // A search does not need to know how slow exactly: one run (with its launch and copies) says enough.
+      report["status"] = "too-slow";
+      report["reason"] = "the first run took " + std::to_string(firstMs) + " ms, more than the cutoff of " +
+                         std::to_string(options.cutoffMs) + " ms; not verified or timed further";
+      report["first_run_ms"] = firstMs;
+      return report.dump();
+    }
     if (seed == 0) {
       candidateKernels[0] = before;
       candidateKernels[1] = kernelCount();
@@ -484,7 +495,7 @@ void usage() {
                "                  [--seeds 5] [--reps 20] [--warmup 3] [--tolerance T] [--timeout 120]\n"
                "                  [--memory-limit-mb 16384] [--runtime libkforge_mgpu.so] [--device 0]\n"
                "                  [--ceiling-gbps G] [--ceiling-tflops T] [--time-reference 0|1]\n"
-               "                  [--check-reference-against DIR] [--output FILE]\n";
+               "                  [--check-reference-against DIR] [--cutoff-ms MS] [--output FILE]\n";
 }
 
 bool parse(int argc, char **argv, Options &options) {
@@ -532,6 +543,8 @@ bool parse(int argc, char **argv, Options &options) {
       ok = number(options.tolerance) && options.tolerance > 0;
     else if (flag == "--ceiling-gbps")
       ok = number(options.ceilingGBps);
+    else if (flag == "--cutoff-ms")
+      options.cutoffMs = std::atof(value.c_str());
     else if (flag == "--ceiling-tflops")
       ok = number(options.ceilingTflops);
     else if (flag == "--time-reference") {

@@ -2,7 +2,8 @@
 # GPU side of the search study (docs/perf/search-h200.md): unpacks the tuner (scripts/gpu/pack_tuner.sh, carried
 # as gpu-artifacts/tuner), then for each line "NAME PAYLOAD POLICY TRIALS SEED [extra kforge-tune flags]" of
 # the plan file $1 tunes PAYLOAD on the GPU into runs/NAME (resuming when a run directory for NAME was carried
-# in $3), and packs every run's database, report, plot, best schedule and log into $2/runs.tgz.
+# in $3). After each run, every run's database, report, plot, best schedule and log are packed into
+# $2/runs.tgz, so a call cut short still returns what finished.
 set -uo pipefail
 plan=$1 out=$2 previous=${3:-}
 scripts/gpu/unpack_tuner.sh gpu-artifacts/tuner > "$out/device.json" || exit 1
@@ -19,7 +20,6 @@ while read -r name payload policy trials seed extra; do
   "$tune" "$payload" --target gpu --policy "$policy" --trials "$trials" --seed "$seed" -o "runs/$name" \
     $resume $extra > "runs/$name.log" 2>&1
   echo "$name: exit $? after $(( $(date +%s) - start )) s" | tee -a "$out/summary.txt"
-  tail -3 "runs/$name.log" >> "$out/summary.txt"
+  grep -E "stopped|best" "runs/$name.log" | tail -2 >> "$out/summary.txt"
+  tar czf "$out/runs.tgz" --exclude='candidates' --exclude='cache' --exclude='baseline' --exclude='best' runs
 done < "$plan"
-tar czf "$out/runs.tgz" --exclude='candidates' --exclude='cache' --exclude='baseline' --exclude='best' \
-  runs

@@ -212,7 +212,7 @@ static void compileCandidate(const TuneConfig &config, const Tools &tools, Candi
 }
 
 static RunOutcome runCandidate(const TuneConfig &config, const Tools &tools, StringRef candidateDir,
-                               StringRef referenceDir, int seeds, int reps) {
+                               StringRef referenceDir, int seeds, int reps, double cutoffMs = 0) {
   auto start = std::chrono::steady_clock::now();
   RunOutcome outcome;
   std::string output = joinPath(candidateDir, "run.json");
@@ -221,6 +221,8 @@ static RunOutcome runCandidate(const TuneConfig &config, const Tools &tools, Str
                                    "--timeout", std::to_string(config.runTimeout), "--output", output};
   if (config.target == "gpu" && !tools.runtime.empty())
     args.insert(args.end(), {"--runtime", tools.runtime});
+  if (cutoffMs > 0)
+    args.insert(args.end(), {"--cutoff-ms", std::to_string(cutoffMs)});
   llvm::sys::fs::remove(output);
   std::string message;
   runProgram(tools.run, args, joinPath(candidateDir, "run.log"), config.runTimeout + 60, message);
@@ -430,10 +432,17 @@ public:
         break;
       }
       std::vector<Candidate> candidates = prepare(proposals);
+      TuneConfig batchConfig = config;
+      if (config.timeBudget > 0)
+        batchConfig.compileTimeout = std::max(
+            10, std::min(config.compileTimeout, static_cast<int>(config.timeBudget - secondsSince(start)) + 1));
       for (Candidate &c : candidates)
-        pool.async([&, ptr = &c] { compileCandidate(config, tools, *ptr, /*naive=*/false); });
+        pool.async([&, ptr = &c] { compileCandidate(batchConfig, tools, *ptr, /*naive=*/false); });
       pool.wait();
       for (Candidate &c : candidates) {
+        // Candidates compiled but not measured are not recorded: a resumed run proposes them again.
+        if (config.timeBudget > 0 && secondsSince(start) >= config.timeBudget)
+          break;
         double before = bestMs;
         json::Object record = evaluate(c);
         if (llvm::Error e = db.append(record)) {
@@ -558,7 +567,10 @@ private:
       return record;
     }
     score += config.weights.compiles;
-    RunOutcome run = runCandidate(config, tools, c.dir, joinPath(config.runDir, "baseline"), config.seeds, config.reps);
+    // A candidate far slower than the untransformed payload is not worth verifying and timing in full.
+    double cutoff = config.cutoffFactor > 0 ? config.cutoffFactor * baselineMs + 50 : 0;
+    RunOutcome run =
+        runCandidate(config, tools, c.dir, joinPath(config.runDir, "baseline"), config.seeds, config.reps, cutoff);
     record["status"] = run.status;
     record["run_s"] = run.seconds;
     if (!run.reason.empty())

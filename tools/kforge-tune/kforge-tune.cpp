@@ -56,9 +56,13 @@ static cl::opt<int> seeds("seeds", cl::desc("Random inputs each candidate is ver
 static cl::opt<int> reps("reps", cl::desc("Timed repetitions per candidate (at least 10)"), cl::init(20),
                          cl::cat(category));
 static cl::opt<int> compileTimeout("compile-timeout", cl::desc("Seconds a candidate may take to compile"),
-                                   cl::init(300), cl::cat(category));
+                                   cl::init(120), cl::cat(category));
 static cl::opt<int> runTimeout("run-timeout", cl::desc("Seconds a candidate may take to verify and time"),
                                cl::init(300), cl::cat(category));
+static cl::opt<double> cutoff("cutoff",
+                              cl::desc("A candidate whose first run is this many times slower than the untransformed "
+                                       "payload is recorded too-slow without full verification and timing (0: off)"),
+                              cl::init(20), cl::cat(category));
 static cl::opt<int> memoryLimit("memory-limit-mb", cl::desc("Memory a compile may use"), cl::init(8192),
                                 cl::cat(category));
 static cl::opt<bool> resume("resume", cl::desc("Continue the run in the run directory"), cl::init(false),
@@ -283,6 +287,7 @@ int main(int argc, char **argv) {
   config.compileTimeout = compileTimeout;
   config.runTimeout = runTimeout;
   config.memoryLimitMB = memoryLimit;
+  config.cutoffFactor = cutoff;
   config.resume = resume;
   config.keepCandidates = keepCandidates;
   config.quiet = quiet;
