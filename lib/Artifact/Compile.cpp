@@ -217,7 +217,7 @@ LogicalResult kforge::compileArtifact(ModuleOp payload, StringRef payloadText, S
   if (std::error_code ec = llvm::sys::fs::create_directories(options.outputDir))
     return payload.emitError() << "cannot create '" << options.outputDir << "': " << ec.message();
   std::string key = contentHash(payloadText, recipeText, options);
-  if (!options.cacheDir.empty() && copyArtifact(joinPath(options.cacheDir, key), options.outputDir, options.name)) {
+  if (!options.scheduleOnly && !options.cacheDir.empty() && copyArtifact(joinPath(options.cacheDir, key), options.outputDir, options.name)) {
     payload.emitRemark() << "artifact cache hit " << key;
     return success();
   }
@@ -227,6 +227,8 @@ LogicalResult kforge::compileArtifact(ModuleOp payload, StringRef payloadText, S
     return failure();
   if (failed(writeFile(payload, file(".scheduled.mlir"), [&](llvm::raw_ostream &os) { payload.print(os); os << "\n"; })))
     return failure();
+  if (options.scheduleOnly)
+    return success();
   if (failed(lower(payload, options)))
     return failure();
   if (failed(writeFile(payload, file(".host.mlir"), [&](llvm::raw_ostream &os) { payload.print(os); os << "\n"; })))

@@ -51,6 +51,9 @@ static cl::opt<std::string> factsPath("facts-json",
                                       cl::desc("Only analyse the payload: write what kforge-tune needs to know about "
                                                "it (root op, loop sizes, contraction, hash) to this JSON file"),
                                       cl::init(""));
+static cl::opt<bool> scheduleOnly("schedule-only",
+                                  cl::desc("Stop after applying and verifying the recipe (writes N.scheduled.mlir)"),
+                                  cl::init(false));
 static cl::opt<unsigned> timeout("timeout", cl::desc("Compile in a child process killed after this many seconds"),
                                  cl::init(0));
 static cl::opt<unsigned> memoryLimitMB("memory-limit-mb",
@@ -238,6 +241,7 @@ int main(int argc, char **argv) {
   options.outputDir = outputDir;
   options.name = name;
   options.cacheDir = cacheDir;
+  options.scheduleOnly = scheduleOnly;
   options.onStage = [&](llvm::StringRef stage) { report.enter(stage); };
   bool ok = mlir::succeeded(kforge::compileArtifact(*payload, payloadText, recipeText, options));
   report.finish(ok);

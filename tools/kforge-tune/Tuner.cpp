@@ -211,6 +211,34 @@ static void compileCandidate(const TuneConfig &config, const Tools &tools, Candi
   }
 }
 
+/// When a schedule fails to apply and no diagnostic points into it (transform ops report at the payload op),
+/// finds the action at fault: the first prefix of the schedule that fails to apply ends with it.
+static int bisectFailingAction(const TuneConfig &config, const Tools &tools, const PayloadFacts &facts,
+                               const Candidate &c) {
+  const Schedule &schedule = c.proposal.schedule;
+  for (size_t n = 1; n <= schedule.size(); ++n) {
+    Schedule prefix(schedule.begin(), schedule.begin() + n);
+    if (!validateSchedule(prefix, facts, config.target).empty())
+      continue; // e.g. a GPU prefix missing a fusion the full schedule has: not a compilable step
+    std::string dir = joinPath(c.dir, "bisect");
+    llvm::sys::fs::create_directories(dir);
+    std::string recipe = joinPath(dir, "prefix.mlir");
+    if (!writeText(recipe, renderSchedule(prefix, facts, config.target)))
+      return -1;
+    std::vector<std::string> args = {config.payloadPath, "-o", dir, "--target", config.target, "--chip", config.chip,
+                                     "--recipe", recipe, "--schedule-only", "--timeout",
+                                     std::to_string(config.compileTimeout), "--memory-limit-mb",
+                                     std::to_string(config.memoryLimitMB)};
+    if (!config.entry.empty())
+      args.insert(args.end(), {"--entry", config.entry});
+    std::string message;
+    int rc = runProgram(tools.compile, args, joinPath(dir, "compile.log"), config.compileTimeout + 30, message);
+    if (rc != 0)
+      return static_cast<int>(n) - 1;
+  }
+  return -1;
+}
+
 static RunOutcome runCandidate(const TuneConfig &config, const Tools &tools, StringRef candidateDir,
                                StringRef referenceDir, int seeds, int reps, double cutoffMs = 0) {
   auto start = std::chrono::steady_clock::now();
@@ -558,6 +586,8 @@ private:
     record["parent"] = parent >= 0 ? json::Value(parent) : json::Value(nullptr);
     double score = 0;
     if (!c.compiled) {
+      if (c.faultyAction < 0 && (c.stage == "apply" || c.stage == "verify"))
+        c.faultyAction = bisectFailingAction(config, tools, facts, c);
       record["status"] = "compile-failed";
       record["stage"] = c.stage;
       record["reason"] = c.message;

@@ -41,6 +41,7 @@ struct ArtifactOptions {
   std::string outputDir;
   std::string name = "kernel"; ///< Base name of the files written (<name>.so, <name>.json, ...).
   std::string cacheDir;        ///< Reuse / keep artifacts under <cacheDir>/<content hash>/; empty: no cache.
+  bool scheduleOnly = false;   ///< Stop after applying and verifying the schedule (writes <name>.scheduled.mlir).
   /// Called as each stage begins, so a caller can say where a failure happened: "schedule-parse",
   /// "check-uses", "apply", "verify", "lower", "codegen", "link", "manifest".
   std::function<void(llvm::StringRef)> onStage;
