@@ -1,0 +1,140 @@
+//===- PoliciesTest.cpp - the search policies propose valid, new schedules --===//
+
+#include "kforge/Tune/Policies.h"
+
+#include <gtest/gtest.h>
+
+using namespace kforge::tune;
+
+namespace {
+PayloadFacts gemmBiasRelu() {
+  PayloadFacts f;
+  f.entry = "gemm_bias_relu";
+  f.rootOp = "linalg.generic";
+  f.parallelSizes = {4096, 4096};
+  f.contractionOp = "linalg.matmul";
+  f.contractionK = 4096;
+  f.reductionOps = 1;
+  f.linalgOps = 4;
+  f.elementType = "f32";
+  return f;
+}
+PayloadFacts softmax() {
+  PayloadFacts f;
+  f.entry = "softmax";
+  f.rootOp = "linalg.generic";
+  f.parallelSizes = {4096, 4096};
+  f.reductionOps = 2;
+  f.reductionSize = 4096;
+  f.linalgOps = 6;
+  f.elementType = "f32";
+  return f;
+}
+HardwareProfile h200() {
+  HardwareProfile p;
+  p.target = "gpu";
+  p.multiprocessors = 132;
+  return p;
+}
+HardwareProfile cpu() {
+  HardwareProfile p;
+  p.target = "cpu";
+  p.multiprocessors = 2;
+  return p;
+}
+
+/// A history in which every proposal was measured, at a made-up time that favours bigger block tiles.
+std::vector<TrialRecord> measure(const std::vector<Proposal> &proposals, int firstId) {
+  std::vector<TrialRecord> out;
+  for (const Proposal &p : proposals) {
+    TrialRecord r;
+    r.id = firstId++;
+    r.schedule = p.schedule;
+    r.hash = scheduleHash(p.schedule);
+    r.status = "correct";
+    r.timeMs = 100.0 / (1 + p.schedule.size()) + (r.id % 7);
+    r.island = p.island;
+    out.push_back(r);
+  }
+  return out;
+}
+} // namespace
+
+TEST(Policies, EveryPolicyProposesValidNewSchedules) {
+  for (const PayloadFacts &facts : {gemmBiasRelu(), softmax()})
+    for (const HardwareProfile &profile : {h200(), cpu()})
+      for (const char *name : {"random", "heuristic", "evolve", "heuristic+evolve"}) {
+        std::string error;
+        std::unique_ptr<Policy> policy = createPolicy(name, facts, profile, 7, error);
+        ASSERT_TRUE(policy) << error;
+        std::vector<TrialRecord> history;
+        for (int round = 0; round < 4; ++round) {
+          std::vector<Proposal> batch = policy->propose(history, 6);
+          for (const Proposal &p : batch) {
+            EXPECT_TRUE(validateSchedule(p.schedule, facts, profile.target).empty())
+                << name << " on " << facts.entry << "/" << profile.target << ": " << describe(p.schedule);
+            for (const TrialRecord &r : history)
+              EXPECT_NE(r.hash, scheduleHash(p.schedule)) << name << " proposed a schedule twice";
+          }
+          std::vector<TrialRecord> measured = measure(batch, static_cast<int>(history.size()));
+          history.insert(history.end(), measured.begin(), measured.end());
+        }
+        if (std::string(name) != "heuristic") // the heuristic may run out of guesses; the others may not
+          EXPECT_GE(history.size(), 12u) << name;
+      }
+}
+
+TEST(Policies, DeterministicGivenSeedAndHistory) {
+  for (const char *name : {"random", "evolve", "heuristic+evolve"}) {
+    std::string error;
+    auto a = createPolicy(name, gemmBiasRelu(), h200(), 42, error);
+    auto b = createPolicy(name, gemmBiasRelu(), h200(), 42, error);
+    std::vector<TrialRecord> history;
+    for (int round = 0; round < 3; ++round) {
+      std::vector<Proposal> pa = a->propose(history, 5), pb = b->propose(history, 5);
+      ASSERT_EQ(pa.size(), pb.size());
+      for (size_t i = 0; i < pa.size(); ++i)
+        EXPECT_EQ(scheduleHash(pa[i].schedule), scheduleHash(pb[i].schedule)) << name;
+      std::vector<TrialRecord> measured = measure(pa, static_cast<int>(history.size()));
+      history.insert(history.end(), measured.begin(), measured.end());
+    }
+  }
+}
+
+TEST(Policies, HeuristicBuildsOneActionAtATimeFromAFullTileOnTheGpu) {
+  std::vector<Proposal> guesses = heuristicSchedules(gemmBiasRelu(), h200());
+  ASSERT_GE(guesses.size(), 4u);
+  // First step: block and thread tiles with their fusions (a block tile alone is one thread per block).
+  EXPECT_EQ(guesses[0].schedule.size(), 4u) << describe(guesses[0].schedule);
+  // Then one action per step, each naming its parent.
+  EXPECT_EQ(guesses[1].schedule.size(), 5u);
+  EXPECT_EQ(guesses[1].parentHash, scheduleHash(guesses[0].schedule));
+  EXPECT_EQ(guesses[2].schedule.back().kind, "vectorize");
+  // On the CPU the first step is the block tile alone.
+  std::vector<Proposal> cpuGuesses = heuristicSchedules(gemmBiasRelu(), cpu());
+  EXPECT_EQ(cpuGuesses[0].schedule.size(), 2u) << describe(cpuGuesses[0].schedule);
+}
+
+TEST(Policies, MutationAndCrossoverStayValid) {
+  std::mt19937_64 rng(3);
+  PayloadFacts facts = gemmBiasRelu();
+  HardwareProfile profile = h200();
+  std::vector<Proposal> guesses = heuristicSchedules(facts, profile);
+  for (int i = 0; i < 200; ++i) {
+    const Schedule &a = guesses[i % guesses.size()].schedule, &b = guesses[(i * 7 + 3) % guesses.size()].schedule;
+    std::string step;
+    Schedule mutated = mutateSchedule(a, facts, profile, rng, i % 2 == 0, step);
+    EXPECT_TRUE(validateSchedule(mutated, facts, profile.target).empty()) << step;
+    if (!step.empty())
+      EXPECT_NE(scheduleHash(mutated), scheduleHash(a)) << step;
+    Schedule child = crossoverSchedules(a, b, facts, profile, rng);
+    if (!child.empty())
+      EXPECT_TRUE(validateSchedule(child, facts, profile.target).empty()) << describe(child);
+  }
+}
+
+TEST(Policies, UnknownPolicyIsAnError) {
+  std::string error;
+  EXPECT_FALSE(createPolicy("annealing", gemmBiasRelu(), h200(), 1, error));
+  EXPECT_NE(error.find("unknown policy 'annealing'"), std::string::npos);
+}
