@@ -175,10 +175,11 @@ void kforge::tune::writeReport(const std::string &runDir, const std::vector<json
     for (auto &[what, count] : failures)
       os << "| " << what << " | " << count << " |\n";
   }
-  os << "\nScore of a trial: " << "compiles x " << run.getObject("score")->getNumber("compiles").value_or(0)
-     << " + correct x " << run.getObject("score")->getNumber("correct").value_or(0) << " + "
-     << run.getObject("score")->getNumber("speedup").value_or(0)
-     << " x ln(previous best time / its time); every record is in db.jsonl.\n";
+  if (const json::Object *score = run.getObject("score"))
+    os << llvm::formatv("\nScore of a trial: {0:F2} if it compiles, + {1:F2} if it is correct, + {2:F2} x ln(previous "
+                        "best time / its time); every record is in db.jsonl.\n",
+                        score->getNumber("compiles").value_or(0), score->getNumber("correct").value_or(0),
+                        score->getNumber("speedup").value_or(0));
 
   auto write = [&](const std::string &file, const std::string &text) {
     if (llvm::Error e = llvm::writeToOutput(joinPath(runDir, file), [&](llvm::raw_ostream &out) {

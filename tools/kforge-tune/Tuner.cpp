@@ -598,7 +598,7 @@ private:
     }
     score += config.weights.compiles;
     // A candidate far slower than the untransformed payload is not worth verifying and timing in full.
-    double cutoff = config.cutoffFactor > 0 ? config.cutoffFactor * baselineMs + 50 : 0;
+    double cutoff = config.cutoffFactor > 0 ? config.cutoffFactor * baselineMs + 100 : 0;
     RunOutcome run =
         runCandidate(config, tools, c.dir, joinPath(config.runDir, "baseline"), config.seeds, config.reps, cutoff);
     record["status"] = run.status;

@@ -44,7 +44,7 @@ struct TuneConfig {
   int jobs = 0;              ///< Parallel compiles; 0: all cores.
   int seeds = 5, reps = 20;  ///< Verification seeds and timing repetitions (kforge-run).
   int compileTimeout = 120, runTimeout = 300, memoryLimitMB = 8192;
-  double cutoffFactor = 20;  ///< A candidate's first run slower than this x the baseline (+50 ms): "too-slow".
+  double cutoffFactor = 20;  ///< A candidate's run slower than this x the baseline (+100 ms): "too-slow".
   bool resume = false;
   bool keepCandidates = false;
   bool useCache = true;      ///< Reuse compiled artifacts from RUN/cache (keyed by payload, schedule, versions, chip).
