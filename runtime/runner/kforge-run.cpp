@@ -19,6 +19,7 @@
 #include "Isolation.h"
 #include "Manifest.h"
 #include "Metrics.h"
+#include "SeedCache.h"
 
 #include <nlohmann/json.hpp>
 
@@ -41,6 +42,7 @@ struct Options {
   std::string candidate, reference, candidateName = "kernel", referenceName = "kernel";
   std::string independent; ///< Optional third artifact the reference is checked against once (seed 0).
   std::string runtime, output;
+  std::string cacheDir; ///< Inputs and reference outputs per seed, reused across runs (see SeedCache.h).
   int seeds = 5, reps = 20, warmup = 3, timeout = 120, device = 0;
   double tolerance = -1; // -1: by dtype
   double ceilingGBps = 0, ceilingTflops = 0;
@@ -384,10 +386,28 @@ std::string evaluate(const Options &options) {
       return fail("the reference disagrees with the independent computation: " + check["why"].get<std::string>());
   }
 
+  // The reference build, and the arguments' shapes and types, name the cached inputs and outputs.
+  std::string cacheKey = reference.manifest.hash.empty() ? reference.manifest.directory : reference.manifest.hash;
+  std::vector<size_t> inputIndices, outputIndices, sizes;
+  for (size_t i = 0; i < cArgs.size(); ++i) {
+    cacheKey += "-" + cArgs[i].dtype;
+    for (int64_t d : cArgs[i].shape)
+      cacheKey += "x" + std::to_string(d);
+    (cArgs[i].isOutput ? outputIndices : inputIndices).push_back(i);
+    sizes.push_back(static_cast<size_t>(cArgs[i].numElements()));
+  }
+  SeedCache cache(reference.manifest.hash.empty() ? std::string() : options.cacheDir, cacheKey);
+  if (cache.enabled())
+    report["seed_cache"] = options.cacheDir;
+
   std::string overall = "correct";
   int candidateKernels[2] = {0, 0}; // the runtime's kernel registry entries the candidate's first run added
   for (int seed = 0; seed < options.seeds; ++seed) {
-    std::vector<std::vector<float>> inputs = makeInputs(candidate, seed);
+    std::vector<std::vector<float>> inputs(cArgs.size());
+    if (!cache.load(seed, "inputs", inputIndices, sizes, inputs)) {
+      inputs = makeInputs(candidate, seed);
+      cache.store(seed, "inputs", inputIndices, inputs);
+    }
     // The candidate first, then the reference, each on fresh buffers.
     if (auto e = prepare(candidate, inputs); !e.empty())
       return fail(e);
@@ -410,14 +430,19 @@ std::string evaluate(const Options &options) {
       candidateKernels[0] = before;
       candidateKernels[1] = kernelCount();
     }
-    if (auto e = prepare(reference, inputs); !e.empty())
-      return fail(e);
-    if (auto e = runOnce(reference); !e.empty())
-      return fail("reference: " + e);
+    std::vector<std::vector<float>> expected(cArgs.size());
+    if (!cache.load(seed, "outputs", outputIndices, sizes, expected)) {
+      if (auto e = prepare(reference, inputs); !e.empty())
+        return fail(e);
+      if (auto e = runOnce(reference); !e.empty())
+        return fail("reference: " + e);
+      expected = reference.host;
+      cache.store(seed, "outputs", outputIndices, expected);
+    }
     for (size_t i = 0; i < cArgs.size(); ++i) {
       if (!cArgs[i].isOutput)
         continue;
-      Comparison c = compare(candidate.host[i], reference.host[i]);
+      Comparison c = compare(candidate.host[i], expected[i]);
       std::string why, status = verdict(c, tolerance, why);
       report["seeds"].push_back({{"seed", seed},
                                  {"argument", i},
@@ -497,7 +522,8 @@ void usage() {
                "                  [--seeds 5] [--reps 20] [--warmup 3] [--tolerance T] [--timeout 120]\n"
                "                  [--memory-limit-mb 16384] [--runtime libkforge_mgpu.so] [--device 0]\n"
                "                  [--ceiling-gbps G] [--ceiling-tflops T] [--time-reference 0|1]\n"
-               "                  [--check-reference-against DIR] [--cutoff-ms MS] [--output FILE]\n";
+               "                  [--check-reference-against DIR] [--cutoff-ms MS] [--cache-dir DIR]\n"
+               "                  [--output FILE]\n";
 }
 
 bool parse(int argc, char **argv, Options &options) {
@@ -545,6 +571,8 @@ bool parse(int argc, char **argv, Options &options) {
       ok = number(options.tolerance) && options.tolerance > 0;
     else if (flag == "--ceiling-gbps")
       ok = number(options.ceilingGBps);
+    else if (flag == "--cache-dir")
+      options.cacheDir = value;
     else if (flag == "--cutoff-ms")
       options.cutoffMs = std::atof(value.c_str());
     else if (flag == "--ceiling-tflops")

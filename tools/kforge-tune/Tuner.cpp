@@ -251,6 +251,8 @@ static RunOutcome runCandidate(const TuneConfig &config, const Tools &tools, Str
     args.insert(args.end(), {"--runtime", tools.runtime});
   if (cutoffMs > 0)
     args.insert(args.end(), {"--cutoff-ms", std::to_string(cutoffMs)});
+  // Inputs and the reference's outputs are computed once per seed for the whole run, not per candidate.
+  args.insert(args.end(), {"--cache-dir", joinPath(config.runDir, "seed-cache")});
   llvm::sys::fs::remove(output);
   std::string message;
   runProgram(tools.run, args, joinPath(candidateDir, "run.log"), config.runTimeout + 60, message);

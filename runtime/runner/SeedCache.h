@@ -1,0 +1,42 @@
+//===- SeedCache.h - inputs and reference outputs kept across runs -*- C++ -*-===//
+//
+// A search verifies hundreds of candidates against the same reference on the same seeds. Generating the
+// random inputs and running the reference (a naive GPU kernel: ~85 ms per call for a 4096^3 gemm) once per
+// seed instead of once per candidate and seed is most of kforge-tune's time per trial on the GPU. The cache
+// stores, per seed, the inputs (after rounding to the candidate's element types) and the reference's
+// outputs as raw float32 files under DIR/KEY/, where KEY names the reference build (its manifest hash) and
+// the arguments' shapes and types. Files are written to a temporary name and renamed, so a reader never sees
+// half a file; anything unreadable or of the wrong size is a miss.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KFORGE_RUNNER_SEEDCACHE_H
+#define KFORGE_RUNNER_SEEDCACHE_H
+
+#include <string>
+#include <vector>
+
+namespace kforge {
+
+class SeedCache {
+public:
+  /// `dir` empty: a cache that never hits and stores nothing.
+  SeedCache(std::string dir, std::string key);
+  bool enabled() const { return !root.empty(); }
+
+  /// Fills `values[i]` (i in `which`) with `sizes[i]` floats of `seed`'s `kind` ("inputs" or "outputs").
+  /// False (and `values` untouched) unless every selected argument is present with the right size.
+  bool load(int seed, const std::string &kind, const std::vector<size_t> &which, const std::vector<size_t> &sizes,
+            std::vector<std::vector<float>> &values) const;
+  /// Stores the selected `values`; failures only cost a later recomputation.
+  void store(int seed, const std::string &kind, const std::vector<size_t> &which,
+             const std::vector<std::vector<float>> &values) const;
+
+private:
+  std::string file(int seed, const std::string &kind, size_t argument) const;
+  std::string root;
+};
+
+} // namespace kforge
+
+#endif // KFORGE_RUNNER_SEEDCACHE_H
