@@ -295,6 +295,7 @@ static std::vector<TrialRecord> historyOf(const Database &db) {
     r.status = record.getString("status").value_or("").str();
     r.timeMs = record.getNumber("time_ms").value_or(0);
     r.island = record.getString("island").value_or("").str();
+    r.reason = record.getString("reason").value_or("").str();
     history.push_back(std::move(r));
   }
   return history;
@@ -725,7 +726,25 @@ int kforge::tune::runTuner(const TuneConfig &original, const Tools &tools) {
   if (!facts)
     return 1;
   std::string error;
-  std::unique_ptr<Policy> policy = createPolicy(config.policy, *facts, config.profile, config.seed, error);
+  std::unique_ptr<Policy> policy;
+  if (config.policy == "llm") {
+#ifdef KFORGE_TUNE_WITHOUT_LLM
+    llvm::errs() << "kforge-tune: error: this kforge-tune was built without the LLM client\n";
+    return 2;
+#else
+    LLMPolicyOptions options = config.llm;
+    options.payloadText = readText(config.payloadPath);
+    options.transcriptPath = joinPath(config.runDir, "llm-transcript.jsonl");
+    bool quiet = config.quiet;
+    options.note = [quiet](const std::string &text) {
+      if (!quiet)
+        llvm::errs() << text << "\n";
+    };
+    policy = createLLMPolicy(options, *facts, config.profile, config.seed);
+#endif
+  } else {
+    policy = createPolicy(config.policy, *facts, config.profile, config.seed, error);
+  }
   if (!policy) {
     llvm::errs() << "kforge-tune: error: " << error << "\n";
     return 2;

@@ -10,6 +10,8 @@
 #ifndef KFORGE_TUNE_TUNER_H
 #define KFORGE_TUNE_TUNER_H
 
+#include "llm/LLMPolicy.h"
+
 #include "kforge/Tune/Policies.h"
 
 #include <optional>
@@ -52,6 +54,7 @@ struct TuneConfig {
   bool json = false;
   ScoreWeights weights;
   HardwareProfile profile;
+  LLMPolicyOptions llm; ///< --policy llm: the endpoint, model, budget, replay.
 };
 
 /// The payload's facts, from `kforge-compile --facts-json` (kforge-tune itself links no MLIR).

@@ -41,7 +41,7 @@ static cl::opt<std::string> chip("chip", cl::desc("GPU architecture (default: th
                                  cl::cat(category));
 static cl::opt<std::string> entry("entry", cl::desc("Entry function (default: the only public one)"), cl::init(""),
                                   cl::cat(category));
-static cl::opt<std::string> policy("policy", cl::desc("heuristic+evolve, heuristic, evolve or random"),
+static cl::opt<std::string> policy("policy", cl::desc("heuristic+evolve, heuristic, evolve, random or llm"),
                                    cl::init("heuristic+evolve"), cl::cat(category));
 static cl::opt<int> trials("trials", cl::desc("Trial budget (candidates; the baseline is not one)"), cl::init(64),
                            cl::cat(category));
@@ -90,6 +90,48 @@ static cl::opt<double> scoreCorrect("score-correct", cl::desc("Score for a candi
                                     cl::init(0.3), cl::cat(category));
 static cl::opt<double> scoreSpeedup("score-speedup", cl::desc("Weight of ln(previous best time / time)"),
                                     cl::init(1.0), cl::cat(category));
+static cl::OptionCategory llmCategory("kforge-tune LLM policy options (--policy llm; docs/llm.md)");
+static cl::opt<std::string> llmApi("llm-api", cl::desc("openai (chat completions; also llama.cpp, vLLM, Ollama) or "
+                                                       "anthropic (messages); default $KFORGE_LLM_API or openai"),
+                                   cl::init(""), cl::cat(llmCategory));
+static cl::opt<std::string> llmEndpoint("llm-endpoint",
+                                        cl::desc("Base URL, e.g. http://localhost:8080/v1 (default $KFORGE_LLM_ENDPOINT "
+                                                 "or the API's)"),
+                                        cl::init(""), cl::cat(llmCategory));
+static cl::opt<std::string> llmModel("llm-model", cl::desc("Model name (default $KFORGE_LLM_MODEL)"), cl::init(""),
+                                     cl::cat(llmCategory));
+static cl::opt<std::string> llmKeyEnv("llm-key-env",
+                                      cl::desc("Environment variable holding the API key (default OPENAI_API_KEY or "
+                                               "ANTHROPIC_API_KEY); the key is never printed or stored"),
+                                      cl::init(""), cl::cat(llmCategory));
+static cl::opt<double> llmTemperature("llm-temperature", cl::desc("Sampling temperature"), cl::init(0.2),
+                                      cl::cat(llmCategory));
+static cl::opt<int> llmMaxTokens("llm-max-tokens", cl::desc("Tokens per response"), cl::init(2048),
+                                 cl::cat(llmCategory));
+static cl::opt<int> llmTimeout("llm-timeout", cl::desc("Seconds per request attempt"), cl::init(120),
+                               cl::cat(llmCategory));
+static cl::opt<int> llmRetries("llm-retries", cl::desc("Retries after 429, 5xx or a timeout"), cl::init(3),
+                               cl::cat(llmCategory));
+static cl::opt<int> llmBackoffMs("llm-backoff-ms", cl::desc("First retry delay, doubled each time"), cl::init(1000),
+                                 cl::cat(llmCategory));
+static cl::opt<int> llmMaxRequests("llm-max-requests", cl::desc("Budget: requests per run"), cl::init(100),
+                                   cl::cat(llmCategory));
+static cl::opt<long long> llmMaxTokensTotal("llm-max-total-tokens", cl::desc("Budget: tokens per run"),
+                                            cl::init(1000000), cl::cat(llmCategory));
+static cl::opt<unsigned> llmMaxResponseKB("llm-max-response-kb", cl::desc("Largest response accepted"),
+                                          cl::init(1024), cl::cat(llmCategory));
+static cl::opt<int> llmRepairRounds("llm-repair-rounds", cl::desc("Follow-ups after an unusable reply"),
+                                    cl::init(2), cl::cat(llmCategory));
+static cl::opt<double> llmPromptPrice("llm-prompt-price", cl::desc("Dollars per million prompt tokens (for the cost)"),
+                                      cl::init(0), cl::cat(llmCategory));
+static cl::opt<double> llmCompletionPrice("llm-completion-price",
+                                          cl::desc("Dollars per million completion tokens (for the cost)"),
+                                          cl::init(0), cl::cat(llmCategory));
+static cl::opt<std::string> llmReplay("llm-replay",
+                                      cl::desc("Answer from this recorded transcript (llm-transcript.jsonl) instead of "
+                                               "the endpoint: reproducible, offline"),
+                                      cl::init(""), cl::cat(llmCategory));
+
 static cl::opt<std::string> runtimePath("runtime", cl::desc("kforge's mgpu runtime (default: next to the tools)"),
                                         cl::init(""), cl::cat(category));
 
@@ -219,7 +261,7 @@ static int checkSchedule(const PayloadFacts &facts, llvm::StringRef file, llvm::
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(category);
+  cl::HideUnrelatedOptions({&category, &llmCategory});
   cl::ParseCommandLineOptions(argc, argv, "kforge-tune: search for the fastest schedule of a payload\n");
   Tools tools = findTools(argv[0]);
 
@@ -293,6 +335,39 @@ int main(int argc, char **argv) {
   config.quiet = quiet;
   config.json = printJson;
   config.weights = {scoreCompiles, scoreCorrect, scoreSpeedup};
+  auto fromEnv = [](const std::string &flag, const char *variable, const char *fallback) {
+    if (!flag.empty())
+      return flag;
+    std::optional<std::string> value = llvm::sys::Process::GetEnv(variable);
+    return value ? *value : std::string(fallback);
+  };
+  LLMConfig &llm = config.llm.client;
+  llm.api = fromEnv(llmApi, "KFORGE_LLM_API", "openai");
+  llm.endpoint = fromEnv(llmEndpoint, "KFORGE_LLM_ENDPOINT", "");
+  llm.model = fromEnv(llmModel, "KFORGE_LLM_MODEL", "");
+  llm.apiKeyEnv = llmKeyEnv;
+  llm.temperature = llmTemperature;
+  llm.maxTokens = llmMaxTokens;
+  llm.timeoutSeconds = llmTimeout;
+  llm.maxRetries = llmRetries;
+  llm.backoffMs = llmBackoffMs;
+  llm.maxRequests = llmMaxRequests;
+  llm.maxTotalTokens = llmMaxTokensTotal;
+  llm.maxResponseBytes = static_cast<size_t>(llmMaxResponseKB) * 1024;
+  llm.promptPricePerMTok = llmPromptPrice;
+  llm.completionPricePerMTok = llmCompletionPrice;
+  config.llm.replayPath = llmReplay;
+  config.llm.repairRounds = llmRepairRounds;
+  if (policy == "llm") {
+    if (llm.api != "openai" && llm.api != "anthropic") {
+      llvm::errs() << "kforge-tune: error: unknown --llm-api '" << llm.api << "' (expected openai or anthropic)\n";
+      return 2;
+    }
+    if (llm.model.empty() && llmReplay.empty()) {
+      llvm::errs() << "kforge-tune: error: --policy llm needs --llm-model (or $KFORGE_LLM_MODEL)\n";
+      return 2;
+    }
+  }
   if (!tryFile.empty())
     return tryScheduleFile(config, tools, tryFile);
   return runTuner(config, tools);

@@ -43,6 +43,7 @@ struct TrialRecord {
   std::string status; ///< "correct" for a measured, verified kernel; anything else is a failure.
   double timeMs = 0;  ///< Median time; meaningful when status is correct.
   std::string island;
+  std::string reason; ///< Why it failed (compiler or runner message), for policies that explain (the LLM's).
 };
 
 /// A schedule to try, with where it came from.
