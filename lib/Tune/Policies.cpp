@@ -3,7 +3,9 @@
 #include "kforge/Tune/Policies.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/SHA256.h"
 
 #include <algorithm>
 #include <cmath>
@@ -28,6 +30,13 @@ bool kforge::tune::fromJSON(const llvm::json::Value &value, HardwareProfile &p, 
          o.map("max_threads_per_block", p.maxThreadsPerBlock) &&
          o.map("shared_bytes_per_block", p.sharedBytesPerBlock) && o.map("registers_per_block", p.registersPerBlock) &&
          o.map("l2_bytes", p.l2Bytes);
+}
+
+std::string kforge::tune::proposalHash(const Proposal &proposal) {
+  if (proposal.script.empty())
+    return scheduleHash(proposal.schedule);
+  std::array<uint8_t, 32> digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef("script\n" + proposal.script));
+  return llvm::toHex(digest, /*LowerCase=*/true);
 }
 
 //===----------------------------------------------------------------------===//

@@ -211,6 +211,43 @@ static void compileCandidate(const TuneConfig &config, const Tools &tools, Candi
   }
 }
 
+/// Applies a transform library to the payload without lowering it (kforge-compile --schedule-only): ""
+/// when it parses, passes the handle checks, applies and verifies, else the errors as text.
+static std::string checkScript(const TuneConfig &config, const Tools &tools, const std::string &script) {
+  llvm::SmallString<128> dir;
+  if (llvm::sys::fs::createUniqueDirectory("kforge-script", dir))
+    return "cannot create a temporary directory";
+  std::string recipe = joinPath(dir, "script.mlir"), diagnostics = joinPath(dir, "diagnostics.json");
+  writeText(recipe, script);
+  std::vector<std::string> args = {config.payloadPath, "-o", std::string(dir), "--target", config.target,
+                                   "--chip", config.chip, "--recipe", recipe, "--schedule-only",
+                                   "--diagnostics-json", diagnostics, "--timeout",
+                                   std::to_string(config.compileTimeout), "--memory-limit-mb",
+                                   std::to_string(config.memoryLimitMB)};
+  if (!config.entry.empty())
+    args.insert(args.end(), {"--entry", config.entry});
+  std::string message;
+  int rc = runProgram(tools.compile, args, joinPath(dir, "log"), config.compileTimeout + 30, message);
+  std::string result;
+  if (rc != 0) {
+    result = "the script failed";
+    if (std::optional<json::Value> report = readJSON(diagnostics))
+      if (const json::Object *o = report->getAsObject()) {
+        result += " at stage " + o->getString("stage").value_or("?").str() + ":";
+        if (const json::Array *list = o->getArray("diagnostics"))
+          for (const json::Value &d : *list)
+            if (const json::Object *e = d.getAsObject())
+              result += llvm::formatv("\n  line {0}: {1}: {2}", e->getInteger("line").value_or(0),
+                                      e->getString("severity").value_or(""), e->getString("message").value_or(""))
+                            .str();
+        if (auto m = o->getString("message"))
+          result += "\n  " + m->str();
+      }
+  }
+  llvm::sys::fs::remove_directories(dir);
+  return result;
+}
+
 /// When a schedule fails to apply and no diagnostic points into it (transform ops report at the payload op),
 /// finds the action at fault: the first prefix of the schedule that fails to apply ends with it.
 static int bisectFailingAction(const TuneConfig &config, const Tools &tools, const PayloadFacts &facts,
@@ -296,6 +333,7 @@ static std::vector<TrialRecord> historyOf(const Database &db) {
     r.timeMs = record.getNumber("time_ms").value_or(0);
     r.island = record.getString("island").value_or("").str();
     r.reason = record.getString("reason").value_or("").str();
+    r.description = record.getString("description").value_or("").str();
     history.push_back(std::move(r));
   }
   return history;
@@ -389,7 +427,9 @@ static void finishRun(const TuneConfig &config, const PayloadFacts &facts, const
     int id = static_cast<int>(best->getInteger("id").value_or(0));
     Schedule schedule;
     parseSchedule(*best->get("schedule"), schedule);
-    writeText(joinPath(config.runDir, "best.mlir"), renderSchedule(schedule, facts, config.target));
+    std::optional<StringRef> script = best->getString("script");
+    writeText(joinPath(config.runDir, "best.mlir"),
+              script ? script->str() : renderSchedule(schedule, facts, config.target));
     writeJSON(joinPath(config.runDir, "best.json"), json::Object(*best));
     std::string from = joinPath(joinPath(config.runDir, "candidates"), std::to_string(id));
     std::string to = joinPath(config.runDir, "best");
@@ -553,8 +593,12 @@ private:
       c.dir = joinPath(joinPath(config.runDir, "candidates"), std::to_string(c.id));
       llvm::sys::fs::create_directories(c.dir);
       c.recipePath = joinPath(c.dir, "schedule.mlir");
-      writeText(c.recipePath, renderSchedule(p.schedule, facts, config.target, &c.actionLines));
-      writeJSON(joinPath(c.dir, "schedule.json"), toJSON(p.schedule));
+      if (!p.script.empty()) {
+        writeText(c.recipePath, p.script); // a transform library as proposed, no actions to trace
+      } else {
+        writeText(c.recipePath, renderSchedule(p.schedule, facts, config.target, &c.actionLines));
+        writeJSON(joinPath(c.dir, "schedule.json"), toJSON(p.schedule));
+      }
       out.push_back(std::move(c));
     }
     return out;
@@ -577,19 +621,22 @@ private:
                         {"island", c.proposal.island},
                         {"step", c.proposal.step},
                         {"schedule", toJSON(c.proposal.schedule)},
-                        {"schedule_hash", scheduleHash(c.proposal.schedule)},
-                        {"description", describe(c.proposal.schedule)},
+                        {"schedule_hash", proposalHash(c.proposal)},
+                        {"description", c.proposal.script.empty() ? describe(c.proposal.schedule)
+                                                                  : std::string("transform script")},
                         {"payload_hash", facts.structuralHash},
                         {"target", config.target},
                         {"chip", config.target == "gpu" ? json::Value(config.chip) : json::Value(nullptr)},
                         {"versions", versions()},
                         {"timestamp", nowText()},
                         {"compile_s", c.compileSeconds}};
+    if (!c.proposal.script.empty())
+      record["script"] = c.proposal.script;
     int parent = parentId(c.proposal.parentHash);
     record["parent"] = parent >= 0 ? json::Value(parent) : json::Value(nullptr);
     double score = 0;
     if (!c.compiled) {
-      if (c.faultyAction < 0 && (c.stage == "apply" || c.stage == "verify"))
+      if (c.faultyAction < 0 && c.proposal.script.empty() && (c.stage == "apply" || c.stage == "verify"))
         c.faultyAction = bisectFailingAction(config, tools, facts, c);
       record["status"] = "compile-failed";
       record["stage"] = c.stage;
@@ -740,6 +787,7 @@ int kforge::tune::runTuner(const TuneConfig &original, const Tools &tools) {
       if (!quiet)
         llvm::errs() << text << "\n";
     };
+    options.checkScript = [config, tools](const std::string &script) { return checkScript(config, tools, script); };
     policy = createLLMPolicy(options, *facts, config.profile, config.seed);
 #endif
   } else {
@@ -842,7 +890,11 @@ int kforge::tune::replayRun(const std::string &runDir, const Tools &tools, bool 
   parseSchedule(*best->get("schedule"), c.proposal.schedule);
   c.dir = joinPath(runDir, "best");
   c.recipePath = joinPath(runDir, "best.mlir");
-  if (!writeText(c.recipePath, renderSchedule(c.proposal.schedule, *facts, config.target, &c.actionLines)))
+  std::optional<StringRef> script = best->getString("script");
+  if (script)
+    c.proposal.script = script->str();
+  if (!writeText(c.recipePath, script ? script->str()
+                                      : renderSchedule(c.proposal.schedule, *facts, config.target, &c.actionLines)))
     return 1;
   // Rebuilt from the schedule, not copied from a cache.
   for (StringRef file : {"kernel.so", "kernel.json", "kernel.scheduled.mlir", "kernel.host.mlir"})

@@ -44,6 +44,7 @@ struct TrialRecord {
   double timeMs = 0;  ///< Median time; meaningful when status is correct.
   std::string island;
   std::string reason; ///< Why it failed (compiler or runner message), for policies that explain (the LLM's).
+  std::string description; ///< The schedule in a line ("transform script" for a raw script).
 };
 
 /// A schedule to try, with where it came from.
@@ -53,7 +54,11 @@ struct Proposal {
   std::string island;     ///< evolve's sub-population; empty otherwise.
   std::string parentHash; ///< The schedule it was derived from, if any.
   std::string step;       ///< What was done to the parent: the action applied, mutated, or "crossover".
+  std::string script;     ///< A whole transform library instead of actions (the LLM policy's escape hatch).
 };
+
+/// The hash a proposal is known by: its schedule's, or its script's.
+std::string proposalHash(const Proposal &proposal);
 
 class Policy {
 public:

@@ -64,6 +64,18 @@ bool kforge::tune::extractSchedules(const std::string &reply, std::vector<json::
   return true;
 }
 
+std::string kforge::tune::extractScript(const std::string &reply) {
+  size_t fence = reply.find("```mlir");
+  if (fence == std::string::npos)
+    return "";
+  size_t start = reply.find('\n', fence);
+  size_t end = start == std::string::npos ? std::string::npos : reply.find("```", start);
+  if (end == std::string::npos)
+    return "";
+  std::string script = reply.substr(start + 1, end - start - 1);
+  return script.find("@__transform_main") == std::string::npos ? "" : script;
+}
+
 namespace {
 
 /// Answers from a recorded transcript, in order, instead of the network.
@@ -207,7 +219,8 @@ private:
     auto row = [&](const TrialRecord *r) {
       os << "| " << r->id << " | " << r->status << " | "
          << (r->timeMs > 0 ? llvm::formatv("{0:F4}", r->timeMs).str() : std::string("-")) << " | "
-         << describe(r->schedule) << " | " << r->reason.substr(0, 200) << " |\n";
+         << (r->description.empty() ? describe(r->schedule) : r->description) << " | " << r->reason.substr(0, 200)
+         << " |\n";
     };
     if (!measured.empty()) {
       os << "Fastest so far:\n| trial | status | time (ms) | schedule | reason |\n|---|---|---|---|---|\n";
@@ -223,7 +236,11 @@ private:
        << " new schedules (not in the history) likely to be faster than the fastest so far. Reply with one "
           "JSON object:\n"
           "{\"schedules\": [{\"why\": \"one sentence\", \"actions\": [{\"kind\": \"tile\", \"params\": "
-          "{\"level\": \"block\", \"sizes\": [64, 64]}}, ...]}, ...]}\n";
+          "{\"level\": \"block\", \"sizes\": [64, 64]}}, ...]}, ...]}\n"
+          "If the actions cannot express the schedule you want, reply instead with one complete transform "
+          "library in a ```mlir block: a module with transform.with_named_sequence whose "
+          "@__transform_main(%module: !transform.any_op {transform.consumed}) schedules the payload, "
+          "bufferizes it and (on the GPU) maps it to blocks and threads.\n";
     return out;
   }
 
@@ -233,6 +250,20 @@ private:
     std::vector<json::Value> schedules;
     std::vector<std::string> whys;
     std::string error;
+    if (std::string script = extractScript(reply); !script.empty()) {
+      Proposal p;
+      p.script = script;
+      p.policy = "llm";
+      p.step = "llm: transform script";
+      std::string hash = proposalHash(p);
+      if (llvm::any_of(history, [&](const TrialRecord &r) { return r.hash == hash; }))
+        return "this transform script was tried before";
+      if (options.checkScript)
+        if (std::string problems = options.checkScript(script); !problems.empty())
+          return problems;
+      proposals.push_back(std::move(p));
+      return "";
+    }
     if (!extractSchedules(reply, schedules, whys, error))
       return error;
     json::Array rejected;
@@ -244,7 +275,7 @@ private:
       std::string hash = problems.empty() ? scheduleHash(schedule) : "";
       bool tried = !hash.empty() && (llvm::any_of(history, [&](const TrialRecord &r) { return r.hash == hash; }) ||
                                      llvm::any_of(proposals, [&](const Proposal &p) {
-                                       return scheduleHash(p.schedule) == hash;
+                                       return proposalHash(p) == hash;
                                      }));
       if (tried)
         problems.push_back({-1, "repeated", "this schedule was tried before"});

@@ -30,10 +30,15 @@ struct LLMPolicyOptions {
   int maxConsecutiveFailures = 3;
   std::string payloadText;
   std::function<void(const std::string &)> note; ///< Tells the user (stderr).
+  /// Applies a proposed transform script without lowering: "" if it applies, else the diagnostics.
+  std::function<std::string(const std::string &)> checkScript;
 };
 
 std::unique_ptr<Policy> createLLMPolicy(LLMPolicyOptions options, const PayloadFacts &facts,
                                         const HardwareProfile &profile, uint64_t seed);
+
+/// A whole transform library in a reply (a fenced ```mlir block holding @__transform_main), or "".
+std::string extractScript(const std::string &reply);
 
 /// The schedules in a model's reply: a fenced ```json block or the outermost JSON value, holding
 /// {"schedules": [{"actions": [...], "why": "..."} | [...], ...]}, {"actions": [...]} or [...]. Returns

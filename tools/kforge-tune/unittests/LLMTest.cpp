@@ -71,3 +71,12 @@ TEST(LLMPolicy, ExtractsSchedulesFromRepliesOfEveryShape) {
   EXPECT_NE(error.find("does not parse"), std::string::npos);
   EXPECT_FALSE(extractSchedules("{\"plan\": 1}", schedules, whys, error));
 }
+
+TEST(LLMPolicy, ExtractsAWholeTransformScript) {
+  std::string script = "module attributes {transform.with_named_sequence} {\n"
+                       "  transform.named_sequence @__transform_main(%m: !transform.any_op {transform.consumed}) {\n"
+                       "    transform.yield\n  }\n}\n";
+  EXPECT_EQ(extractScript("Here:\n```mlir\n" + script + "```\nDone."), script);
+  EXPECT_EQ(extractScript("```mlir\nfunc.func @f() { return }\n```"), ""); // no transform entry point
+  EXPECT_EQ(extractScript("{\"actions\": []}"), "");
+}
