@@ -246,15 +246,12 @@ std::vector<Problem> kforge::tune::parseSchedule(const llvm::json::Value &value,
 // Validation
 //===----------------------------------------------------------------------===//
 
-/// The position of an action's slot in the canonical order; slots appear at most once, in this order.
-static int phaseOf(const Action &action) {
+int kforge::tune::actionPhase(const Action &action) {
   if (action.kind == "tile")
     return action.level == "block" ? 10 : action.level == "thread" ? 30 : 50;
   if (action.kind == "fuse")
     return action.level == "block" ? 20 : 40;
-  if (action.kind == "unroll")
-    return 60;
-  return 70; // vectorize
+  return action.kind == "unroll" ? 60 : 70; // vectorize last
 }
 
 static std::string slotName(const Action &action) {
@@ -309,7 +306,7 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
     }
     if (!llvm::is_contained(spec->targets, target.str()))
       problem(index, "target", action.kind + " is not available on the " + target + " target");
-    int phase = phaseOf(action);
+    int phase = actionPhase(action);
     if (phase <= lastPhase) {
       problem(index, "order",
               slotName(action) + " is out of order or repeated: each slot appears at most once, in the order "
@@ -430,6 +427,19 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       !findSlot(schedule, "fuse", "thread"))
     problem(-1, "precondition", "with tile(thread), fused producers need fuse(thread), or every thread runs them");
   return problems;
+}
+
+std::vector<Problem> kforge::tune::checkSchedule(const llvm::json::Value &value, const PayloadFacts &facts,
+                                                 StringRef target, Schedule &schedule) {
+  std::vector<Problem> problems = parseSchedule(value, schedule);
+  return problems.empty() ? validateSchedule(schedule, facts, target) : problems;
+}
+
+llvm::json::Value kforge::tune::invalidScheduleReport(llvm::ArrayRef<Problem> problems) {
+  llvm::json::Array list;
+  for (const Problem &p : problems)
+    list.push_back(toJSON(p));
+  return llvm::json::Object{{"status", "invalid"}, {"problems", std::move(list)}};
 }
 
 //===----------------------------------------------------------------------===//

@@ -85,16 +85,9 @@ static Action vectorize() {
   return a;
 }
 
-static int phase(const Action &a) {
-  if (a.kind == "tile")
-    return a.level == "block" ? 10 : a.level == "thread" ? 30 : 50;
-  if (a.kind == "fuse")
-    return a.level == "block" ? 20 : 40;
-  return a.kind == "unroll" ? 60 : 70;
-}
-
 static void sortByPhase(Schedule &s) {
-  std::stable_sort(s.begin(), s.end(), [](const Action &a, const Action &b) { return phase(a) < phase(b); });
+  std::stable_sort(s.begin(), s.end(),
+                   [](const Action &a, const Action &b) { return actionPhase(a) < actionPhase(b); });
 }
 
 static Action *slot(Schedule &s, StringRef kind, StringRef level = "") {

@@ -832,15 +832,9 @@ int kforge::tune::tryScheduleFile(const TuneConfig &original, const Tools &tools
     return 2;
   }
   Schedule schedule;
-  std::vector<Problem> problems = parseSchedule(*value, schedule);
-  if (problems.empty())
-    problems = validateSchedule(schedule, *facts, config.target);
+  std::vector<Problem> problems = checkSchedule(*value, *facts, config.target, schedule);
   if (!problems.empty()) {
-    json::Array list;
-    for (const Problem &p : problems)
-      list.push_back(toJSON(p));
-    llvm::outs() << llvm::formatv("{0:2}", json::Value(json::Object{{"status", "invalid"}, {"problems", std::move(list)}}))
-                 << "\n";
+    llvm::outs() << llvm::formatv("{0:2}", invalidScheduleReport(problems)) << "\n";
     return 1;
   }
   std::optional<Database> db = openRun(config, *facts, /*resume=*/true);

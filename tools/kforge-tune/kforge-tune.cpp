@@ -239,15 +239,9 @@ static int checkSchedule(const PayloadFacts &facts, llvm::StringRef file, llvm::
   if (!value)
     problems.push_back({-1, "bad-json", "not JSON: " + llvm::toString(value.takeError())});
   else
-    problems = parseSchedule(*value, schedule);
-  if (problems.empty())
-    problems = validateSchedule(schedule, facts, resolvedTarget);
+    problems = checkSchedule(*value, facts, resolvedTarget, schedule);
   if (!problems.empty()) {
-    json::Array list;
-    for (const Problem &p : problems)
-      list.push_back(toJSON(p));
-    llvm::outs() << llvm::formatv("{0:2}", json::Value(json::Object{{"status", "invalid"}, {"problems", std::move(list)}}))
-                 << "\n";
+    llvm::outs() << llvm::formatv("{0:2}", invalidScheduleReport(problems)) << "\n";
     return 1;
   }
   if (render)

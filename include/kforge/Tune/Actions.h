@@ -84,6 +84,17 @@ llvm::json::Value toJSON(const Schedule &schedule);
 /// Structural checks against the payload and the target: order, preconditions, shapes, limits.
 std::vector<Problem> validateSchedule(const Schedule &schedule, const PayloadFacts &facts, llvm::StringRef target);
 
+/// parseSchedule, then (if it parsed) validateSchedule.
+std::vector<Problem> checkSchedule(const llvm::json::Value &value, const PayloadFacts &facts, llvm::StringRef target,
+                                   Schedule &schedule);
+
+/// {"status": "invalid", "problems": [...]}: how tools report a rejected schedule.
+llvm::json::Value invalidScheduleReport(llvm::ArrayRef<Problem> problems);
+
+/// The position of an action's slot in the canonical order (tile(block) < fuse(block) < tile(thread) <
+/// fuse(thread) < tile(reduction) < unroll < vectorize); each slot appears at most once.
+int actionPhase(const Action &action);
+
 /// The GPU block the schedule launches: threads along x, y, z (1, 1, 1 without a thread-level tile).
 std::vector<int64_t> blockDims(const Schedule &schedule, const PayloadFacts &facts);
 

@@ -269,9 +269,7 @@ private:
     json::Array rejected;
     for (size_t i = 0; i < schedules.size() && static_cast<int>(proposals.size()) < count; ++i) {
       Schedule schedule;
-      std::vector<Problem> problems = parseSchedule(schedules[i], schedule);
-      if (problems.empty())
-        problems = validateSchedule(schedule, facts, profile.target);
+      std::vector<Problem> problems = checkSchedule(schedules[i], facts, profile.target, schedule);
       std::string hash = problems.empty() ? scheduleHash(schedule) : "";
       bool tried = !hash.empty() && (llvm::any_of(history, [&](const TrialRecord &r) { return r.hash == hash; }) ||
                                      llvm::any_of(proposals, [&](const Proposal &p) {
