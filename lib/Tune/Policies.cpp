@@ -313,6 +313,22 @@ Schedule kforge::tune::mutateSchedule(const Schedule &parent, const PayloadFacts
   return parent;
 }
 
+Schedule kforge::tune::mutateParameters(const Schedule &parent, const PayloadFacts &facts,
+                                        const HardwareProfile &profile, std::mt19937_64 &rng, std::string &step) {
+  std::string parentHash = scheduleHash(parent);
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    Schedule s = parent;
+    std::string what;
+    if (mutateParameter(s, facts, rng, /*aggressive=*/false, what) && valid(s, facts, profile) &&
+        scheduleHash(s) != parentHash) {
+      step = what;
+      return s;
+    }
+  }
+  step.clear();
+  return parent;
+}
+
 Schedule kforge::tune::crossoverSchedules(const Schedule &a, const Schedule &b, const PayloadFacts &facts,
                                           const HardwareProfile &profile, std::mt19937_64 &rng) {
   static const std::pair<const char *, const char *> slots[] = {{"tile", "block"},   {"fuse", "block"},

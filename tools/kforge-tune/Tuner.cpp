@@ -334,6 +334,7 @@ static std::vector<TrialRecord> historyOf(const Database &db) {
     r.island = record.getString("island").value_or("").str();
     r.reason = record.getString("reason").value_or("").str();
     r.description = record.getString("description").value_or("").str();
+    r.policy = record.getString("policy").value_or("").str();
     history.push_back(std::move(r));
   }
   return history;
@@ -774,7 +775,7 @@ int kforge::tune::runTuner(const TuneConfig &original, const Tools &tools) {
     return 1;
   std::string error;
   std::unique_ptr<Policy> policy;
-  if (config.policy == "llm") {
+  if (config.policy == "llm" || config.policy == "llm+evolve") {
 #ifdef KFORGE_TUNE_WITHOUT_LLM
     llvm::errs() << "kforge-tune: error: this kforge-tune was built without the LLM client\n";
     return 2;
@@ -788,6 +789,7 @@ int kforge::tune::runTuner(const TuneConfig &original, const Tools &tools) {
         llvm::errs() << text << "\n";
     };
     options.checkScript = [config, tools](const std::string &script) { return checkScript(config, tools, script); };
+    options.hybrid = config.policy == "llm+evolve";
     policy = createLLMPolicy(options, *facts, config.profile, config.seed);
 #endif
   } else {

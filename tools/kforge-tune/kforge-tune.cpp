@@ -41,7 +41,8 @@ static cl::opt<std::string> chip("chip", cl::desc("GPU architecture (default: th
                                  cl::cat(category));
 static cl::opt<std::string> entry("entry", cl::desc("Entry function (default: the only public one)"), cl::init(""),
                                   cl::cat(category));
-static cl::opt<std::string> policy("policy", cl::desc("heuristic+evolve, heuristic, evolve, random or llm"),
+static cl::opt<std::string> policy("policy",
+                                   cl::desc("heuristic+evolve, heuristic, evolve, random, llm or llm+evolve"),
                                    cl::init("heuristic+evolve"), cl::cat(category));
 static cl::opt<int> trials("trials", cl::desc("Trial budget (candidates; the baseline is not one)"), cl::init(64),
                            cl::cat(category));
@@ -352,13 +353,13 @@ int main(int argc, char **argv) {
   llm.completionPricePerMTok = llmCompletionPrice;
   config.llm.replayPath = llmReplay;
   config.llm.repairRounds = llmRepairRounds;
-  if (policy == "llm") {
+  if (policy == "llm" || policy == "llm+evolve") {
     if (llm.api != "openai" && llm.api != "anthropic") {
       llvm::errs() << "kforge-tune: error: unknown --llm-api '" << llm.api << "' (expected openai or anthropic)\n";
       return 2;
     }
     if (llm.model.empty() && llmReplay.empty()) {
-      llvm::errs() << "kforge-tune: error: --policy llm needs --llm-model (or $KFORGE_LLM_MODEL)\n";
+      llvm::errs() << "kforge-tune: error: --policy " << policy << " needs --llm-model (or $KFORGE_LLM_MODEL)\n";
       return 2;
     }
   }

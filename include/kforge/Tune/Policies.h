@@ -45,6 +45,7 @@ struct TrialRecord {
   std::string island;
   std::string reason; ///< Why it failed (compiler or runner message), for policies that explain (the LLM's).
   std::string description; ///< The schedule in a line ("transform script" for a raw script).
+  std::string policy;      ///< Who proposed it.
 };
 
 /// A schedule to try, with where it came from.
@@ -79,6 +80,11 @@ Schedule randomSchedule(const PayloadFacts &facts, const HardwareProfile &profil
 /// Returns `parent` unchanged if no valid mutation was found.
 Schedule mutateSchedule(const Schedule &parent, const PayloadFacts &facts, const HardwareProfile &profile,
                         std::mt19937_64 &rng, bool aggressive, std::string &step);
+
+/// One parameter of `parent` moved to a neighbouring value (x2 or /2); the actions stay the same. Returns
+/// `parent` unchanged (and `step` empty) if no valid move was found.
+Schedule mutateParameters(const Schedule &parent, const PayloadFacts &facts, const HardwareProfile &profile,
+                          std::mt19937_64 &rng, std::string &step);
 
 /// Each action slot taken from one parent or the other; empty if no valid child was found.
 Schedule crossoverSchedules(const Schedule &a, const Schedule &b, const PayloadFacts &facts,

@@ -141,11 +141,64 @@ public:
       client = std::make_unique<LLMClient>(this->options.client);
     }
   }
-  std::string name() const override { return "llm"; }
+  std::string name() const override { return options.hybrid ? "llm+evolve" : "llm"; }
 
   std::vector<Proposal> propose(llvm::ArrayRef<TrialRecord> history, int count) override {
     if (disabled)
       return fallback->propose(history, count);
+    std::vector<Proposal> tuned;
+    if (options.hybrid && count > 1)
+      tuned = tuneParameters(history, count / 2);
+    std::vector<Proposal> planned = askModel(history, count - static_cast<int>(tuned.size()), tuned);
+    planned.insert(planned.end(), tuned.begin(), tuned.end());
+    return planned;
+  }
+
+private:
+  /// The built-in half of llm+evolve: parameter moves around the fastest schedules the model proposed.
+  std::vector<Proposal> tuneParameters(llvm::ArrayRef<TrialRecord> history, int count) {
+    std::vector<const TrialRecord *> plans;
+    for (const TrialRecord &r : history)
+      if (r.status == "correct" && r.timeMs > 0 && !r.schedule.empty() && llvm::StringRef(r.policy).starts_with("llm"))
+        plans.push_back(&r);
+    std::stable_sort(plans.begin(), plans.end(),
+                     [](const TrialRecord *a, const TrialRecord *b) { return a->timeMs < b->timeMs; });
+    if (plans.size() > 3)
+      plans.resize(3);
+    std::vector<Proposal> out;
+    if (plans.empty())
+      return out;
+    std::seed_seq sequence{static_cast<uint64_t>(history.size()), uint64_t(17)};
+    std::mt19937_64 rng(sequence);
+    for (int attempt = 0; attempt < count * 20 && static_cast<int>(out.size()) < count; ++attempt) {
+      const TrialRecord *parent = plans[attempt % plans.size()];
+      std::string step;
+      Schedule child = mutateParameters(parent->schedule, facts, profile, rng, step);
+      std::string hash = scheduleHash(child);
+      if (step.empty() || llvm::any_of(history, [&](const TrialRecord &r) { return r.hash == hash; }) ||
+          llvm::any_of(out, [&](const Proposal &p) { return proposalHash(p) == hash; }))
+        continue;
+      Proposal p;
+      p.schedule = child;
+      p.policy = "llm+evolve";
+      p.parentHash = parent->hash;
+      p.step = "tune the model's plan #" + std::to_string(parent->id) + ": " + step;
+      out.push_back(std::move(p));
+    }
+    return out;
+  }
+
+  std::vector<Proposal> askModel(llvm::ArrayRef<TrialRecord> history, int count, llvm::ArrayRef<Proposal> also) {
+    // The built-in half's proposals count as tried: the model must not repeat them.
+    std::vector<TrialRecord> seen(history.begin(), history.end());
+    for (const Proposal &p : also) {
+      TrialRecord r;
+      r.hash = proposalHash(p);
+      r.schedule = p.schedule;
+      r.status = "pending";
+      seen.push_back(r);
+    }
+    history = seen;
     std::vector<ChatMessage> messages = {{"system", systemPrompt()}, {"user", userPrompt(history, count)}};
     for (int round = 0; round <= options.repairRounds; ++round) {
       Completion completion;
@@ -177,7 +230,6 @@ public:
     return fallback->propose(history, count);
   }
 
-private:
   void note(const std::string &text) {
     if (options.note)
       options.note(text);
@@ -231,6 +283,18 @@ private:
       os << "Latest trials:\n| trial | status | time (ms) | schedule | reason |\n|---|---|---|---|---|\n";
       for (const TrialRecord *r : latest)
         row(r);
+    }
+    // Crossover prompting: the two fastest schedules with different actions, to be combined.
+    const TrialRecord *first = measured.empty() ? nullptr : measured[0], *second = nullptr;
+    for (size_t i = 1; first && i < measured.size() && !second; ++i)
+      if (!measured[i]->schedule.empty() && !first->schedule.empty() &&
+          describe(measured[i]->schedule) != describe(first->schedule))
+        second = measured[i];
+    if (first && second && !first->schedule.empty()) {
+      os << "\n## Two good schedules to combine\n";
+      for (const TrialRecord *r : {first, second})
+        os << llvm::formatv("Trial {0} ({1:F4} ms): ", r->id, r->timeMs) << json::Value(toJSON(r->schedule)) << "\n";
+      os << "At least one of your schedules should combine what makes each of these fast.\n";
     }
     os << "\n## Task\nPropose up to " << count
        << " new schedules (not in the history) likely to be faster than the fastest so far. Reply with one "

@@ -28,6 +28,9 @@ struct LLMPolicyOptions {
   std::string transcriptPath; ///< Where every exchange is appended (JSON lines).
   int repairRounds = 2;       ///< Follow-up requests after an unusable reply.
   int maxConsecutiveFailures = 3;
+  /// llm+evolve: the model proposes the plans (which actions, in which order); the built-in search tunes the
+  /// parameters of the best plans it measured (half of each batch, once the model's plans have been measured).
+  bool hybrid = false;
   std::string payloadText;
   std::function<void(const std::string &)> note; ///< Tells the user (stderr).
   /// Applies a proposed transform script without lowering: "" if it applies, else the diagnostics.
