@@ -7,8 +7,12 @@
 
 GPU artifacts take CUDA tensors (PyTorch) and need kforge's mgpu runtime (libkforge_mgpu.so): pass
 ``runtime=`` or set ``KFORGE_RUNTIME``.
+
+    run = kforge.tune("examples/cpu/gemm_bias_relu.mlir", "runs/gbr", target="cpu", trials=16)
+    kernel = run.best_artifact()               # the fastest verified kernel kforge-tune found
 """
 
 from .artifact import Artifact, ArtifactError, load
+from .tune import TuneError, TuneRun, tune
 
-__all__ = ["Artifact", "ArtifactError", "load"]
+__all__ = ["Artifact", "ArtifactError", "load", "TuneError", "TuneRun", "tune"]
