@@ -15,13 +15,20 @@ using namespace kforge::tune;
 using llvm::StringRef;
 
 llvm::json::Value kforge::tune::toJSON(const HardwareProfile &p) {
-  return llvm::json::Object{{"target", p.target},
+  llvm::json::Object object{{"target", p.target},
                             {"name", p.name},
                             {"multiprocessors", p.multiprocessors},
                             {"max_threads_per_block", p.maxThreadsPerBlock},
                             {"shared_bytes_per_block", p.sharedBytesPerBlock},
                             {"registers_per_block", p.registersPerBlock},
                             {"l2_bytes", p.l2Bytes}};
+  if (p.measuredCopyGBps > 0)
+    object["measured_copy_gbps"] = p.measuredCopyGBps;
+  if (p.measuredFp32Tflops > 0)
+    object["measured_fp32_matmul_tflops"] = p.measuredFp32Tflops;
+  if (!p.ceilingsSource.empty())
+    object["measured_by"] = p.ceilingsSource;
+  return object;
 }
 
 bool kforge::tune::fromJSON(const llvm::json::Value &value, HardwareProfile &p, llvm::json::Path path) {
@@ -29,7 +36,9 @@ bool kforge::tune::fromJSON(const llvm::json::Value &value, HardwareProfile &p, 
   return o && o.map("target", p.target) && o.map("name", p.name) && o.map("multiprocessors", p.multiprocessors) &&
          o.map("max_threads_per_block", p.maxThreadsPerBlock) &&
          o.map("shared_bytes_per_block", p.sharedBytesPerBlock) && o.map("registers_per_block", p.registersPerBlock) &&
-         o.map("l2_bytes", p.l2Bytes);
+         o.map("l2_bytes", p.l2Bytes) && o.mapOptional("measured_copy_gbps", p.measuredCopyGBps) &&
+         o.mapOptional("measured_fp32_matmul_tflops", p.measuredFp32Tflops) &&
+         o.mapOptional("measured_by", p.ceilingsSource);
 }
 
 std::string kforge::tune::proposalHash(const Proposal &proposal) {

@@ -133,6 +133,11 @@ static cl::opt<std::string> llmReplay("llm-replay",
                                                "the endpoint: reproducible, offline"),
                                       cl::init(""), cl::cat(llmCategory));
 
+static cl::opt<std::string> ceilingsPath(
+    "ceilings",
+    cl::desc("Measured ceilings of the target for the policies and the LLM prompt: JSON {\"copy_gbps\": G, "
+             "\"fp32_tflops\": T, \"source\": \"...\"} or the two numbers \"G T\" (scripts/gpu ceilings.txt)"),
+    cl::init(""), cl::cat(category));
 static cl::opt<std::string> runtimePath("runtime", cl::desc("kforge's mgpu runtime (default: next to the tools)"),
                                         cl::init(""), cl::cat(category));
 
@@ -191,6 +196,41 @@ static std::optional<HardwareProfile> probeGpu(const Tools &tools) {
   if (chip.empty())
     chip = o->getString("chip").value_or("sm_90").str();
   return p;
+}
+
+/// --ceilings: measured copy bandwidth and fp32 matmul rate, from JSON or from "GBPS TFLOPS".
+static bool readCeilings(llvm::StringRef path, HardwareProfile &profile) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer) {
+    llvm::errs() << "kforge-tune: error: cannot read " << path << "\n";
+    return false;
+  }
+  llvm::StringRef text = (*buffer)->getBuffer().trim();
+  if (text.starts_with("{")) {
+    llvm::Expected<json::Value> value = json::parse(text);
+    const json::Object *o = value ? value->getAsObject() : nullptr;
+    if (!o) {
+      if (!value)
+        llvm::consumeError(value.takeError());
+      llvm::errs() << "kforge-tune: error: " << path << " is not a JSON object\n";
+      return false;
+    }
+    profile.measuredCopyGBps = o->getNumber("copy_gbps").value_or(0);
+    profile.measuredFp32Tflops = o->getNumber("fp32_tflops").value_or(0);
+    profile.ceilingsSource = o->getString("source").value_or(path).str();
+  } else {
+    auto [first, second] = text.split(' ');
+    if (first.trim().getAsDouble(profile.measuredCopyGBps) || second.trim().getAsDouble(profile.measuredFp32Tflops)) {
+      llvm::errs() << "kforge-tune: error: " << path << " holds neither JSON nor \"GBPS TFLOPS\"\n";
+      return false;
+    }
+    profile.ceilingsSource = path.str();
+  }
+  if (profile.measuredCopyGBps < 0 || profile.measuredFp32Tflops < 0) {
+    llvm::errs() << "kforge-tune: error: negative ceilings in " << path << "\n";
+    return false;
+  }
+  return true;
 }
 
 static HardwareProfile cpuProfile() {
@@ -302,6 +342,8 @@ int main(int argc, char **argv) {
   config.target = gpu ? "gpu" : "cpu";
   config.profile = gpu ? *gpu : cpuProfile();
   config.chip = chip.empty() ? "sm_90" : chip.getValue();
+  if (!ceilingsPath.empty() && !readCeilings(ceilingsPath, config.profile))
+    return 2;
   if (!quiet && !printJson && target == "auto")
     llvm::errs() << "kforge-tune: target " << config.target << " (" << config.profile.name << ")\n";
   config.payloadPath = payloadPath;

@@ -31,6 +31,9 @@ struct HardwareProfile {
   int64_t sharedBytesPerBlock = 48 * 1024;
   int64_t registersPerBlock = 64 * 1024;
   int64_t l2Bytes = 0;
+  /// Measured ceilings (kforge-tune --ceilings), 0 when unknown: device copy bandwidth, fp32 matmul rate.
+  double measuredCopyGBps = 0, measuredFp32Tflops = 0;
+  std::string ceilingsSource; ///< Where the measured numbers come from.
 };
 llvm::json::Value toJSON(const HardwareProfile &profile);
 bool fromJSON(const llvm::json::Value &value, HardwareProfile &profile, llvm::json::Path path);
