@@ -16,6 +16,7 @@
 
 #include "kforge/Tune/Actions.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -316,6 +317,12 @@ int main(int argc, char **argv) {
   }
   if (target != "auto" && target != "gpu" && target != "cpu") {
     llvm::errs() << "kforge-tune: error: unknown --target '" << target << "' (expected auto, gpu or cpu)\n";
+    return 2;
+  }
+  static const char *policies[] = {"heuristic+evolve", "heuristic", "evolve", "random", "llm", "llm+evolve"};
+  if (llvm::none_of(policies, [](const char *p) { return policy == p; })) {
+    llvm::errs() << "kforge-tune: error: unknown policy '" << policy
+                 << "' (expected heuristic+evolve, heuristic, evolve, random, llm or llm+evolve)\n";
     return 2;
   }
   if (trials < 1 || reps < 10 || seeds < 1 || jobs < 0) {
