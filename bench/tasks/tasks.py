@@ -1,0 +1,353 @@
+"""kforge's benchmark tasks, in the spirit of KernelBench levels 1 and 2.
+
+Each task is one computation with three definitions that must agree:
+  - ``mlir(shape)``: the payload kforge tunes (linalg on tensors, importer form);
+  - ``numpy(*inputs)``: a NumPy definition (float64), used to check the payloads on the CPU in CI;
+  - ``torch(*inputs)``: the PyTorch definition the benchmark compares against on the GPU (eager and
+    torch.compile), written as a PyTorch user would.
+Shapes are realistic (``shape``) with a small variant (``small``) for CPU checks. fp32 throughout; GELU is
+the tanh approximation (torch's ``approximate="tanh"``), and fp32 tasks are never computed in tf32.
+
+    python3 bench/tasks/tasks.py --list
+    python3 bench/tasks/tasks.py --write DIR [--small]   # DIR/<task>.mlir
+"""
+import argparse
+import math
+import os
+import sys
+
+import numpy as np
+
+# --- MLIR building blocks ---------------------------------------------------------------------------
+
+_GELU_BODY = """    %half = arith.constant 0.5 : f32
+    %one = arith.constant 1.0 : f32
+    %c = arith.constant 0.044715 : f32
+    %k = arith.constant 0.7978845608 : f32
+    %x2 = arith.mulf {x}, {x} : f32
+    %x3 = arith.mulf %x2, {x} : f32
+    %cx3 = arith.mulf %c, %x3 : f32
+    %inner = arith.addf {x}, %cx3 : f32
+    %arg = arith.mulf %k, %inner : f32
+    %t = math.tanh %arg : f32
+    %onep = arith.addf %one, %t : f32
+    %hx = arith.mulf %half, {x} : f32
+    {y} = arith.mulf %hx, %onep : f32"""
+
+
+def _t(*dims):
+    return "tensor<" + "x".join(str(d) for d in dims) + "xf32>"
+
+
+def _gemm_prologue(name, m, n, k, extra_args=(), result=None):
+    args = [f"%A: {_t(m, k)}", f"%B: {_t(k, n)}"] + [f"%{a}: {t}" for a, t in extra_args]
+    return (f"#map_2d = affine_map<(i, j) -> (i, j)>\n#map_col = affine_map<(i, j) -> (j)>\n"
+            f"#map_row = affine_map<(i, j) -> (i)>\n"
+            f"func.func @{name}({', '.join(args)}) -> {result or _t(m, n)} {{\n"
+            f"  %zero = arith.constant 0.0 : f32\n"
+            f"  %empty = tensor.empty() : {_t(m, n)}\n"
+            f"  %init = linalg.fill ins(%zero : f32) outs(%empty : {_t(m, n)}) -> {_t(m, n)}\n"
+            f"  %mm = linalg.matmul ins(%A, %B : {_t(m, k)}, {_t(k, n)}) outs(%init : {_t(m, n)}) -> {_t(m, n)}\n")
+
+
+def _elementwise(result, inputs, maps, body, out_shape, yielded):
+    """A 2-D linalg.generic; ``inputs`` are (value, type) pairs, ``body`` uses %a0, %a1, ... and yields ``yielded``."""
+    ins = ", ".join(v for v, _ in inputs)
+    types = ", ".join(t for _, t in inputs)
+    block_args = ", ".join(f"%a{i}: f32" for i in range(len(inputs))) + ", %out: f32"
+    indexing = ", ".join(maps + ["#map_2d"])
+    return (f"  {result} = linalg.generic {{indexing_maps = [{indexing}], iterator_types = [\"parallel\", \"parallel\"]}}\n"
+            f"      ins({ins} : {types}) outs(%empty : {out_shape}) {{\n"
+            f"  ^bb0({block_args}):\n{body}\n    linalg.yield {yielded} : f32\n  }} -> {out_shape}\n")
+
+
+def _row_reduce(result, source, shape, init, combine, name):
+    m, n = shape
+    return (f"  %{name}_init = linalg.fill ins({init} : f32) outs(%empty_row : {_t(m)}) -> {_t(m)}\n"
+            f"  {result} = linalg.generic {{indexing_maps = [#map_2d, #map_row], iterator_types = [\"parallel\", \"reduction\"]}}\n"
+            f"      ins({source} : {_t(m, n)}) outs(%{name}_init : {_t(m)}) {{\n"
+            f"  ^bb0(%x: f32, %acc: f32):\n    %r = {combine} %x, %acc : f32\n    linalg.yield %r : f32\n"
+            f"  }} -> {_t(m)}\n")
+
+
+# --- Level 1 -------------------------------------------------------------------------------------------
+
+def _matmul_mlir(name):
+    def build(shape):
+        m, n, k = shape
+        return _gemm_prologue(name, m, n, k) + f"  return %mm : {_t(m, n)}\n}}\n"
+    return build
+
+
+def _batch_matmul_mlir(shape):
+    b, m, n, k = shape
+    return (f"func.func @batch_matmul(%A: {_t(b, m, k)}, %B: {_t(b, k, n)}) -> {_t(b, m, n)} {{\n"
+            f"  %zero = arith.constant 0.0 : f32\n  %empty = tensor.empty() : {_t(b, m, n)}\n"
+            f"  %init = linalg.fill ins(%zero : f32) outs(%empty : {_t(b, m, n)}) -> {_t(b, m, n)}\n"
+            f"  %r = linalg.batch_matmul ins(%A, %B : {_t(b, m, k)}, {_t(b, k, n)}) outs(%init : {_t(b, m, n)}) -> {_t(b, m, n)}\n"
+            f"  return %r : {_t(b, m, n)}\n}}\n")
+
+
+def _matvec_mlir(shape):
+    m, k = shape
+    return (f"func.func @matvec(%A: {_t(m, k)}, %x: {_t(k)}) -> {_t(m)} {{\n"
+            f"  %zero = arith.constant 0.0 : f32\n  %empty = tensor.empty() : {_t(m)}\n"
+            f"  %init = linalg.fill ins(%zero : f32) outs(%empty : {_t(m)}) -> {_t(m)}\n"
+            f"  %r = linalg.matvec ins(%A, %x : {_t(m, k)}, {_t(k)}) outs(%init : {_t(m)}) -> {_t(m)}\n"
+            f"  return %r : {_t(m)}\n}}\n")
+
+
+def _unary_mlir(name, body):
+    def build(shape):
+        m, n = shape
+        return (f"#map_2d = affine_map<(i, j) -> (i, j)>\n"
+                f"func.func @{name}(%X: {_t(m, n)}) -> {_t(m, n)} {{\n"
+                f"  %zero = arith.constant 0.0 : f32\n  %empty = tensor.empty() : {_t(m, n)}\n"
+                + _elementwise("%y", [("%X", _t(m, n))], ["#map_2d"], body, _t(m, n), "%v")
+                + f"  return %y : {_t(m, n)}\n}}\n")
+    return build
+
+
+def _softmax_mlir(shape):
+    m, n = shape
+    return (f"#map_2d = affine_map<(i, j) -> (i, j)>\n#map_row = affine_map<(i, j) -> (i)>\n"
+            f"func.func @softmax(%X: {_t(m, n)}) -> {_t(m, n)} {{\n"
+            f"  %neg_inf = arith.constant 0xFF800000 : f32\n  %zero = arith.constant 0.0 : f32\n"
+            f"  %empty_row = tensor.empty() : {_t(m)}\n  %empty = tensor.empty() : {_t(m, n)}\n"
+            + _row_reduce("%max", "%X", shape, "%neg_inf", "arith.maximumf", "max")
+            + _elementwise("%e", [("%X", _t(m, n)), ("%max", _t(m))], ["#map_2d", "#map_row"],
+                           "    %d = arith.subf %a0, %a1 : f32\n    %v = math.exp %d : f32", _t(m, n), "%v")
+            + _row_reduce("%sum", "%e", shape, "%zero", "arith.addf", "sum")
+            + _elementwise("%y", [("%e", _t(m, n)), ("%sum", _t(m))], ["#map_2d", "#map_row"],
+                           "    %v = arith.divf %a0, %a1 : f32", _t(m, n), "%v")
+            + f"  return %y : {_t(m, n)}\n}}\n")
+
+
+def _layernorm_mlir(shape):
+    m, n = shape
+    return (f"#map_2d = affine_map<(i, j) -> (i, j)>\n#map_row = affine_map<(i, j) -> (i)>\n"
+            f"#map_col = affine_map<(i, j) -> (j)>\n"
+            f"func.func @layernorm(%X: {_t(m, n)}, %gamma: {_t(n)}, %beta: {_t(n)}) -> {_t(m, n)} {{\n"
+            f"  %zero = arith.constant 0.0 : f32\n  %empty_row = tensor.empty() : {_t(m)}\n"
+            f"  %empty = tensor.empty() : {_t(m, n)}\n"
+            + _row_reduce("%sum", "%X", shape, "%zero", "arith.addf", "sum")
+            + _elementwise("%c", [("%X", _t(m, n)), ("%sum", _t(m))], ["#map_2d", "#map_row"],
+                           f"    %count = arith.constant {float(n)} : f32\n    %mean = arith.divf %a1, %count : f32\n"
+                           "    %v = arith.subf %a0, %mean : f32", _t(m, n), "%v")
+            + _elementwise("%sq", [("%c", _t(m, n))], ["#map_2d"], "    %v = arith.mulf %a0, %a0 : f32", _t(m, n), "%v")
+            + _row_reduce("%ss", "%sq", shape, "%zero", "arith.addf", "ss")
+            + _elementwise("%y", [("%c", _t(m, n)), ("%ss", _t(m)), ("%gamma", _t(n)), ("%beta", _t(n))],
+                           ["#map_2d", "#map_row", "#map_col", "#map_col"],
+                           f"    %count = arith.constant {float(n)} : f32\n    %eps = arith.constant 1.0e-05 : f32\n"
+                           "    %var = arith.divf %a1, %count : f32\n    %ve = arith.addf %var, %eps : f32\n"
+                           "    %r = math.rsqrt %ve : f32\n    %n = arith.mulf %a0, %r : f32\n"
+                           "    %g = arith.mulf %n, %a2 : f32\n    %v = arith.addf %g, %a3 : f32", _t(m, n), "%v")
+            + f"  return %y : {_t(m, n)}\n}}\n")
+
+
+def _row_sum_mlir(shape):
+    m, n = shape
+    return (f"#map_2d = affine_map<(i, j) -> (i, j)>\n#map_row = affine_map<(i, j) -> (i)>\n"
+            f"func.func @row_sum(%X: {_t(m, n)}) -> {_t(m)} {{\n"
+            f"  %zero = arith.constant 0.0 : f32\n  %empty_row = tensor.empty() : {_t(m)}\n"
+            + _row_reduce("%s", "%X", shape, "%zero", "arith.addf", "sum")
+            + f"  return %s : {_t(m)}\n}}\n")
+
+
+def _conv_mlir(shape):
+    n, h, w, c, kh, kw, f = shape
+    oh, ow = h - kh + 1, w - kw + 1
+    return (f"func.func @conv2d_nhwc(%I: {_t(n, h, w, c)}, %K: {_t(kh, kw, c, f)}) -> {_t(n, oh, ow, f)} {{\n"
+            f"  %zero = arith.constant 0.0 : f32\n  %empty = tensor.empty() : {_t(n, oh, ow, f)}\n"
+            f"  %init = linalg.fill ins(%zero : f32) outs(%empty : {_t(n, oh, ow, f)}) -> {_t(n, oh, ow, f)}\n"
+            f"  %r = linalg.conv_2d_nhwc_hwcf {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}}\n"
+            f"      ins(%I, %K : {_t(n, h, w, c)}, {_t(kh, kw, c, f)}) outs(%init : {_t(n, oh, ow, f)}) -> {_t(n, oh, ow, f)}\n"
+            f"  return %r : {_t(n, oh, ow, f)}\n}}\n")
+
+
+# --- Level 2: a gemm and an elementwise epilogue (plus the gemm+softmax and gemm+sum reductions) ----------
+
+def _gemm_epilogue_mlir(name, extra, body):
+    """``extra``: (name, kind) with kind "col" (one value per output column) or "full" (an MxN tensor)."""
+    def build(shape):
+        m, n, k = shape
+        args = [(a, _t(n) if kind == "col" else _t(m, n)) for a, kind in extra]
+        inputs = [("%mm", _t(m, n))] + [(f"%{a}", t) for a, t in args]
+        maps = ["#map_2d"] + ["#map_col" if kind == "col" else "#map_2d" for _, kind in extra]
+        return (_gemm_prologue(name, m, n, k, args)
+                + _elementwise("%y", inputs, maps, body, _t(m, n), "%v")
+                + f"  return %y : {_t(m, n)}\n}}\n")
+    return build
+
+
+def _gemm_softmax_mlir(shape):
+    m, n, k = shape
+    return (_gemm_prologue("gemm_softmax", m, n, k)
+            + f"  %neg_inf = arith.constant 0xFF800000 : f32\n  %empty_row = tensor.empty() : {_t(m)}\n"
+            + _row_reduce("%max", "%mm", (m, n), "%neg_inf", "arith.maximumf", "max")
+            + _elementwise("%e", [("%mm", _t(m, n)), ("%max", _t(m))], ["#map_2d", "#map_row"],
+                           "    %d = arith.subf %a0, %a1 : f32\n    %v = math.exp %d : f32", _t(m, n), "%v")
+            + _row_reduce("%sum", "%e", (m, n), "%zero", "arith.addf", "sum")
+            + _elementwise("%y", [("%e", _t(m, n)), ("%sum", _t(m))], ["#map_2d", "#map_row"],
+                           "    %v = arith.divf %a0, %a1 : f32", _t(m, n), "%v")
+            + f"  return %y : {_t(m, n)}\n}}\n")
+
+
+def _gemm_sigmoid_sum_mlir(shape):
+    m, n, k = shape
+    return (_gemm_prologue("gemm_sigmoid_sum", m, n, k, result=_t(m))
+            + f"  %empty_row = tensor.empty() : {_t(m)}\n"
+            + _elementwise("%s", [("%mm", _t(m, n))], ["#map_2d"],
+                           "    %one = arith.constant 1.0 : f32\n    %neg = arith.negf %a0 : f32\n"
+                           "    %e = math.exp %neg : f32\n    %d = arith.addf %one, %e : f32\n"
+                           "    %v = arith.divf %one, %d : f32", _t(m, n), "%v")
+            + _row_reduce("%r", "%s", (m, n), "%zero", "arith.addf", "sum")
+            + f"  return %r : {_t(m)}\n}}\n")
+
+
+def _gelu(x, y="%v"):
+    return _GELU_BODY.format(x=x, y=y)
+
+
+def _np_gelu(x):
+    return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+
+
+def _np_conv2d_nhwc(i, k):
+    kh, kw = k.shape[0], k.shape[1]
+    oh, ow = i.shape[1] - kh + 1, i.shape[2] - kw + 1
+    out = np.zeros((i.shape[0], oh, ow, k.shape[3]))
+    for a in range(kh):
+        for b in range(kw):
+            out += i[:, a:a + oh, b:b + ow, :] @ k[a, b]
+    return out
+
+
+def _np_softmax(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+class Task:
+    def __init__(self, name, level, shape, small, mlir, numpy, torch, inputs, flops, note=""):
+        self.name, self.level, self.shape, self.small = name, level, shape, small
+        self.mlir, self.numpy, self.torch, self.inputs, self.flops, self.note = mlir, numpy, torch, inputs, flops, note
+
+    def input_shapes(self, shape):
+        return self.inputs(shape)
+
+
+def _mm_inputs(s):
+    return [(s[0], s[2]), (s[2], s[1])]
+
+
+def _mm_flops(s):
+    return 2 * s[0] * s[1] * s[2]
+
+
+TASKS = [
+    # Level 1
+    Task("matmul_square", 1, (4096, 4096, 4096), (64, 64, 64), _matmul_mlir("matmul_square"),
+         lambda a, b: a @ b, "lambda a, b: a @ b", _mm_inputs, _mm_flops),
+    Task("matmul_rect", 1, (8192, 2048, 4096), (128, 32, 64), _matmul_mlir("matmul_rect"),
+         lambda a, b: a @ b, "lambda a, b: a @ b", _mm_inputs, _mm_flops),
+    Task("matmul_large_k", 1, (1024, 1024, 32768), (32, 32, 512), _matmul_mlir("matmul_large_k"),
+         lambda a, b: a @ b, "lambda a, b: a @ b", _mm_inputs, _mm_flops),
+    Task("matmul_small_k", 1, (8192, 8192, 64), (128, 128, 16), _matmul_mlir("matmul_small_k"),
+         lambda a, b: a @ b, "lambda a, b: a @ b", _mm_inputs, _mm_flops),
+    Task("matmul_irregular", 1, (2000, 3000, 1000), (40, 60, 20), _matmul_mlir("matmul_irregular"),
+         lambda a, b: a @ b, "lambda a, b: a @ b", _mm_inputs, _mm_flops),
+    Task("batch_matmul", 1, (16, 1024, 1024, 1024), (2, 32, 32, 32), _batch_matmul_mlir,
+         lambda a, b: a @ b, "lambda a, b: torch.bmm(a, b)",
+         lambda s: [(s[0], s[1], s[3]), (s[0], s[3], s[2])], lambda s: 2 * s[0] * s[1] * s[2] * s[3]),
+    Task("matvec", 1, (16384, 16384), (64, 128), _matvec_mlir,
+         lambda a, x: a @ x, "lambda a, x: torch.mv(a, x)", lambda s: [(s[0], s[1]), (s[1],)],
+         lambda s: 2 * s[0] * s[1]),
+    Task("relu", 1, (8192, 8192), (64, 128), _unary_mlir("relu", "    %v = arith.maximumf %a0, %zero : f32"),
+         lambda x: np.maximum(x, 0), "lambda x: torch.relu(x)", lambda s: [s], lambda s: 0),
+    Task("gelu", 1, (8192, 8192), (64, 128), _unary_mlir("gelu", _gelu("%a0")),
+         _np_gelu, "lambda x: torch.nn.functional.gelu(x, approximate='tanh')", lambda s: [s],
+         lambda s: 0, note="GELU, tanh approximation"),
+    Task("softmax", 1, (4096, 4096), (32, 64), _softmax_mlir, _np_softmax, "lambda x: torch.softmax(x, dim=1)",
+         lambda s: [s], lambda s: 0),
+    Task("softmax_wide", 1, (1024, 32000), (8, 512), _softmax_mlir, _np_softmax,
+         "lambda x: torch.softmax(x, dim=1)", lambda s: [s], lambda s: 0),
+    Task("layernorm", 1, (8192, 4096), (32, 64), _layernorm_mlir,
+         lambda x, g, b: (x - x.mean(1, keepdims=True)) / np.sqrt(x.var(1, keepdims=True) + 1e-5) * g + b,
+         "lambda x, g, b: torch.nn.functional.layer_norm(x, x.shape[1:], g, b, eps=1e-5)",
+         lambda s: [s, (s[1],), (s[1],)], lambda s: 0),
+    Task("row_sum", 1, (8192, 8192), (64, 128), _row_sum_mlir, lambda x: x.sum(1), "lambda x: x.sum(dim=1)",
+         lambda s: [s], lambda s: 0),
+    Task("conv2d_nhwc", 1, (16, 64, 64, 64, 3, 3, 128), (1, 10, 10, 4, 3, 3, 8), _conv_mlir,
+         _np_conv2d_nhwc,
+         "lambda i, k: torch.nn.functional.conv2d(i.permute(0, 3, 1, 2), k.permute(3, 2, 0, 1)).permute(0, 2, 3, 1)",
+         lambda s: [(s[0], s[1], s[2], s[3]), (s[4], s[5], s[3], s[6])],
+         lambda s: 2 * s[0] * (s[1] - s[4] + 1) * (s[2] - s[5] + 1) * s[6] * s[4] * s[5] * s[3]),
+    # Level 2
+    Task("gemm_bias_relu", 2, (4096, 4096, 4096), (64, 64, 64),
+         _gemm_epilogue_mlir("gemm_bias_relu", [("bias", "col")],
+                             "    %s = arith.addf %a0, %a1 : f32\n    %v = arith.maximumf %s, %zero : f32"),
+         lambda a, b, bias: np.maximum(a @ b + bias, 0), "lambda a, b, bias: torch.relu(a @ b + bias)",
+         lambda s: _mm_inputs(s) + [(s[1],)], _mm_flops),
+    Task("gemm_scale_gelu", 2, (4096, 4096, 4096), (64, 64, 64),
+         _gemm_epilogue_mlir("gemm_scale_gelu", [], "    %scale = arith.constant 0.5 : f32\n"
+                             "    %x = arith.mulf %a0, %scale : f32\n" + _gelu("%x")),
+         lambda a, b: _np_gelu(0.5 * (a @ b)),
+         "lambda a, b: torch.nn.functional.gelu((a @ b) * 0.5, approximate='tanh')", _mm_inputs, _mm_flops),
+    Task("gemm_bias_residual", 2, (4096, 4096, 4096), (64, 64, 64),
+         _gemm_epilogue_mlir("gemm_bias_residual", [("bias", "col"), ("residual", "full")],
+                             "    %s = arith.addf %a0, %a1 : f32\n    %v = arith.addf %s, %a2 : f32"),
+         lambda a, b, bias, r: a @ b + bias + r, "lambda a, b, bias, r: a @ b + bias + r",
+         lambda s: _mm_inputs(s) + [(s[1],), (s[0], s[1])], _mm_flops),
+    Task("gemm_softmax", 2, (4096, 4096, 4096), (64, 64, 64), _gemm_softmax_mlir,
+         lambda a, b: _np_softmax(a @ b), "lambda a, b: torch.softmax(a @ b, dim=1)", _mm_inputs, _mm_flops),
+    Task("bias_gelu_multiply", 2, (4096, 4096, 4096), (64, 64, 64),
+         _gemm_epilogue_mlir("bias_gelu_multiply", [("bias", "col"), ("m", "full")],
+                             "    %x = arith.addf %a0, %a1 : f32\n" + _gelu("%x", "%g") + "\n    %v = arith.mulf %g, %a2 : f32"),
+         lambda a, b, bias, mul: _np_gelu(a @ b + bias) * mul,
+         "lambda a, b, bias, m: torch.nn.functional.gelu(a @ b + bias, approximate='tanh') * m",
+         lambda s: _mm_inputs(s) + [(s[1],), (s[0], s[1])], _mm_flops, note="the gemm, then bias, GELU, multiply"),
+    Task("matmul_subtract_multiply_relu", 2, (4096, 4096, 4096), (64, 64, 64),
+         _gemm_epilogue_mlir("matmul_subtract_multiply_relu", [],
+                             "    %s = arith.constant 0.25 : f32\n    %m = arith.constant 1.5 : f32\n"
+                             "    %d = arith.subf %a0, %s : f32\n    %p = arith.mulf %d, %m : f32\n"
+                             "    %v = arith.maximumf %p, %zero : f32"),
+         lambda a, b: np.maximum((a @ b - 0.25) * 1.5, 0), "lambda a, b: torch.relu((a @ b - 0.25) * 1.5)",
+         _mm_inputs, _mm_flops),
+    Task("gemm_sigmoid_sum", 2, (4096, 4096, 4096), (64, 64, 64), _gemm_sigmoid_sum_mlir,
+         lambda a, b: (1 / (1 + np.exp(-(a @ b)))).sum(1), "lambda a, b: torch.sigmoid(a @ b).sum(dim=1)",
+         _mm_inputs, _mm_flops),
+    Task("gemm_divide_gelu", 2, (4096, 4096, 4096), (64, 64, 64),
+         _gemm_epilogue_mlir("gemm_divide_gelu", [], "    %dv = arith.constant 2.0 : f32\n"
+                             "    %x = arith.divf %a0, %dv : f32\n" + _gelu("%x")),
+         lambda a, b: _np_gelu((a @ b) / 2.0),
+         "lambda a, b: torch.nn.functional.gelu((a @ b) / 2.0, approximate='tanh')", _mm_inputs, _mm_flops),
+]
+
+
+def by_name(name):
+    for task in TASKS:
+        if task.name == name:
+            return task
+    raise KeyError(name)
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--list", action="store_true")
+    parser.add_argument("--write", metavar="DIR")
+    parser.add_argument("--small", action="store_true", help="the small variants (CPU checks)")
+    args = parser.parse_args(argv)
+    if args.list:
+        for t in TASKS:
+            print(f"level {t.level}  {t.name:32} {'x'.join(map(str, t.shape))}")
+    if args.write:
+        os.makedirs(args.write, exist_ok=True)
+        for t in TASKS:
+            with open(os.path.join(args.write, t.name + ".mlir"), "w") as f:
+                f.write(t.mlir(t.small if args.small else t.shape))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

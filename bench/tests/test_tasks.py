@@ -1,0 +1,41 @@
+"""Every benchmark task's payload computes what its NumPy definition says (small shapes, CPU build), and the
+task set is what the benchmark issue asks for."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "bench", "tasks"))
+BUILD = os.environ.get("KFORGE_BUILD_DIR", os.path.join(ROOT, "build"))
+
+import kforge  # noqa: E402
+import tasks  # noqa: E402
+
+
+def test_the_task_set_covers_levels_1_and_2():
+    level1 = [t for t in tasks.TASKS if t.level == 1]
+    level2 = [t for t in tasks.TASKS if t.level == 2]
+    assert len(level1) >= 12 and len(level2) >= 8
+    assert len({t.name for t in tasks.TASKS}) == len(tasks.TASKS)
+    for t in tasks.TASKS:
+        assert t.torch.startswith("lambda"), t.name  # a PyTorch definition for the GPU benchmark
+
+
+@pytest.mark.parametrize("task", tasks.TASKS, ids=lambda t: t.name)
+def test_payload_matches_numpy_definition(task, tmp_path):
+    payload = tmp_path / f"{task.name}.mlir"
+    payload.write_text(task.mlir(task.small))
+    subprocess.run([os.path.join(BUILD, "bin", "kforge-compile"), str(payload), "--target", "cpu",
+                    "-o", str(tmp_path / "art")], check=True)
+    kernel = kforge.load(str(tmp_path / "art"))
+    rng = np.random.default_rng(1)
+    inputs = [rng.standard_normal(shape, dtype=np.float32) for shape in task.input_shapes(task.small)]
+    expected = np.asarray(task.numpy(*[x.astype(np.float64) for x in inputs]))
+    got = kernel(*inputs)
+    assert got.shape == expected.shape
+    error = np.linalg.norm(got - expected) / max(np.linalg.norm(expected), 1e-30)
+    assert error < 1e-4, f"{task.name}: relative L2 error {error}"
