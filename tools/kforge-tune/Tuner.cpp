@@ -466,6 +466,8 @@ public:
     start = std::chrono::steady_clock::now();
     if (!baselineRecord(db) && !measureBaseline())
       return 1;
+    if (!ensureBaselineArtifact())
+      return 1;
     const json::Object *baseline = baselineRecord(db);
     baselineMs = baseline->getNumber("time_ms").value_or(0);
     bestMs = baselineMs;
@@ -579,6 +581,23 @@ private:
     }
     progress.note(llvm::formatv("kforge-tune: baseline ({0}) {1:F3} ms", config.target == "gpu" ? "naive GPU" : "loops",
                                 run.medianMs));
+    return true;
+  }
+
+  /// A resumed run may have carried only its database (another machine, a pruned directory): the baseline
+  /// every candidate is verified against is rebuilt from the payload, as it was first built.
+  bool ensureBaselineArtifact() {
+    std::string dir = joinPath(config.runDir, "baseline");
+    if (llvm::sys::fs::exists(joinPath(dir, "kernel.so")))
+      return true;
+    Candidate c;
+    c.dir = dir;
+    compileCandidate(config, tools, c, /*naive=*/config.target == "gpu");
+    if (!c.compiled) {
+      llvm::errs() << "kforge-tune: error: cannot rebuild the baseline (" << c.stage << "): " << c.message << "\n";
+      return false;
+    }
+    progress.note("kforge-tune: rebuilt the baseline artifact the database was measured against");
     return true;
   }
 

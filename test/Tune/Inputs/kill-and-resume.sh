@@ -18,11 +18,14 @@ cp "$run/db.jsonl" "$run/killed.jsonl"
 before=$(wc -l < "$run/killed.jsonl")
 [ "$before" -ge 4 ] || { echo "the run did not get far enough before the kill"; exit 1; }
 printf '{"format":"kforge-tune-record/1","id":999,"kind":"cand' >> "$run/db.jsonl"
+# As if only the database had been carried to another machine: the baseline is rebuilt on resume.
+rm -rf "$run/baseline" "$run/seed-cache" "$run/cache"
 trials=$((before - 1 + 3))
 kforge-tune "$payload" --target cpu --policy heuristic+evolve --trials "$trials" --jobs 1 --seeds 1 --reps 10 \
   -o "$run" --resume 2> "$run/resume.log"
 grep -q "dropped an unfinished last record" "$run/resume.log"
 grep -q "resuming after $((before - 1)) finished trials" "$run/resume.log"
+grep -q "rebuilt the baseline artifact" "$run/resume.log"
 python3 - "$run" "$before" "$trials" <<'PY'
 import json, sys
 run, before, trials = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
@@ -35,5 +38,7 @@ assert ids == list(range(len(ids))), ids
 assert len([r for r in records if r["kind"] == "candidate"]) == trials, len(records)
 hashes = [r["schedule_hash"] for r in records if r["kind"] == "candidate"]
 assert len(set(hashes)) == len(hashes), "a schedule was tried twice"
+resumed = [r for r in records[before:] if r["kind"] == "candidate"]
+assert any(r["status"] == "correct" for r in resumed), "nothing verified after the resume"
 print("resume ok: %d records before the kill, %d after resuming" % (before, len(records)))
 PY
