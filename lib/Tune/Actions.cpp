@@ -412,6 +412,30 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
           lastExtent = thread->sizes.back();
         elements = std::max(elements, elements / lastExtent * facts.reductionSize);
       }
+      // The innermost tile's extents; a column of one element (last extent 1, another above 1) sends MLIR 22's
+      // vector lowering into a loop that ends out of memory (seen on tiles like 16x1 and 2x1).
+      std::vector<int64_t> innermost;
+      for (size_t d = 0; d < rank; ++d) {
+        int64_t extent = facts.parallelSizes[d];
+        if (block && d < block->sizes.size() && block->sizes[d] > 0)
+          extent = block->sizes[d];
+        if (thread && d < thread->sizes.size() && thread->sizes[d] > 0)
+          extent = thread->sizes[d];
+        innermost.push_back(extent);
+      }
+      if (innermost.size() > 1 && innermost.back() == 1 &&
+          llvm::any_of(llvm::ArrayRef(innermost).drop_back(), [](int64_t e) { return e > 1; }))
+        problem(index, "unsupported",
+                "vectorize: the innermost tile (" + joinInts(innermost, "x") +
+                    ") is a column of single elements, which MLIR 22's vector lowering does not finish on; "
+                    "make its last tile size larger than 1");
+      // Likewise a contraction whose innermost tile has a single row or column (vector.contract on unit dims).
+      else if (!facts.contractionOp.empty() && innermost.size() >= 2 &&
+               (innermost[innermost.size() - 1] == 1 || innermost[innermost.size() - 2] == 1))
+        problem(index, "unsupported",
+                "vectorize: the contraction's innermost tile (" + joinInts(innermost, "x") +
+                    ") has a single row or column, which MLIR 22's vector lowering does not finish on; tile both "
+                    "output dimensions by more than 1");
       if (elements > kMaxVectorElements)
         problem(index, "too-large",
                 "vectorize: the innermost tile has " + std::to_string(elements) + " elements per op (at most " +
@@ -615,7 +639,21 @@ private:
       return;
     }
     if (action.kind == "vectorize") {
-      // Matched and vectorized before any cleanup pattern can replace the loop the handle points to.
+      // Unit dims first (a 1xN thread tile): vector patterns on vector<1xN> ops can rewrite each other forever
+      // (seen as an out-of-memory abort). Then matched and vectorized before any cleanup pattern can replace
+      // the loop the handle points to.
+      if (facts.contractionOp == "linalg.batch_matmul") {
+        // A named op keeps its unit batch dim; its generic form lets the dim be folded away below.
+        std::string named = fresh("batch_matmuls");
+        line("    " + named + " = transform.structured.match ops{[\"linalg.batch_matmul\"]} in " + inner + " : " +
+             kUnary);
+        line("    " + fresh("generic") + " = transform.structured.generalize " + named + " : " + kUnary);
+      }
+      std::string unitFunc = fresh("func");
+      line("    " + unitFunc + " = " + matchFunc("%module"));
+      line("    transform.apply_patterns to " + unitFunc + " {");
+      line("      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices");
+      line("    } : !transform.any_op");
       std::string ops = fresh("tile_ops");
       line("    " + ops + " = transform.structured.match interface{LinalgOp} in " + inner + " : " + kUnary);
       line("    transform.structured.vectorize " + ops + " : !transform.any_op");

@@ -81,6 +81,10 @@ static cl::opt<bool> listActions("list-actions", cl::desc("Print the action regi
                                  cl::cat(category));
 static cl::opt<bool> actionsDoc("actions-doc", cl::desc("Print docs/actions.md from the registry"), cl::init(false),
                                 cl::cat(category));
+static cl::opt<int> dryRun("dry-run",
+                           cl::desc("Print the first N schedules the policy would propose (JSON lines), without "
+                                    "compiling or measuring anything"),
+                           cl::init(0), cl::cat(category));
 static cl::opt<bool> keepCandidates("keep-candidates", cl::desc("Keep every candidate's compiled files"),
                                     cl::init(false), cl::cat(category));
 static cl::opt<bool> printJson("json", cl::desc("Print a JSON summary on stdout (no progress)"), cl::init(false),
@@ -331,6 +335,43 @@ int main(int argc, char **argv) {
   }
 
   // Offline modes need no machine.
+  if (dryRun > 0) {
+    std::optional<PayloadFacts> facts = loadFacts(tools, payloadPath, entry);
+    if (!facts)
+      return 1;
+    HardwareProfile profile = cpuProfile();
+    if (target != "cpu") { // the GPU's profile if there is one, else the H200's shape
+      std::optional<HardwareProfile> gpu = probeGpu(tools);
+      profile = gpu ? *gpu : HardwareProfile{"gpu", "(no GPU: a 132-SM profile)", 132, 1024, 232448, 65536, 0};
+    }
+    std::string error;
+    std::unique_ptr<Policy> p = createPolicy(policy, *facts, profile, seed, error);
+    if (!p) {
+      llvm::errs() << "kforge-tune: error: " << error << " (--dry-run takes the built-in policies)\n";
+      return 2;
+    }
+    // The policy sees its earlier proposals as tried (and failed): what it would do if nothing compiled.
+    std::vector<TrialRecord> history;
+    while (static_cast<int>(history.size()) < dryRun) {
+      std::vector<Proposal> batch = p->propose(history, std::min(8, dryRun - static_cast<int>(history.size())));
+      if (batch.empty())
+        break;
+      for (const Proposal &proposal : batch) {
+        llvm::outs() << json::Value(json::Object{{"policy", proposal.policy},
+                                                 {"step", proposal.step},
+                                                 {"description", describe(proposal.schedule)},
+                                                 {"actions", toJSON(proposal.schedule)}})
+                     << "\n";
+        TrialRecord r;
+        r.id = static_cast<int>(history.size()) + 1;
+        r.schedule = proposal.schedule;
+        r.hash = scheduleHash(proposal.schedule);
+        r.status = "not-run";
+        history.push_back(r);
+      }
+    }
+    return 0;
+  }
   if (!validateFile.empty() || !renderFile.empty()) {
     std::optional<PayloadFacts> facts = loadFacts(tools, payloadPath, entry);
     if (!facts)

@@ -70,7 +70,8 @@ using Schedule = std::vector<Action>;
 /// Why an action or a schedule was rejected, in a form a search or an LLM can act on.
 struct Problem {
   int action = -1;    ///< Index of the action at fault; -1: the schedule as a whole.
-  std::string code;   ///< unknown-kind, bad-param, out-of-domain, order, precondition, shape, target, too-large.
+  std::string code;   ///< unknown-kind, bad-param, out-of-domain, order, precondition, shape, target, too-large,
+                      ///< unsupported (a combination the compiler is known not to handle).
   std::string message;
 };
 llvm::json::Value toJSON(const Problem &problem);
