@@ -20,7 +20,7 @@ using llvm::StringRef;
 //===----------------------------------------------------------------------===//
 
 /// Tile sizes a search may pick for a loop: 0 leaves the loop whole.
-static const std::vector<int64_t> kTileSizes = {0, 1, 2, 4, 8, 16, 32, 64, 128, 256};
+static const std::vector<int64_t> kTileSizes = {0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
 static const std::vector<int64_t> kReductionSizes = {1, 2, 4, 8, 16, 32, 64};
 
 /// The most elements one vectorized op of the innermost tile may have: beyond this the vector code is slow to
@@ -306,6 +306,17 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
     }
     if (!llvm::is_contained(spec->targets, target.str()))
       problem(index, "target", action.kind + " is not available on the " + target + " target");
+    // Domains again: schedules built in memory (by a policy) have not been through parseSchedule.
+    if (action.kind == "tile") {
+      const std::vector<int64_t> &domain = action.level == "reduction" ? kReductionSizes : kTileSizes;
+      for (int64_t size : action.sizes)
+        if (!llvm::is_contained(domain, size))
+          problem(index, "out-of-domain", "tile(" + action.level + ") size " + std::to_string(size) +
+                                              " is not one of " + joinInts(domain, ", "));
+    }
+    if (action.kind == "unroll" && !llvm::is_contained(spec->params.front().values, action.factor))
+      problem(index, "out-of-domain", "unroll.factor is " + std::to_string(action.factor) + ", expected one of " +
+                                          joinInts(spec->params.front().values, ", "));
     int phase = actionPhase(action);
     if (phase <= lastPhase) {
       problem(index, "order",

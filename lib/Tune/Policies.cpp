@@ -465,6 +465,38 @@ static std::vector<TileConfig> rowConfigs(const PayloadFacts &facts, const Hardw
           make(0, bc, 0, v, 1.0);
       }
   }
+  if (reducesRows && rank == 1) {
+    // The root is the reduction itself (a row sum): a thread per output row.
+    for (int64_t br : {256, 128, 64, 32})
+      if (facts.parallelSizes[0] % br == 0) {
+        TileConfig c;
+        c.block = {br};
+        c.thread = {1};
+        c.merit = double(br) / 256.0;
+        configs.push_back(c);
+      }
+  }
+  if (configs.empty() && rank >= 3) {
+    // Convolution-like roots: the innermost three loops tiled (a GPU grid has 3 dims), up to 4 x 4 x 32 outputs
+    // per block and one per thread; the outer loops run inside each thread.
+    TileConfig c;
+    c.block.assign(rank, 0);
+    c.thread.assign(rank, 0);
+    int64_t caps[3] = {4, 4, 32};
+    for (int i = 0; i < 3; ++i) {
+      size_t d = rank - 3 + i;
+      int64_t size = 1;
+      for (int64_t candidate : {32, 16, 8, 4, 2, 1})
+        if (candidate <= caps[i] && facts.parallelSizes[d] % candidate == 0) {
+          size = candidate;
+          break;
+        }
+      c.block[d] = size;
+      c.thread[d] = 1;
+    }
+    c.merit = 1;
+    configs.push_back(c);
+  }
   (void)rows;
   (void)profile;
   std::stable_sort(configs.begin(), configs.end(),
