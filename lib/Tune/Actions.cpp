@@ -125,6 +125,20 @@ static std::string joinInts(llvm::ArrayRef<int64_t> values, StringRef separator)
   return join(items, separator);
 }
 
+llvm::ArrayRef<int64_t> kforge::tune::tileSizeDomain(StringRef level) {
+  return level == "reduction" ? kReductionSizes : kTileSizes;
+}
+
+/// Every tile size in its level's domain.
+static void checkTileDomain(const Action &action, int index, std::vector<Problem> &problems) {
+  llvm::ArrayRef<int64_t> domain = tileSizeDomain(action.level);
+  for (int64_t size : action.sizes)
+    if (!llvm::is_contained(domain, size))
+      problems.push_back({index, "out-of-domain",
+                          "tile(" + action.level + ") size " + std::to_string(size) + " is not one of " +
+                              joinInts(domain, ", ")});
+}
+
 /// Parses one action; problems are appended with `index`.
 static void parseAction(const llvm::json::Value &value, int index, Action &action, std::vector<Problem> &problems) {
   auto problem = [&](StringRef code, const llvm::Twine &message) {
@@ -214,13 +228,9 @@ static void parseAction(const llvm::json::Value &value, int index, Action &actio
   }
   // Domains that depend on another parameter.
   if (action.kind == "tile" && !action.level.empty()) {
-    const std::vector<int64_t> &domain = action.level == "reduction" ? kReductionSizes : kTileSizes;
     if (action.level == "reduction" && action.sizes.size() != 1)
       problem("bad-param", "tile(reduction) takes one size, for the contraction's K loop");
-    for (int64_t size : action.sizes)
-      if (!llvm::is_contained(domain, size))
-        problem("out-of-domain", "tile(" + action.level + ") size " + std::to_string(size) + " is not one of " +
-                                     joinInts(domain, ", "));
+    checkTileDomain(action, index, problems);
   }
 }
 
@@ -258,19 +268,27 @@ static std::string slotName(const Action &action) {
   return action.level.empty() ? action.kind : action.kind + "(" + action.level + ")";
 }
 
-static const Action *findSlot(const Schedule &schedule, StringRef kind, StringRef level = "") {
+const Action *kforge::tune::findSlot(const Schedule &schedule, StringRef kind, StringRef level) {
   for (const Action &action : schedule)
     if (action.kind == kind && action.level == level)
       return &action;
   return nullptr;
 }
 
-/// Extent of parallel loop `d` inside a block tile (0 = whole loop).
-static int64_t blockExtent(const Schedule &schedule, const PayloadFacts &facts, size_t d) {
+int64_t kforge::tune::blockExtent(const Schedule &schedule, const PayloadFacts &facts, size_t d) {
   const Action *block = findSlot(schedule, "tile", "block");
   if (block && d < block->sizes.size() && block->sizes[d] > 0)
     return block->sizes[d];
   return facts.parallelSizes[d];
+}
+
+std::vector<int64_t> kforge::tune::innermostTile(const Schedule &schedule, const PayloadFacts &facts) {
+  const Action *thread = findSlot(schedule, "tile", "thread");
+  std::vector<int64_t> extents;
+  for (size_t d = 0; d < facts.parallelSizes.size(); ++d)
+    extents.push_back(thread && d < thread->sizes.size() && thread->sizes[d] > 0 ? thread->sizes[d]
+                                                                                 : blockExtent(schedule, facts, d));
+  return extents;
 }
 
 std::vector<int64_t> kforge::tune::blockDims(const Schedule &schedule, const PayloadFacts &facts) {
@@ -307,13 +325,8 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
     if (!llvm::is_contained(spec->targets, target.str()))
       problem(index, "target", action.kind + " is not available on the " + target + " target");
     // Domains again: schedules built in memory (by a policy) have not been through parseSchedule.
-    if (action.kind == "tile") {
-      const std::vector<int64_t> &domain = action.level == "reduction" ? kReductionSizes : kTileSizes;
-      for (int64_t size : action.sizes)
-        if (!llvm::is_contained(domain, size))
-          problem(index, "out-of-domain", "tile(" + action.level + ") size " + std::to_string(size) +
-                                              " is not one of " + joinInts(domain, ", "));
-    }
+    if (action.kind == "tile")
+      checkTileDomain(action, index, problems);
     if (action.kind == "unroll" && !llvm::is_contained(spec->params.front().values, action.factor))
       problem(index, "out-of-domain", "unroll.factor is " + std::to_string(action.factor) + ", expected one of " +
                                           joinInts(spec->params.front().values, ", "));
@@ -397,43 +410,22 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
     if (action.kind == "vectorize") {
       // Elements of the innermost tile of the root (and of the contraction, with its K tile).
       const Action *thread = findSlot(schedule, "tile", "thread");
-      const Action *block = findSlot(schedule, "tile", "block");
       if (gpu && !thread)
         problem(index, "precondition", "vectorize on the GPU needs tile(thread) (it vectorizes each thread's tile)");
+      // The innermost tile's extents; a column of one element (last extent 1, another above 1) sends MLIR 22's
+      // vector lowering into a loop that ends out of memory (seen on tiles like 16x1 and 2x1).
+      std::vector<int64_t> innermost = innermostTile(schedule, facts);
       int64_t elements = 1;
-      for (size_t d = 0; d < rank; ++d) {
-        int64_t extent = facts.parallelSizes[d];
-        if (block && d < block->sizes.size() && block->sizes[d] > 0)
-          extent = block->sizes[d];
-        if (thread && d < thread->sizes.size() && thread->sizes[d] > 0)
-          extent = thread->sizes[d];
+      for (int64_t extent : innermost)
         elements *= extent;
-      }
       if (!facts.contractionOp.empty()) {
         const Action *k = findSlot(schedule, "tile", "reduction");
         elements *= k && !k->sizes.empty() ? k->sizes[0] : facts.contractionK;
       }
       // A reduction (not a contraction) fused into the tile is computed whole for each of the tile's rows.
       bool reductionsFused = facts.reductionSize > 0 && findSlot(schedule, "fuse", thread ? "thread" : "block");
-      if (reductionsFused) {
-        int64_t lastExtent = facts.parallelSizes.back();
-        if (block && block->sizes.back() > 0)
-          lastExtent = block->sizes.back();
-        if (thread && thread->sizes.back() > 0)
-          lastExtent = thread->sizes.back();
-        elements = std::max(elements, elements / lastExtent * facts.reductionSize);
-      }
-      // The innermost tile's extents; a column of one element (last extent 1, another above 1) sends MLIR 22's
-      // vector lowering into a loop that ends out of memory (seen on tiles like 16x1 and 2x1).
-      std::vector<int64_t> innermost;
-      for (size_t d = 0; d < rank; ++d) {
-        int64_t extent = facts.parallelSizes[d];
-        if (block && d < block->sizes.size() && block->sizes[d] > 0)
-          extent = block->sizes[d];
-        if (thread && d < thread->sizes.size() && thread->sizes[d] > 0)
-          extent = thread->sizes[d];
-        innermost.push_back(extent);
-      }
+      if (reductionsFused)
+        elements = std::max(elements, elements / innermost.back() * facts.reductionSize);
       if (innermost.size() > 1 && innermost.back() == 1 &&
           llvm::any_of(llvm::ArrayRef(innermost).drop_back(), [](int64_t e) { return e > 1; }))
         problem(index, "unsupported",

@@ -52,8 +52,17 @@ std::string kforge::tune::proposalHash(const Proposal &proposal) {
 // Building blocks
 //===----------------------------------------------------------------------===//
 
-static const std::vector<int64_t> kSizes = {1, 2, 4, 8, 16, 32, 64, 128, 256};
-static const std::vector<int64_t> kKSizes = {1, 2, 4, 8, 16, 32, 64};
+/// The registry's tile sizes a search draws from: block / thread sizes up to 256 (the registry allows up to
+/// 4096 for long rows, which the heuristic proposes; drawn at random they are rarely valid), and every K step.
+static std::vector<int64_t> searchSizes() {
+  std::vector<int64_t> sizes;
+  for (int64_t size : tileSizeDomain("block"))
+    if (size > 0 && size <= 256)
+      sizes.push_back(size);
+  return sizes;
+}
+static const std::vector<int64_t> kSizes = searchSizes();
+static const std::vector<int64_t> kKSizes(tileSizeDomain("reduction").begin(), tileSizeDomain("reduction").end());
 
 static std::vector<int64_t> dividing(int64_t extent, const std::vector<int64_t> &domain) {
   std::vector<int64_t> out;
@@ -100,14 +109,9 @@ static void sortByPhase(Schedule &s) {
 }
 
 static Action *slot(Schedule &s, StringRef kind, StringRef level = "") {
-  for (Action &a : s)
-    if (a.kind == kind && a.level == level)
-      return &a;
-  return nullptr;
+  return const_cast<Action *>(findSlot(s, kind, level));
 }
-static const Action *slot(const Schedule &s, StringRef kind, StringRef level = "") {
-  return slot(const_cast<Schedule &>(s), kind, level);
-}
+static const Action *slot(const Schedule &s, StringRef kind, StringRef level = "") { return findSlot(s, kind, level); }
 
 static void removeSlot(Schedule &s, StringRef kind, StringRef level = "") {
   llvm::erase_if(s, [&](const Action &a) { return a.kind == kind && a.level == level; });
@@ -119,11 +123,6 @@ static bool valid(const Schedule &s, const PayloadFacts &facts, const HardwarePr
 
 static bool gpu(const HardwareProfile &profile) { return profile.target == "gpu"; }
 
-/// Extent of parallel loop d inside the block tile of `s`.
-static int64_t blockExtent(const Schedule &s, const PayloadFacts &facts, size_t d) {
-  const Action *block = slot(s, "tile", "block");
-  return block && block->sizes[d] > 0 ? block->sizes[d] : facts.parallelSizes[d];
-}
 
 /// Adds the fusions the target requires (GPU: producers must follow every tiled level); `always`: on the CPU
 /// too (the heuristic's choice: unfused producers run as plain loops).

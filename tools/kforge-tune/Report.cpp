@@ -2,6 +2,8 @@
 
 #include "Report.h"
 
+#include "Files.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -15,11 +17,6 @@
 using namespace kforge::tune;
 namespace json = llvm::json;
 
-static std::string joinPath(llvm::StringRef a, llvm::StringRef b) {
-  llvm::SmallString<256> path(a);
-  llvm::sys::path::append(path, b);
-  return std::string(path);
-}
 
 static std::string escapeXml(llvm::StringRef text) {
   std::string out;

@@ -3,6 +3,7 @@
 #include "Tuner.h"
 
 #include "Database.h"
+#include "Files.h"
 #include "Report.h"
 
 #include "llvm/Config/llvm-config.h"
@@ -33,57 +34,6 @@ namespace json = llvm::json;
 //===----------------------------------------------------------------------===//
 // Files and processes
 //===----------------------------------------------------------------------===//
-
-static std::string joinPath(StringRef a, StringRef b) {
-  llvm::SmallString<256> path(a);
-  llvm::sys::path::append(path, b);
-  return std::string(path);
-}
-
-static std::string readText(StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  return buffer ? (*buffer)->getBuffer().str() : std::string();
-}
-
-static bool writeText(StringRef path, StringRef text) {
-  if (llvm::Error error = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
-        os << text;
-        return llvm::Error::success();
-      })) {
-    llvm::errs() << "kforge-tune: error: cannot write " << path << ": " << llvm::toString(std::move(error)) << "\n";
-    return false;
-  }
-  return true;
-}
-
-static bool writeJSON(StringRef path, const json::Value &value) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << llvm::formatv("{0:2}", value) << "\n";
-  return writeText(path, text);
-}
-
-static std::optional<json::Value> readJSON(StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer)
-    return std::nullopt;
-  llvm::Expected<json::Value> value = json::parse((*buffer)->getBuffer());
-  if (!value) {
-    llvm::consumeError(value.takeError());
-    return std::nullopt;
-  }
-  return std::move(*value);
-}
-
-/// Runs `program` with `args`, stdout and stderr to `log`. Returns the exit code (negative: did not finish).
-static int runProgram(StringRef program, llvm::ArrayRef<std::string> args, StringRef log, unsigned timeout,
-                      std::string &message) {
-  std::vector<StringRef> argv{program};
-  for (const std::string &a : args)
-    argv.push_back(a);
-  std::optional<StringRef> redirects[] = {StringRef(""), log, log};
-  return llvm::sys::ExecuteAndWait(program, argv, std::nullopt, redirects, timeout, 0, &message);
-}
 
 static double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -158,23 +108,29 @@ struct RunOutcome {
 
 } // namespace
 
+/// The kforge-compile arguments every use shares: payload, output, target, limits, entry, and the recipe if any.
+static std::vector<std::string> compileArgs(const TuneConfig &config, StringRef outputDir, StringRef recipe) {
+  std::vector<std::string> args = {config.payloadPath, "-o", outputDir.str(), "--target", config.target,
+                                   "--chip", config.chip, "--timeout", std::to_string(config.compileTimeout),
+                                   "--memory-limit-mb", std::to_string(config.memoryLimitMB)};
+  if (!config.entry.empty())
+    args.insert(args.end(), {"--entry", config.entry});
+  if (!recipe.empty())
+    args.insert(args.end(), {"--recipe", recipe.str()});
+  return args;
+}
+
 /// kforge-compile for one candidate (recipe empty: the untransformed payload; `naive`: the GPU reference).
 static void compileCandidate(const TuneConfig &config, const Tools &tools, Candidate &c, bool naive) {
   auto start = std::chrono::steady_clock::now();
   llvm::sys::fs::create_directories(c.dir);
   std::string diagnosticsPath = joinPath(c.dir, "diagnostics.json");
-  std::vector<std::string> args = {config.payloadPath, "-o", c.dir, "--target", config.target,
-                                   "--chip", config.chip, "--diagnostics-json", diagnosticsPath,
-                                   "--timeout", std::to_string(config.compileTimeout),
-                                   "--memory-limit-mb", std::to_string(config.memoryLimitMB)};
+  std::vector<std::string> args = compileArgs(config, c.dir, naive ? "" : c.recipePath);
+  args.insert(args.end(), {"--diagnostics-json", diagnosticsPath});
   if (config.useCache)
     args.insert(args.end(), {"--cache-dir", joinPath(config.runDir, "cache")});
-  if (!config.entry.empty())
-    args.insert(args.end(), {"--entry", config.entry});
   if (naive)
     args.push_back("--naive");
-  else if (!c.recipePath.empty())
-    args.insert(args.end(), {"--recipe", c.recipePath});
   std::string message;
   int rc = runProgram(tools.compile, args, joinPath(c.dir, "compile.log"), config.compileTimeout + 30, message);
   c.compileSeconds = secondsSince(start);
@@ -219,13 +175,8 @@ static std::string checkScript(const TuneConfig &config, const Tools &tools, con
     return "cannot create a temporary directory";
   std::string recipe = joinPath(dir, "script.mlir"), diagnostics = joinPath(dir, "diagnostics.json");
   writeText(recipe, script);
-  std::vector<std::string> args = {config.payloadPath, "-o", std::string(dir), "--target", config.target,
-                                   "--chip", config.chip, "--recipe", recipe, "--schedule-only",
-                                   "--diagnostics-json", diagnostics, "--timeout",
-                                   std::to_string(config.compileTimeout), "--memory-limit-mb",
-                                   std::to_string(config.memoryLimitMB)};
-  if (!config.entry.empty())
-    args.insert(args.end(), {"--entry", config.entry});
+  std::vector<std::string> args = compileArgs(config, dir, recipe);
+  args.insert(args.end(), {"--schedule-only", "--diagnostics-json", diagnostics});
   std::string message;
   int rc = runProgram(tools.compile, args, joinPath(dir, "log"), config.compileTimeout + 30, message);
   std::string result;
@@ -262,12 +213,8 @@ static int bisectFailingAction(const TuneConfig &config, const Tools &tools, con
     std::string recipe = joinPath(dir, "prefix.mlir");
     if (!writeText(recipe, renderSchedule(prefix, facts, config.target)))
       return -1;
-    std::vector<std::string> args = {config.payloadPath, "-o", dir, "--target", config.target, "--chip", config.chip,
-                                     "--recipe", recipe, "--schedule-only", "--timeout",
-                                     std::to_string(config.compileTimeout), "--memory-limit-mb",
-                                     std::to_string(config.memoryLimitMB)};
-    if (!config.entry.empty())
-      args.insert(args.end(), {"--entry", config.entry});
+    std::vector<std::string> args = compileArgs(config, dir, recipe);
+    args.push_back("--schedule-only");
     std::string message;
     int rc = runProgram(tools.compile, args, joinPath(dir, "compile.log"), config.compileTimeout + 30, message);
     if (rc != 0)

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Files.h"
 #include "Tuner.h"
 
 #include "kforge/Tune/Actions.h"
@@ -178,15 +179,10 @@ static std::optional<HardwareProfile> probeGpu(const Tools &tools) {
   std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), llvm::StringRef(out), llvm::StringRef("")};
   llvm::StringRef argv[] = {tools.run, "--device-info"};
   int rc = llvm::sys::ExecuteAndWait(tools.run, argv, std::nullopt, redirects, 60);
-  auto buffer = llvm::MemoryBuffer::getFile(out);
+  std::optional<json::Value> value = readJSON(out);
   llvm::sys::fs::remove(out);
-  if (rc != 0 || !buffer)
+  if (rc != 0 || !value)
     return std::nullopt;
-  llvm::Expected<json::Value> value = json::parse((*buffer)->getBuffer());
-  if (!value) {
-    llvm::consumeError(value.takeError());
-    return std::nullopt;
-  }
   const json::Object *o = value->getAsObject();
   if (!o || !o->getBoolean("gpu").value_or(false))
     return std::nullopt;

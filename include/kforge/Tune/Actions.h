@@ -96,6 +96,18 @@ llvm::json::Value invalidScheduleReport(llvm::ArrayRef<Problem> problems);
 /// fuse(thread) < tile(reduction) < unroll < vectorize); each slot appears at most once.
 int actionPhase(const Action &action);
 
+/// The sizes a tile at `level` may take (block / thread: 0 leaves the loop whole; reduction: the K step).
+llvm::ArrayRef<int64_t> tileSizeDomain(llvm::StringRef level);
+
+/// The schedule's action in a slot (kind and level), or null.
+const Action *findSlot(const Schedule &schedule, llvm::StringRef kind, llvm::StringRef level = "");
+
+/// Extent of the root's parallel loop `d` inside one block tile (the whole loop without a block tile).
+int64_t blockExtent(const Schedule &schedule, const PayloadFacts &facts, size_t d);
+
+/// The root's innermost tile: per parallel loop, the thread tile's size, else the block tile's, else the loop's.
+std::vector<int64_t> innermostTile(const Schedule &schedule, const PayloadFacts &facts);
+
 /// The GPU block the schedule launches: threads along x, y, z (1, 1, 1 without a thread-level tile).
 std::vector<int64_t> blockDims(const Schedule &schedule, const PayloadFacts &facts);
 
