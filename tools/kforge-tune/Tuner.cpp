@@ -614,8 +614,7 @@ private:
       return record;
     }
     score += config.weights.compiles;
-    // A candidate far slower than the untransformed payload is not worth verifying and timing in full.
-    double cutoff = config.cutoffFactor > 0 ? config.cutoffFactor * baselineMs + 100 : 0;
+    double cutoff = tooSlowCutoffMs(config.cutoffFactor, baselineMs, config.cutoffBestFactor, bestMs);
     RunOutcome run =
         runCandidate(config, tools, c.dir, joinPath(config.runDir, "baseline"), config.seeds, config.reps, cutoff);
     record["status"] = run.status;

@@ -14,6 +14,7 @@
 
 #include "kforge/Tune/Policies.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -47,6 +48,7 @@ struct TuneConfig {
   int seeds = 5, reps = 20;  ///< Verification seeds and timing repetitions (kforge-run).
   int compileTimeout = 120, runTimeout = 300, memoryLimitMB = 8192;
   double cutoffFactor = 20;  ///< A candidate's run slower than this x the baseline (+100 ms): "too-slow".
+  double cutoffBestFactor = 10; ///< ... or slower than this x the best so far (+100 ms); 0: off.
   bool resume = false;
   bool keepCandidates = false;
   bool useCache = true;      ///< Reuse compiled artifacts from RUN/cache (keyed by payload, schedule, versions, chip).
@@ -58,6 +60,19 @@ struct TuneConfig {
 };
 
 /// The payload's facts, from `kforge-compile --facts-json` (kforge-tune itself links no MLIR).
+/// The run time above which a candidate is recorded "too-slow" without full verification and timing: it cannot
+/// become the best. Far slower than the untransformed payload (baselineFactor x baseline), or than the best kernel
+/// found so far (bestFactor x best); 100 ms of slack covers a run's launch and copies. 0 turns a bound off;
+/// returns 0 when both are off.
+inline double tooSlowCutoffMs(double baselineFactor, double baselineMs, double bestFactor, double bestMs) {
+  double cutoff = baselineFactor > 0 ? baselineFactor * baselineMs + 100 : 0;
+  if (bestFactor > 0 && bestMs > 0) {
+    double fromBest = bestFactor * bestMs + 100;
+    cutoff = cutoff > 0 ? std::min(cutoff, fromBest) : fromBest;
+  }
+  return cutoff;
+}
+
 std::optional<PayloadFacts> loadFacts(const Tools &tools, llvm::StringRef payloadPath, llvm::StringRef entry);
 
 /// Runs (or resumes) a tuning run. Returns the process exit code; prints progress and the summary.

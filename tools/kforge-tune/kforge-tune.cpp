@@ -66,6 +66,9 @@ static cl::opt<double> cutoff("cutoff",
                               cl::desc("A candidate whose first run is this many times slower than the untransformed "
                                        "payload is recorded too-slow without full verification and timing (0: off)"),
                               cl::init(20), cl::cat(category));
+static cl::opt<double> cutoffBest("cutoff-best",
+                                  cl::desc("... or this many times slower than the best kernel found so far (0: off)"),
+                                  cl::init(10), cl::cat(category));
 static cl::opt<int> memoryLimit("memory-limit-mb", cl::desc("Memory a compile may use"), cl::init(8192),
                                 cl::cat(category));
 static cl::opt<bool> resume("resume", cl::desc("Continue the run in the run directory"), cl::init(false),
@@ -411,6 +414,7 @@ int main(int argc, char **argv) {
   config.runTimeout = runTimeout;
   config.memoryLimitMB = memoryLimit;
   config.cutoffFactor = cutoff;
+  config.cutoffBestFactor = cutoffBest;
   config.resume = resume;
   config.keepCandidates = keepCandidates;
   config.quiet = quiet;
