@@ -21,5 +21,17 @@ while read -r name payload policy trials seed extra; do
     $resume $extra > "runs/$name.log" 2>&1
   echo "$name: exit $? after $(( $(date +%s) - start )) s" | tee -a "$out/summary.txt"
   grep -E "stopped|best" "runs/$name.log" | tail -2 >> "$out/summary.txt"
-  tar czf "$out/runs.tgz" --exclude='candidates' --exclude='cache' --exclude='baseline' --exclude='best' runs
+  python3 - "runs/$name/db.jsonl" >> "$out/summary.txt" <<'PY'
+import collections, json, statistics, sys
+trials = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+trials = [t for t in trials if t.get("kind") == "candidate"]
+runs = [t["run_s"] for t in trials if "run_s" in t]
+print(f"  {len(trials)} trials {dict(collections.Counter(t['status'] for t in trials))}; "
+      f"median run {statistics.median(runs) if runs else 0:.2f} s, compile "
+      f"{statistics.median([t.get('compile_s', 0) for t in trials]) if trials else 0:.2f} s")
+PY
+  # Only the records, reports and best schedules travel back: the seed cache (inputs and reference outputs,
+  # hundreds of MB of random floats), compiled candidates and caches stay.
+  tar czf "$out/runs.tgz" --exclude='candidates' --exclude='cache' --exclude='seed-cache' --exclude='baseline' \
+    --exclude='best' runs
 done < "$plan"
