@@ -6,7 +6,7 @@
 set -uo pipefail
 run=${1:-runs/gemm-evolve}
 bin=gpu-artifacts/tuner/bin
-wall() { local s; s=$(date +%s%N); "$@" > /dev/null 2>&1; echo "$(( ($(date +%s%N) - s) / 1000000 )) ms (exit $?): ${*: -4}"; }
+wall() { local s r; s=$(date +%s%N); "$@" > /dev/null 2>&1; r=$?; echo "$(( ($(date +%s%N) - s) / 1000000 )) ms (exit $r): ${*: -4}"; }
 echo "== fresh process, no other CUDA client"
 for i in 1 2; do wall "$bin/kforge-run" --device-info; done
 args=(--candidate "$run/best" --reference "$run/baseline" --runtime gpu-artifacts/tuner/lib/libkforge_mgpu.so
