@@ -52,23 +52,30 @@ CUmodule mgpuModuleLoad(void *data, size_t size) {
   return module;
 }
 
-/* Called from the kernel library's global destructor: at process exit the driver may already be shut
- * down, which releases the module anyway. */
-void mgpuModuleUnload(CUmodule module) {
-  CUresult result = cuModuleUnload(module);
-  if (result != CUDA_ERROR_DEINITIALIZED)
-    CHECK(result);
-}
-
 /* Kernels the loaded libraries use, for the runner to read their resources (registers, spills, ...). */
 enum { kMaxKernels = 256 };
 static struct {
+  CUmodule module;
   CUfunction function;
   char name[128];
   int blockThreads;      /* of the last launch */
   int dynamicSharedBytes; /* of the last launch */
 } kernels[kMaxKernels];
 static int kernelCount = 0;
+
+/* Called from the kernel library's global destructor (dlclose, or process exit: then the driver may already
+ * be shut down, which releases the module anyway). The module's kernels leave the registry, so a runner that
+ * loads and unloads many candidates (kforge-run --serve) neither fills it nor reads unloaded functions. */
+void mgpuModuleUnload(CUmodule module) {
+  CUresult result = cuModuleUnload(module);
+  if (result != CUDA_ERROR_DEINITIALIZED)
+    CHECK(result);
+  int kept = 0;
+  for (int i = 0; i < kernelCount; ++i)
+    if (kernels[i].module != module)
+      kernels[kept++] = kernels[i];
+  kernelCount = kept;
+}
 
 CUfunction mgpuModuleGetFunction(CUmodule module, const char *name) {
   CUfunction function = NULL;
@@ -77,6 +84,7 @@ CUfunction mgpuModuleGetFunction(CUmodule module, const char *name) {
   for (int i = 0; i < kernelCount; ++i)
     known |= kernels[i].function == function;
   if (!known && kernelCount < kMaxKernels) {
+    kernels[kernelCount].module = module;
     kernels[kernelCount].function = function;
     snprintf(kernels[kernelCount].name, sizeof(kernels[kernelCount].name), "%s", name);
     ++kernelCount;

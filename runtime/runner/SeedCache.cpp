@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cstdio>
+#include <map>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,7 +18,16 @@ static std::string sanitize(const std::string &key) {
   return out.substr(0, 200);
 }
 
-SeedCache::SeedCache(std::string dir, std::string key) {
+/// The in-memory entries, by key, seed, kind and argument. One process verifies against one reference at a
+/// time, so this holds a few seeds' inputs and outputs.
+static std::map<std::string, std::vector<float>> &memory() {
+  static std::map<std::string, std::vector<float>> entries;
+  return entries;
+}
+
+SeedCache::SeedCache(std::string dir, std::string key, bool inMemory) {
+  if (inMemory)
+    memoryKey = sanitize(key);
   if (dir.empty())
     return;
   ::mkdir(dir.c_str(), 0755);
@@ -29,21 +39,41 @@ std::string SeedCache::file(int seed, const std::string &kind, size_t argument) 
   return root + "/seed" + std::to_string(seed) + "." + kind + "." + std::to_string(argument) + ".f32";
 }
 
+static std::string entryName(const std::string &key, int seed, const std::string &kind, size_t argument) {
+  return key + "/seed" + std::to_string(seed) + "." + kind + "." + std::to_string(argument);
+}
+
 bool SeedCache::load(int seed, const std::string &kind, const std::vector<size_t> &which,
                      const std::vector<size_t> &sizes, std::vector<std::vector<float>> &values) const {
   if (!enabled())
     return false;
   std::vector<std::vector<float>> loaded(values.size());
+  bool fromMemory = !memoryKey.empty();
   for (size_t i : which) {
-    FILE *f = std::fopen(file(seed, kind, i).c_str(), "rb");
-    if (!f)
+    auto hit = fromMemory ? memory().find(entryName(memoryKey, seed, kind, i)) : memory().end();
+    if (hit == memory().end() || hit->second.size() != sizes[i]) {
+      fromMemory = false;
+      break;
+    }
+    loaded[i] = hit->second;
+  }
+  if (!fromMemory) {
+    if (root.empty())
       return false;
-    loaded[i].resize(sizes[i]);
-    size_t read = std::fread(loaded[i].data(), sizeof(float), sizes[i], f);
-    bool atEnd = std::fgetc(f) == EOF;
-    std::fclose(f);
-    if (read != sizes[i] || !atEnd)
-      return false;
+    for (size_t i : which) {
+      FILE *f = std::fopen(file(seed, kind, i).c_str(), "rb");
+      if (!f)
+        return false;
+      loaded[i].resize(sizes[i]);
+      size_t read = std::fread(loaded[i].data(), sizeof(float), sizes[i], f);
+      bool atEnd = std::fgetc(f) == EOF;
+      std::fclose(f);
+      if (read != sizes[i] || !atEnd)
+        return false;
+    }
+    if (!memoryKey.empty())
+      for (size_t i : which)
+        memory()[entryName(memoryKey, seed, kind, i)] = loaded[i];
   }
   for (size_t i : which)
     values[i] = std::move(loaded[i]);
@@ -52,7 +82,10 @@ bool SeedCache::load(int seed, const std::string &kind, const std::vector<size_t
 
 void SeedCache::store(int seed, const std::string &kind, const std::vector<size_t> &which,
                       const std::vector<std::vector<float>> &values) const {
-  if (!enabled())
+  if (!memoryKey.empty())
+    for (size_t i : which)
+      memory()[entryName(memoryKey, seed, kind, i)] = values[i];
+  if (root.empty())
     return;
   for (size_t i : which) {
     std::string path = file(seed, kind, i);

@@ -6,7 +6,8 @@
 // stores, per seed, the inputs (after rounding to the candidate's element types) and the reference's
 // outputs as raw float32 files under DIR/KEY/, where KEY names the reference build (its manifest hash) and
 // the arguments' shapes and types. Files are written to a temporary name and renamed, so a reader never sees
-// half a file; anything unreadable or of the wrong size is a miss.
+// half a file; anything unreadable or of the wrong size is a miss. A long-lived runner (kforge-run --serve)
+// also keeps them in memory, so a candidate's verification reads no files at all.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,9 +21,10 @@ namespace kforge {
 
 class SeedCache {
 public:
-  /// `dir` empty: a cache that never hits and stores nothing.
-  SeedCache(std::string dir, std::string key);
-  bool enabled() const { return !root.empty(); }
+  /// `dir` empty and `inMemory` false: a cache that never hits and stores nothing. `inMemory`: entries stay
+  /// in this process's memory too (for every SeedCache of the same key), in front of the files.
+  SeedCache(std::string dir, std::string key, bool inMemory = false);
+  bool enabled() const { return !root.empty() || !memoryKey.empty(); }
 
   /// Fills `values[i]` (i in `which`) with `sizes[i]` floats of `seed`'s `kind` ("inputs" or "outputs").
   /// False (and `values` untouched) unless every selected argument is present with the right size.
@@ -34,7 +36,8 @@ public:
 
 private:
   std::string file(int seed, const std::string &kind, size_t argument) const;
-  std::string root;
+  std::string root;      ///< DIR/KEY, or empty: no files.
+  std::string memoryKey; ///< KEY, or empty: nothing kept in memory.
 };
 
 } // namespace kforge

@@ -32,6 +32,8 @@
 #include <dlfcn.h>
 #include <iostream>
 #include <random>
+#include <sys/resource.h>
+#include <unistd.h>
 
 using namespace kforge;
 using json = nlohmann::json;
@@ -48,12 +50,20 @@ struct Options {
   double ceilingGBps = 0, ceilingTflops = 0;
   double cutoffMs = 0; ///< A candidate whose run (the second, if any) takes longer is "too-slow", not timed.
   bool timeReference = false;
+  bool serve = false; ///< --serve: evaluate candidates named on stdin, one JSON report line each (see serve()).
   long memoryLimitMB = 16384;
 };
 
-/// An artifact loaded into this (child) process, with its buffers.
+/// An artifact loaded into this (child) process, with its buffers. Released (device buffers freed, library
+/// closed, which unloads its GPU module) when it goes out of scope, so a long-lived runner (--serve) can load
+/// thousands of candidates one after another.
 struct Artifact {
+  Artifact() = default;
+  Artifact(const Artifact &) = delete;
+  Artifact &operator=(const Artifact &) = delete;
+  ~Artifact();
   Manifest manifest;
+  void *library = nullptr;
   void *entry = nullptr;
   bool gpu = false;
   std::vector<DType> types;                  ///< Element type of each argument.
@@ -65,6 +75,14 @@ struct Artifact {
 
 CudaDriver cuda;
 bool cudaLoaded = false;
+
+Artifact::~Artifact() {
+  for (CUdeviceptr pointer : device)
+    if (pointer)
+      cuda.memFree(pointer);
+  if (library)
+    dlclose(library);
+}
 
 using Entry1 = void (*)(void *);
 using Entry2 = void (*)(void *, void *);
@@ -126,10 +144,10 @@ std::string loadArtifact(const std::string &dir, const std::string &name, const 
     if (!dlopen(runtime.c_str(), RTLD_NOW | RTLD_GLOBAL))
       return std::string("cannot load the runtime: ") + dlerror();
   }
-  void *library = dlopen(m.libraryPath().c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!library)
+  artifact.library = dlopen(m.libraryPath().c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!artifact.library)
     return std::string("cannot load artifact: ") + dlerror();
-  artifact.entry = dlsym(library, m.entry.c_str());
+  artifact.entry = dlsym(artifact.library, m.entry.c_str());
   if (!artifact.entry)
     return "artifact '" + dir + "' does not export " + m.entry;
   return "";
@@ -396,7 +414,8 @@ std::string evaluate(const Options &options) {
     (cArgs[i].isOutput ? outputIndices : inputIndices).push_back(i);
     sizes.push_back(static_cast<size_t>(cArgs[i].numElements()));
   }
-  SeedCache cache(reference.manifest.hash.empty() ? std::string() : options.cacheDir, cacheKey);
+  SeedCache cache(reference.manifest.hash.empty() ? std::string() : options.cacheDir, cacheKey,
+                  /*inMemory=*/options.serve && !reference.manifest.hash.empty());
   if (cache.enabled())
     report["seed_cache"] = options.cacheDir;
 
@@ -518,6 +537,8 @@ int printDeviceInfo(int ordinal) {
 
 void usage() {
   std::cerr << "usage: kforge-run --device-info [--device N]\n"
+               "       kforge-run --serve --reference DIR [--runtime ...] [--cache-dir DIR] [--device N] ...\n"
+               "                  (then one JSON request per stdin line: {\"candidate\": DIR, \"seeds\": N, ...})\n"
                "       kforge-run --candidate DIR --reference DIR [--candidate-name N] [--reference-name N]\n"
                "                  [--seeds 5] [--reps 20] [--warmup 3] [--tolerance T] [--timeout 120]\n"
                "                  [--memory-limit-mb 16384] [--runtime libkforge_mgpu.so] [--device 0]\n"
@@ -529,6 +550,10 @@ void usage() {
 bool parse(int argc, char **argv, Options &options) {
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
+    if (flag == "--serve") {
+      options.serve = true;
+      continue;
+    }
     if (i + 1 >= argc) {
       std::cerr << "kforge-run: error: " << flag << " needs a value\n";
       return false;
@@ -591,7 +616,12 @@ bool parse(int argc, char **argv, Options &options) {
       return false;
     }
   }
-  if (options.candidate.empty() || options.reference.empty()) {
+  if (options.serve && (!options.candidate.empty() || !options.independent.empty() || options.timeReference)) {
+    std::cerr << "kforge-run: error: --serve takes its candidates from stdin (no --candidate, "
+                 "--check-reference-against or --time-reference)\n";
+    return false;
+  }
+  if ((options.candidate.empty() && !options.serve) || options.reference.empty()) {
     std::cerr << "kforge-run: error: --candidate and --reference are required\n";
     return false;
   }
@@ -600,6 +630,99 @@ bool parse(int argc, char **argv, Options &options) {
     return false;
   }
   return true;
+}
+
+/// Writes a report where --output (or a request's "output") names; false when the file cannot be written.
+bool writeReport(const std::string &path, const std::string &text) {
+  FILE *file = std::fopen(path.c_str(), "w");
+  if (!file)
+    return false;
+  std::fputs(text.c_str(), file);
+  std::fputs("\n", file);
+  return std::fclose(file) == 0;
+}
+
+/// A request line of --serve mode, applied to a copy of the command line's options. Empty, or what is wrong.
+std::string requestOptions(const json &request, Options &options) {
+  if (!request.is_object())
+    return "a request is one JSON object per line";
+  if (!request.contains("candidate") || !request["candidate"].is_string())
+    return "\"candidate\" (an artifact directory) is required";
+  options.candidate = request["candidate"].get<std::string>();
+  auto number = [&](const char *key, auto &slot, double minimum) -> std::string {
+    if (!request.contains(key))
+      return "";
+    if (!request[key].is_number() || request[key].get<double>() < minimum)
+      return std::string("\"") + key + "\" must be a number of at least " + std::to_string(minimum);
+    slot = static_cast<std::remove_reference_t<decltype(slot)>>(request[key].get<double>());
+    return "";
+  };
+  for (std::string error : {number("seeds", options.seeds, 1), number("reps", options.reps, 0),
+                            number("warmup", options.warmup, 0), number("cutoff_ms", options.cutoffMs, 0)})
+    if (!error.empty())
+      return error;
+  if (options.reps > 0 && options.reps < 10)
+    return "\"reps\" must be 0 (no timing) or at least 10";
+  for (const char *key : {"candidate_name", "output"})
+    if (request.contains(key) && !request[key].is_string())
+      return std::string("\"") + key + "\" must be a string";
+  options.candidateName = request.value("candidate_name", options.candidateName);
+  options.output = request.value("output", std::string());
+  return "";
+}
+
+/// `--serve`: one long-lived process verifies and times many candidates against one reference, so that a
+/// search pays for starting CUDA, reading the cached inputs and reference outputs, and the process itself
+/// once, not per candidate (those were most of a trial's time on the H200: docs/perf/search-h200.md).
+/// Requests come one per stdin line ({"candidate": DIR, "seeds", "reps", "warmup", "cutoff_ms", "output",
+/// "candidate_name"}), reports go out one per line, in order, on the original stdout; anything else the
+/// process prints goes to stderr. There is no child process per candidate: the caller (kforge-tune) owns
+/// the time limit and restarts the server after a crash. After a GPU error that poisons the context (an
+/// illegal address, say) the server answers and exits (status 3), for the same reason.
+int serve(const Options &base) {
+  Manifest reference;
+  if (std::string error = readManifest(base.reference, base.referenceName, reference); !error.empty()) {
+    std::cerr << "kforge-run: error: " << error << "\n";
+    return 2;
+  }
+  if (reference.target == "cpu" && base.memoryLimitMB > 0) {
+    rlimit limit{static_cast<rlim_t>(base.memoryLimitMB) << 20, static_cast<rlim_t>(base.memoryLimitMB) << 20};
+    setrlimit(RLIMIT_AS, &limit);
+  }
+  // Replies travel on a private copy of stdout; a kernel or library printing to stdout cannot corrupt them.
+  std::fflush(stdout);
+  int replies = dup(STDOUT_FILENO);
+  dup2(STDERR_FILENO, STDOUT_FILENO);
+  FILE *out = fdopen(replies, "w");
+  if (replies < 0 || !out) {
+    std::cerr << "kforge-run: error: cannot set up the reply channel\n";
+    return 2;
+  }
+  std::string line;
+  int served = 0;
+  while (std::getline(std::cin, line)) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos)
+      continue;
+    ++served;
+    Options options = base;
+    json report;
+    std::string error = requestOptions(json::parse(line, nullptr, /*allow_exceptions=*/false), options);
+    if (!error.empty())
+      report = {{"status", "failed"}, {"reason", "bad request: " + error}};
+    else
+      report = json::parse(evaluate(options), nullptr, /*allow_exceptions=*/false);
+    report["server"] = {{"pid", static_cast<int>(getpid())}, {"request", served}};
+    bool poisoned = cudaLoaded && !cuda.check(cuda.ctxSynchronize(), "cuCtxSynchronize").empty();
+    if (poisoned)
+      report["runner_exit"] = "the GPU context is unusable after this candidate; the runner exits";
+    if (!options.output.empty() && !writeReport(options.output, report.dump(2)))
+      report["output_error"] = "cannot write " + options.output;
+    std::fputs((report.dump() + "\n").c_str(), out);
+    std::fflush(out);
+    if (poisoned)
+      return 3;
+  }
+  return 0;
 }
 
 } // namespace
@@ -618,6 +741,8 @@ int main(int argc, char **argv) {
     usage();
     return 2;
   }
+  if (options.serve)
+    return serve(options);
   // Only CPU work gets an address-space limit: CUDA reserves far more virtual memory than it uses.
   Manifest probe;
   bool cpuOnly = readManifest(options.candidate, options.candidateName, probe).empty() && probe.target == "cpu";
@@ -642,15 +767,9 @@ int main(int argc, char **argv) {
       report["stderr"] = outcome.errors;
   }
   std::string text = report.dump(2);
-  if (!options.output.empty()) {
-    FILE *file = std::fopen(options.output.c_str(), "w");
-    if (!file) {
-      std::cerr << "kforge-run: error: cannot write " << options.output << "\n";
-      return 2;
-    }
-    std::fputs(text.c_str(), file);
-    std::fputs("\n", file);
-    std::fclose(file);
+  if (!options.output.empty() && !writeReport(options.output, text)) {
+    std::cerr << "kforge-run: error: cannot write " << options.output << "\n";
+    return 2;
   }
   std::cout << text << std::endl;
   return report["status"] == "correct" ? 0 : 1;

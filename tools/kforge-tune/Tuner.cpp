@@ -5,6 +5,7 @@
 #include "Database.h"
 #include "Files.h"
 #include "Report.h"
+#include "RunnerServer.h"
 
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/Chrono.h"
@@ -223,10 +224,60 @@ static int bisectFailingAction(const TuneConfig &config, const Tools &tools, con
   return -1;
 }
 
+/// The outcome from kforge-run's report (a file or a reply line); "failed" with `why` when there is none.
+static RunOutcome outcomeOf(std::optional<json::Value> report, const std::string &why) {
+  RunOutcome outcome;
+  const json::Object *object = report ? report->getAsObject() : nullptr;
+  if (!object) {
+    outcome.status = "failed";
+    outcome.reason = "kforge-run wrote no report" + (why.empty() ? std::string() : ": " + why);
+    return outcome;
+  }
+  outcome.status = object->getString("status") ? object->getString("status")->str() : "failed";
+  if (object->getString("reason"))
+    outcome.reason = object->getString("reason")->str();
+  if (const json::Object *timing = object->getObject("timing"))
+    outcome.medianMs = timing->getNumber("median_ms").value_or(0);
+  outcome.report = json::Object(*object);
+  return outcome;
+}
+
+/// The arguments that start `kforge-run --serve` against `referenceDir` for this run.
+static std::vector<std::string> serverArgs(const TuneConfig &config, const Tools &tools, StringRef referenceDir) {
+  std::vector<std::string> args = {"--serve", "--reference", referenceDir.str(), "--cache-dir",
+                                   joinPath(config.runDir, "seed-cache")};
+  if (config.target == "gpu" && !tools.runtime.empty())
+    args.insert(args.end(), {"--runtime", tools.runtime});
+  return args;
+}
+
+/// One trial's verification and timing by the search's long-lived runner.
+static RunOutcome runOnServer(const TuneConfig &config, RunnerServer &server, StringRef candidateDir, int seeds,
+                              int reps, double cutoffMs) {
+  auto start = std::chrono::steady_clock::now();
+  std::string output = joinPath(candidateDir, "run.json");
+  llvm::sys::fs::remove(output);
+  json::Object request{{"candidate", candidateDir.str()}, {"seeds", seeds}, {"reps", reps}, {"output", output}};
+  if (cutoffMs > 0)
+    request["cutoff_ms"] = cutoffMs;
+  std::string why;
+  std::optional<std::string> reply =
+      server.request(llvm::formatv("{0}", json::Value(std::move(request))).str(), config.runTimeout, why);
+  std::optional<json::Value> report;
+  if (reply) {
+    if (auto parsed = json::parse(*reply))
+      report = std::move(*parsed);
+    else
+      why = "unreadable reply: " + llvm::toString(parsed.takeError());
+  }
+  RunOutcome outcome = outcomeOf(std::move(report), why);
+  outcome.seconds = secondsSince(start);
+  return outcome;
+}
+
 static RunOutcome runCandidate(const TuneConfig &config, const Tools &tools, StringRef candidateDir,
                                StringRef referenceDir, int seeds, int reps, double cutoffMs = 0) {
   auto start = std::chrono::steady_clock::now();
-  RunOutcome outcome;
   std::string output = joinPath(candidateDir, "run.json");
   std::vector<std::string> args = {"--candidate", candidateDir.str(), "--reference", referenceDir.str(),
                                    "--seeds", std::to_string(seeds), "--reps", std::to_string(reps),
@@ -240,20 +291,8 @@ static RunOutcome runCandidate(const TuneConfig &config, const Tools &tools, Str
   llvm::sys::fs::remove(output);
   std::string message;
   runProgram(tools.run, args, joinPath(candidateDir, "run.log"), config.runTimeout + 60, message);
+  RunOutcome outcome = outcomeOf(readJSON(output), message);
   outcome.seconds = secondsSince(start);
-  std::optional<json::Value> report = readJSON(output);
-  const json::Object *object = report ? report->getAsObject() : nullptr;
-  if (!object) {
-    outcome.status = "failed";
-    outcome.reason = "kforge-run wrote no report" + (message.empty() ? std::string() : ": " + message);
-    return outcome;
-  }
-  outcome.status = object->getString("status") ? object->getString("status")->str() : "failed";
-  if (object->getString("reason"))
-    outcome.reason = object->getString("reason")->str();
-  if (const json::Object *timing = object->getObject("timing"))
-    outcome.medianMs = timing->getNumber("median_ms").value_or(0);
-  outcome.report = json::Object(*object);
   return outcome;
 }
 
@@ -615,15 +654,26 @@ private:
     }
     score += config.weights.compiles;
     double cutoff = tooSlowCutoffMs(config.cutoffFactor, baselineMs, config.cutoffBestFactor, bestMs);
-    RunOutcome run =
-        runCandidate(config, tools, c.dir, joinPath(config.runDir, "baseline"), config.seeds, config.reps, cutoff);
+    std::string baselineDir = joinPath(config.runDir, "baseline");
+    RunOutcome run;
+    if (config.runner == "serve") {
+      if (!server)
+        server = std::make_unique<RunnerServer>(tools.run, serverArgs(config, tools, baselineDir),
+                                                joinPath(config.runDir, "runner.log"));
+      run = runOnServer(config, *server, c.dir, config.seeds, config.reps, cutoff);
+    } else {
+      run = runCandidate(config, tools, c.dir, baselineDir, config.seeds, config.reps, cutoff);
+    }
     record["status"] = run.status;
     record["run_s"] = run.seconds;
     if (!run.reason.empty())
       record["reason"] = run.reason;
-    if (const json::Object *report = run.report.getAsObject())
+    if (const json::Object *report = run.report.getAsObject()) {
       if (const json::Value *resources = report->get("resources"))
         record["resources"] = *resources;
+      if (const json::Value *server = report->get("server"))
+        record["runner"] = *server; // which long-lived runner process measured it, and its request number
+    }
     if (run.status == "correct" && run.medianMs > 0) {
       score += config.weights.correct + config.weights.speedup * std::log(bestMs / run.medianMs);
       record["time_ms"] = run.medianMs;
@@ -681,6 +731,7 @@ private:
   Database &db;
   Progress progress;
   std::unique_ptr<Policy> policy;
+  std::unique_ptr<RunnerServer> server; ///< --runner serve: started at the first trial, restarted after a crash.
   std::chrono::steady_clock::time_point start;
   double baselineMs = 0, bestMs = 0;
 };

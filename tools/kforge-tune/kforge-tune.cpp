@@ -69,6 +69,11 @@ static cl::opt<double> cutoff("cutoff",
 static cl::opt<double> cutoffBest("cutoff-best",
                                   cl::desc("... or this many times slower than the best kernel found so far (0: off)"),
                                   cl::init(10), cl::cat(category));
+static cl::opt<std::string> runnerMode(
+    "runner",
+    cl::desc("How trials are verified and timed: serve (one long-lived kforge-run for the search) or process "
+             "(a kforge-run per candidate)"),
+    cl::init("serve"), cl::cat(category));
 static cl::opt<int> memoryLimit("memory-limit-mb", cl::desc("Memory a compile may use"), cl::init(8192),
                                 cl::cat(category));
 static cl::opt<bool> resume("resume", cl::desc("Continue the run in the run directory"), cl::init(false),
@@ -328,6 +333,10 @@ int main(int argc, char **argv) {
                  << "' (expected heuristic+evolve, heuristic, evolve, random, llm or llm+evolve)\n";
     return 2;
   }
+  if (runnerMode != "serve" && runnerMode != "process") {
+    llvm::errs() << "kforge-tune: error: unknown --runner '" << runnerMode << "' (expected serve or process)\n";
+    return 2;
+  }
   if (trials < 1 || reps < 10 || seeds < 1 || jobs < 0) {
     llvm::errs() << "kforge-tune: error: --trials and --seeds must be at least 1, --reps at least 10\n";
     return 2;
@@ -415,6 +424,7 @@ int main(int argc, char **argv) {
   config.memoryLimitMB = memoryLimit;
   config.cutoffFactor = cutoff;
   config.cutoffBestFactor = cutoffBest;
+  config.runner = runnerMode;
   config.resume = resume;
   config.keepCandidates = keepCandidates;
   config.quiet = quiet;
