@@ -31,6 +31,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <iostream>
+#include <malloc.h>
 #include <random>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -164,8 +165,9 @@ std::string prepare(Artifact &artifact, const std::vector<std::vector<float>> &i
   artifact.descriptors.clear();
   artifact.storage.assign(args.size(), {});
   for (size_t i = 0; i < args.size(); ++i) {
-    artifact.host[i] = args[i].isOutput ? std::vector<float>(args[i].numElements(), NAN) : inputs[i];
-    artifact.storage[i] = pack(artifact.types[i], artifact.host[i]);
+    // Outputs start as NaN (unwritten elements stay visible); `host` holds outputs only, after runOnce.
+    artifact.storage[i] = args[i].isOutput ? pack(artifact.types[i], std::vector<float>(args[i].numElements(), NAN))
+                                           : pack(artifact.types[i], inputs[i]);
     void *data = artifact.storage[i].data();
     if (artifact.gpu) {
       size_t bytes = artifact.storage[i].size();
@@ -728,6 +730,10 @@ int serve(const Options &base) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // Arguments are tens of MB, allocated and freed for every seed and candidate: keep freed memory in the heap
+  // (glibc would otherwise mmap and unmap each one, and every page fault of a fresh mapping costs again).
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   if (argc >= 2 && std::strcmp(argv[1], "--device-info") == 0) {
     int ordinal = argc == 4 && std::strcmp(argv[2], "--device") == 0 ? std::atoi(argv[3]) : 0;
     if (argc != 2 && argc != 4) {
