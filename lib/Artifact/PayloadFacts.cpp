@@ -6,8 +6,11 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SHA256.h"
+
+#include <functional>
 
 using namespace mlir;
 using kforge::tune::PayloadFacts;
@@ -44,6 +47,26 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
   }
   if (facts.parallelSizes.empty())
     return root->emitError() << "the root op has no leading parallel loop to tile";
+
+  // A root operand produced (through any chain of linalg ops) by a non-contraction reduction, and read
+  // through a map that does not use parallel loop d, is read whole along d.
+  std::function<bool(Value)> hasReductionProducer = [&](Value value) {
+    auto producer = value.getDefiningOp<linalg::LinalgOp>();
+    if (!producer)
+      return false;
+    if (producer.getNumReductionLoops() > 0 && !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(producer.getOperation()))
+      return true;
+    return llvm::any_of(producer->getOperands(), hasReductionProducer);
+  };
+  for (OpOperand *operand : root.getDpsInputOperands()) {
+    if (!hasReductionProducer(operand->get()))
+      continue;
+    AffineMap map = root.getMatchingIndexingMap(operand);
+    for (int64_t d = 0; d < static_cast<int64_t>(facts.parallelSizes.size()); ++d)
+      if (!map.isFunctionOfDim(d) && !llvm::is_contained(facts.wholeDims, d))
+        facts.wholeDims.push_back(d);
+  }
+  llvm::sort(facts.wholeDims);
 
   func.walk([&](linalg::LinalgOp op) {
     ++facts.linalgOps;

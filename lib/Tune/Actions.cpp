@@ -26,6 +26,7 @@ static const std::vector<int64_t> kReductionSizes = {1, 2, 4, 8, 16, 32, 64};
 /// The most elements one vectorized op of the innermost tile may have: beyond this the vector code is slow to
 /// compile and spills (a thread of a GPU block, or one iteration of the CPU's innermost loop).
 static constexpr int64_t kMaxVectorElements = 512;
+static constexpr int64_t kMaxLocalBytesPerThread = 512 * 1024; ///< CUDA's local memory limit per thread.
 
 llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
   static const std::vector<ActionSpec> registry = {
@@ -380,9 +381,31 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       }
       if (tiled == 0)
         problem(index, "shape", "tile(" + action.level + ") tiles no loop (all sizes are 0)");
+      bool fused = findSlot(schedule, "fuse", "block") || findSlot(schedule, "fuse", "thread");
+      for (int64_t d : facts.wholeDims)
+        if (fused && static_cast<size_t>(d) < rank && action.sizes[d] != 0 && action.sizes[d] != facts.parallelSizes[d])
+          problem(index, "unsupported",
+                  "tile(" + action.level + ") cuts loop " + std::to_string(d) +
+                      ", along which the root reads a reduction's result whole (a row statistic): fused, every "
+                      "tile would recompute the row into a buffer the tiles share; keep it 0 (whole)");
       if (gpu && tiled > 3)
         problem(index, "shape",
                 "tile(" + action.level + ") tiles " + std::to_string(tiled) + " loops; a GPU grid or block has 3 dims");
+      if (action.level == "thread" && gpu && facts.reductionSize > 0 && findSlot(schedule, "fuse", "thread")) {
+        // A reduction fused into a thread's tile keeps whole rows of its intermediates in the thread's local
+        // memory; CUDA allows 512 KB per thread (launches failed on the H200 at 1 MB, ran at 256 KB).
+        std::vector<int64_t> innermost = innermostTile(schedule, facts);
+        int64_t rows = 1;
+        for (size_t d = 0; d < innermost.size(); ++d)
+          if (!llvm::is_contained(facts.wholeDims, static_cast<int64_t>(d)))
+            rows *= innermost[d];
+        int64_t bytes = rows * facts.reductionSize * 4;
+        if (bytes > kMaxLocalBytesPerThread)
+          problem(index, "too-large",
+                  "tile(thread): each thread would keep " + std::to_string(rows) + " rows of " +
+                      std::to_string(facts.reductionSize) + " elements of the fused reduction's intermediates (" +
+                      std::to_string(bytes >> 10) + " KB) in local memory; a GPU thread has at most 512 KB");
+      }
       if (action.level == "thread") {
         std::vector<int64_t> dims = blockDims(schedule, facts);
         int64_t threads = dims[0] * dims[1] * dims[2];

@@ -16,6 +16,7 @@ llvm::json::Value kforge::tune::toJSON(const PayloadFacts &facts) {
                             {"reduction_ops", facts.reductionOps},
                             {"reduction_size", facts.reductionSize},
                             {"linalg_ops", facts.linalgOps},
+                            {"whole_dims", llvm::json::Array(facts.wholeDims)},
                             {"element_type", facts.elementType},
                             {"flops", facts.flops},
                             {"bytes", facts.bytes},
@@ -27,7 +28,7 @@ bool kforge::tune::fromJSON(const llvm::json::Value &value, PayloadFacts &facts,
   return o && o.map("entry", facts.entry) && o.map("root_op", facts.rootOp) &&
          o.map("parallel_sizes", facts.parallelSizes) && o.map("contraction_op", facts.contractionOp) &&
          o.map("contraction_k", facts.contractionK) && o.map("reduction_ops", facts.reductionOps) && o.map("reduction_size", facts.reductionSize) &&
-         o.map("linalg_ops", facts.linalgOps) && o.map("element_type", facts.elementType) &&
+         o.map("linalg_ops", facts.linalgOps) && o.mapOptional("whole_dims", facts.wholeDims) && o.map("element_type", facts.elementType) &&
          o.map("flops", facts.flops) && o.map("bytes", facts.bytes) &&
          o.map("structural_hash", facts.structuralHash);
 }

@@ -27,6 +27,11 @@ struct PayloadFacts {
   int64_t reductionSize = 0;          ///< Largest reduction loop of the ops that are not contractions (row sums,
                                       ///< softmax); 0 if none. A fused copy of such an op spans all of it.
   int64_t linalgOps = 0;              ///< All linalg ops of the entry.
+  /// Root parallel loops (indices into parallelSizes) that a producer with a reduction (softmax's row sum,
+  /// layernorm's mean) is read whole along: the root reads its result broadcast over them. Tiling such a loop
+  /// at block or thread level with the producer fused makes every tile recompute the whole row and, after
+  /// bufferization, write it into a buffer the tiles share: measured wrong results on the H200.
+  std::vector<int64_t> wholeDims;
   std::string elementType;            ///< Element type of the returned value (f32, bf16, ...).
   int64_t flops = 0;
   int64_t bytes = 0;                  ///< Bytes of all arguments and results (the memory traffic floor).
