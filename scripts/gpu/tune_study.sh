@@ -21,6 +21,10 @@ while read -r name payload policy trials seed extra; do
     $resume $extra > "runs/$name.log" 2>&1
   echo "$name: exit $? after $(( $(date +%s) - start )) s" | tee -a "$out/summary.txt"
   grep -E "stopped|best" "runs/$name.log" | tail -2 >> "$out/summary.txt"
+  # The search verified each trial over --seeds inputs; the best kernel is rebuilt and verified over 5.
+  "$tune" --replay "runs/$name" > "runs/$name.replay.json" 2>> "runs/$name.log"
+  python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print("  replay of the best (5 seeds):", r.get("verified"), r.get("time_ms"), "ms")' \
+    "runs/$name.replay.json" >> "$out/summary.txt" 2>&1
   python3 - "runs/$name/db.jsonl" >> "$out/summary.txt" <<'PY'
 import collections, json, statistics, sys
 trials = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
