@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <limits>
 #include <mutex>
 
 #ifndef KFORGE_VERSION
@@ -420,9 +421,16 @@ static void finishRun(const TuneConfig &config, const PayloadFacts &facts, const
     writeJSON(joinPath(config.runDir, "best.json"), json::Object(*best));
     std::string from = joinPath(joinPath(config.runDir, "candidates"), std::to_string(id));
     std::string to = joinPath(config.runDir, "best");
-    llvm::sys::fs::create_directories(to);
-    for (StringRef file : {"kernel.so", "kernel.json", "kernel.scheduled.mlir", "kernel.host.mlir"})
-      llvm::sys::fs::copy_file(joinPath(from, file), joinPath(to, file));
+    // A stale best/ (an earlier best, before a resume) must not survive next to the new best.json.
+    llvm::sys::fs::remove_directories(to);
+    if (llvm::sys::fs::exists(joinPath(from, "kernel.so"))) {
+      llvm::sys::fs::create_directories(to);
+      for (StringRef file : {"kernel.so", "kernel.json", "kernel.scheduled.mlir", "kernel.host.mlir"})
+        llvm::sys::fs::copy_file(joinPath(from, file), joinPath(to, file));
+    } else {
+      progress.note("kforge-tune: the best candidate's artifact is gone (a run carried without its candidates); "
+                    "kforge-tune --replay " + config.runDir + " rebuilds it");
+    }
   }
   writeReport(config.runDir, db.records(), json::Object(runDescription(config, facts)));
   progress.note(best ? "kforge-tune: best schedule in " + joinPath(config.runDir, "best.mlir") + ", kernel in " +
@@ -457,6 +465,8 @@ public:
     const json::Object *baseline = baselineRecord(db);
     baselineMs = baseline->getNumber("time_ms").value_or(0);
     bestMs = baselineMs;
+    if (const json::Object *best = bestRecord(db))
+      bestCandidateMs = best->getNumber("time_ms").value_or(bestCandidateMs);
     if (const json::Object *best = bestRecord(db))
       bestMs = std::min(bestMs, best->getNumber("time_ms").value_or(bestMs));
     int done = 0, failures = 0, sinceImprovement = 0;
@@ -514,7 +524,13 @@ public:
         if (!correct)
           ++failures;
         sinceImprovement = bestMs < before ? 0 : sinceImprovement + 1;
-        if (!config.keepCandidates && (!correct || bestMs >= before))
+        // The artifact is kept while it is the best candidate's, even one slower than the untransformed payload
+        // (best/ exports the search's best kernel; a payload too small for any schedule to pay off has one).
+        double time = record.getNumber("time_ms").value_or(0);
+        bool bestCandidate = correct && time > 0 && time < bestCandidateMs;
+        if (bestCandidate)
+          bestCandidateMs = time;
+        if (!config.keepCandidates && !bestCandidate)
           pruneCandidate(c.dir);
         progress.trial(done, failures, baselineMs / bestMs, bestMs, secondsSince(start), trialLine(record));
       }
@@ -734,6 +750,7 @@ private:
   std::unique_ptr<RunnerServer> server; ///< --runner serve: started at the first trial, restarted after a crash.
   std::chrono::steady_clock::time_point start;
   double baselineMs = 0, bestMs = 0;
+  double bestCandidateMs = std::numeric_limits<double>::infinity(); ///< The fastest correct candidate's time.
 };
 } // namespace
 

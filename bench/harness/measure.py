@@ -1,0 +1,229 @@
+"""Verifying and timing one task's implementations in one process (shared/MEASURE.md's protocol).
+
+An implementation is a callable that takes the task's inputs and returns its output (kforge's artifact, PyTorch
+eager, torch.compile). A *backend* supplies the arrays, the float64 reference, the poisoned output buffers and
+the clock:
+  - ``CudaBackend``: PyTorch tensors on the GPU, CUDA events, L2 flushed by writing a buffer larger than L2
+    before every repetition, tf32 off (an fp32 task is computed in fp32);
+  - ``CpuBackend``: NumPy arrays on the CPU, perf_counter; what CI runs (no GPU, no PyTorch there).
+Correctness: ``seeds`` random normal inputs (fresh per seed), each implementation's output compared with the
+float64 reference: no NaN/Inf (kforge's outputs start as NaN, so an unwritten element fails), relative L2
+error at most the tolerance, and a reference that is neither constant nor tiny (else inconclusive).
+"""
+
+import math
+import statistics
+import time
+
+FP32_TOLERANCE = 1e-4
+
+
+def compare(output, reference, tolerance=FP32_TOLERANCE):
+    """Verdict of one output against the float64 reference (both NumPy arrays): a dict with status, why and
+    the errors."""
+    import numpy as np
+    out = np.asarray(output, dtype=np.float64)
+    ref = np.asarray(reference, dtype=np.float64)
+    if out.shape != ref.shape:
+        return {"status": "incorrect", "why": f"shape {out.shape}, expected {ref.shape}"}
+    non_finite = int(np.count_nonzero(~np.isfinite(out)))
+    ref_max = float(np.max(np.abs(ref))) if ref.size else 0.0
+    result = {"non_finite": non_finite, "reference_max_abs": ref_max}
+    if non_finite:
+        return dict(result, status="incorrect", why=f"{non_finite} non-finite output elements (NaN: unwritten)")
+    if ref.size == 0 or float(np.ptp(ref)) == 0 or ref_max < 10 * tolerance:
+        return dict(result, status="inconclusive", why="the reference is constant or tiny relative to the tolerance")
+    diff = out - ref
+    rel_l2 = float(np.linalg.norm(diff) / np.linalg.norm(ref))
+    result.update(rel_l2_error=rel_l2, max_abs_error=float(np.max(np.abs(diff))))
+    if rel_l2 > tolerance:
+        return dict(result, status="incorrect", why=f"relative L2 error {rel_l2:.3g} above {tolerance:g}")
+    return dict(result, status="correct", why="")
+
+
+def summarize_times(ms):
+    ms = sorted(ms)
+    return {"median_ms": statistics.median(ms), "min_ms": ms[0], "max_ms": ms[-1],
+            "p10_ms": ms[len(ms) // 10], "p90_ms": ms[(len(ms) * 9) // 10], "reps": len(ms)}
+
+
+class _KforgeKernel:
+    """kforge's kernel as an implementation. Verified calls get fresh outputs poisoned with NaN (an element the
+    kernel does not write fails the check); timed calls reuse outputs allocated once, bound with their
+    inputs (no allocation or fill inside the timed region: eager PyTorch allocates from its cache)."""
+
+    def __init__(self, artifact, poisoned):
+        self.artifact, self.poisoned = artifact, poisoned
+
+    def __call__(self, *inputs):
+        outputs = [self.poisoned(a["shape"]) for a in self.artifact.outputs]
+        self.artifact(*inputs, *outputs)
+        return outputs[0]
+
+    def prepare_timing(self, inputs):
+        outputs = [self.poisoned(a["shape"]) for a in self.artifact.outputs]
+        bound = self.artifact.bind(*inputs, *outputs)
+        return lambda *_: bound()
+
+
+class CpuBackend:
+    name = "cpu"
+
+    def __init__(self):
+        import numpy
+        self.np = numpy
+
+    def inputs(self, shapes, seed):
+        rng = self.np.random.default_rng(seed)
+        return [rng.standard_normal(shape, dtype=self.np.float32) for shape in shapes]
+
+    def reference(self, task, inputs):
+        """The task's NumPy definition in float64."""
+        return self.np.asarray(task.numpy(*[x.astype(self.np.float64) for x in inputs]))
+
+    def eager(self, task):
+        return lambda *xs: task.numpy(*xs)
+
+    def compiled(self, task):
+        return None  # no torch.compile without PyTorch
+
+    def kforge(self, artifact):
+        np = self.np
+        return _KforgeKernel(artifact, lambda shape: np.full(shape, np.nan, dtype=np.float32))
+
+    def to_numpy(self, value):
+        return self.np.asarray(value)
+
+    def time(self, fn, inputs, warmup, reps):
+        for _ in range(warmup):
+            fn(*inputs)
+        ms = []
+        for _ in range(reps):
+            start = time.perf_counter()
+            fn(*inputs)
+            ms.append((time.perf_counter() - start) * 1e3)
+        return summarize_times(ms)
+
+    def ceilings(self):
+        """Copy bandwidth and fp32 matmul rate of this machine, measured now (the roofline floor's inputs)."""
+        np = self.np
+        x = np.ones(1 << 25, dtype=np.float32)
+        y = np.empty_like(x)
+        copy = self.time(lambda: np.copyto(y, x), [], 2, 10)["median_ms"]
+        a = np.ones((1024, 1024), dtype=np.float32)
+        mm = self.time(lambda: a @ a, [], 1, 5)["median_ms"]
+        return {"copy_gbps": 2 * x.nbytes / (copy * 1e6), "fp32_tflops": 2 * 1024 ** 3 / (mm * 1e9),
+                "how": "NumPy copy of 128 MB; NumPy fp32 matmul 1024^3"}
+
+
+class CudaBackend:
+    name = "cuda"
+
+    def __init__(self, device=0):
+        import torch
+        self.torch = torch
+        # The precision is part of the task: fp32 tasks are not computed in tf32, by anyone.
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        torch.set_float32_matmul_precision("highest")
+        self.device = torch.device("cuda", device)
+        l2 = torch.cuda.get_device_properties(self.device).L2_cache_size
+        self.flush = torch.empty(max(4 * l2, 256 << 20) // 4, dtype=torch.float32, device=self.device)
+
+    def inputs(self, shapes, seed):
+        generator = self.torch.Generator(device=self.device).manual_seed(seed)
+        return [self.torch.randn(shape, generator=generator, device=self.device, dtype=self.torch.float32)
+                for shape in shapes]
+
+    def _torch_fn(self, task):
+        return eval(task.torch, {"torch": self.torch})  # the task's PyTorch definition, a lambda
+
+    def reference(self, task, inputs):
+        """The task's PyTorch definition in float64 on the GPU (the NumPy one would take minutes at 4096^3)."""
+        with self.torch.no_grad():
+            return self._torch_fn(task)(*[x.double() for x in inputs]).cpu().numpy()
+
+    def eager(self, task):
+        return self._torch_fn(task)
+
+    def compiled(self, task):
+        return self.torch.compile(self._torch_fn(task))
+
+    def kforge(self, artifact):
+        torch = self.torch
+        return _KforgeKernel(artifact, lambda shape: torch.full(shape, float("nan"), dtype=torch.float32,
+                                                                  device=self.device))
+
+    def to_numpy(self, value):
+        return value.detach().cpu().numpy()
+
+    def time(self, fn, inputs, warmup, reps):
+        torch = self.torch
+        with torch.no_grad():
+            for _ in range(warmup):
+                fn(*inputs)
+            torch.cuda.synchronize()
+            start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            ms = []
+            for _ in range(reps):
+                self.flush.zero_()  # L2 holds none of the inputs
+                start.record()
+                fn(*inputs)
+                stop.record()
+                torch.cuda.synchronize()  # the device, not one stream
+                ms.append(start.elapsed_time(stop))
+        return summarize_times(ms)
+
+    def ceilings(self):
+        torch = self.torch
+        x = torch.empty(1 << 28, dtype=torch.float32, device=self.device)  # 1 GiB
+        y = torch.empty_like(x)
+        copy = self.time(lambda: y.copy_(x), [], 3, 20)["median_ms"]
+        a = torch.randn(8192, 8192, device=self.device)
+        b = torch.randn(8192, 8192, device=self.device)
+        mm = self.time(lambda: a @ b, [], 3, 20)["median_ms"]
+        del x, y, a, b
+        return {"copy_gbps": 2 * (1 << 30) / (copy * 1e6), "fp32_tflops": 2 * 8192 ** 3 / (mm * 1e9),
+                "how": "torch copy_ of 1 GiB (read + write); cuBLAS fp32 (tf32 off) 8192^3 via torch.matmul"}
+
+
+def floor_ms(task_bytes, flops, ceilings):
+    """The roofline floor: the larger of moving every argument once at copy bandwidth and the FLOPs at the
+    fp32 matmul rate."""
+    return max(task_bytes / (ceilings["copy_gbps"] * 1e6), flops / (ceilings["fp32_tflops"] * 1e9) if flops else 0)
+
+
+def measure_task(backend, task, shape, implementations, seeds=5, warmup=3, reps=20, tolerance=FP32_TOLERANCE):
+    """Verifies every implementation over ``seeds`` seeds, then times the correct ones on the last seed's
+    inputs. ``implementations``: name -> callable or None (not available). Returns {"implementations": name ->
+    result, "bytes": the fp32 bytes of the inputs and the output, each moved once}."""
+    shapes = task.input_shapes(shape)
+    elements = sum(math.prod(s) for s in shapes)
+    results = {name: {"status": "n/a" if fn is None else "correct", "seeds": []}
+               for name, fn in implementations.items()}
+    inputs = None
+    for seed in range(seeds):
+        inputs = backend.inputs(shapes, seed)
+        reference = backend.reference(task, inputs)
+        output_elements = reference.size
+        for name, fn in implementations.items():
+            result = results[name]
+            if fn is None or result["status"] not in ("correct",):
+                continue
+            try:
+                verdict = compare(backend.to_numpy(fn(*inputs)), reference, tolerance)
+            except Exception as error:  # a failing implementation is a result, not the end of the benchmark
+                verdict = {"status": "failed", "why": f"{type(error).__name__}: {error}"}
+            result["seeds"].append(dict(verdict, seed=seed))
+            if verdict["status"] != "correct":
+                result["status"], result["why"] = verdict["status"], f"seed {seed}: {verdict['why']}"
+    for name, fn in implementations.items():
+        if results[name]["status"] == "correct":
+            timed = fn.prepare_timing(inputs) if hasattr(fn, "prepare_timing") else fn
+            results[name]["timing"] = backend.time(timed, inputs, warmup, reps)
+    return {"implementations": results, "bytes": 4 * (elements + output_elements)}
+
+
+def geomean(values):
+    values = [v for v in values if v and v > 0]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None

@@ -1,0 +1,145 @@
+"""The benchmark's outputs from its per-task results: the table (markdown), the numbers (JSON) and a chart
+(SVG) of kforge's speed-up over PyTorch eager and torch.compile, with KernelBench's fast_p (the fraction of
+tasks where kforge is correct and more than p times faster), geometric means, and each kernel's fraction of
+its roofline floor."""
+
+import json
+import math
+
+from measure import geomean
+
+
+def speedups(row, against):
+    k, other = row["kforge"], row[against]
+    if k["status"] != "correct" or other["status"] != "correct":
+        return None
+    return other["timing"]["median_ms"] / k["timing"]["median_ms"]
+
+
+def fast_p(rows, against, p):
+    """KernelBench's fast_p: the fraction of all tasks where kforge is correct and faster than ``against``
+    by more than p (p = 0: correct; the comparison counts only where ``against`` ran)."""
+    if not rows:
+        return None
+    hits = 0
+    for row in rows:
+        if row["kforge"]["status"] != "correct":
+            continue
+        if p == 0:
+            hits += 1
+            continue
+        s = speedups(row, against)
+        hits += s is not None and s > p
+    return hits / len(rows)
+
+
+def summary(rows):
+    out = {}
+    for against in ("eager", "compile"):
+        available = [r for r in rows if r[against]["status"] != "n/a"]
+        out[against] = {
+            "tasks": len(available),
+            "fast_0": fast_p(available, against, 0), "fast_1": fast_p(available, against, 1),
+            "fast_2": fast_p(available, against, 2),
+            "geomean_speedup": geomean([speedups(r, against) for r in available]),
+        }
+    for level in (1, 2):
+        level_rows = [r for r in rows if r["level"] == level]
+        out[f"level{level}_geomean_vs_eager"] = geomean([speedups(r, "eager") for r in level_rows])
+        out[f"level{level}_geomean_vs_compile"] = geomean([speedups(r, "compile") for r in level_rows])
+    return out
+
+
+def flags(row):
+    """Numbers that cannot be right and must be re-measured before anyone trusts them."""
+    found = []
+    for name in ("kforge", "eager", "compile"):
+        t = row[name].get("timing")
+        if t and row.get("floor_ms") and t["median_ms"] < 0.95 * row["floor_ms"]:
+            found.append(f"{name} faster than the floor: a measurement bug")
+    for against in ("eager", "compile"):
+        s = speedups(row, against)
+        if s and s > 10:
+            found.append(f"speed-up above 10x over {against}: check before trusting")
+    return found
+
+
+def _ms(result):
+    if result["status"] == "n/a":
+        return "n/a"
+    if result["status"] != "correct":
+        return result["status"]
+    return f"{result['timing']['median_ms']:.3f}"
+
+
+def _x(value):
+    return "-" if value is None else f"{value:.2f}x"
+
+
+def _fraction(value):
+    return "-" if value is None else f"{100 * value:.0f}%"
+
+
+def markdown(results):
+    rows, s, c = results["tasks"], summary(results["tasks"]), results["ceilings"]
+    lines = [f"Backend: {results['backend']}. Ceilings measured in this run: copy {c['copy_gbps']:.0f} GB/s, "
+             f"fp32 matmul {c['fp32_tflops']:.1f} TFLOP/s ({c['how']}). Correctness: {results['seeds']} seeds, "
+             f"relative L2 error <= {results['tolerance']:g} against a float64 reference, no NaN/Inf. "
+             f"Timing: median of {results['reps']} repetitions after {results['warmup']} warm-up calls.",
+             "",
+             "| task | level | shape | kforge ms | eager ms | compile ms | vs eager | vs compile | floor ms | "
+             "kforge / floor | tuning | instructions | notes |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|"]
+    for r in rows:
+        k = r["kforge"]
+        fraction = r["floor_ms"] / k["timing"]["median_ms"] if k["status"] == "correct" and r["floor_ms"] else None
+        tuning = r.get("tuning", {})
+        notes = "; ".join(flags(r) + ([k["why"]] if k.get("why") else []) + ([r["diagnosis"]] if r.get("diagnosis") else []))
+        lines.append(f"| {r['task']} | {r['level']} | {'x'.join(map(str, r['shape']))} | {_ms(k)} | "
+                     f"{_ms(r['eager'])} | {_ms(r['compile'])} | {_x(speedups(r, 'eager'))} | "
+                     f"{_x(speedups(r, 'compile'))} | {r['floor_ms']:.3f} | {_fraction(fraction)} | "
+                     f"{tuning.get('trials', '-')} trials, {tuning.get('seconds', 0):.0f} s | "
+                     f"{r.get('instructions', 'not inspected')} | {notes} |")
+    lines += ["", "| against | tasks | fast_0 | fast_1 | fast_2 | geometric mean speed-up |", "|---|---:|---:|---:|---:|---:|"]
+    for against in ("eager", "compile"):
+        a = s[against]
+        lines.append(f"| {against} | {a['tasks']} | {_fraction(a['fast_0'])} | {_fraction(a['fast_1'])} | "
+                     f"{_fraction(a['fast_2'])} | {_x(a['geomean_speedup'])} |")
+    lines += ["", f"Level 1 geometric mean: {_x(s['level1_geomean_vs_eager'])} over eager, "
+              f"{_x(s['level1_geomean_vs_compile'])} over torch.compile. Level 2: "
+              f"{_x(s['level2_geomean_vs_eager'])} over eager, {_x(s['level2_geomean_vs_compile'])} over torch.compile."]
+    return "\n".join(lines) + "\n"
+
+
+def svg(results):
+    """Bars of log2 speed-up over eager and over torch.compile per task (right of the axis: kforge faster)."""
+    rows = results["tasks"]
+    height, bar, left, width = 40 + 26 * len(rows), 10, 230, 640
+    scale = (width - left - 20) / 2 / 4  # +-4 = 16x either way
+    centre = left + (width - left - 20) / 2
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" '
+             f'font-size="11">',
+             f'<text x="{left}" y="14">kforge speed-up (log scale): blue over eager, orange over torch.compile</text>',
+             f'<line x1="{centre}" y1="20" x2="{centre}" y2="{height - 10}" stroke="black"/>']
+    for i, r in enumerate(rows):
+        y = 30 + 26 * i
+        parts.append(f'<text x="{left - 6}" y="{y + 10}" text-anchor="end">{r["task"]}</text>')
+        for j, (against, colour) in enumerate((("eager", "#1f77b4"), ("compile", "#ff7f0e"))):
+            s = speedups(r, against)
+            if s is None:
+                continue
+            length = max(-4, min(4, math.log2(s))) * scale
+            x = centre if length >= 0 else centre + length
+            parts.append(f'<rect x="{x:.1f}" y="{y + j * bar}" width="{abs(length):.1f}" height="{bar - 1}" '
+                         f'fill="{colour}"><title>{r["task"]}: {s:.2f}x over {against}</title></rect>')
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
+def write(results, prefix):
+    with open(prefix + ".json", "w") as f:
+        json.dump(dict(results, summary=summary(results["tasks"])), f, indent=2)
+    with open(prefix + ".md", "w") as f:
+        f.write(markdown(results))
+    with open(prefix + ".svg", "w") as f:
+        f.write(svg(results))

@@ -1,0 +1,119 @@
+"""The benchmark harness (bench/run, bench/harness): its correctness checks catch wrong, unwritten and failing
+implementations; its summary numbers (fast_p, geometric means, floors, flags) are computed as documented; and
+bench/run works end to end on the CPU backend (tuning with kforge-tune --target cpu, measuring kforge's kernel
+against the NumPy definition), with clear errors for bad input."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path[:0] = [os.path.join(ROOT, "python"), os.path.join(ROOT, "bench", "tasks"), os.path.join(ROOT, "bench", "harness")]
+BUILD = os.environ.get("KFORGE_BUILD_DIR", os.path.join(ROOT, "build"))
+
+import measure  # noqa: E402
+import report  # noqa: E402
+import tasks  # noqa: E402
+
+
+def test_compare_verdicts():
+    ref = np.linspace(-1, 1, 100)
+    assert measure.compare(ref.astype(np.float32), ref)["status"] == "correct"
+    unwritten = ref.copy()
+    unwritten[7] = np.nan
+    verdict = measure.compare(unwritten, ref)
+    assert verdict["status"] == "incorrect" and "non-finite" in verdict["why"]
+    assert measure.compare(ref * 1.001, ref)["status"] == "incorrect"
+    assert measure.compare(np.zeros(100), np.zeros(100))["status"] == "inconclusive"
+    assert measure.compare(np.full(100, 1e-7), np.full(100, 1e-7) + np.arange(100) * 1e-9)["status"] == "inconclusive"
+    assert measure.compare(ref[:50], ref)["status"] == "incorrect"
+
+
+def test_measure_task_catches_wrong_and_failing_implementations():
+    task = tasks.by_name("relu")
+    backend = measure.CpuBackend()
+
+    def raises(x):
+        raise RuntimeError("boom")
+
+    implementations = {"right": lambda x: np.maximum(x, 0), "zeros": lambda x: np.zeros_like(x),
+                       "nan": lambda x: np.full_like(x, np.nan), "raises": raises, "absent": None}
+    measured = measure.measure_task(backend, task, (8, 16), implementations, seeds=3, warmup=1, reps=3)
+    results = measured["implementations"]
+    assert results["right"]["status"] == "correct" and len(results["right"]["seeds"]) == 3
+    assert results["right"]["timing"]["reps"] == 3
+    assert results["zeros"]["status"] == "incorrect" and "timing" not in results["zeros"]
+    assert results["nan"]["status"] == "incorrect"
+    assert results["raises"]["status"] == "failed" and "boom" in results["raises"]["why"]
+    assert results["absent"]["status"] == "n/a"
+    assert measured["bytes"] == 4 * (8 * 16 * 2)
+
+
+def _row(task, level, kforge_ms, eager_ms, compile_ms=None, floor=0.001, kforge_status="correct"):
+    def result(ms, status="correct"):
+        if ms is None:
+            return {"status": "n/a"}
+        return {"status": status, "timing": {"median_ms": ms}} if status == "correct" else {"status": status}
+    return {"task": task, "level": level, "shape": [1], "floor_ms": floor, "bytes": 4,
+            "kforge": result(kforge_ms, kforge_status), "eager": result(eager_ms), "compile": result(compile_ms)}
+
+
+def test_fast_p_geomean_and_flags():
+    rows = [_row("a", 1, 1.0, 2.0, 1.0), _row("b", 2, 1.0, 3.0, 0.5), _row("c", 2, 1.0, 0.5, 0.5),
+            _row("d", 1, 1.0, 1.0, 1.0, kforge_status="incorrect")]
+    s = report.summary(rows)
+    assert s["eager"]["fast_0"] == 0.75  # three of four correct
+    assert s["eager"]["fast_1"] == 0.5   # a (2x) and b (3x)
+    assert s["eager"]["fast_2"] == 0.25  # b
+    assert s["eager"]["geomean_speedup"] == pytest.approx((2 * 3 * 0.5) ** (1 / 3))
+    assert s["compile"]["fast_1"] == 0.0
+    assert s["level2_geomean_vs_eager"] == pytest.approx((3 * 0.5) ** 0.5)
+    too_fast = _row("e", 1, 0.5, 1.0, floor=1.0)
+    assert any("faster than the floor" in f for f in report.flags(too_fast))
+    assert any("above 10x" in f for f in report.flags(_row("f", 1, 1.0, 20.0)))
+    assert measure.floor_ms(4e9, 0, {"copy_gbps": 4000, "fp32_tflops": 50}) == pytest.approx(1.0)
+    assert measure.floor_ms(4, 1e12, {"copy_gbps": 4000, "fp32_tflops": 50}) == pytest.approx(20.0)
+
+
+def _bench(*args, out):
+    return subprocess.run([sys.executable, os.path.join(ROOT, "bench", "run"), "--backend", "cpu", "--small",
+                           "--tools", os.path.join(BUILD, "bin"), "--out", str(out), *args],
+                          capture_output=True, text=True)
+
+
+def test_bench_run_end_to_end_on_the_cpu(tmp_path):
+    result = _bench("--tasks", "relu,softmax,gemm_bias_relu", "--trials", "3", "--time-budget", "60",
+                    "--seeds", "3", "--reps", "5", out=tmp_path)
+    assert result.returncode == 0, result.stderr
+    results = json.load(open(tmp_path / "report.json"))
+    assert [r["task"] for r in results["tasks"]] == ["relu", "softmax", "gemm_bias_relu"]
+    for row in results["tasks"]:
+        # kforge's best kernel (even when slower than the untransformed payload) is loaded and verified.
+        assert row["kforge"]["status"] == "correct", row["kforge"]
+        assert row["eager"]["status"] == "correct" and row["compile"]["status"] == "n/a"
+        assert row["tuning"]["trials"] == 3 and row["floor_ms"] > 0
+        assert row["diagnosis"].startswith(("memory-bound", "compute-bound"))
+    assert results["summary"]["eager"]["fast_0"] == 1.0
+    table = (tmp_path / "report.md").read_text()
+    assert "| gemm_bias_relu | 2 | 64x64x64 |" in table and "fast_1" in table
+    assert (tmp_path / "report.svg").read_text().startswith("<svg")
+
+    # --no-tune measures the runs already there; the tuning budget recorded is the search's.
+    again = _bench("--tasks", "relu", "--no-tune", "--seeds", "2", "--reps", "3", "--report",
+                   str(tmp_path / "again"), out=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert json.load(open(tmp_path / "again.json"))["tasks"][0]["kforge"]["status"] == "correct"
+
+
+def test_bench_run_bad_input(tmp_path):
+    unknown = _bench("--tasks", "relu,nonesuch", out=tmp_path)
+    assert unknown.returncode != 0 and "unknown task(s) nonesuch" in unknown.stderr
+    missing = _bench("--tasks", "relu", "--no-tune", "--seeds", "1", "--reps", "1", out=tmp_path)
+    assert missing.returncode == 0, missing.stderr
+    row = json.load(open(tmp_path / "report.json"))["tasks"][0]
+    assert row["kforge"]["status"] == "no kernel" and "holds no tuning run" in row["kforge"]["why"]
+    bad = _bench("--tasks", "relu", "--seeds", "0", out=tmp_path)
+    assert bad.returncode != 0 and "--seeds" in bad.stderr

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The benchmark on the GPU machine, one command (docs/benchmarks/, bench/README.md): unpacks the tuner packed
+# here by scripts/gpu/pack_tuner.sh (carried as gpu-artifacts/tuner), then bench/run tunes every task with kforge
+# and measures kforge, PyTorch eager and torch.compile in one process. Writes $1/h200.{md,json,svg} and packs the
+# tuning runs (records, best schedules; no artifacts or caches) into $1/bench-runs.tgz.
+#   scripts/gpu/bench.sh OUT [bench/run flags, e.g. --level 2 --time-budget 30]
+set -uo pipefail
+out=$1
+shift
+scripts/gpu/unpack_tuner.sh gpu-artifacts/tuner > "$out/device.json" || exit 1
+python3 bench/run --backend cuda --tools gpu-artifacts/tuner/bin --runtime gpu-artifacts/tuner/lib/libkforge_mgpu.so \
+  --out bench-out --report "$out/h200" "$@" 2> "$out/bench.log"
+status=$?
+tar czf "$out/bench-runs.tgz" --exclude='candidates' --exclude='cache' --exclude='seed-cache' --exclude='baseline' \
+  --exclude='best' bench-out
+exit $status
