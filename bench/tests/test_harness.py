@@ -117,3 +117,14 @@ def test_bench_run_bad_input(tmp_path):
     assert row["kforge"]["status"] == "no kernel" and "holds no tuning run" in row["kforge"]["why"]
     bad = _bench("--tasks", "relu", "--seeds", "0", out=tmp_path)
     assert bad.returncode != 0 and "--seeds" in bad.stderr
+
+
+def test_tune_only_then_measure(tmp_path):
+    tuned = _bench("--tasks", "relu", "--tune-only", "--trials", "2", out=tmp_path)
+    assert tuned.returncode == 0, tuned.stderr
+    assert "relu: 2 trials" in tuned.stderr and not (tmp_path / "report.json").exists()
+    measured = _bench("--tasks", "relu", "--no-tune", "--seeds", "2", "--reps", "3", out=tmp_path)
+    assert measured.returncode == 0, measured.stderr
+    assert json.load(open(tmp_path / "report.json"))["tasks"][0]["kforge"]["status"] == "correct"
+    both = _bench("--tasks", "relu", "--no-tune", "--tune-only", out=tmp_path)
+    assert both.returncode != 0 and "exclude each other" in both.stderr

@@ -4,10 +4,16 @@
 # and measures kforge, PyTorch eager and torch.compile in one process. Writes $1/h200.{md,json,svg} and packs the
 # tuning runs (records, best schedules; no artifacts or caches) into $1/bench-runs.tgz.
 #   scripts/gpu/bench.sh OUT [bench/run flags, e.g. --level 2 --time-budget 30]
+#   BENCH_PREVIOUS=previous/bench-runs.tgz scripts/gpu/bench.sh OUT --no-tune
+# A run split over device calls: call 1 (and 2) with --tune-only, the last with --no-tune, each carrying the
+# previous call's bench-runs.tgz, unpacked into bench-out/ first when $BENCH_PREVIOUS names it.
 set -uo pipefail
 out=$1
 shift
 scripts/gpu/unpack_tuner.sh gpu-artifacts/tuner > "$out/device.json" || exit 1
+if [ -n "${BENCH_PREVIOUS:-}" ]; then
+  tar xzf "$BENCH_PREVIOUS" || exit 1
+fi
 python3 bench/run --backend cuda --tools gpu-artifacts/tuner/bin --runtime gpu-artifacts/tuner/lib/libkforge_mgpu.so \
   --out bench-out --report "$out/h200" "$@" 2> "$out/bench.log"
 status=$?

@@ -943,7 +943,19 @@ int kforge::tune::replayRun(const std::string &runDir, const Tools &tools, bool 
   int rc = 0;
   Tools runTools = tools;
   std::string baseline = joinPath(runDir, "baseline");
-  if (llvm::sys::fs::exists(joinPath(baseline, "kernel.so"))) {
+  std::string baselineProblem;
+  if (!llvm::sys::fs::exists(joinPath(baseline, "kernel.so"))) {
+    // A run directory carried without its artifacts: the reference is rebuilt from the payload, as it was
+    // first built (the naive GPU mapping, or plain loops on the CPU).
+    Candidate reference;
+    reference.dir = baseline;
+    compileCandidate(config, tools, reference, /*naive=*/config.target == "gpu");
+    if (!reference.compiled)
+      baselineProblem = "cannot rebuild the baseline (" + reference.stage + "): " + reference.message;
+    else
+      summary["baseline"] = "rebuilt from the payload";
+  }
+  if (baselineProblem.empty()) {
     RunOutcome outcome = runCandidate(config, runTools, c.dir, baseline, 5, 20);
     summary["verified"] = outcome.status;
     if (outcome.medianMs > 0)
@@ -952,7 +964,8 @@ int kforge::tune::replayRun(const std::string &runDir, const Tools &tools, bool 
       summary["reason"] = outcome.reason;
     rc = outcome.status == "correct" ? 0 : 1;
   } else {
-    summary["verified"] = "not run (the run has no baseline artifact)";
+    summary["verified"] = "not run (" + baselineProblem + ")";
+    rc = 1;
   }
   llvm::outs() << llvm::formatv("{0:2}", json::Value(std::move(summary))) << "\n";
   return rc;
