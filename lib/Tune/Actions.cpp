@@ -64,6 +64,21 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
        {},
        {"gpu", "cpu"},
        "the innermost tile has at most 512 elements per op (on the GPU: a thread-level tile)"},
+      {"occupancy",
+       "Ask the kernel's compiler to fit this many blocks on a multiprocessor (PTX .minnctapersm): ptxas limits "
+       "each thread's registers to make room, trading spills for occupancy.",
+       "transform.kforge.set_kernel_attributes {min_blocks_per_sm} on the gpu.launch, carried to the outlined "
+       "kernel as nvvm.minctasm",
+       {{"min_blocks_per_sm", ParamType::Int, {1, 2, 3, 4}, {}, "blocks per multiprocessor"}},
+       {"gpu"},
+       "tile(block) (the grid it maps to is the kernel it bounds)"},
+      {"max_registers",
+       "Cap the registers per thread of the kernel (PTX .maxnreg).",
+       "transform.kforge.set_kernel_attributes {max_registers} on the gpu.launch, carried to the outlined kernel "
+       "as nvvm.maxnreg",
+       {{"count", ParamType::Int, {32, 64, 96, 128, 168, 255}, {}, "registers per thread"}},
+       {"gpu"},
+       "tile(block)"},
   };
   return registry;
 }
@@ -99,8 +114,9 @@ llvm::json::Value kforge::tune::toJSON(const Action &action) {
     params["sizes"] = intArray(action.sizes);
   } else if (action.kind == "fuse") {
     params["into"] = action.level;
-  } else if (action.kind == "unroll") {
-    params["factor"] = action.factor;
+  } else if (const ActionSpec *spec = findAction(action.kind);
+             spec && spec->params.size() == 1 && spec->params[0].type == ParamType::Int) {
+    params[spec->params[0].name] = action.factor; // unroll, occupancy, max_registers
   }
   return llvm::json::Object{{"kind", action.kind}, {"params", std::move(params)}};
 }
@@ -257,12 +273,21 @@ std::vector<Problem> kforge::tune::parseSchedule(const llvm::json::Value &value,
 // Validation
 //===----------------------------------------------------------------------===//
 
+/// Actions on the kernel as a whole: rendered after the GPU mapping, on the gpu.launch it made.
+static bool isLaunchBound(const Action &action) {
+  return action.kind == "occupancy" || action.kind == "max_registers";
+}
+
 int kforge::tune::actionPhase(const Action &action) {
   if (action.kind == "tile")
     return action.level == "block" ? 10 : action.level == "thread" ? 30 : 50;
   if (action.kind == "fuse")
     return action.level == "block" ? 20 : 40;
-  return action.kind == "unroll" ? 60 : 70; // vectorize last
+  if (action.kind == "unroll")
+    return 60;
+  if (action.kind == "vectorize")
+    return 70;
+  return action.kind == "occupancy" ? 80 : 90; // launch bounds: applied to the kernel, last
 }
 
 static std::string slotName(const Action &action) {
@@ -328,15 +353,17 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
     // Domains again: schedules built in memory (by a policy) have not been through parseSchedule.
     if (action.kind == "tile")
       checkTileDomain(action, index, problems);
-    if (action.kind == "unroll" && !llvm::is_contained(spec->params.front().values, action.factor))
-      problem(index, "out-of-domain", "unroll.factor is " + std::to_string(action.factor) + ", expected one of " +
-                                          joinInts(spec->params.front().values, ", "));
+    if (spec->params.size() == 1 && spec->params[0].type == ParamType::Int &&
+        !llvm::is_contained(spec->params[0].values, action.factor))
+      problem(index, "out-of-domain", action.kind + "." + spec->params[0].name + " is " +
+                                          std::to_string(action.factor) + ", expected one of " +
+                                          joinInts(spec->params[0].values, ", "));
     int phase = actionPhase(action);
     if (phase <= lastPhase) {
       problem(index, "order",
               slotName(action) + " is out of order or repeated: each slot appears at most once, in the order "
                                  "tile(block), fuse(block), tile(thread), fuse(thread), tile(reduction), unroll, "
-                                 "vectorize");
+                                 "vectorize, occupancy, max_registers");
     }
     lastPhase = std::max(lastPhase, phase);
 
@@ -357,6 +384,8 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       problem(index, "precondition", "fuse: the root has no producers to fuse");
     if (action.kind == "unroll" && !before("tile", "reduction"))
       problem(index, "precondition", "unroll needs tile(reduction) before it (it unrolls that loop)");
+    if (isLaunchBound(action) && !before("tile", "block"))
+      problem(index, "precondition", action.kind + " needs tile(block) before it (it bounds the kernel of the grid)");
 
     // Shapes.
     if (action.kind == "tile" && action.level != "reduction") {
@@ -524,17 +553,33 @@ public:
     root = "%root";
     func = "%func";
     inner = "%func";
+    std::vector<int> starts(schedule.size(), -1);
     for (auto [i, action] : llvm::enumerate(schedule)) {
-      if (actionLines)
-        actionLines->push_back(static_cast<int>(lines.size()) + 1);
+      if (isLaunchBound(action))
+        continue; // after the finish: it needs the gpu.launch the mapping makes
+      starts[i] = static_cast<int>(lines.size()) + 1;
       line("    // action " + std::to_string(i) + ": " + describe(action));
       renderAction(action, schedule);
     }
-    if (actionLines)
-      actionLines->push_back(static_cast<int>(lines.size()) + 1); // the finish
+    int finishStart = static_cast<int>(lines.size()) + 1;
     line("    // finish (" + std::string(gpu ? "gpu" : "cpu") + "): bufferize" +
          (gpu ? ", map loops to the grid and the block" : "") + ", lower vectors");
     renderFinish(schedule);
+    for (auto [i, action] : llvm::enumerate(schedule)) {
+      if (!isLaunchBound(action))
+        continue;
+      starts[i] = static_cast<int>(lines.size()) + 1;
+      line("    // action " + std::to_string(i) + ": " + describe(action));
+      std::string launches = fresh("launches");
+      line("    " + launches + " = transform.structured.match ops{[\"gpu.launch\"]} in %bufferized : " + kUnary);
+      line("    " + fresh("bounded") + " = transform.kforge.set_kernel_attributes " + launches + " {" +
+           (action.kind == "occupancy" ? "min_blocks_per_sm" : "max_registers") + " = " +
+           std::to_string(action.factor) + "} : " + kUnary);
+    }
+    if (actionLines) {
+      *actionLines = starts;
+      actionLines->push_back(finishStart);
+    }
     line("    transform.yield");
     line("  }");
     line("}");
@@ -755,13 +800,15 @@ std::string kforge::tune::renderSchedule(const Schedule &schedule, const Payload
 }
 
 int kforge::tune::actionAtLine(llvm::ArrayRef<int> actionLines, int line, int totalActions) {
-  int found = -1;
-  for (int i = 0; i < totalActions && i < static_cast<int>(actionLines.size()); ++i)
-    if (line >= actionLines[i])
+  // The fragment starting last at or before `line`; entry totalActions is the finish. Launch bounds are
+  // rendered after the finish, so their starts come after its start.
+  int found = -1, foundStart = 0;
+  for (int i = 0; i < static_cast<int>(actionLines.size()) && i <= totalActions; ++i)
+    if (actionLines[i] > 0 && actionLines[i] <= line && actionLines[i] >= foundStart) {
       found = i;
-  if (static_cast<int>(actionLines.size()) > totalActions && line >= actionLines[totalActions])
-    return -1; // the finish
-  return found;
+      foundStart = actionLines[i];
+    }
+  return found == totalActions ? -1 : found;
 }
 
 std::string kforge::tune::describe(const Action &action) {
@@ -769,8 +816,8 @@ std::string kforge::tune::describe(const Action &action) {
     return "tile(" + action.level + ", " + joinInts(action.sizes, "x") + ")";
   if (action.kind == "fuse")
     return "fuse(" + action.level + ")";
-  if (action.kind == "unroll")
-    return "unroll(" + std::to_string(action.factor) + ")";
+  if (action.kind == "unroll" || isLaunchBound(action))
+    return action.kind + "(" + std::to_string(action.factor) + ")";
   return action.kind;
 }
 
@@ -805,7 +852,7 @@ std::string kforge::tune::actionsMarkdown() {
      << "GPU, mapping the block loop to the grid and the thread loop to the block (the block's size follows "
      << "from the block and thread tiles); lowering of vector ops.\n\n"
      << "Order: each slot (kind and level) appears at most once, in this order: tile(block), fuse(block), "
-     << "tile(thread), fuse(thread), tile(reduction), unroll, vectorize.\n\n"
+     << "tile(thread), fuse(thread), tile(reduction), unroll, vectorize, occupancy, max_registers (launch bounds act on the kernel the GPU mapping makes).\n\n"
      << "The root is the op that produces the entry's returned value; block and thread tiles cut its parallel "
      << "loops (one size per loop, 0 = whole loop).\n\n";
   for (const ActionSpec &spec : actionRegistry()) {

@@ -102,6 +102,19 @@ static Action vectorize() {
   a.kind = "vectorize";
   return a;
 }
+/// A launch bound (occupancy, max_registers) with `value`.
+static Action launchBound(StringRef kind, int64_t value) {
+  Action a;
+  a.kind = kind.str();
+  a.factor = value;
+  return a;
+}
+/// The values the registry allows for a one-integer action's parameter.
+static std::vector<int64_t> intValues(StringRef kind) {
+  const ActionSpec *spec = findAction(kind);
+  return spec && spec->params.size() == 1 ? spec->params[0].values : std::vector<int64_t>{};
+}
+static constexpr StringRef kLaunchBounds[] = {"occupancy", "max_registers"};
 
 static void sortByPhase(Schedule &s) {
   std::stable_sort(s.begin(), s.end(),
@@ -180,6 +193,10 @@ Schedule kforge::tune::randomSchedule(const PayloadFacts &facts, const HardwareP
       s.push_back(unroll(pick(rng, std::vector<int64_t>{2, 4, 8})));
     if (coin(rng, 0.7))
       s.push_back(vectorize());
+    if (gpu(profile) && slot(s, "tile", "block"))
+      for (StringRef kind : kLaunchBounds)
+        if (coin(rng, 0.25))
+          s.push_back(launchBound(kind, pick(rng, intValues(kind))));
     if (valid(s, facts, profile))
       return s;
   }
@@ -191,17 +208,19 @@ static bool mutateParameter(Schedule &s, const PayloadFacts &facts, std::mt19937
                             std::string &step) {
   std::vector<size_t> candidates;
   for (size_t i = 0; i < s.size(); ++i)
-    if (s[i].kind == "tile" || s[i].kind == "unroll")
+    if (s[i].kind != "fuse" && s[i].kind != "vectorize")
       candidates.push_back(i);
   if (candidates.empty())
     return false;
   Action &a = s[pick(rng, candidates)];
-  if (a.kind == "unroll") {
-    std::vector<int64_t> factors;
-    for (int64_t f : {2, 4, 8})
-      if (f != a.factor)
-        factors.push_back(f);
-    a.factor = pick(rng, factors);
+  if (a.kind != "tile") { // unroll, occupancy, max_registers: another value of the registry's
+    std::vector<int64_t> values;
+    for (int64_t v : intValues(a.kind))
+      if (v != a.factor)
+        values.push_back(v);
+    if (values.empty())
+      return false;
+    a.factor = pick(rng, values);
     step = "mutate " + describe(a);
     return true;
   }
@@ -260,6 +279,9 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     removes.push_back("vectorize");
   if (!gpu(profile) && slot(s, "fuse", "thread"))
     removes.push_back("fuse-thread");
+  if (gpu(profile) && slot(s, "tile", "block"))
+    for (StringRef kind : kLaunchBounds)
+      (slot(s, kind) ? removes : adds).push_back(kind.str());
   bool add = !adds.empty() && (removes.empty() || coin(rng, 0.5));
   if (!add && removes.empty())
     return false;
@@ -279,6 +301,8 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
       added = unroll(pick(rng, std::vector<int64_t>{2, 4, 8}));
     } else if (what == "vectorize") {
       added = vectorize();
+    } else if (llvm::is_contained(kLaunchBounds, StringRef(what))) {
+      added = launchBound(what, pick(rng, intValues(what)));
     } else {
       added = fuse(what == "fuse-block" ? "block" : "thread");
     }
@@ -342,7 +366,8 @@ Schedule kforge::tune::crossoverSchedules(const Schedule &a, const Schedule &b, 
   static const std::pair<const char *, const char *> slots[] = {{"tile", "block"},   {"fuse", "block"},
                                                                 {"tile", "thread"},  {"fuse", "thread"},
                                                                 {"tile", "reduction"}, {"unroll", ""},
-                                                                {"vectorize", ""}};
+                                                                {"vectorize", ""},     {"occupancy", ""},
+                                                                {"max_registers", ""}};
   for (int attempt = 0; attempt < 50; ++attempt) {
     Schedule child;
     for (auto [kind, level] : slots) {
@@ -551,6 +576,13 @@ std::vector<Proposal> kforge::tune::heuristicSchedules(const PayloadFacts &facts
     Schedule unrolled = s;
     unrolled.push_back(unroll(2));
     add(unrolled, full, "add unroll(2)");
+    // Register pressure is the largest lever measured for SIMT matmul on the H200 (shared/TOOLCHAIN.md:
+    // nvvm.minctasm = 2 took a kernel from 19.3 to 30.9 TFLOP/s).
+    if (gpu(profile)) {
+      Schedule bounded = s;
+      bounded.push_back(launchBound("occupancy", 2));
+      add(bounded, full, "add occupancy(2)");
+    }
   }
 
   // Variants: the other ranked configurations, fully scheduled, then other K steps for the best few.

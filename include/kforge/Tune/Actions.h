@@ -112,8 +112,10 @@ std::vector<int64_t> innermostTile(const Schedule &schedule, const PayloadFacts 
 std::vector<int64_t> blockDims(const Schedule &schedule, const PayloadFacts &facts);
 
 /// A transform library (module with `@__transform_main`) applying `schedule` to the payload. Each action's
-/// fragment starts with a `// action N: ...` comment; `actionLines[N]` is its first line (1-based), so a
-/// diagnostic's line can be traced back to the action that caused it. Call only on a valid schedule.
+/// fragment starts with a `// action N: ...` comment; `actionLines[N]` is its first line (1-based) and the
+/// entry after the last action is the finish's, so a diagnostic's line can be traced back to the action that
+/// caused it. Launch bounds (occupancy, max_registers) act on the gpu.launch the mapping makes: their
+/// fragments come after the finish. Call only on a valid schedule.
 std::string renderSchedule(const Schedule &schedule, const PayloadFacts &facts, llvm::StringRef target,
                            std::vector<int> *actionLines = nullptr);
 

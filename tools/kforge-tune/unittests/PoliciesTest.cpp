@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 using namespace kforge::tune;
 
 namespace {
@@ -137,4 +139,41 @@ TEST(Policies, UnknownPolicyIsAnError) {
   std::string error;
   EXPECT_FALSE(createPolicy("annealing", gemmBiasRelu(), h200(), 1, error));
   EXPECT_NE(error.find("unknown policy 'annealing'"), std::string::npos);
+}
+
+TEST(Policies, LaunchBoundsAreReachableOnTheGpuOnly) {
+  // The heuristic proposes occupancy(2) for a contraction on the GPU (measured lever, shared/TOOLCHAIN.md).
+  bool heuristicBounds = false;
+  for (const Proposal &p : heuristicSchedules(gemmBiasRelu(), h200()))
+    heuristicBounds |= findSlot(p.schedule, "occupancy") != nullptr;
+  EXPECT_TRUE(heuristicBounds);
+  // Mutation adds, changes and removes launch bounds on the GPU, never on the CPU.
+  std::mt19937_64 rng(5);
+  std::set<std::string> seenGpu;
+  for (const HardwareProfile &profile : {h200(), cpu()}) {
+    std::vector<Proposal> guesses = heuristicSchedules(gemmBiasRelu(), profile);
+    for (int i = 0; i < 400; ++i) {
+      std::string step;
+      Schedule mutated = mutateSchedule(guesses[i % guesses.size()].schedule, gemmBiasRelu(), profile, rng,
+                                        i % 2 == 0, step);
+      bool bounded = findSlot(mutated, "occupancy") || findSlot(mutated, "max_registers");
+      if (profile.target == "cpu")
+        EXPECT_FALSE(bounded) << step;
+      else if (bounded)
+        for (const Action &a : mutated)
+          if (a.kind == "occupancy" || a.kind == "max_registers")
+            seenGpu.insert(describe(a));
+    }
+  }
+  EXPECT_GE(seenGpu.size(), 3u) << "launch bounds were rarely reached by mutation";
+}
+
+TEST(Actions, ActionAtLineTracesLaunchBoundsRenderedAfterTheFinish) {
+  // Actions 0 and 1 start at lines 5 and 9, the finish at 30, action 2 (a launch bound) at 40.
+  std::vector<int> lines = {5, 9, 40, 30};
+  EXPECT_EQ(actionAtLine(lines, 3, 3), -1); // the preamble
+  EXPECT_EQ(actionAtLine(lines, 7, 3), 0);
+  EXPECT_EQ(actionAtLine(lines, 29, 3), 1);
+  EXPECT_EQ(actionAtLine(lines, 35, 3), -1); // the finish
+  EXPECT_EQ(actionAtLine(lines, 41, 3), 2);
 }
