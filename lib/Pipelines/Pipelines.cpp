@@ -155,6 +155,7 @@ void kforge::buildLowerToNVVMPipeline(OpPassManager &pm, const LowerToNVVMOption
   device.addPass(createKforgeAlignSharedMemory());
   device.addPass(createKforgeLowerGpuMemorySpaces());
   device.addPass(createConvertVectorToLLVMPass());
+  device.addPass(createKforgeLowerSubgroupReduce()); // float warp reductions: shuffles, before the NVVM lowering
   device.addPass(createConvertGpuOpsToNVVMOps());
   device.addPass(createCanonicalizerPass());
   device.addPass(createCSEPass());

@@ -2,8 +2,16 @@
 
 #include "kforge/TransformOps/KforgeTransformOps.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
@@ -108,6 +116,214 @@ void transform::SetKernelAttributesOp::getEffects(SmallVectorImpl<MemoryEffects:
 }
 
 //===----------------------------------------------------------------------===//
+// DistributeRowsToLanesOp
+//===----------------------------------------------------------------------===//
+
+/// The gpu.subgroup_reduce kind that combines partials of a reduction whose combiner is `combiner`.
+static std::optional<gpu::AllReduceOperation> laneCombiner(Operation *combiner) {
+  if (isa<arith::AddFOp, arith::AddIOp>(combiner))
+    return gpu::AllReduceOperation::ADD;
+  if (isa<arith::MulFOp, arith::MulIOp>(combiner))
+    return gpu::AllReduceOperation::MUL;
+  if (isa<arith::MaximumFOp>(combiner))
+    return gpu::AllReduceOperation::MAXIMUMF;
+  if (isa<arith::MinimumFOp>(combiner))
+    return gpu::AllReduceOperation::MINIMUMF;
+  if (isa<arith::MaxNumFOp>(combiner))
+    return gpu::AllReduceOperation::MAXNUMF;
+  if (isa<arith::MinNumFOp>(combiner))
+    return gpu::AllReduceOperation::MINNUMF;
+  return std::nullopt;
+}
+
+/// The single combiner op of a one-output linalg reduction, if its init is a fill with the combiner's neutral
+/// element (partials that each start there combine exactly).
+static FailureOr<gpu::AllReduceOperation> rowReductionKind(linalg::LinalgOp op, std::string &why) {
+  if (op.getNumDpsInits() != 1) {
+    why = "a row reduction with more than one output";
+    return failure();
+  }
+  SmallVector<Operation *> combiners;
+  if (!matchReduction(op.getRegionOutputArgs(), 0, combiners) || combiners.size() != 1) {
+    why = "a row reduction whose combiner is not a single op";
+    return failure();
+  }
+  std::optional<gpu::AllReduceOperation> kind = laneCombiner(combiners.front());
+  if (!kind) {
+    why = "a row reduction whose combiner (" + combiners.front()->getName().getStringRef().str() +
+          ") gpu.subgroup_reduce has no kind for";
+    return failure();
+  }
+  auto fill = op.getDpsInitOperand(0)->get().getDefiningOp<linalg::FillOp>();
+  std::optional<TypedAttr> neutral = arith::getNeutralElement(combiners.front());
+  Attribute value;
+  if (!fill || !neutral || !matchPattern(fill.getInputs()[0], m_Constant(&value)) || value != *neutral) {
+    why = "a row reduction that does not start from its combiner's neutral element (a linalg.fill)";
+    return failure();
+  }
+  return *kind;
+}
+
+DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(transform::TransformRewriter &rewriter,
+                                                                           Operation *target,
+                                                                           transform::ApplyToEachResultList &results,
+                                                                           transform::TransformState &state) {
+  auto forall = dyn_cast<scf::ForallOp>(target);
+  int64_t lanes = getLanes();
+  if (lanes < 2 || lanes > 32 || !llvm::isPowerOf2_64(lanes))
+    return emitDefiniteFailure() << "lanes must be a power of 2 from 2 to 32, not " << lanes;
+  if (!forall || forall.getRank() != 1 || !forall.isNormalized())
+    return emitSilenceableError() << "expected an scf.forall with one induction variable from 0, step 1";
+  std::optional<int64_t> rows = getConstantIntValue(forall.getMixedUpperBound()[0]);
+  if (!rows)
+    return emitSilenceableError() << "expected a static number of rows";
+
+  // The row width: what the forall inserts, one 1xN row per iteration.
+  int64_t width = 0;
+  for (Operation &op : forall.getTerminator().getYieldingOps()) {
+    auto insert = dyn_cast<tensor::ParallelInsertSliceOp>(op);
+    RankedTensorType type = insert ? insert.getSourceType() : RankedTensorType();
+    if (!insert || !type.hasStaticShape() || type.getRank() < 1 ||
+        llvm::any_of(type.getShape().drop_back(), [](int64_t d) { return d != 1; }) ||
+        !llvm::all_of(insert.getStaticStrides(), [](int64_t s) { return s == 1; }) ||
+        (width && type.getShape().back() != width))
+      return emitSilenceableError() << "expected the forall to insert whole unit-stride rows (1x...xN)";
+    width = type.getShape().back();
+  }
+  if (width == 0 || width % lanes != 0)
+    return emitSilenceableError() << "the row width (" << width << ") is not a multiple of " << lanes << " lanes";
+  int64_t perLane = width / lanes;
+
+  // Checks before any change: every op that touches a row is a row op.
+  std::string why;
+  auto isRowOp = [&](Operation *op) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp || !linalgOp.hasPureTensorSemantics())
+      return false;
+    SmallVector<int64_t> loops = linalgOp.getStaticLoopRanges();
+    return !loops.empty() && loops.back() == width &&
+           llvm::all_of(ArrayRef(loops).drop_back(), [](int64_t r) { return r == 1; });
+  };
+  for (Operation &op : forall.getBody()->without_terminator()) {
+    if (!isRowOp(&op))
+      continue;
+    auto linalgOp = cast<linalg::LinalgOp>(&op);
+    if (linalgOp.getIteratorTypesArray().back() == utils::IteratorType::reduction &&
+        failed(rowReductionKind(linalgOp, why)))
+      return emitSilenceableError() << why;
+  }
+
+  // The new forall over (rows, lanes); the old body is cloned into it, row ops on strided slices.
+  Location loc = forall.getLoc();
+  rewriter.setInsertionPoint(forall);
+  MLIRContext *ctx = getContext();
+  ArrayAttr mapping = rewriter.getArrayAttr({gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimY),
+                                             gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimX)});
+  auto lanesForall = scf::ForallOp::create(
+      rewriter, loc, ArrayRef<OpFoldResult>{rewriter.getIndexAttr(*rows), rewriter.getIndexAttr(lanes)},
+      forall.getOutputs(), mapping);
+  Block *body = lanesForall.getBody();
+  Value lane = lanesForall.getInductionVars()[1];
+  IRMapping map;
+  map.map(forall.getInductionVars()[0], lanesForall.getInductionVars()[0]);
+  for (auto [from, to] : llvm::zip(forall.getRegionIterArgs(), lanesForall.getRegionIterArgs()))
+    map.map(from, to);
+  DenseSet<Value> strided; // values of the new body that hold a lane's columns only
+  rewriter.setInsertionPoint(lanesForall.getTerminator());
+
+  /// `value` (mapped) with dimension `dim` cut to this lane's columns (offset: the lane, stride: lanes).
+  auto laneSlice = [&](Value value, int64_t dim) -> Value {
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0)), strides(type.getRank(),
+                                                                                         rewriter.getIndexAttr(1));
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d : type.getShape())
+      sizes.push_back(rewriter.getIndexAttr(d));
+    offsets[dim] = lane;
+    sizes[dim] = rewriter.getIndexAttr(perLane);
+    strides[dim] = rewriter.getIndexAttr(lanes);
+    Value slice = tensor::ExtractSliceOp::create(rewriter, loc, value, offsets, sizes, strides);
+    strided.insert(slice);
+    return slice;
+  };
+
+  for (Operation &op : forall.getBody()->without_terminator()) {
+    if (!isRowOp(&op)) {
+      for (Value operand : op.getOperands())
+        if (strided.contains(map.lookupOrDefault(operand))) {
+          rewriter.eraseOp(lanesForall);
+          return emitSilenceableError() << "an op that is not a row op uses a row value: " << op.getName();
+        }
+      rewriter.clone(op, map);
+      continue;
+    }
+    auto linalgOp = cast<linalg::LinalgOp>(&op);
+    unsigned rowLoop = linalgOp.getNumLoops() - 1;
+    SmallVector<Value> operands;
+    for (OpOperand &operand : op.getOpOperands()) {
+      Value value = map.lookupOrDefault(operand.get());
+      AffineMap indexing = linalgOp.getMatchingIndexingMap(&operand);
+      std::optional<unsigned> dim = indexing.getResultPosition(rewriter.getAffineDimExpr(rowLoop));
+      if (dim && !strided.contains(value))
+        value = laneSlice(value, *dim);
+      operands.push_back(value);
+    }
+    SmallVector<Type> resultTypes;
+    for (Value init : ValueRange(operands).take_back(linalgOp.getNumDpsInits()))
+      resultTypes.push_back(init.getType());
+    Operation *laneOp = mlir::clone(rewriter, &op, resultTypes, operands);
+    bool reduction = linalgOp.getIteratorTypesArray().back() == utils::IteratorType::reduction;
+    for (auto [old, now] : llvm::zip(op.getResults(), laneOp->getResults())) {
+      if (!reduction) {
+        strided.insert(now);
+        map.map(old, now);
+        continue;
+      }
+      // A partial over this lane's columns; the lanes combine theirs, and every lane holds the total.
+      gpu::AllReduceOperation kind = *rowReductionKind(linalgOp, why);
+      auto type = cast<RankedTensorType>(now.getType());
+      SmallVector<Value> zeros(type.getRank(), arith::ConstantIndexOp::create(rewriter, loc, 0));
+      Value partial = tensor::ExtractOp::create(rewriter, loc, now, zeros);
+      std::optional<uint32_t> cluster;
+      if (lanes < 32)
+        cluster = static_cast<uint32_t>(lanes);
+      Value total = gpu::SubgroupReduceOp::create(rewriter, loc, partial, kind, /*uniform=*/false, cluster);
+      map.map(old, tensor::FromElementsOp::create(rewriter, loc, type, ValueRange{total}).getResult());
+    }
+  }
+
+  // Each lane inserts its columns of the row.
+  rewriter.setInsertionPointToStart(lanesForall.getTerminator().getBody());
+  for (Operation &op : forall.getTerminator().getYieldingOps()) {
+    auto insert = cast<tensor::ParallelInsertSliceOp>(op);
+    Value source = map.lookupOrDefault(insert.getSource());
+    if (!strided.contains(source)) {
+      rewriter.eraseOp(lanesForall);
+      return emitSilenceableError() << "an inserted row is not computed by row ops";
+    }
+    SmallVector<OpFoldResult> offsets = insert.getMixedOffsets(), sizes = insert.getMixedSizes(),
+                              strides = insert.getMixedStrides();
+    for (OpFoldResult &o : offsets)
+      if (auto v = dyn_cast<Value>(o))
+        o = map.lookupOrDefault(v);
+    rewriter.setInsertionPoint(lanesForall.getTerminator());
+    Value column = affine::makeComposedAffineApply(
+                       rewriter, loc, rewriter.getAffineDimExpr(0) + rewriter.getAffineDimExpr(1),
+                       {offsets.back(), OpFoldResult(lane)})
+                       .getResult();
+    offsets.back() = column;
+    sizes.back() = rewriter.getIndexAttr(perLane);
+    strides.back() = rewriter.getIndexAttr(lanes);
+    rewriter.setInsertionPointToEnd(lanesForall.getTerminator().getBody());
+    tensor::ParallelInsertSliceOp::create(rewriter, insert.getLoc(), source,
+                                          map.lookup(insert.getDest()), offsets, sizes, strides);
+  }
+  rewriter.replaceOp(forall, lanesForall.getResults());
+  results.push_back(lanesForall);
+  return DiagnosedSilenceableFailure::success();
+}
+
+//===----------------------------------------------------------------------===//
 // Registration
 //===----------------------------------------------------------------------===//
 
@@ -121,6 +337,9 @@ public:
     declareGeneratedDialect<tensor::TensorDialect>();
     declareGeneratedDialect<linalg::LinalgDialect>();
     declareGeneratedDialect<gpu::GPUDialect>();
+    declareGeneratedDialect<scf::SCFDialect>();
+    declareGeneratedDialect<arith::ArithDialect>();
+    declareGeneratedDialect<affine::AffineDialect>();
     registerTransformOps<
 #define GET_OP_LIST
 #include "kforge/TransformOps/KforgeTransformOps.cpp.inc"

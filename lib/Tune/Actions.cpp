@@ -64,6 +64,15 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
        {},
        {"gpu", "cpu"},
        "the innermost tile has at most 512 elements per op (on the GPU: a thread-level tile)"},
+      {"lanes",
+       "Spread each thread's row over `count` lanes of a warp: lane l takes columns l, l + count, ... (one "
+       "warp-wide access reads consecutive elements), and every reduction over the row becomes a partial per lane "
+       "combined by warp shuffles (gpu.subgroup_reduce), whose result every lane holds.",
+       "transform.kforge.distribute_rows_to_lanes on the thread-level scf.forall",
+       {{"count", ParamType::Int, {8, 16, 32}, {}, "lanes per row (32: a warp per row)"}},
+       {"gpu"},
+       "a 2-D root without a contraction; tile(thread) of one row per thread (size 1 on the rows, the row "
+       "whole) and fuse(thread) when there are producers; the row a multiple of count; not with vectorize"},
       {"occupancy",
        "Ask the kernel's compiler to fit this many blocks on a multiprocessor (PTX .minnctapersm): ptxas limits "
        "each thread's registers to make room, trading spills for occupancy.",
@@ -283,6 +292,8 @@ int kforge::tune::actionPhase(const Action &action) {
     return action.level == "block" ? 10 : action.level == "thread" ? 30 : 50;
   if (action.kind == "fuse")
     return action.level == "block" ? 20 : 40;
+  if (action.kind == "lanes")
+    return 45;
   if (action.kind == "unroll")
     return 60;
   if (action.kind == "vectorize")
@@ -327,6 +338,9 @@ std::vector<int64_t> kforge::tune::blockDims(const Schedule &schedule, const Pay
   for (size_t d = 0; d < thread->sizes.size() && d < facts.parallelSizes.size(); ++d)
     if (thread->sizes[d] > 0)
       counts.push_back(blockExtent(schedule, facts, d) / thread->sizes[d]);
+  // lanes: the row loop's threads move to y, and x holds the lanes of each row.
+  if (const Action *lanes = findSlot(schedule, "lanes"))
+    counts.push_back(lanes->factor);
   for (size_t i = 0; i < counts.size() && i < 3; ++i)
     dims[i] = counts[counts.size() - 1 - i];
   return dims;
@@ -362,8 +376,8 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
     if (phase <= lastPhase) {
       problem(index, "order",
               slotName(action) + " is out of order or repeated: each slot appears at most once, in the order "
-                                 "tile(block), fuse(block), tile(thread), fuse(thread), tile(reduction), unroll, "
-                                 "vectorize, occupancy, max_registers");
+                                 "tile(block), fuse(block), tile(thread), fuse(thread), lanes, tile(reduction), "
+                                 "unroll, vectorize, occupancy, max_registers");
     }
     lastPhase = std::max(lastPhase, phase);
 
@@ -384,6 +398,38 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       problem(index, "precondition", "fuse: the root has no producers to fuse");
     if (action.kind == "unroll" && !before("tile", "reduction"))
       problem(index, "precondition", "unroll needs tile(reduction) before it (it unrolls that loop)");
+    if (action.kind == "lanes") {
+      const Action *thread = findSlot(schedule, "tile", "thread");
+      int rowLoops = 0;
+      bool oneRow = thread && rank == 2;
+      if (oneRow)
+        for (size_t d = 0; d < rank; ++d) {
+          int64_t size = thread->sizes[d], extent = blockExtent(schedule, facts, d);
+          if (d + 1 == rank)
+            oneRow = oneRow && (size == 0 || size == extent);
+          else if (size != 0)
+            oneRow = oneRow && size == 1 && ++rowLoops == 1;
+        }
+      if (!facts.contractionOp.empty() || rank != 2)
+        problem(index, "unsupported", "lanes: only 2-D roots without a contraction (rows of softmax, norms, "
+                                      "elementwise chains) are distributed over lanes");
+      else if (!before("tile", "thread") || !oneRow || rowLoops != 1)
+        problem(index, "precondition", "lanes needs tile(thread) of one row per thread before it: size 1 on the "
+                                       "rows, the last loop whole (0)");
+      else if (facts.linalgOps > 1 && !before("fuse", "thread"))
+        problem(index, "precondition", "lanes needs fuse(thread) before it (the row's producers in the thread)");
+      else if (blockExtent(schedule, facts, rank - 1) % action.factor != 0)
+        problem(index, "shape", "lanes(" + std::to_string(action.factor) + "): the row (" +
+                                    std::to_string(blockExtent(schedule, facts, rank - 1)) +
+                                    " elements) is not a multiple of the lanes");
+      if (findSlot(schedule, "vectorize"))
+        problem(index, "unsupported", "lanes with vectorize: the lanes' strided columns are not vectorized yet");
+      std::vector<int64_t> dims = blockDims(schedule, facts);
+      if (dims[0] * dims[1] * dims[2] > 1024)
+        problem(index, "too-large", "lanes(" + std::to_string(action.factor) + ") makes " +
+                                        std::to_string(dims[0] * dims[1] * dims[2]) +
+                                        " threads per block; the GPU allows 1024");
+    }
     if (isLaunchBound(action) && !before("tile", "block"))
       problem(index, "precondition", action.kind + " needs tile(block) before it (it bounds the kernel of the grid)");
 
@@ -704,6 +750,16 @@ private:
            joinInts(sizes, ", ") + "] : " + kPair);
       return;
     }
+    if (action.kind == "lanes") {
+      // CSE first: fusion may leave a producer twice in the row, and gpu.subgroup_reduce ops are not merged.
+      line("    transform.apply_cse to " + func + " : !transform.any_op");
+      std::string rows = fresh("row_loop");
+      line("    " + rows + " = transform.structured.match ops{[\"scf.forall\"]} attributes{mapping = "
+           "[#gpu.thread<x>]} in " + func + " : " + kUnary);
+      line("    " + fresh("lane_loop") + " = transform.kforge.distribute_rows_to_lanes " + rows + " {lanes = " +
+           std::to_string(action.factor) + "} : " + kUnary);
+      return;
+    }
     if (action.kind == "unroll") {
       line("    transform.loop.unroll " + kLoop + " {factor = " + std::to_string(action.factor) +
            "} : !transform.any_op");
@@ -816,7 +872,7 @@ std::string kforge::tune::describe(const Action &action) {
     return "tile(" + action.level + ", " + joinInts(action.sizes, "x") + ")";
   if (action.kind == "fuse")
     return "fuse(" + action.level + ")";
-  if (action.kind == "unroll" || isLaunchBound(action))
+  if (action.kind == "unroll" || action.kind == "lanes" || isLaunchBound(action))
     return action.kind + "(" + std::to_string(action.factor) + ")";
   return action.kind;
 }
@@ -852,7 +908,8 @@ std::string kforge::tune::actionsMarkdown() {
      << "GPU, mapping the block loop to the grid and the thread loop to the block (the block's size follows "
      << "from the block and thread tiles); lowering of vector ops.\n\n"
      << "Order: each slot (kind and level) appears at most once, in this order: tile(block), fuse(block), "
-     << "tile(thread), fuse(thread), tile(reduction), unroll, vectorize, occupancy, max_registers (launch bounds act on the kernel the GPU mapping makes).\n\n"
+     << "tile(thread), fuse(thread), lanes, tile(reduction), unroll, vectorize, occupancy, max_registers (launch "
+     << "bounds act on the kernel the GPU mapping makes).\n\n"
      << "The root is the op that produces the entry's returned value; block and thread tiles cut its parallel "
      << "loops (one size per loop, 0 = whole loop).\n\n";
   for (const ActionSpec &spec : actionRegistry()) {

@@ -102,8 +102,8 @@ static Action vectorize() {
   a.kind = "vectorize";
   return a;
 }
-/// A launch bound (occupancy, max_registers) with `value`.
-static Action launchBound(StringRef kind, int64_t value) {
+/// An action with one integer parameter (unroll, lanes, occupancy, max_registers) set to `value`.
+static Action intAction(StringRef kind, int64_t value) {
   Action a;
   a.kind = kind.str();
   a.factor = value;
@@ -193,10 +193,13 @@ Schedule kforge::tune::randomSchedule(const PayloadFacts &facts, const HardwareP
       s.push_back(unroll(pick(rng, std::vector<int64_t>{2, 4, 8})));
     if (coin(rng, 0.7))
       s.push_back(vectorize());
+    if (gpu(profile) && slot(s, "tile", "thread") && facts.contractionOp.empty() && coin(rng, 0.3))
+      s.push_back(intAction("lanes", pick(rng, intValues("lanes"))));
     if (gpu(profile) && slot(s, "tile", "block"))
       for (StringRef kind : kLaunchBounds)
         if (coin(rng, 0.25))
-          s.push_back(launchBound(kind, pick(rng, intValues(kind))));
+          s.push_back(intAction(kind, pick(rng, intValues(kind))));
+    sortByPhase(s);
     if (valid(s, facts, profile))
       return s;
   }
@@ -282,6 +285,8 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
   if (gpu(profile) && slot(s, "tile", "block"))
     for (StringRef kind : kLaunchBounds)
       (slot(s, kind) ? removes : adds).push_back(kind.str());
+  if (gpu(profile) && slot(s, "tile", "thread") && facts.contractionOp.empty())
+    (slot(s, "lanes") ? removes : adds).push_back("lanes");
   bool add = !adds.empty() && (removes.empty() || coin(rng, 0.5));
   if (!add && removes.empty())
     return false;
@@ -301,8 +306,8 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
       added = unroll(pick(rng, std::vector<int64_t>{2, 4, 8}));
     } else if (what == "vectorize") {
       added = vectorize();
-    } else if (llvm::is_contained(kLaunchBounds, StringRef(what))) {
-      added = launchBound(what, pick(rng, intValues(what)));
+    } else if (llvm::is_contained(kLaunchBounds, StringRef(what)) || what == "lanes") {
+      added = intAction(what, pick(rng, intValues(what)));
     } else {
       added = fuse(what == "fuse-block" ? "block" : "thread");
     }
@@ -315,6 +320,7 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
   if (what == "tile-thread") {
     removeSlot(s, "tile", "thread");
     removeSlot(s, "fuse", "thread");
+    removeSlot(s, "lanes");
   } else if (what == "tile-reduction") {
     removeSlot(s, "tile", "reduction");
     removeSlot(s, "unroll");
@@ -365,8 +371,9 @@ Schedule kforge::tune::crossoverSchedules(const Schedule &a, const Schedule &b, 
                                           const HardwareProfile &profile, std::mt19937_64 &rng) {
   static const std::pair<const char *, const char *> slots[] = {{"tile", "block"},   {"fuse", "block"},
                                                                 {"tile", "thread"},  {"fuse", "thread"},
-                                                                {"tile", "reduction"}, {"unroll", ""},
-                                                                {"vectorize", ""},     {"occupancy", ""},
+                                                                {"lanes", ""},       {"tile", "reduction"},
+                                                                {"unroll", ""},      {"vectorize", ""},
+                                                                {"occupancy", ""},
                                                                 {"max_registers", ""}};
   for (int attempt = 0; attempt < 50; ++attempt) {
     Schedule child;
@@ -562,6 +569,22 @@ std::vector<Proposal> kforge::tune::heuristicSchedules(const PayloadFacts &facts
   if (facts.linalgOps > 1)
     s.push_back(fuse("thread"));
   h = add(s, h, h.empty() ? "tile(block) and tile(thread)" : "add tile(thread)");
+  // Rows over a warp's lanes (coalesced columns, shuffle reductions) for rows that are reduced on the GPU:
+  // a few rows per block, 32 lanes each.
+  if (gpu(profile) && !contraction && facts.reductionOps > 0 && facts.parallelSizes.size() == 2) {
+    int64_t rowCount = facts.parallelSizes[0], width = facts.parallelSizes[1];
+    for (int64_t rows : {8, 4, 16, 2, 32, 1}) {
+      if (rowCount % rows || width % 32)
+        continue;
+      Schedule v;
+      v.push_back(tile("block", {rows, 0}));
+      v.push_back(fuse("block"));
+      v.push_back(tile("thread", {1, 0}));
+      v.push_back(fuse("thread"));
+      v.push_back(intAction("lanes", 32));
+      add(v, "", "heuristic: " + std::to_string(rows) + " rows per block, a warp per row");
+    }
+  }
   if (contraction) {
     s.push_back(tile("reduction", {best.k}));
     h = add(s, h, "add " + describe(s.back()));
@@ -580,7 +603,7 @@ std::vector<Proposal> kforge::tune::heuristicSchedules(const PayloadFacts &facts
     // nvvm.minctasm = 2 took a kernel from 19.3 to 30.9 TFLOP/s).
     if (gpu(profile)) {
       Schedule bounded = s;
-      bounded.push_back(launchBound("occupancy", 2));
+      bounded.push_back(intAction("occupancy", 2));
       add(bounded, full, "add occupancy(2)");
     }
   }

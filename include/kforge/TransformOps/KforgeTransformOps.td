@@ -109,4 +109,41 @@ def SetKernelAttributesOp : Op<Transform_Dialect, "kforge.set_kernel_attributes"
   }];
 }
 
+def DistributeRowsToLanesOp : Op<Transform_Dialect, "kforge.distribute_rows_to_lanes",
+    [FunctionalStyleTransformOpTrait, MemoryEffectsOpInterface, TransformEachOpTrait,
+     TransformOpInterface, ReportTrackingListenerFailuresOpTrait]> {
+  let summary = "Spread each thread's row program over `lanes` lanes: cyclic columns, shuffle reductions";
+  let description = [{
+    Targets a thread-level `scf.forall` over rows (one induction variable, one row per
+    iteration) whose body computes a row of width N: linalg ops over a row (their last loop
+    has N iterations; the others one), row statistics (reductions over the row), and
+    `tensor.parallel_insert_slice`s of 1xN rows. Returns a forall over (rows, lanes),
+    mapped to `#gpu.thread<y>` and `#gpu.thread<x>`, in which lane `l` handles the columns
+    `l, l + lanes, l + 2 lanes, ...`: every row op works on a strided 1x(N/lanes) slice
+    (one warp-wide access reads `lanes` consecutive elements: coalesced), and every
+    reduction over the row becomes a partial reduction per lane followed by a
+    `gpu.subgroup_reduce` over the lanes (butterfly shuffles after
+    `kforge-lower-subgroup-reduce`), whose result every lane holds. A reduction must start
+    from its combiner's neutral element (a `linalg.fill` with it), so that partials combine
+    exactly. With `lanes` = 32 a row is one warp; 8 or 16 put 4 or 2 rows in a warp.
+
+    #### Return modes
+
+    Produces a silenceable failure, leaving the IR untouched, when the target is not such a
+    forall: not one induction variable from 0 with step 1, N not a multiple of `lanes`, an
+    op in the body that uses a row value but is not a row op, a row op with more than one
+    row, a reduction without a neutral-element fill or with a combiner `gpu.subgroup_reduce`
+    has no kind for, or an insert that is not a whole unit-stride row.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       DefaultValuedAttr<I64Attr, "32">:$lanes);
+  let results = (outs TransformHandleTypeInterface:$transformed);
+  let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
+  let extraClassDeclaration = [{
+    ::mlir::DiagnosedSilenceableFailure applyToOne(
+        ::mlir::transform::TransformRewriter &rewriter, ::mlir::Operation *target,
+        ::mlir::transform::ApplyToEachResultList &results, ::mlir::transform::TransformState &state);
+  }];
+}
+
 #endif // KFORGE_TRANSFORMOPS_KFORGETRANSFORMOPS

@@ -101,6 +101,16 @@ def KforgeAlignSharedMemory : Pass<"kforge-align-shared-memory", "mlir::gpu::GPU
   ];
 }
 
+def KforgeLowerSubgroupReduce : Pass<"kforge-lower-subgroup-reduce", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower gpu.subgroup_reduce to butterfly shuffles (gpu.shuffle xor) over 32-lane warps";
+  let description = [{
+    `convert-gpu-to-nvvm` lowers `gpu.subgroup_reduce` only for 32-bit integers (to `redux.sync`); the
+    float reductions that `transform.kforge.distribute_rows_to_lanes` creates (row max, row sum) need
+    shuffles. This pass applies upstream's patterns for that (whole warps and clusters of 2-16 lanes,
+    values wider than 32 bits broken down first), leaving `gpu.shuffle` ops that become `shfl.sync`.
+  }];
+}
+
 def KforgePrepareKernelAttributes : Pass<"kforge-prepare-kernel-attributes", "mlir::ModuleOp"> {
   let summary = "Name the kernels that carry kforge launch bounds, before outlining";
   let description = [{

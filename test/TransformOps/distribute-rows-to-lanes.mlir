@@ -1,0 +1,178 @@
+// RUN: kforge-opt %s -split-input-file -transform-interpreter -canonicalize -verify-diagnostics | FileCheck %s
+
+// A thread per row (row max, then x - max) becomes 32 lanes per row: each lane takes the columns l, l + 32,
+// ...; the row max is a per-lane partial combined by gpu.subgroup_reduce; each lane inserts its columns.
+// CHECK-LABEL: func.func @row_max_shift
+// CHECK: scf.forall (%[[ROW:.*]], %[[LANE:.*]]) in (4, 32)
+// CHECK: tensor.extract_slice %{{.*}}[0, %[[LANE]]] [1, 2] [1, 32] : tensor<1x64xf32> to tensor<1x2xf32>
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}} ins(%{{.*}} : tensor<1x2xf32>)
+// CHECK: %[[PARTIAL:.*]] = tensor.extract
+// CHECK: gpu.subgroup_reduce maximumf %[[PARTIAL]] : (f32) -> f32
+// CHECK: } -> tensor<1x2xf32>
+// CHECK: tensor.parallel_insert_slice %{{.*}} into %{{.*}}[%[[ROW]], %[[LANE]]] [1, 2] [1, 32]
+// CHECK: } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+func.func @row_max_shift(%x: tensor<4x64xf32>, %out: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %stats = tensor.empty() : tensor<4xf32>
+  %r = scf.forall (%i) in (4) shared_outs(%o = %out) -> (tensor<4x64xf32>) {
+    %row = tensor.extract_slice %x[%i, 0] [1, 64] [1, 1] : tensor<4x64xf32> to tensor<1x64xf32>
+    %s = tensor.extract_slice %stats[%i] [1] [1] : tensor<4xf32> to tensor<1xf32>
+    %init = linalg.fill ins(%ninf : f32) outs(%s : tensor<1xf32>) -> tensor<1xf32>
+    %max = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%row : tensor<1x64xf32>) outs(%init : tensor<1xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %m = arith.maximumf %in, %acc : f32
+      linalg.yield %m : f32
+    } -> tensor<1xf32>
+    %dest = tensor.extract_slice %o[%i, 0] [1, 64] [1, 1] : tensor<4x64xf32> to tensor<1x64xf32>
+    %shifted = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%row, %max : tensor<1x64xf32>, tensor<1xf32>) outs(%dest : tensor<1x64xf32>) {
+    ^bb0(%in: f32, %m: f32, %unused: f32):
+      %d = arith.subf %in, %m : f32
+      linalg.yield %d : f32
+    } -> tensor<1x64xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %shifted into %o[%i, 0] [1, 64] [1, 1] : tensor<1x64xf32> into tensor<4x64xf32>
+    }
+  } {mapping = [#gpu.thread<x>]}
+  return %r : tensor<4x64xf32>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %rows = transform.structured.match ops{["scf.forall"]} in %root : (!transform.any_op) -> !transform.any_op
+    %lanes = transform.kforge.distribute_rows_to_lanes %rows {lanes = 32} : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// 16 lanes per row: two rows per warp, the sum reduced within clusters of 16 lanes.
+// CHECK-LABEL: func.func @row_sum_scale
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (2, 16)
+// CHECK: gpu.subgroup_reduce add %{{.*}} cluster(size = 16) : (f32) -> f32
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+func.func @row_sum_scale(%x: tensor<2x64xf32>, %out: tensor<2x64xf32>) -> tensor<2x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %stats = tensor.empty() : tensor<2xf32>
+  %r = scf.forall (%i) in (2) shared_outs(%o = %out) -> (tensor<2x64xf32>) {
+    %row = tensor.extract_slice %x[%i, 0] [1, 64] [1, 1] : tensor<2x64xf32> to tensor<1x64xf32>
+    %s = tensor.extract_slice %stats[%i] [1] [1] : tensor<2xf32> to tensor<1xf32>
+    %init = linalg.fill ins(%zero : f32) outs(%s : tensor<1xf32>) -> tensor<1xf32>
+    %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%row : tensor<1x64xf32>) outs(%init : tensor<1xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    } -> tensor<1xf32>
+    %dest = tensor.extract_slice %o[%i, 0] [1, 64] [1, 1] : tensor<2x64xf32> to tensor<1x64xf32>
+    %scaled = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%row, %sum : tensor<1x64xf32>, tensor<1xf32>) outs(%dest : tensor<1x64xf32>) {
+    ^bb0(%in: f32, %t: f32, %unused: f32):
+      %d = arith.divf %in, %t : f32
+      linalg.yield %d : f32
+    } -> tensor<1x64xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %scaled into %o[%i, 0] [1, 64] [1, 1] : tensor<1x64xf32> into tensor<2x64xf32>
+    }
+  } {mapping = [#gpu.thread<x>]}
+  return %r : tensor<2x64xf32>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %rows = transform.structured.match ops{["scf.forall"]} in %root : (!transform.any_op) -> !transform.any_op
+    %lanes = transform.kforge.distribute_rows_to_lanes %rows {lanes = 16} : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// A reduction that does not start from its combiner's neutral element cannot be split into partials.
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+func.func @not_neutral(%x: tensor<2x64xf32>, %out: tensor<2xf32>) -> tensor<2x64xf32> {
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<2x64xf32>
+  %r = scf.forall (%i) in (2) shared_outs(%o = %e) -> (tensor<2x64xf32>) {
+    %row = tensor.extract_slice %x[%i, 0] [1, 64] [1, 1] : tensor<2x64xf32> to tensor<1x64xf32>
+    %s = tensor.extract_slice %out[%i] [1] [1] : tensor<2xf32> to tensor<1xf32>
+    %init = linalg.fill ins(%one : f32) outs(%s : tensor<1xf32>) -> tensor<1xf32>
+    %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%row : tensor<1x64xf32>) outs(%init : tensor<1xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    } -> tensor<1xf32>
+    %dest = tensor.extract_slice %o[%i, 0] [1, 64] [1, 1] : tensor<2x64xf32> to tensor<1x64xf32>
+    %b = linalg.generic {indexing_maps = [#row, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%sum : tensor<1xf32>) outs(%dest : tensor<1x64xf32>) {
+    ^bb0(%t: f32, %unused: f32):
+      linalg.yield %t : f32
+    } -> tensor<1x64xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %b into %o[%i, 0] [1, 64] [1, 1] : tensor<1x64xf32> into tensor<2x64xf32>
+    }
+  } {mapping = [#gpu.thread<x>]}
+  return %r : tensor<2x64xf32>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %rows = transform.structured.match ops{["scf.forall"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{a row reduction that does not start from its combiner's neutral element}}
+    %lanes = transform.kforge.distribute_rows_to_lanes %rows : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// Rows of 48 elements do not split over 32 lanes.
+func.func @narrow(%x: tensor<2x48xf32>, %out: tensor<2x48xf32>) -> tensor<2x48xf32> {
+  %r = scf.forall (%i) in (2) shared_outs(%o = %out) -> (tensor<2x48xf32>) {
+    %row = tensor.extract_slice %x[%i, 0] [1, 48] [1, 1] : tensor<2x48xf32> to tensor<1x48xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %row into %o[%i, 0] [1, 48] [1, 1] : tensor<1x48xf32> into tensor<2x48xf32>
+    }
+  } {mapping = [#gpu.thread<x>]}
+  return %r : tensor<2x48xf32>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %rows = transform.structured.match ops{["scf.forall"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{the row width (48) is not a multiple of 32 lanes}}
+    %lanes = transform.kforge.distribute_rows_to_lanes %rows : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+func.func @not_a_forall() {
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %func = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{expected an scf.forall with one induction variable from 0, step 1}}
+    %lanes = transform.kforge.distribute_rows_to_lanes %func {lanes = 32} : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+func.func @bad_lanes() {
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %func = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{lanes must be a power of 2 from 2 to 32, not 12}}
+    %lanes = transform.kforge.distribute_rows_to_lanes %func {lanes = 12} : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
