@@ -325,6 +325,9 @@ std::vector<int64_t> kforge::tune::innermostTile(const Schedule &schedule, const
   for (size_t d = 0; d < facts.parallelSizes.size(); ++d)
     extents.push_back(thread && d < thread->sizes.size() && thread->sizes[d] > 0 ? thread->sizes[d]
                                                                                  : blockExtent(schedule, facts, d));
+  // lanes: each lane holds every count-th column of the row.
+  if (const Action *lanes = findSlot(schedule, "lanes"); lanes && !extents.empty() && lanes->factor > 0)
+    extents.back() = std::max<int64_t>(1, extents.back() / lanes->factor);
   return extents;
 }
 
@@ -422,8 +425,7 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
         problem(index, "shape", "lanes(" + std::to_string(action.factor) + "): the row (" +
                                     std::to_string(blockExtent(schedule, facts, rank - 1)) +
                                     " elements) is not a multiple of the lanes");
-      if (findSlot(schedule, "vectorize"))
-        problem(index, "unsupported", "lanes with vectorize: the lanes' strided columns are not vectorized yet");
+
       std::vector<int64_t> dims = blockDims(schedule, facts);
       if (dims[0] * dims[1] * dims[2] > 1024)
         problem(index, "too-large", "lanes(" + std::to_string(action.factor) + ") makes " +
@@ -522,8 +524,10 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       }
       // A reduction (not a contraction) fused into the tile is computed whole for each of the tile's rows.
       bool reductionsFused = facts.reductionSize > 0 && findSlot(schedule, "fuse", thread ? "thread" : "block");
+      const Action *lanes = findSlot(schedule, "lanes");
       if (reductionsFused)
-        elements = std::max(elements, elements / innermost.back() * facts.reductionSize);
+        elements = std::max(elements, elements / innermost.back() * facts.reductionSize /
+                                          (lanes && lanes->factor > 0 ? lanes->factor : 1));
       if (innermost.size() > 1 && innermost.back() == 1 &&
           llvm::any_of(llvm::ArrayRef(innermost).drop_back(), [](int64_t e) { return e > 1; }))
         problem(index, "unsupported",
@@ -756,8 +760,10 @@ private:
       std::string rows = fresh("row_loop");
       line("    " + rows + " = transform.structured.match ops{[\"scf.forall\"]} attributes{mapping = "
            "[#gpu.thread<x>]} in " + func + " : " + kUnary);
-      line("    " + fresh("lane_loop") + " = transform.kforge.distribute_rows_to_lanes " + rows + " {lanes = " +
+      std::string lanes = fresh("lane_loop");
+      line("    " + lanes + " = transform.kforge.distribute_rows_to_lanes " + rows + " {lanes = " +
            std::to_string(action.factor) + "} : " + kUnary);
+      threadLoop = inner = lanes; // the thread loop is replaced (its other handles are gone)
       return;
     }
     if (action.kind == "unroll") {
