@@ -72,7 +72,7 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
        {{"count", ParamType::Int, {8, 16, 32}, {}, "lanes per row (32: a warp per row)"}},
        {"gpu"},
        "a 2-D root without a contraction; tile(thread) of one row per thread (size 1 on the rows, the row "
-       "whole) and fuse(thread) when there are producers; the row a multiple of count; not with vectorize"},
+       "whole) and fuse(thread) when there are producers; the row a multiple of count; at most 1024 threads"},
       {"occupancy",
        "Ask the kernel's compiler to fit this many blocks on a multiprocessor (PTX .minnctapersm): ptxas limits "
        "each thread's registers to make room, trading spills for occupancy.",
