@@ -128,3 +128,21 @@ def test_tune_only_then_measure(tmp_path):
     assert json.load(open(tmp_path / "report.json"))["tasks"][0]["kforge"]["status"] == "correct"
     both = _bench("--tasks", "relu", "--no-tune", "--tune-only", out=tmp_path)
     assert both.returncode != 0 and "exclude each other" in both.stderr
+
+
+def test_embedded_fatbin_is_found(tmp_path):
+    """The instruction mix needs the GPU binary MLIR embeds in a kernel library; find it by its header."""
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader("bench_run", os.path.join(ROOT, "bench", "run"))
+    spec = importlib.util.spec_from_loader("bench_run", loader)
+    bench_run = importlib.util.module_from_spec(spec)
+    loader.exec_module(bench_run)
+    import struct
+    payload = b"\x01" * 40
+    blob = struct.pack("<IHHQ", bench_run.FATBIN_MAGIC, 1, 16, len(payload)) + payload
+    library = tmp_path / "kernel.so"
+    library.write_bytes(b"\x7fELF" + b"\x00" * 100 + blob + b"\xff" * 64)
+    assert bench_run.embedded_fatbin(str(library)) == blob
+    (tmp_path / "plain.so").write_bytes(b"\x7fELF" + b"\x00" * 100)
+    assert bench_run.embedded_fatbin(str(tmp_path / "plain.so")) is None
