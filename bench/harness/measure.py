@@ -56,14 +56,17 @@ class _KforgeKernel:
         self.artifact, self.poisoned = artifact, poisoned
 
     def __call__(self, *inputs):
-        outputs = [self.poisoned(a["shape"]) for a in self.artifact.outputs]
+        outputs = [self.poisoned(a["shape"], a["dtype"]) for a in self.artifact.outputs]
         self.artifact(*inputs, *outputs)
         return outputs[0]
 
     def prepare_timing(self, inputs):
-        outputs = [self.poisoned(a["shape"]) for a in self.artifact.outputs]
+        outputs = [self.poisoned(a["shape"], a["dtype"]) for a in self.artifact.outputs]
         bound = self.artifact.bind(*inputs, *outputs)
         return lambda *_: bound()
+
+
+ELEMENT_BYTES = {"f32": 4, "bf16": 2}
 
 
 class CpuBackend:
@@ -73,7 +76,10 @@ class CpuBackend:
         import numpy
         self.np = numpy
 
-    def inputs(self, shapes, seed):
+    def supports(self, task):
+        return task.dtype == "f32"  # NumPy has no bf16
+
+    def inputs(self, shapes, seed, dtype="f32"):
         rng = self.np.random.default_rng(seed)
         return [rng.standard_normal(shape, dtype=self.np.float32) for shape in shapes]
 
@@ -89,7 +95,7 @@ class CpuBackend:
 
     def kforge(self, artifact):
         np = self.np
-        return _KforgeKernel(artifact, lambda shape: np.full(shape, np.nan, dtype=np.float32))
+        return _KforgeKernel(artifact, lambda shape, dtype="f32": np.full(shape, np.nan, dtype=np.float32))
 
     def to_numpy(self, value):
         return self.np.asarray(value)
@@ -113,7 +119,7 @@ class CpuBackend:
         a = np.ones((1024, 1024), dtype=np.float32)
         mm = self.time(lambda: a @ a, [], 1, 5)["median_ms"]
         return {"copy_gbps": 2 * x.nbytes / (copy * 1e6), "fp32_tflops": 2 * 1024 ** 3 / (mm * 1e9),
-                "how": "NumPy copy of 128 MB; NumPy fp32 matmul 1024^3"}
+                "bf16_tflops": None, "how": "NumPy copy of 128 MB; NumPy fp32 matmul 1024^3"}
 
 
 class CudaBackend:
@@ -130,10 +136,14 @@ class CudaBackend:
         l2 = torch.cuda.get_device_properties(self.device).L2_cache_size
         self.flush = torch.empty(max(4 * l2, 256 << 20) // 4, dtype=torch.float32, device=self.device)
 
-    def inputs(self, shapes, seed):
-        generator = self.torch.Generator(device=self.device).manual_seed(seed)
-        return [self.torch.randn(shape, generator=generator, device=self.device, dtype=self.torch.float32)
-                for shape in shapes]
+    def supports(self, task):
+        return task.dtype in ("f32", "bf16")
+
+    def inputs(self, shapes, seed, dtype="f32"):
+        torch = self.torch
+        generator = torch.Generator(device=self.device).manual_seed(seed)
+        values = [torch.randn(shape, generator=generator, device=self.device, dtype=torch.float32) for shape in shapes]
+        return [v.to(torch.bfloat16) for v in values] if dtype == "bf16" else values
 
     def _torch_fn(self, task):
         return eval(task.torch, {"torch": self.torch})  # the task's PyTorch definition, a lambda
@@ -151,11 +161,12 @@ class CudaBackend:
 
     def kforge(self, artifact):
         torch = self.torch
-        return _KforgeKernel(artifact, lambda shape: torch.full(shape, float("nan"), dtype=torch.float32,
-                                                                  device=self.device))
+        types = {"f32": torch.float32, "bf16": torch.bfloat16}
+        return _KforgeKernel(artifact, lambda shape, dtype="f32": torch.full(shape, float("nan"), dtype=types[dtype],
+                                                                               device=self.device))
 
     def to_numpy(self, value):
-        return value.detach().cpu().numpy()
+        return value.detach().float().cpu().numpy()  # bf16 widens exactly; NumPy has no bf16
 
     def time(self, fn, inputs, warmup, reps):
         torch = self.torch
@@ -182,28 +193,35 @@ class CudaBackend:
         a = torch.randn(8192, 8192, device=self.device)
         b = torch.randn(8192, 8192, device=self.device)
         mm = self.time(lambda: a @ b, [], 3, 20)["median_ms"]
-        del x, y, a, b
+        a16, b16 = a.to(torch.bfloat16), b.to(torch.bfloat16)
+        mm16 = self.time(lambda: a16 @ b16, [], 3, 20)["median_ms"]
+        del x, y, a, b, a16, b16
         return {"copy_gbps": 2 * (1 << 30) / (copy * 1e6), "fp32_tflops": 2 * 8192 ** 3 / (mm * 1e9),
-                "how": "torch copy_ of 1 GiB (read + write); cuBLAS fp32 (tf32 off) 8192^3 via torch.matmul"}
+                "bf16_tflops": 2 * 8192 ** 3 / (mm16 * 1e9),
+                "how": "torch copy_ of 1 GiB (read + write); cuBLAS fp32 (tf32 off) and bf16 8192^3 via torch.matmul"}
 
 
-def floor_ms(task_bytes, flops, ceilings):
+def floor_ms(task_bytes, flops, ceilings, dtype="f32"):
     """The roofline floor: the larger of moving every argument once at copy bandwidth and the FLOPs at the
-    fp32 matmul rate."""
-    return max(task_bytes / (ceilings["copy_gbps"] * 1e6), flops / (ceilings["fp32_tflops"] * 1e9) if flops else 0)
+    matmul rate of the task's precision (cuBLAS fp32, or bf16 on tensor cores)."""
+    rate = ceilings.get("bf16_tflops") if dtype == "bf16" else ceilings["fp32_tflops"]
+    compute = flops / (rate * 1e9) if flops and rate else 0
+    return max(task_bytes / (ceilings["copy_gbps"] * 1e6), compute)
 
 
-def measure_task(backend, task, shape, implementations, seeds=5, warmup=3, reps=20, tolerance=FP32_TOLERANCE):
+def measure_task(backend, task, shape, implementations, seeds=5, warmup=3, reps=20, tolerance=None):
     """Verifies every implementation over ``seeds`` seeds, then times the correct ones on the last seed's
     inputs. ``implementations``: name -> callable or None (not available). Returns {"implementations": name ->
     result, "bytes": the fp32 bytes of the inputs and the output, each moved once}."""
     shapes = task.input_shapes(shape)
     elements = sum(math.prod(s) for s in shapes)
+    dtype = getattr(task, "dtype", "f32")
+    tolerance = tolerance if tolerance is not None else getattr(task, "tolerance", FP32_TOLERANCE)
     results = {name: {"status": "n/a" if fn is None else "correct", "seeds": []}
                for name, fn in implementations.items()}
     inputs = None
     for seed in range(seeds):
-        inputs = backend.inputs(shapes, seed)
+        inputs = backend.inputs(shapes, seed, dtype)
         reference = backend.reference(task, inputs)
         output_elements = reference.size
         for name, fn in implementations.items():
@@ -221,7 +239,8 @@ def measure_task(backend, task, shape, implementations, seeds=5, warmup=3, reps=
         if results[name]["status"] == "correct":
             timed = fn.prepare_timing(inputs) if hasattr(fn, "prepare_timing") else fn
             results[name]["timing"] = backend.time(timed, inputs, warmup, reps)
-    return {"implementations": results, "bytes": 4 * (elements + output_elements)}
+    return {"implementations": results, "bytes": ELEMENT_BYTES[dtype] * (elements + output_elements),
+            "tolerance": tolerance}
 
 
 def geomean(values):

@@ -35,8 +35,8 @@ _GELU_BODY = """    %half = arith.constant 0.5 : f32
     {y} = arith.mulf %hx, %onep : f32"""
 
 
-def _t(*dims):
-    return "tensor<" + "x".join(str(d) for d in dims) + "xf32>"
+def _t(*dims, dtype="f32"):
+    return "tensor<" + "x".join(str(d) for d in dims) + f"x{dtype}>"
 
 
 def _gemm_prologue(name, m, n, k, extra_args=(), result=None):
@@ -165,6 +165,62 @@ def _conv_mlir(shape):
             f"  return %r : {_t(n, oh, ow, f)}\n}}\n")
 
 
+# --- bf16 variants of the matmul-bound tasks: bf16 operands, fp32 accumulation, a bf16 result ----------------
+
+def _to_bf16(source, dims):
+    """A linalg.generic rounding an fp32 tensor to bf16 (the task's output precision)."""
+    maps = ", ".join(["#map_id"] * 2)
+    iterators = ", ".join(['"parallel"'] * len(dims))
+    return (f"  %out_bf16 = tensor.empty() : {_t(*dims, dtype='bf16')}\n"
+            f"  %y = linalg.generic {{indexing_maps = [{maps}], iterator_types = [{iterators}]}}\n"
+            f"      ins({source} : {_t(*dims)}) outs(%out_bf16 : {_t(*dims, dtype='bf16')}) {{\n"
+            f"  ^bb0(%x: f32, %o: bf16):\n    %r = arith.truncf %x : f32 to bf16\n    linalg.yield %r : bf16\n"
+            f"  }} -> {_t(*dims, dtype='bf16')}\n  return %y : {_t(*dims, dtype='bf16')}\n}}\n")
+
+
+def _matmul_bf16_mlir(name):
+    def build(shape):
+        m, n, k = shape
+        return (f"#map_id = affine_map<(i, j) -> (i, j)>\n"
+                f"func.func @{name}(%A: {_t(m, k, dtype='bf16')}, %B: {_t(k, n, dtype='bf16')}) -> "
+                f"{_t(m, n, dtype='bf16')} {{\n"
+                f"  %zero = arith.constant 0.0 : f32\n  %empty = tensor.empty() : {_t(m, n)}\n"
+                f"  %init = linalg.fill ins(%zero : f32) outs(%empty : {_t(m, n)}) -> {_t(m, n)}\n"
+                f"  %mm = linalg.matmul ins(%A, %B : {_t(m, k, dtype='bf16')}, {_t(k, n, dtype='bf16')}) "
+                f"outs(%init : {_t(m, n)}) -> {_t(m, n)}\n"
+                + _to_bf16("%mm", (m, n)))
+    return build
+
+
+def _batch_matmul_bf16_mlir(shape):
+    b, m, n, k = shape
+    return (f"#map_id = affine_map<(b, i, j) -> (b, i, j)>\n"
+            f"func.func @batch_matmul_bf16(%A: {_t(b, m, k, dtype='bf16')}, %B: {_t(b, k, n, dtype='bf16')}) -> "
+            f"{_t(b, m, n, dtype='bf16')} {{\n"
+            f"  %zero = arith.constant 0.0 : f32\n  %empty = tensor.empty() : {_t(b, m, n)}\n"
+            f"  %init = linalg.fill ins(%zero : f32) outs(%empty : {_t(b, m, n)}) -> {_t(b, m, n)}\n"
+            f"  %mm = linalg.batch_matmul ins(%A, %B : {_t(b, m, k, dtype='bf16')}, {_t(b, k, n, dtype='bf16')}) "
+            f"outs(%init : {_t(b, m, n)}) -> {_t(b, m, n)}\n"
+            + _to_bf16("%mm", (b, m, n)))
+
+
+def _gemm_bias_relu_bf16_mlir(shape):
+    m, n, k = shape
+    bf = lambda *d: _t(*d, dtype="bf16")  # noqa: E731
+    return (f"#map_id = affine_map<(i, j) -> (i, j)>\n#map_col = affine_map<(i, j) -> (j)>\n"
+            f"func.func @gemm_bias_relu_bf16(%A: {bf(m, k)}, %B: {bf(k, n)}, %bias: {bf(n)}) -> {bf(m, n)} {{\n"
+            f"  %zero = arith.constant 0.0 : f32\n  %empty = tensor.empty() : {_t(m, n)}\n"
+            f"  %init = linalg.fill ins(%zero : f32) outs(%empty : {_t(m, n)}) -> {_t(m, n)}\n"
+            f"  %mm = linalg.matmul ins(%A, %B : {bf(m, k)}, {bf(k, n)}) outs(%init : {_t(m, n)}) -> {_t(m, n)}\n"
+            f"  %out_bf16 = tensor.empty() : {bf(m, n)}\n"
+            f"  %y = linalg.generic {{indexing_maps = [#map_id, #map_col, #map_id], iterator_types = [\"parallel\", \"parallel\"]}}\n"
+            f"      ins(%mm, %bias : {_t(m, n)}, {bf(n)}) outs(%out_bf16 : {bf(m, n)}) {{\n"
+            f"  ^bb0(%x: f32, %b: bf16, %o: bf16):\n    %bf = arith.extf %b : bf16 to f32\n"
+            f"    %s = arith.addf %x, %bf : f32\n    %r = arith.maximumf %s, %zero : f32\n"
+            f"    %t = arith.truncf %r : f32 to bf16\n    linalg.yield %t : bf16\n  }} -> {bf(m, n)}\n"
+            f"  return %y : {bf(m, n)}\n}}\n")
+
+
 # --- Level 2: a gemm and an elementwise epilogue (plus the gemm+softmax and gemm+sum reductions) ----------
 
 def _gemm_epilogue_mlir(name, extra, body):
@@ -229,9 +285,20 @@ def _np_softmax(x):
 
 
 class Task:
-    def __init__(self, name, level, shape, small, mlir, numpy, torch, inputs, flops, note=""):
+    """``dtype``: the precision of the task's inputs and output ("f32", or "bf16": bf16 operands and result,
+    fp32 accumulation, as PyTorch's bf16 matmul); ``fp32_twin``: for a bf16 task, the fp32 task computing the
+    same thing (CI checks the bf16 payload against it)."""
+
+    def __init__(self, name, level, shape, small, mlir, numpy, torch, inputs, flops, note="", dtype="f32",
+                 fp32_twin=None):
         self.name, self.level, self.shape, self.small = name, level, shape, small
         self.mlir, self.numpy, self.torch, self.inputs, self.flops, self.note = mlir, numpy, torch, inputs, flops, note
+        self.dtype, self.fp32_twin = dtype, fp32_twin
+
+    @property
+    def tolerance(self):
+        """Relative L2 error allowed against a float64 reference (shared/MEASURE.md: 1e-4 fp32, 1e-2 bf16)."""
+        return 1e-2 if self.dtype == "bf16" else 1e-4
 
     def input_shapes(self, shape):
         return self.inputs(shape)
@@ -325,11 +392,29 @@ TASKS = [
 ]
 
 
+def _bf16_twin(name, mlir):
+    """The bf16 variant of the fp32 task ``name``: same shapes, definitions and FLOPs."""
+    fp32 = by_name(name)
+    return Task(name + "_bf16", fp32.level, fp32.shape, fp32.small, mlir, fp32.numpy, fp32.torch, fp32.inputs,
+                fp32.flops, note="bf16 operands and result, fp32 accumulation", dtype="bf16", fp32_twin=name)
+
+
 def by_name(name):
     for task in TASKS:
         if task.name == name:
             return task
     raise KeyError(name)
+
+
+TASKS += [
+    _bf16_twin("matmul_square", _matmul_bf16_mlir("matmul_square_bf16")),
+    _bf16_twin("matmul_rect", _matmul_bf16_mlir("matmul_rect_bf16")),
+    _bf16_twin("matmul_large_k", _matmul_bf16_mlir("matmul_large_k_bf16")),
+    _bf16_twin("matmul_small_k", _matmul_bf16_mlir("matmul_small_k_bf16")),
+    _bf16_twin("matmul_irregular", _matmul_bf16_mlir("matmul_irregular_bf16")),
+    _bf16_twin("batch_matmul", _batch_matmul_bf16_mlir),
+    _bf16_twin("gemm_bias_relu", _gemm_bias_relu_bf16_mlir),
+]
 
 
 def main(argv):
@@ -340,7 +425,7 @@ def main(argv):
     args = parser.parse_args(argv)
     if args.list:
         for t in TASKS:
-            print(f"level {t.level}  {t.name:32} {'x'.join(map(str, t.shape))}")
+            print(f"level {t.level}  {t.name:32} {t.dtype:5} {'x'.join(map(str, t.shape))}")
     if args.write:
         os.makedirs(args.write, exist_ok=True)
         for t in TASKS:

@@ -146,3 +146,16 @@ def test_embedded_fatbin_is_found(tmp_path):
     assert bench_run.embedded_fatbin(str(library)) == blob
     (tmp_path / "plain.so").write_bytes(b"\x7fELF" + b"\x00" * 100)
     assert bench_run.embedded_fatbin(str(tmp_path / "plain.so")) is None
+
+
+def test_bf16_tasks_are_skipped_on_the_cpu_backend_and_floored_at_the_bf16_rate(tmp_path):
+    result = _bench("--tasks", "relu,matmul_square_bf16", "--trials", "2", "--seeds", "1", "--reps", "3",
+                    out=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "not measured on the cpu backend: matmul_square_bf16" in result.stderr
+    results = json.load(open(tmp_path / "report.json"))
+    assert [r["task"] for r in results["tasks"]] == ["relu"] and results["not_measured"] == ["matmul_square_bf16"]
+    ceilings = {"copy_gbps": 4000, "fp32_tflops": 50, "bf16_tflops": 700}
+    assert measure.floor_ms(4, 7e11, ceilings, "bf16") == pytest.approx(1.0)
+    assert measure.floor_ms(4, 5e10, ceilings, "f32") == pytest.approx(1.0)
+    assert tasks.by_name("matmul_square_bf16").tolerance == 1e-2

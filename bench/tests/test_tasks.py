@@ -25,7 +25,32 @@ def test_the_task_set_covers_levels_1_and_2():
         assert t.torch.startswith("lambda"), t.name  # a PyTorch definition for the GPU benchmark
 
 
-@pytest.mark.parametrize("task", tasks.TASKS, ids=lambda t: t.name)
+FP32_TASKS = [t for t in tasks.TASKS if t.dtype == "f32"]
+BF16_TASKS = [t for t in tasks.TASKS if t.dtype == "bf16"]
+
+
+def test_bf16_variants_of_the_matmul_bound_tasks():
+    names = {t.name for t in BF16_TASKS}
+    assert {"matmul_square_bf16", "batch_matmul_bf16", "gemm_bias_relu_bf16"} <= names
+    for t in BF16_TASKS:
+        assert tasks.by_name(t.fp32_twin).dtype == "f32" and t.tolerance == 1e-2
+
+
+@pytest.mark.parametrize("task", BF16_TASKS, ids=lambda t: t.name)
+def test_bf16_payload_matches_its_fp32_twin(task, tmp_path):
+    """NumPy has no bf16, so a bf16 payload is checked by kforge-run against its fp32 twin's payload (which the
+    test below checks against NumPy); the runner rounds the inputs to bf16 for both."""
+    for name, source in ((task.name, task), (task.fp32_twin, tasks.by_name(task.fp32_twin))):
+        (tmp_path / f"{name}.mlir").write_text(source.mlir(task.small))
+        subprocess.run([os.path.join(BUILD, "bin", "kforge-compile"), str(tmp_path / f"{name}.mlir"), "--target", "cpu",
+                        "-o", str(tmp_path / name)], check=True)
+    run = subprocess.run([os.path.join(BUILD, "bin", "kforge-run"), "--candidate", str(tmp_path / task.name),
+                          "--reference", str(tmp_path / task.fp32_twin), "--seeds", "2", "--reps", "0",
+                          "--tolerance", str(task.tolerance)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+
+
+@pytest.mark.parametrize("task", FP32_TASKS, ids=lambda t: t.name)
 def test_payload_matches_numpy_definition(task, tmp_path):
     payload = tmp_path / f"{task.name}.mlir"
     payload.write_text(task.mlir(task.small))

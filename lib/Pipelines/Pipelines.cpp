@@ -188,6 +188,8 @@ void kforge::buildLowerToCPUPipeline(OpPassManager &pm, const LowerToCPUOptions 
   pm.addPass(createConvertVectorToSCFPass(VectorTransferToSCFOptions().enableFullUnroll()));
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // bf16 rounding would otherwise call __truncsfbf2, which a dlopen'ed kernel library cannot resolve.
+  pm.addPass(createKforgeExpandBF16());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());

@@ -101,6 +101,16 @@ def KforgeAlignSharedMemory : Pass<"kforge-align-shared-memory", "mlir::gpu::GPU
   ];
 }
 
+def KforgeExpandBF16 : Pass<"kforge-expand-bf16", "mlir::ModuleOp"> {
+  let summary = "Expand bf16 conversions (arith.truncf / arith.extf) into integer arithmetic for the CPU";
+  let description = [{
+    LLVM lowers `fptrunc float to bfloat` on x86 to a call to `__truncsfbf2`, a compiler-rt builtin that a
+    kernel library loaded with dlopen cannot resolve. Upstream's bf16 expansion patterns
+    (round to nearest even, NaN kept quiet) replace the conversions with integer operations first.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def KforgeLowerSubgroupReduce : Pass<"kforge-lower-subgroup-reduce", "mlir::gpu::GPUModuleOp"> {
   let summary = "Lower gpu.subgroup_reduce to butterfly shuffles (gpu.shuffle xor) over 32-lane warps";
   let description = [{
