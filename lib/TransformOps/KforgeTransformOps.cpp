@@ -178,21 +178,36 @@ DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(trans
   if (!rows)
     return emitSilenceableError() << "expected a static number of rows";
 
-  // The row width: what the forall inserts, one 1xN row per iteration.
+  // The row width: the last loop of the linalg ops over a row (their other loops have one iteration).
   int64_t width = 0;
-  for (Operation &op : forall.getTerminator().getYieldingOps()) {
-    auto insert = dyn_cast<tensor::ParallelInsertSliceOp>(op);
-    RankedTensorType type = insert ? insert.getSourceType() : RankedTensorType();
-    if (!insert || !type.hasStaticShape() || type.getRank() < 1 ||
-        llvm::any_of(type.getShape().drop_back(), [](int64_t d) { return d != 1; }) ||
-        !llvm::all_of(insert.getStaticStrides(), [](int64_t s) { return s == 1; }) ||
-        (width && type.getShape().back() != width))
-      return emitSilenceableError() << "expected the forall to insert whole unit-stride rows (1x...xN)";
-    width = type.getShape().back();
+  for (Operation &op : forall.getBody()->without_terminator()) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
+    if (!linalgOp || !linalgOp.hasPureTensorSemantics() || linalgOp.getNumLoops() < 2)
+      continue;
+    SmallVector<int64_t> loops = linalgOp.getStaticLoopRanges();
+    if (loops.back() <= 1 || llvm::any_of(ArrayRef(loops).drop_back(), [](int64_t r) { return r != 1; }))
+      continue;
+    if (width && loops.back() != width)
+      return emitSilenceableError() << "the row ops have different widths (" << width << ", " << loops.back() << ")";
+    width = loops.back();
   }
   if (width == 0 || width % lanes != 0)
     return emitSilenceableError() << "the row width (" << width << ") is not a multiple of " << lanes << " lanes";
   int64_t perLane = width / lanes;
+  // What the forall inserts: whole unit-stride rows (1x...xN), or row statistics (1x...x1, e.g. a row sum).
+  auto isStatistic = [](RankedTensorType type) {
+    return llvm::all_of(type.getShape(), [](int64_t d) { return d == 1; });
+  };
+  for (Operation &op : forall.getTerminator().getYieldingOps()) {
+    auto insert = dyn_cast<tensor::ParallelInsertSliceOp>(op);
+    RankedTensorType type = insert ? insert.getSourceType() : RankedTensorType();
+    if (!insert || !type.hasStaticShape() || type.getRank() < 1 ||
+        !llvm::all_of(insert.getStaticStrides(), [](int64_t s) { return s == 1; }) ||
+        !(isStatistic(type) || (type.getShape().back() == width &&
+                                llvm::all_of(type.getShape().drop_back(), [](int64_t d) { return d == 1; }))))
+      return emitSilenceableError() << "expected the forall to insert whole unit-stride rows (1x...xN) or row "
+                                       "statistics (1x...x1)";
+  }
 
   // Checks before any change: every op that touches a row is a row op.
   std::string why;
@@ -259,9 +274,20 @@ DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(trans
     }
     auto linalgOp = cast<linalg::LinalgOp>(&op);
     unsigned rowLoop = linalgOp.getNumLoops() - 1;
+    bool isReduction = linalgOp.getIteratorTypesArray().back() == utils::IteratorType::reduction;
     SmallVector<Value> operands;
     for (OpOperand &operand : op.getOpOperands()) {
       Value value = map.lookupOrDefault(operand.get());
+      if (isReduction && linalgOp.isDpsInit(&operand)) {
+        // Each lane's partial accumulates in a tensor of its own, never in the forall's output (where the
+        // lanes would all write one element: a row sum's init is a slice of the row-sum output).
+        auto fill = operand.get().getDefiningOp<linalg::FillOp>(); // checked: the neutral element
+        auto type = cast<RankedTensorType>(value.getType());
+        Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(), type.getElementType());
+        operands.push_back(linalg::FillOp::create(rewriter, loc, map.lookupOrDefault(fill.getInputs()[0]), empty)
+                               .getResult(0));
+        continue;
+      }
       AffineMap indexing = linalgOp.getMatchingIndexingMap(&operand);
       std::optional<unsigned> dim = indexing.getResultPosition(rewriter.getAffineDimExpr(rowLoop));
       if (dim && !strided.contains(value))
@@ -292,21 +318,41 @@ DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(trans
     }
   }
 
-  // Each lane inserts its columns of the row.
+  // Each lane inserts its columns of the row; a row statistic (the same in every lane after the shuffles)
+  // is inserted by lane 0 alone: the other lanes insert an empty slice, so no two lanes write one element.
   rewriter.setInsertionPointToStart(lanesForall.getTerminator().getBody());
   for (Operation &op : forall.getTerminator().getYieldingOps()) {
     auto insert = cast<tensor::ParallelInsertSliceOp>(op);
     Value source = map.lookupOrDefault(insert.getSource());
-    if (!strided.contains(source)) {
-      rewriter.eraseOp(lanesForall);
-      return emitSilenceableError() << "an inserted row is not computed by row ops";
-    }
     SmallVector<OpFoldResult> offsets = insert.getMixedOffsets(), sizes = insert.getMixedSizes(),
                               strides = insert.getMixedStrides();
     for (OpFoldResult &o : offsets)
       if (auto v = dyn_cast<Value>(o))
         o = map.lookupOrDefault(v);
     rewriter.setInsertionPoint(lanesForall.getTerminator());
+    if (isStatistic(insert.getSourceType())) {
+      if (strided.contains(source)) {
+        rewriter.eraseOp(lanesForall);
+        return emitSilenceableError() << "an inserted row statistic is a lane's slice";
+      }
+      Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0), one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+      Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane, zero);
+      Value count = arith::SelectOp::create(rewriter, loc, first, one, zero);
+      int64_t rank = insert.getSourceType().getRank();
+      SmallVector<OpFoldResult> at(rank, rewriter.getIndexAttr(0)), unit(rank, rewriter.getIndexAttr(1));
+      SmallVector<OpFoldResult> pieceSizes = unit;
+      pieceSizes.back() = count;
+      Value piece = tensor::ExtractSliceOp::create(rewriter, loc, source, at, pieceSizes, unit);
+      sizes.back() = count;
+      rewriter.setInsertionPointToEnd(lanesForall.getTerminator().getBody());
+      tensor::ParallelInsertSliceOp::create(rewriter, insert.getLoc(), piece, map.lookup(insert.getDest()), offsets,
+                                            sizes, strides);
+      continue;
+    }
+    if (!strided.contains(source)) {
+      rewriter.eraseOp(lanesForall);
+      return emitSilenceableError() << "an inserted row is not computed by row ops";
+    }
     Value column = affine::makeComposedAffineApply(
                        rewriter, loc, rewriter.getAffineDimExpr(0) + rewriter.getAffineDimExpr(1),
                        {offsets.back(), OpFoldResult(lane)})

@@ -71,7 +71,7 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
        "transform.kforge.distribute_rows_to_lanes on the thread-level scf.forall",
        {{"count", ParamType::Int, {8, 16, 32}, {}, "lanes per row (32: a warp per row)"}},
        {"gpu"},
-       "a 2-D root without a contraction; tile(thread) of one row per thread (size 1 on the rows, the row "
+       "a 2-D root, or a row sum, without a contraction; tile(thread) of one row per thread (size 1 on the rows, the row "
        "whole) and fuse(thread) when there are producers; the row a multiple of count; at most 1024 threads"},
       {"occupancy",
        "Ask the kernel's compiler to fit this many blocks on a multiprocessor (PTX .minnctapersm): ptxas limits "
@@ -325,8 +325,8 @@ std::vector<int64_t> kforge::tune::innermostTile(const Schedule &schedule, const
   for (size_t d = 0; d < facts.parallelSizes.size(); ++d)
     extents.push_back(thread && d < thread->sizes.size() && thread->sizes[d] > 0 ? thread->sizes[d]
                                                                                  : blockExtent(schedule, facts, d));
-  // lanes: each lane holds every count-th column of the row.
-  if (const Action *lanes = findSlot(schedule, "lanes"); lanes && !extents.empty() && lanes->factor > 0)
+  // lanes: each lane holds every count-th column of the row (of a 2-D root; a 1-D root's row is its reduction).
+  if (const Action *lanes = findSlot(schedule, "lanes"); lanes && extents.size() >= 2 && lanes->factor > 0)
     extents.back() = std::max<int64_t>(1, extents.back() / lanes->factor);
   return extents;
 }
@@ -402,28 +402,30 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
     if (action.kind == "unroll" && !before("tile", "reduction"))
       problem(index, "precondition", "unroll needs tile(reduction) before it (it unrolls that loop)");
     if (action.kind == "lanes") {
+      // The row: a 2-D root's last loop, or the reduction a 1-D root is made of (a row sum).
+      bool rowSums = rank == 1 && facts.reductionSize > 0;
       const Action *thread = findSlot(schedule, "tile", "thread");
       int rowLoops = 0;
-      bool oneRow = thread && rank == 2;
+      bool oneRow = thread && (rank == 2 || rowSums);
       if (oneRow)
         for (size_t d = 0; d < rank; ++d) {
           int64_t size = thread->sizes[d], extent = blockExtent(schedule, facts, d);
-          if (d + 1 == rank)
+          if (d + 1 == rank && rank == 2)
             oneRow = oneRow && (size == 0 || size == extent);
           else if (size != 0)
             oneRow = oneRow && size == 1 && ++rowLoops == 1;
         }
-      if (!facts.contractionOp.empty() || rank != 2)
-        problem(index, "unsupported", "lanes: only 2-D roots without a contraction (rows of softmax, norms, "
-                                      "elementwise chains) are distributed over lanes");
+      int64_t width = rowSums ? facts.reductionSize : rank == 2 ? blockExtent(schedule, facts, rank - 1) : 0;
+      if (!facts.contractionOp.empty() || (rank != 2 && !rowSums))
+        problem(index, "unsupported", "lanes: only 2-D roots and row sums without a contraction (softmax, norms, "
+                                      "elementwise chains, row sums) are distributed over lanes");
       else if (!before("tile", "thread") || !oneRow || rowLoops != 1)
         problem(index, "precondition", "lanes needs tile(thread) of one row per thread before it: size 1 on the "
-                                       "rows, the last loop whole (0)");
+                                       "rows, the last loop of a 2-D root whole (0)");
       else if (facts.linalgOps > 1 && !before("fuse", "thread"))
         problem(index, "precondition", "lanes needs fuse(thread) before it (the row's producers in the thread)");
-      else if (blockExtent(schedule, facts, rank - 1) % action.factor != 0)
-        problem(index, "shape", "lanes(" + std::to_string(action.factor) + "): the row (" +
-                                    std::to_string(blockExtent(schedule, facts, rank - 1)) +
+      else if (width % action.factor != 0)
+        problem(index, "shape", "lanes(" + std::to_string(action.factor) + "): the row (" + std::to_string(width) +
                                     " elements) is not a multiple of the lanes");
 
       std::vector<int64_t> dims = blockDims(schedule, facts);

@@ -571,16 +571,19 @@ std::vector<Proposal> kforge::tune::heuristicSchedules(const PayloadFacts &facts
   h = add(s, h, h.empty() ? "tile(block) and tile(thread)" : "add tile(thread)");
   // Rows over a warp's lanes (coalesced columns, shuffle reductions) for rows that are reduced on the GPU:
   // a few rows per block, 32 lanes each.
-  if (gpu(profile) && !contraction && facts.reductionOps > 0 && facts.parallelSizes.size() == 2) {
-    int64_t rowCount = facts.parallelSizes[0], width = facts.parallelSizes[1];
+  bool rowSums = facts.parallelSizes.size() == 1 && facts.reductionSize > 0;
+  if (gpu(profile) && !contraction && facts.reductionOps > 0 && (facts.parallelSizes.size() == 2 || rowSums)) {
+    int64_t rowCount = facts.parallelSizes[0], width = rowSums ? facts.reductionSize : facts.parallelSizes[1];
     for (int64_t rows : {8, 4, 16, 2, 32, 1}) {
       if (rowCount % rows || width % 32)
         continue;
       Schedule v;
-      v.push_back(tile("block", {rows, 0}));
-      v.push_back(fuse("block"));
-      v.push_back(tile("thread", {1, 0}));
-      v.push_back(fuse("thread"));
+      v.push_back(tile("block", rowSums ? std::vector<int64_t>{rows} : std::vector<int64_t>{rows, 0}));
+      if (facts.linalgOps > 1)
+        v.push_back(fuse("block"));
+      v.push_back(tile("thread", rowSums ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 0}));
+      if (facts.linalgOps > 1)
+        v.push_back(fuse("thread"));
       v.push_back(intAction("lanes", 32));
       add(v, "", "heuristic: " + std::to_string(rows) + " rows per block, a warp per row");
     }

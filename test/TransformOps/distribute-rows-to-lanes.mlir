@@ -91,6 +91,48 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// A row sum as the result: each lane accumulates its columns in a tensor of its own (not in the output),
+// the lanes combine, and lane 0 alone inserts the row's total (the others insert an empty slice).
+// CHECK-LABEL: func.func @row_sum
+// CHECK: scf.forall (%[[ROW:.*]], %[[LANE:.*]]) in (4, 32)
+// CHECK: %[[OWN:.*]] = tensor.empty() : tensor<1xf32>
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[OWN]] : tensor<1xf32>)
+// CHECK: linalg.generic {{.*}} outs(%[[INIT]] : tensor<1xf32>)
+// CHECK: gpu.subgroup_reduce add
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %c0
+// CHECK: %[[COUNT:.*]] = arith.select %[[FIRST]], %c1, %c0 : index
+// CHECK: %[[PIECE:.*]] = tensor.extract_slice %{{.*}}[0] [%[[COUNT]]] [1] : tensor<1xf32> to tensor<?xf32>
+// CHECK: tensor.parallel_insert_slice %[[PIECE]] into %{{.*}}[%[[ROW]]] [%[[COUNT]]] [1]
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+func.func @row_sum(%x: tensor<4x64xf32>, %out: tensor<4xf32>) -> tensor<4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %r = scf.forall (%i) in (4) shared_outs(%o = %out) -> (tensor<4xf32>) {
+    %row = tensor.extract_slice %x[%i, 0] [1, 64] [1, 1] : tensor<4x64xf32> to tensor<1x64xf32>
+    %s = tensor.extract_slice %o[%i] [1] [1] : tensor<4xf32> to tensor<1xf32>
+    %init = linalg.fill ins(%zero : f32) outs(%s : tensor<1xf32>) -> tensor<1xf32>
+    %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%row : tensor<1x64xf32>) outs(%init : tensor<1xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    } -> tensor<1xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %sum into %o[%i] [1] [1] : tensor<1xf32> into tensor<4xf32>
+    }
+  } {mapping = [#gpu.thread<x>]}
+  return %r : tensor<4xf32>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %rows = transform.structured.match ops{["scf.forall"]} in %root : (!transform.any_op) -> !transform.any_op
+    %lanes = transform.kforge.distribute_rows_to_lanes %rows : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
 // A reduction that does not start from its combiner's neutral element cannot be split into partials.
 #id = affine_map<(i, j) -> (i, j)>
 #row = affine_map<(i, j) -> (i)>
@@ -131,11 +173,19 @@ module attributes {transform.with_named_sequence} {
 // -----
 
 // Rows of 48 elements do not split over 32 lanes.
+#id = affine_map<(i, j) -> (i, j)>
 func.func @narrow(%x: tensor<2x48xf32>, %out: tensor<2x48xf32>) -> tensor<2x48xf32> {
   %r = scf.forall (%i) in (2) shared_outs(%o = %out) -> (tensor<2x48xf32>) {
     %row = tensor.extract_slice %x[%i, 0] [1, 48] [1, 1] : tensor<2x48xf32> to tensor<1x48xf32>
+    %dest = tensor.extract_slice %o[%i, 0] [1, 48] [1, 1] : tensor<2x48xf32> to tensor<1x48xf32>
+    %neg = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%row : tensor<1x48xf32>) outs(%dest : tensor<1x48xf32>) {
+    ^bb0(%in: f32, %unused: f32):
+      %n = arith.negf %in : f32
+      linalg.yield %n : f32
+    } -> tensor<1x48xf32>
     scf.forall.in_parallel {
-      tensor.parallel_insert_slice %row into %o[%i, 0] [1, 48] [1, 1] : tensor<1x48xf32> into tensor<2x48xf32>
+      tensor.parallel_insert_slice %neg into %o[%i, 0] [1, 48] [1, 1] : tensor<1x48xf32> into tensor<2x48xf32>
     }
   } {mapping = [#gpu.thread<x>]}
   return %r : tensor<2x48xf32>

@@ -117,7 +117,9 @@ def DistributeRowsToLanesOp : Op<Transform_Dialect, "kforge.distribute_rows_to_l
     Targets a thread-level `scf.forall` over rows (one induction variable, one row per
     iteration) whose body computes a row of width N: linalg ops over a row (their last loop
     has N iterations; the others one), row statistics (reductions over the row), and
-    `tensor.parallel_insert_slice`s of 1xN rows. Returns a forall over (rows, lanes),
+    `tensor.parallel_insert_slice`s of 1xN rows or of row statistics (a row sum as the
+    result: lane 0 inserts it, the other lanes an empty slice). Each lane's partial
+    accumulates in a tensor of its own. Returns a forall over (rows, lanes),
     mapped to `#gpu.thread<y>` and `#gpu.thread<x>`, in which lane `l` handles the columns
     `l, l + lanes, l + 2 lanes, ...`: every row op works on a strided 1x(N/lanes) slice
     (one warp-wide access reads `lanes` consecutive elements: coalesced), and every
