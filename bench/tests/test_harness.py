@@ -96,7 +96,7 @@ def test_bench_run_end_to_end_on_the_cpu(tmp_path):
         assert row["eager"]["status"] == "correct" and row["compile"]["status"] == "n/a"
         assert row["tuning"]["trials"] == 3 and row["floor_ms"] > 0
         assert row["diagnosis"].startswith(("memory-bound", "compute-bound"))
-    assert results["summary"]["eager"]["fast_0"] == 1.0
+    assert results["summary"]["eager"]["fast_0"] == 1.0 and results["complete"] is True
     table = (tmp_path / "report.md").read_text()
     assert "| gemm_bias_relu | 2 | 64x64x64 |" in table and "fast_1" in table
     assert (tmp_path / "report.svg").read_text().startswith("<svg")
