@@ -259,6 +259,8 @@ LogicalResult kforge::compileArtifact(ModuleOp payload, StringRef payloadText, S
     target["features"] = options.features;
     target["opt_level"] = options.optLevel;
     target["runtime"] = "libkforge_mgpu.so";
+    // The kernels are compiled assuming it (kforge-align-kernel-arguments): callers must check.
+    target["argument_alignment"] = 16;
   }
   llvm::json::Object manifest{
       {"format", "kforge-artifact/1"},

@@ -127,6 +127,7 @@ void kforge::buildLowerToNVVMPipeline(OpPassManager &pm, const LowerToNVVMOption
   pm.addPass(createKforgePrepareKernelAttributes());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createKforgeApplyKernelAttributes());
+  pm.addPass(createKforgeAlignKernelArguments());
   // Outlining copies shared-memory globals into the gpu.module but leaves the host copies, which then fail
   // to convert; they have no users left, so symbol-dce removes them.
   pm.addPass(createSymbolDCEPass());

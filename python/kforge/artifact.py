@@ -58,6 +58,14 @@ class _Buffer:
         self.value = value
 
 
+def check_alignment(buffer, index, alignment):
+    """GPU kernels are compiled assuming every buffer is aligned to ``alignment`` bytes (128-bit accesses);
+    a view that starts elsewhere (e.g. a slice at an odd element) would fault or read the wrong data."""
+    if alignment > 1 and buffer.pointer % alignment:
+        raise ArtifactError(f"argument {index}: its data is not {alignment}-byte aligned (address "
+                            f"{buffer.pointer:#x}); kforge's GPU kernels require it: pass a copy (.clone())")
+
+
 class Artifact:
     """A loaded artifact: call it with the inputs (outputs are allocated and returned) or with all arguments."""
 
@@ -85,6 +93,7 @@ class Artifact:
         except (OSError, AttributeError) as error:
             raise ArtifactError(f"cannot load {library}: {error}") from None
         self._entry.restype = None
+        self.alignment = int(self.manifest["target"].get("argument_alignment", 1))
         self._descriptor_types = [_descriptor_type(len(a["shape"])) for a in self.arguments]
 
     def _allocate_outputs(self, like):
@@ -112,6 +121,7 @@ class Artifact:
                 raise ArtifactError(f"argument {index}: expected shape {tuple(argument['shape'])}, got {buffer.shape}")
             if names.get(argument["dtype"]) != buffer.dtype:
                 raise ArtifactError(f"argument {index}: expected {argument['dtype']}, got {buffer.dtype}")
+            check_alignment(buffer, index, self.alignment)
             if buffer.device != wanted_device:
                 raise ArtifactError(f"argument {index}: a {self.target} artifact takes {wanted_device} data, "
                                     f"got {buffer.device}")

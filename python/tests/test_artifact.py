@@ -78,3 +78,21 @@ def test_gpu_artifact_needs_the_runtime(compile_artifact, monkeypatch):
     monkeypatch.delenv("KFORGE_RUNTIME", raising=False)
     with pytest.raises(kforge.ArtifactError, match="needs kforge's runtime"):
         kforge.load(directory)
+
+
+def test_gpu_artifacts_declare_and_check_argument_alignment(compile_artifact):
+    """GPU kernels are compiled assuming 16-byte aligned buffers (128-bit accesses): the manifest says so, and a
+    misaligned view is refused before any kernel runs."""
+    import json
+    import os
+    from kforge.artifact import _Buffer, check_alignment
+    directory = compile_artifact("examples/gemm.mlir", recipe="recipes/matmul_register_tiled.mlir")
+    manifest = json.load(open(os.path.join(directory, "kernel.json")))
+    assert manifest["target"]["argument_alignment"] == 16
+    storage = np.zeros(64, dtype=np.float32)
+    aligned = next(storage[i:] for i in range(4) if storage[i:].ctypes.data % 16 == 0)
+    check_alignment(_Buffer(aligned), 0, 16)
+    misaligned = next(storage[i:] for i in range(4) if storage[i:].ctypes.data % 16)
+    with pytest.raises(kforge.ArtifactError, match="not 16-byte aligned"):
+        check_alignment(_Buffer(misaligned), 0, 16)
+    check_alignment(_Buffer(misaligned), 0, 1)  # CPU artifacts make no such assumption

@@ -142,6 +142,20 @@ def KforgeApplyKernelAttributes : Pass<"kforge-apply-kernel-attributes", "mlir::
   }];
 }
 
+def KforgeAlignKernelArguments : Pass<"kforge-align-kernel-arguments", "mlir::ModuleOp"> {
+  let summary = "Declare the buffers a kernel receives aligned (llvm.align on its memref arguments)";
+  let description = [{
+    kforge's ABI requires every buffer passed to a kernel library to be aligned to `alignment` bytes (16 by
+    default; cuMemAlloc gives 256, and kforge-run and the Python package check it). This pass records that
+    on each outlined kernel's memref arguments (`llvm.align`, carried to the aligned pointer by the NVVM
+    lowering), so LLVM can prove 128-bit accesses legal (`ld.global.v4`) where the index arithmetic keeps
+    them aligned, instead of splitting vector loads into scalars.
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"16", "Alignment in bytes">,
+  ];
+}
+
 def KforgeKernelAllocsToAlloca : Pass<"kforge-kernel-allocs-to-alloca", "mlir::ModuleOp"> {
   let summary = "Turn per-thread heap allocations inside GPU kernels into allocas";
   let description = [{
