@@ -32,6 +32,9 @@ std::string CudaDriver::load(int ordinal) {
       resolve(library, "cuGetErrorName", getErrorName);
   if (!ok)
     return "the CUDA driver lacks an entry point kforge-run needs (driver too old?)";
+  if (!resolve(library, "cuMemcpyDtoD_v2", memcpyDtoD) || !resolve(library, "cuMemsetD32_v2", memsetD32) ||
+      !resolve(library, "cuMemsetD16_v2", memsetD16))
+    memcpyDtoD = nullptr; // the device-side seed path is all or nothing
   CUdevice device = 0;
   CUcontext context = nullptr;
   std::string error = check(init(0), "cuInit");

@@ -43,6 +43,10 @@ struct CudaDriver {
   CUresult (*funcGetAttribute)(int *, int, CUfunction) = nullptr;
   CUresult (*occupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t) = nullptr;
   CUresult (*getErrorName)(CUresult, const char **) = nullptr;
+  // Optional (kforge-run works without them): device-side copies and fills for the long-lived runner.
+  CUresult (*memcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t) = nullptr;
+  CUresult (*memsetD32)(CUdeviceptr, unsigned int, size_t) = nullptr;
+  CUresult (*memsetD16)(CUdeviceptr, unsigned short, size_t) = nullptr;
 
   /// Loads libcuda.so.1 and makes device `ordinal`'s primary context current. Empty on success, else why not.
   std::string load(int ordinal);

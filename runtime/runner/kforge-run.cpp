@@ -32,6 +32,7 @@
 #include <dlfcn.h>
 #include <iostream>
 #include <malloc.h>
+#include <map>
 #include <random>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -154,8 +155,105 @@ std::string loadArtifact(const std::string &dir, const std::string &name, const 
   return "";
 }
 
-/// Fresh buffers: inputs copied from `inputs`, outputs filled with NaN.
-std::string prepare(Artifact &artifact, const std::vector<std::vector<float>> &inputs) {
+/// The memref descriptor of a dense row-major buffer: {allocated, aligned, offset, sizes..., strides...}.
+std::vector<int64_t> descriptorOf(void *data, const std::vector<int64_t> &shape) {
+  std::vector<int64_t> descriptor{reinterpret_cast<int64_t>(data), reinterpret_cast<int64_t>(data), 0};
+  descriptor.insert(descriptor.end(), shape.begin(), shape.end());
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  descriptor.insert(descriptor.end(), strides.begin(), strides.end());
+  return descriptor;
+}
+
+std::string prepareOnHost(Artifact &artifact, const std::vector<std::vector<float>> &inputs);
+
+/// A long-lived runner's inputs on the device: one pristine copy per seed, argument and element type, from
+/// which every candidate's fresh input buffers are copied on the device (no packing, no host-to-device copy
+/// per candidate). Off in single-run mode, or when KFORGE_RUN_DEVICE_SEEDS=0.
+class DeviceSeeds {
+public:
+  bool enabled() const { return on; }
+  void enable() {
+    const char *setting = std::getenv("KFORGE_RUN_DEVICE_SEEDS");
+    on = cuda.memcpyDtoD && !(setting && std::string(setting) == "0");
+  }
+  /// The pristine copy of `key`, or 0.
+  CUdeviceptr find(const std::string &key) const {
+    auto it = buffers.find(key);
+    return it == buffers.end() ? 0 : it->second;
+  }
+  /// Keeps a copy of `bytes` at `source` (a device buffer) as `key`'s pristine copy.
+  std::string keep(const std::string &key, CUdeviceptr source, size_t bytes) {
+    CUdeviceptr copy = 0;
+    if (auto e = cuda.check(cuda.memAlloc(&copy, std::max<size_t>(bytes, 4)), "cuMemAlloc"); !e.empty())
+      return e;
+    if (auto e = cuda.check(cuda.memcpyDtoD(copy, source, bytes), "cuMemcpyDtoD"); !e.empty())
+      return e;
+    buffers[key] = copy;
+    return "";
+  }
+
+private:
+  bool on = false;
+  std::map<std::string, CUdeviceptr> buffers;
+};
+DeviceSeeds deviceSeeds;
+
+/// Fills `count` elements of `type` at `pointer` with NaN on the device.
+std::string poisonOnDevice(CUdeviceptr pointer, DType type, size_t count) {
+  if (type == DType::F32)
+    return cuda.check(cuda.memsetD32(pointer, 0x7FC00000u, count), "cuMemsetD32");
+  return cuda.check(cuda.memsetD16(pointer, type == DType::BF16 ? 0x7FC0 : 0x7E00, count), "cuMemsetD16");
+}
+
+/// Fresh buffers: inputs copied from `inputs`, outputs filled with NaN. With `seedKey` (a GPU artifact in a
+/// long-lived runner, see DeviceSeeds), inputs are copied on the device from the seed's pristine copies when
+/// they exist (`inputs` may then be empty) and outputs are poisoned on the device.
+std::string prepare(Artifact &artifact, const std::vector<std::vector<float>> &inputs,
+                    const std::string &seedKey = "") {
+  const auto &args = artifact.manifest.arguments;
+  bool onDevice = artifact.gpu && deviceSeeds.enabled() && !seedKey.empty();
+  if (!onDevice)
+    return prepareOnHost(artifact, inputs);
+  artifact.host.assign(args.size(), {});
+  for (CUdeviceptr pointer : artifact.device)
+    if (pointer)
+      cuda.memFree(pointer);
+  artifact.device.assign(args.size(), 0);
+  artifact.descriptors.clear();
+  artifact.storage.assign(args.size(), {});
+  for (size_t i = 0; i < args.size(); ++i) {
+    size_t count = static_cast<size_t>(args[i].numElements()), bytes = count * elementBytes(artifact.types[i]);
+    if (auto e = cuda.check(cuda.memAlloc(&artifact.device[i], std::max<size_t>(bytes, 4)), "cuMemAlloc"); !e.empty())
+      return e;
+    if (args[i].isOutput) {
+      artifact.storage[i].resize(bytes); // where runOnce reads the result back
+      if (auto e = poisonOnDevice(artifact.device[i], artifact.types[i], count); !e.empty())
+        return e;
+    } else {
+      std::string key = seedKey + "/" + std::to_string(i) + "/" + args[i].dtype;
+      if (CUdeviceptr pristine = deviceSeeds.find(key)) {
+        if (auto e = cuda.check(cuda.memcpyDtoD(artifact.device[i], pristine, bytes), "cuMemcpyDtoD"); !e.empty())
+          return e;
+      } else {
+        if (i >= inputs.size() || inputs[i].size() != count)
+          return "internal: no host inputs for a seed the device does not hold";
+        std::vector<uint8_t> packed = pack(artifact.types[i], inputs[i]);
+        if (auto e = cuda.check(cuda.memcpyHtoD(artifact.device[i], packed.data(), bytes), "cuMemcpyHtoD"); !e.empty())
+          return e;
+        if (auto e = deviceSeeds.keep(key, artifact.device[i], bytes); !e.empty())
+          return e;
+      }
+    }
+    artifact.descriptors.push_back(descriptorOf(reinterpret_cast<void *>(artifact.device[i]), args[i].shape));
+  }
+  return "";
+}
+
+/// Fresh buffers on the host path: inputs packed from `inputs`, outputs filled with NaN, copied to the
+/// device for GPU artifacts.
+std::string prepareOnHost(Artifact &artifact, const std::vector<std::vector<float>> &inputs) {
   const auto &args = artifact.manifest.arguments;
   artifact.host.assign(args.size(), {});
   for (CUdeviceptr pointer : artifact.device)
@@ -177,14 +275,7 @@ std::string prepare(Artifact &artifact, const std::vector<std::vector<float>> &i
         return e;
       data = reinterpret_cast<void *>(artifact.device[i]);
     }
-    const std::vector<int64_t> &shape = args[i].shape;
-    std::vector<int64_t> descriptor{reinterpret_cast<int64_t>(data), reinterpret_cast<int64_t>(data), 0};
-    descriptor.insert(descriptor.end(), shape.begin(), shape.end());
-    std::vector<int64_t> strides(shape.size(), 1);
-    for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d)
-      strides[d] = strides[d + 1] * shape[d + 1];
-    descriptor.insert(descriptor.end(), strides.begin(), strides.end());
-    artifact.descriptors.push_back(std::move(descriptor));
+    artifact.descriptors.push_back(descriptorOf(data, args[i].shape));
   }
   return "";
 }
@@ -423,14 +514,28 @@ std::string evaluate(const Options &options) {
 
   std::string overall = "correct";
   int candidateKernels[2] = {0, 0}; // the runtime's kernel registry entries the candidate's first run added
+  // A long-lived runner keeps each seed's inputs on the device (DeviceSeeds) when the seed cache knows the
+  // reference's outputs: a candidate's inputs are then copied on the device and never touch the host.
+  if (options.serve && candidate.gpu && cache.enabled())
+    deviceSeeds.enable();
   for (int seed = 0; seed < options.seeds; ++seed) {
+    std::string seedKey = options.serve && candidate.gpu && cache.enabled() && deviceSeeds.enabled()
+                              ? cacheKey + "/seed" + std::to_string(seed)
+                              : std::string();
+    bool inputsOnDevice = !seedKey.empty();
+    for (size_t i : inputIndices)
+      inputsOnDevice = inputsOnDevice && deviceSeeds.find(seedKey + "/" + std::to_string(i) + "/" + cArgs[i].dtype);
     std::vector<std::vector<float>> inputs(cArgs.size());
-    if (!cache.load(seed, "inputs", inputIndices, sizes, inputs)) {
-      inputs = makeInputs(candidate, seed);
-      cache.store(seed, "inputs", inputIndices, inputs);
-    }
+    auto loadInputs = [&] {
+      if (!cache.load(seed, "inputs", inputIndices, sizes, inputs)) {
+        inputs = makeInputs(candidate, seed);
+        cache.store(seed, "inputs", inputIndices, inputs);
+      }
+    };
+    if (!inputsOnDevice)
+      loadInputs();
     // The candidate first, then the reference, each on fresh buffers.
-    if (auto e = prepare(candidate, inputs); !e.empty())
+    if (auto e = prepare(candidate, inputs, seedKey); !e.empty())
       return fail(e);
     int before = kernelCount();
     auto started = std::chrono::steady_clock::now();
@@ -453,6 +558,8 @@ std::string evaluate(const Options &options) {
     }
     std::vector<std::vector<float>> expected(cArgs.size());
     if (!cache.load(seed, "outputs", outputIndices, sizes, expected)) {
+      if (inputsOnDevice)
+        loadInputs(); // the reference runs from host inputs
       if (auto e = prepare(reference, inputs); !e.empty())
         return fail(e);
       if (auto e = runOnce(reference); !e.empty())
