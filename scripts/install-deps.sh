@@ -6,7 +6,7 @@ set -euo pipefail
 LLVM_VERSION=22
 APT_PACKAGES=(
   "libmlir-${LLVM_VERSION}-dev" "mlir-${LLVM_VERSION}-tools" "llvm-${LLVM_VERSION}-dev" "llvm-${LLVM_VERSION}-tools"
-  cmake ninja-build g++ python3 python3-pip python3-venv
+  cmake ninja-build gcc g++ python3 python3-pip python3-venv
   libcurl4-openssl-dev nlohmann-json3-dev libgtest-dev
 )
 

@@ -1,0 +1,89 @@
+/* A stand-in for libcuda.so.1 on a machine without a GPU, for testing kforge-run's GPU data path
+ * (test/Runner/serve-device-seeds.test): "device" memory is host memory, copies are memcpy, events read a
+ * clock. A CPU kernel library relabelled as a GPU artifact then runs on these "device" buffers, so the
+ * runner's device-side logic (pristine seed copies, device-to-device copies, NaN poisoning with memset)
+ * is exercised for real. At exit it prints how many bytes went host-to-device and device-to-device. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef int CUresult;
+typedef unsigned long long CUdeviceptr;
+static unsigned long long htodBytes, dtodBytes, dtohBytes;
+
+static void report(void) {
+  fprintf(stderr, "mock-cuda: htod %llu dtod %llu dtoh %llu\n", htodBytes, dtodBytes, dtohBytes);
+}
+
+CUresult cuInit(unsigned flags) {
+  (void)flags;
+  static int registered;
+  if (!registered++)
+    atexit(report);
+  return 0;
+}
+CUresult cuDeviceGet(int *device, int ordinal) { *device = ordinal; return 0; }
+CUresult cuDeviceGetName(char *name, int length, int device) {
+  (void)device;
+  snprintf(name, (size_t)length, "mock GPU");
+  return 0;
+}
+CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
+  (void)device;
+  *value = attribute == 38 ? (1 << 20) : 1; /* L2: 1 MB, so the flush buffer is small */
+  return 0;
+}
+CUresult cuDevicePrimaryCtxRetain(void **context, int device) { (void)device; *context = (void *)1; return 0; }
+CUresult cuCtxSetCurrent(void *context) { (void)context; return 0; }
+CUresult cuCtxSynchronize(void) { return 0; }
+CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
+  void *p = aligned_alloc(256, (bytes + 255) / 256 * 256);
+  *pointer = (CUdeviceptr)p;
+  return p ? 0 : 2;
+}
+CUresult cuMemFree_v2(CUdeviceptr pointer) { free((void *)pointer); return 0; }
+CUresult cuMemcpyHtoD_v2(CUdeviceptr to, const void *from, size_t bytes) {
+  memcpy((void *)to, from, bytes);
+  htodBytes += bytes;
+  return 0;
+}
+CUresult cuMemcpyDtoH_v2(void *to, CUdeviceptr from, size_t bytes) {
+  memcpy(to, (void *)from, bytes);
+  dtohBytes += bytes;
+  return 0;
+}
+CUresult cuMemcpyDtoD_v2(CUdeviceptr to, CUdeviceptr from, size_t bytes) {
+  memcpy((void *)to, (void *)from, bytes);
+  dtodBytes += bytes;
+  return 0;
+}
+CUresult cuMemsetD8_v2(CUdeviceptr p, unsigned char v, size_t n) { memset((void *)p, v, n); return 0; }
+CUresult cuMemsetD16_v2(CUdeviceptr p, unsigned short v, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    ((unsigned short *)p)[i] = v;
+  return 0;
+}
+CUresult cuMemsetD32_v2(CUdeviceptr p, unsigned int v, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    ((unsigned int *)p)[i] = v;
+  return 0;
+}
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+CUresult cuEventCreate(double **event, unsigned flags) { (void)flags; *event = calloc(1, sizeof(double)); return 0; }
+CUresult cuEventRecord(double *event, void *stream) { (void)stream; *event = now(); return 0; }
+CUresult cuEventSynchronize(double *event) { (void)event; return 0; }
+CUresult cuEventElapsedTime_v2(float *ms, double *start, double *stop) { *ms = (float)(*stop - *start); return 0; }
+CUresult cuEventDestroy_v2(double *event) { free(event); return 0; }
+CUresult cuFuncGetAttribute(int *value, int attribute, void *function) { (void)attribute; (void)function; *value = 0; return 0; }
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, void *f, int threads, size_t shared) {
+  (void)f; (void)threads; (void)shared;
+  *blocks = 1;
+  return 0;
+}
+CUresult cuGetErrorName(CUresult result, const char **name) { (void)result; *name = "CUDA_ERROR_MOCK"; return 0; }
