@@ -145,6 +145,45 @@ def _layernorm_mlir(shape):
             + f"  return %y : {_t(m, n)}\n}}\n")
 
 
+def _layernorm_plain_mlir(shape):
+    """Layernorm without the affine part (no gamma, no beta)."""
+    m, n = shape
+    return (f"#map_2d = affine_map<(i, j) -> (i, j)>\n#map_row = affine_map<(i, j) -> (i)>\n"
+            f"func.func @layernorm_plain(%X: {_t(m, n)}) -> {_t(m, n)} {{\n"
+            f"  %zero = arith.constant 0.0 : f32\n  %empty_row = tensor.empty() : {_t(m)}\n"
+            f"  %empty = tensor.empty() : {_t(m, n)}\n"
+            + _row_reduce("%sum", "%X", shape, "%zero", "arith.addf", "sum")
+            + _elementwise("%c", [("%X", _t(m, n)), ("%sum", _t(m))], ["#map_2d", "#map_row"],
+                           f"    %count = arith.constant {float(n)} : f32\n    %mean = arith.divf %a1, %count : f32\n"
+                           "    %v = arith.subf %a0, %mean : f32", _t(m, n), "%v")
+            + _elementwise("%sq", [("%c", _t(m, n))], ["#map_2d"], "    %v = arith.mulf %a0, %a0 : f32", _t(m, n), "%v")
+            + _row_reduce("%ss", "%sq", shape, "%zero", "arith.addf", "ss")
+            + _elementwise("%y", [("%c", _t(m, n)), ("%ss", _t(m))], ["#map_2d", "#map_row"],
+                           f"    %count = arith.constant {float(n)} : f32\n    %eps = arith.constant 1.0e-05 : f32\n"
+                           "    %var = arith.divf %a1, %count : f32\n    %ve = arith.addf %var, %eps : f32\n"
+                           "    %r = math.rsqrt %ve : f32\n    %v = arith.mulf %a0, %r : f32", _t(m, n), "%v")
+            + f"  return %y : {_t(m, n)}\n}}\n")
+
+
+def _rms_norm_mlir(shape):
+    """y = x / sqrt(mean(x^2) + eps) * g."""
+    m, n = shape
+    return (f"#map_2d = affine_map<(i, j) -> (i, j)>\n#map_row = affine_map<(i, j) -> (i)>\n"
+            f"#map_col = affine_map<(i, j) -> (j)>\n"
+            f"func.func @rms_norm(%X: {_t(m, n)}, %gamma: {_t(n)}) -> {_t(m, n)} {{\n"
+            f"  %zero = arith.constant 0.0 : f32\n  %empty_row = tensor.empty() : {_t(m)}\n"
+            f"  %empty = tensor.empty() : {_t(m, n)}\n"
+            + _elementwise("%sq", [("%X", _t(m, n))], ["#map_2d"], "    %v = arith.mulf %a0, %a0 : f32", _t(m, n), "%v")
+            + _row_reduce("%ss", "%sq", shape, "%zero", "arith.addf", "ss")
+            + _elementwise("%y", [("%X", _t(m, n)), ("%ss", _t(m)), ("%gamma", _t(n))],
+                           ["#map_2d", "#map_row", "#map_col"],
+                           f"    %count = arith.constant {float(n)} : f32\n    %eps = arith.constant 1.0e-05 : f32\n"
+                           "    %ms = arith.divf %a1, %count : f32\n    %me = arith.addf %ms, %eps : f32\n"
+                           "    %r = math.rsqrt %me : f32\n    %s = arith.mulf %a0, %r : f32\n"
+                           "    %v = arith.mulf %s, %a2 : f32", _t(m, n), "%v")
+            + f"  return %y : {_t(m, n)}\n}}\n")
+
+
 def _row_sum_mlir(shape):
     m, n = shape
     return (f"#map_2d = affine_map<(i, j) -> (i, j)>\n#map_row = affine_map<(i, j) -> (i)>\n"
@@ -345,6 +384,14 @@ TASKS = [
          lambda s: [s, (s[1],), (s[1],)], lambda s: 0),
     Task("row_sum", 1, (8192, 8192), (64, 128), _row_sum_mlir, lambda x: x.sum(1), "lambda x: x.sum(dim=1)",
          lambda s: [s], lambda s: 0),
+    Task("layernorm_plain", 1, (8192, 4096), (32, 64), _layernorm_plain_mlir,
+         lambda x: (x - x.mean(1, keepdims=True)) / np.sqrt(x.var(1, keepdims=True) + 1e-5),
+         "lambda x: torch.nn.functional.layer_norm(x, x.shape[1:], eps=1e-5)", lambda s: [s], lambda s: 0,
+         note="layernorm without gamma and beta"),
+    Task("rms_norm", 1, (8192, 4096), (32, 64), _rms_norm_mlir,
+         lambda x, g: x / np.sqrt((x * x).mean(1, keepdims=True) + 1e-5) * g,
+         "lambda x, g: x * torch.rsqrt(x.pow(2).mean(dim=1, keepdim=True) + 1e-5) * g",
+         lambda s: [s, (s[1],)], lambda s: 0),
     Task("conv2d_nhwc", 1, (16, 64, 64, 64, 3, 3, 128), (1, 10, 10, 4, 3, 3, 8), _conv_mlir,
          _np_conv2d_nhwc,
          "lambda i, k: torch.nn.functional.conv2d(i.permute(0, 3, 1, 2), k.permute(3, 2, 0, 1)).permute(0, 2, 3, 1)",
