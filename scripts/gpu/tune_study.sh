@@ -30,9 +30,11 @@ import collections, json, statistics, sys
 trials = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 trials = [t for t in trials if t.get("kind") == "candidate"]
 runs = [t["run_s"] for t in trials if "run_s" in t]
+pids = {t["runner"]["pid"] for t in trials if "runner" in t}
 print(f"  {len(trials)} trials {dict(collections.Counter(t['status'] for t in trials))}; "
       f"median run {statistics.median(runs) if runs else 0:.2f} s, compile "
-      f"{statistics.median([t.get('compile_s', 0) for t in trials]) if trials else 0:.2f} s")
+      f"{statistics.median([t.get('compile_s', 0) for t in trials]) if trials else 0:.2f} s; "
+      f"{len(pids)} runner process(es)")
 PY
   # Only the records, reports and best schedules travel back: the seed cache (inputs and reference outputs,
   # hundreds of MB of random floats), compiled candidates and caches stay.
