@@ -51,6 +51,9 @@ struct Options {
   double tolerance = -1; // -1: by dtype
   double ceilingGBps = 0, ceilingTflops = 0;
   double cutoffMs = 0; ///< A candidate whose run (the second, if any) takes longer is "too-slow", not timed.
+  /// When positive: fewer timed repetitions (never under 10) for a candidate whose runs would exceed this many
+  /// milliseconds in total. A search needs a median, not 20 samples of a kernel far from the best.
+  double timingBudgetMs = 0;
   bool timeReference = false;
   bool serve = false; ///< --serve: evaluate candidates named on stdin, one JSON report line each (see serve()).
   long memoryLimitMB = 16384;
@@ -513,6 +516,7 @@ std::string evaluate(const Options &options) {
     report["seed_cache"] = options.cacheDir;
 
   std::string overall = "correct";
+  double lastRunMs = 0; // the candidate's last verification run, with its copies: an upper bound of a timed call
   int candidateKernels[2] = {0, 0}; // the runtime's kernel registry entries the candidate's first run added
   // A long-lived runner keeps each seed's inputs on the device (DeviceSeeds) when the seed cache knows the
   // reference's outputs: a candidate's inputs are then copied on the device and never touch the host.
@@ -542,6 +546,7 @@ std::string evaluate(const Options &options) {
     if (auto e = runOnce(candidate); !e.empty())
       return fail("candidate: " + e);
     double firstMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    lastRunMs = firstMs;
     // The cutoff looks at the second run when there is one: the first also loads the GPU module.
     int cutoffSeed = options.seeds > 1 ? 1 : 0;
     if (seed == cutoffSeed && options.cutoffMs > 0 && firstMs > options.cutoffMs) {
@@ -592,7 +597,11 @@ std::string evaluate(const Options &options) {
   report["status"] = overall;
   if (options.reps > 0) {
     std::string error;
-    json t = timing(candidate, options, error);
+    Options timed = options;
+    if (options.timingBudgetMs > 0 && lastRunMs > 0)
+      timed.reps = std::clamp(static_cast<int>(options.timingBudgetMs / lastRunMs), std::min(10, options.reps),
+                              options.reps);
+    json t = timing(candidate, timed, error);
     if (!error.empty())
       return fail("timing: " + error);
     report["timing"] = t;
@@ -653,6 +662,7 @@ void usage() {
                "                  [--memory-limit-mb 16384] [--runtime libkforge_mgpu.so] [--device 0]\n"
                "                  [--ceiling-gbps G] [--ceiling-tflops T] [--time-reference 0|1]\n"
                "                  [--check-reference-against DIR] [--cutoff-ms MS] [--cache-dir DIR]\n"
+               "                  [--timing-budget-ms MS]\n"
                "                  [--output FILE]\n";
 }
 
@@ -709,6 +719,8 @@ bool parse(int argc, char **argv, Options &options) {
       options.cacheDir = value;
     else if (flag == "--cutoff-ms")
       options.cutoffMs = std::atof(value.c_str());
+    else if (flag == "--timing-budget-ms")
+      ok = number(options.timingBudgetMs);
     else if (flag == "--ceiling-tflops")
       ok = number(options.ceilingTflops);
     else if (flag == "--time-reference") {
@@ -767,7 +779,8 @@ std::string requestOptions(const json &request, Options &options) {
     return "";
   };
   for (std::string error : {number("seeds", options.seeds, 1), number("reps", options.reps, 0),
-                            number("warmup", options.warmup, 0), number("cutoff_ms", options.cutoffMs, 0)})
+                            number("warmup", options.warmup, 0), number("cutoff_ms", options.cutoffMs, 0),
+                            number("timing_budget_ms", options.timingBudgetMs, 0)})
     if (!error.empty())
       return error;
   if (options.reps > 0 && options.reps < 10)

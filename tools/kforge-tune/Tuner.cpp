@@ -261,6 +261,8 @@ static RunOutcome runOnServer(const TuneConfig &config, RunnerServer &server, St
   json::Object request{{"candidate", candidateDir.str()}, {"seeds", seeds}, {"reps", reps}, {"output", output}};
   if (cutoffMs > 0)
     request["cutoff_ms"] = cutoffMs;
+  if (config.timingBudgetMs > 0)
+    request["timing_budget_ms"] = config.timingBudgetMs;
   std::string why;
   std::optional<std::string> reply =
       server.request(llvm::formatv("{0}", json::Value(std::move(request))).str(), config.runTimeout, why);
@@ -287,6 +289,8 @@ static RunOutcome runCandidate(const TuneConfig &config, const Tools &tools, Str
     args.insert(args.end(), {"--runtime", tools.runtime});
   if (cutoffMs > 0)
     args.insert(args.end(), {"--cutoff-ms", std::to_string(cutoffMs)});
+  if (config.timingBudgetMs > 0)
+    args.insert(args.end(), {"--timing-budget-ms", std::to_string(config.timingBudgetMs)});
   // Inputs and the reference's outputs are computed once per seed for the whole run, not per candidate.
   args.insert(args.end(), {"--cache-dir", joinPath(config.runDir, "seed-cache")});
   llvm::sys::fs::remove(output);
@@ -566,7 +570,9 @@ private:
       return false;
     }
     // The baseline against itself: one seed (it is the reference), timed.
-    RunOutcome run = runCandidate(config, tools, c.dir, c.dir, 1, config.reps);
+    TuneConfig fullTiming = config; // the baseline every speed-up is measured against gets all its repetitions
+    fullTiming.timingBudgetMs = 0;
+    RunOutcome run = runCandidate(fullTiming, tools, c.dir, c.dir, 1, config.reps);
     if (run.status != "correct" || run.medianMs <= 0) {
       llvm::errs() << "kforge-tune: error: the untransformed payload does not run: " << run.reason << "\n";
       if (config.target == "gpu")
@@ -893,6 +899,7 @@ int kforge::tune::replayRun(const std::string &runDir, const Tools &tools, bool 
   }
   TuneConfig config;
   config.runDir = runDir;
+  config.timingBudgetMs = 0; // a replay times every repetition
   config.payloadPath = joinPath(runDir, "payload.mlir");
   config.target = run->getString("target").value_or("cpu").str();
   config.chip = run->getString("chip").value_or("sm_90").str();

@@ -69,6 +69,11 @@ static cl::opt<double> cutoff("cutoff",
 static cl::opt<double> cutoffBest("cutoff-best",
                                   cl::desc("... or this many times slower than the best kernel found so far (0: off)"),
                                   cl::init(10), cl::cat(category));
+static cl::opt<double> timingBudget(
+    "timing-budget-ms",
+    cl::desc("A trial's timed repetitions stop near this many milliseconds (at least 10 repetitions; 0: always "
+             "--reps); --replay always times --reps"),
+    cl::init(1000), cl::cat(category));
 static cl::opt<std::string> runnerMode(
     "runner",
     cl::desc("How trials are verified and timed: serve (one long-lived kforge-run for the search) or process "
@@ -425,6 +430,7 @@ int main(int argc, char **argv) {
   config.cutoffFactor = cutoff;
   config.cutoffBestFactor = cutoffBest;
   config.runner = runnerMode;
+  config.timingBudgetMs = timingBudget;
   config.resume = resume;
   config.keepCandidates = keepCandidates;
   config.quiet = quiet;
