@@ -81,12 +81,28 @@ struct Artifact {
 CudaDriver cuda;
 bool cudaLoaded = false;
 
-Artifact::~Artifact() {
-  for (CUdeviceptr pointer : device)
+/// Frees the artifact's device buffers (the previous seed's, or all at the end).
+void freeDevice(Artifact &artifact) {
+  for (CUdeviceptr pointer : artifact.device)
     if (pointer)
       cuda.memFree(pointer);
+  artifact.device.clear();
+}
+
+Artifact::~Artifact() {
+  freeDevice(*this);
   if (library)
     dlclose(library);
+}
+
+/// Empties the artifact's buffers, one slot per argument, before a seed's prepare.
+void resetBuffers(Artifact &artifact) {
+  size_t n = artifact.manifest.arguments.size();
+  freeDevice(artifact);
+  artifact.host.assign(n, {});
+  artifact.device.assign(n, 0);
+  artifact.descriptors.clear();
+  artifact.storage.assign(n, {});
 }
 
 using Entry1 = void (*)(void *);
@@ -169,7 +185,28 @@ std::vector<int64_t> descriptorOf(void *data, const std::vector<int64_t> &shape)
   return descriptor;
 }
 
-std::string prepareOnHost(Artifact &artifact, const std::vector<std::vector<float>> &inputs);
+/// Fresh buffers on the host path: inputs packed from `inputs`, outputs filled with NaN, copied to the
+/// device for GPU artifacts.
+std::string prepareOnHost(Artifact &artifact, const std::vector<std::vector<float>> &inputs) {
+  const auto &args = artifact.manifest.arguments;
+  resetBuffers(artifact);
+  for (size_t i = 0; i < args.size(); ++i) {
+    // Outputs start as NaN (unwritten elements stay visible); `host` holds outputs only, after runOnce.
+    artifact.storage[i] = args[i].isOutput ? pack(artifact.types[i], std::vector<float>(args[i].numElements(), NAN))
+                                           : pack(artifact.types[i], inputs[i]);
+    void *data = artifact.storage[i].data();
+    if (artifact.gpu) {
+      size_t bytes = artifact.storage[i].size();
+      if (auto e = cuda.check(cuda.memAlloc(&artifact.device[i], std::max<size_t>(bytes, 4)), "cuMemAlloc"); !e.empty())
+        return e;
+      if (auto e = cuda.check(cuda.memcpyHtoD(artifact.device[i], data, bytes), "cuMemcpyHtoD"); !e.empty())
+        return e;
+      data = reinterpret_cast<void *>(artifact.device[i]);
+    }
+    artifact.descriptors.push_back(descriptorOf(data, args[i].shape));
+  }
+  return "";
+}
 
 /// A long-lived runner's inputs on the device: one pristine copy per seed, argument and element type, from
 /// which every candidate's fresh input buffers are copied on the device (no packing, no host-to-device copy
@@ -219,13 +256,7 @@ std::string prepare(Artifact &artifact, const std::vector<std::vector<float>> &i
   bool onDevice = artifact.gpu && deviceSeeds.enabled() && !seedKey.empty();
   if (!onDevice)
     return prepareOnHost(artifact, inputs);
-  artifact.host.assign(args.size(), {});
-  for (CUdeviceptr pointer : artifact.device)
-    if (pointer)
-      cuda.memFree(pointer);
-  artifact.device.assign(args.size(), 0);
-  artifact.descriptors.clear();
-  artifact.storage.assign(args.size(), {});
+  resetBuffers(artifact);
   for (size_t i = 0; i < args.size(); ++i) {
     size_t count = static_cast<size_t>(args[i].numElements()), bytes = count * elementBytes(artifact.types[i]);
     if (auto e = cuda.check(cuda.memAlloc(&artifact.device[i], std::max<size_t>(bytes, 4)), "cuMemAlloc"); !e.empty())
@@ -250,35 +281,6 @@ std::string prepare(Artifact &artifact, const std::vector<std::vector<float>> &i
       }
     }
     artifact.descriptors.push_back(descriptorOf(reinterpret_cast<void *>(artifact.device[i]), args[i].shape));
-  }
-  return "";
-}
-
-/// Fresh buffers on the host path: inputs packed from `inputs`, outputs filled with NaN, copied to the
-/// device for GPU artifacts.
-std::string prepareOnHost(Artifact &artifact, const std::vector<std::vector<float>> &inputs) {
-  const auto &args = artifact.manifest.arguments;
-  artifact.host.assign(args.size(), {});
-  for (CUdeviceptr pointer : artifact.device)
-    if (pointer)
-      cuda.memFree(pointer);
-  artifact.device.assign(args.size(), 0);
-  artifact.descriptors.clear();
-  artifact.storage.assign(args.size(), {});
-  for (size_t i = 0; i < args.size(); ++i) {
-    // Outputs start as NaN (unwritten elements stay visible); `host` holds outputs only, after runOnce.
-    artifact.storage[i] = args[i].isOutput ? pack(artifact.types[i], std::vector<float>(args[i].numElements(), NAN))
-                                           : pack(artifact.types[i], inputs[i]);
-    void *data = artifact.storage[i].data();
-    if (artifact.gpu) {
-      size_t bytes = artifact.storage[i].size();
-      if (auto e = cuda.check(cuda.memAlloc(&artifact.device[i], std::max<size_t>(bytes, 4)), "cuMemAlloc"); !e.empty())
-        return e;
-      if (auto e = cuda.check(cuda.memcpyHtoD(artifact.device[i], data, bytes), "cuMemcpyHtoD"); !e.empty())
-        return e;
-      data = reinterpret_cast<void *>(artifact.device[i]);
-    }
-    artifact.descriptors.push_back(descriptorOf(data, args[i].shape));
   }
   return "";
 }
