@@ -123,46 +123,38 @@ def _softmax_mlir(shape):
             + f"  return %y : {_t(m, n)}\n}}\n")
 
 
-def _layernorm_mlir(shape):
-    m, n = shape
-    return (f"#map_2d = affine_map<(i, j) -> (i, j)>\n#map_row = affine_map<(i, j) -> (i)>\n"
-            f"#map_col = affine_map<(i, j) -> (j)>\n"
-            f"func.func @layernorm(%X: {_t(m, n)}, %gamma: {_t(n)}, %beta: {_t(n)}) -> {_t(m, n)} {{\n"
-            f"  %zero = arith.constant 0.0 : f32\n  %empty_row = tensor.empty() : {_t(m)}\n"
-            f"  %empty = tensor.empty() : {_t(m, n)}\n"
-            + _row_reduce("%sum", "%X", shape, "%zero", "arith.addf", "sum")
-            + _elementwise("%c", [("%X", _t(m, n)), ("%sum", _t(m))], ["#map_2d", "#map_row"],
-                           f"    %count = arith.constant {float(n)} : f32\n    %mean = arith.divf %a1, %count : f32\n"
-                           "    %v = arith.subf %a0, %mean : f32", _t(m, n), "%v")
-            + _elementwise("%sq", [("%c", _t(m, n))], ["#map_2d"], "    %v = arith.mulf %a0, %a0 : f32", _t(m, n), "%v")
-            + _row_reduce("%ss", "%sq", shape, "%zero", "arith.addf", "ss")
-            + _elementwise("%y", [("%c", _t(m, n)), ("%ss", _t(m)), ("%gamma", _t(n)), ("%beta", _t(n))],
-                           ["#map_2d", "#map_row", "#map_col", "#map_col"],
-                           f"    %count = arith.constant {float(n)} : f32\n    %eps = arith.constant 1.0e-05 : f32\n"
-                           "    %var = arith.divf %a1, %count : f32\n    %ve = arith.addf %var, %eps : f32\n"
-                           "    %r = math.rsqrt %ve : f32\n    %n = arith.mulf %a0, %r : f32\n"
-                           "    %g = arith.mulf %n, %a2 : f32\n    %v = arith.addf %g, %a3 : f32", _t(m, n), "%v")
-            + f"  return %y : {_t(m, n)}\n}}\n")
+def _layernorm(name, affine):
+    """Layernorm over rows: mean, centred values, variance, normalise; with ``affine``, times gamma plus beta."""
+    def build(shape):
+        m, n = shape
+        params = f", %gamma: {_t(n)}, %beta: {_t(n)}" if affine else ""
+        inputs = [("%c", _t(m, n)), ("%ss", _t(m))] + ([("%gamma", _t(n)), ("%beta", _t(n))] if affine else [])
+        maps = ["#map_2d", "#map_row"] + (["#map_col", "#map_col"] if affine else [])
+        scale = ("    %r = math.rsqrt %ve : f32\n    %n = arith.mulf %a0, %r : f32\n"
+                 "    %g = arith.mulf %n, %a2 : f32\n    %v = arith.addf %g, %a3 : f32") if affine else (
+                 "    %r = math.rsqrt %ve : f32\n    %v = arith.mulf %a0, %r : f32")
+        return (f"#map_2d = affine_map<(i, j) -> (i, j)>\n#map_row = affine_map<(i, j) -> (i)>\n"
+                + (f"#map_col = affine_map<(i, j) -> (j)>\n" if affine else "")
+                + f"func.func @{name}(%X: {_t(m, n)}{params}) -> {_t(m, n)} {{\n"
+                f"  %zero = arith.constant 0.0 : f32\n  %empty_row = tensor.empty() : {_t(m)}\n"
+                f"  %empty = tensor.empty() : {_t(m, n)}\n"
+                + _row_reduce("%sum", "%X", shape, "%zero", "arith.addf", "sum")
+                + _elementwise("%c", [("%X", _t(m, n)), ("%sum", _t(m))], ["#map_2d", "#map_row"],
+                               f"    %count = arith.constant {float(n)} : f32\n    %mean = arith.divf %a1, %count : f32\n"
+                               "    %v = arith.subf %a0, %mean : f32", _t(m, n), "%v")
+                + _elementwise("%sq", [("%c", _t(m, n))], ["#map_2d"], "    %v = arith.mulf %a0, %a0 : f32", _t(m, n),
+                               "%v")
+                + _row_reduce("%ss", "%sq", shape, "%zero", "arith.addf", "ss")
+                + _elementwise("%y", inputs, maps,
+                               f"    %count = arith.constant {float(n)} : f32\n    %eps = arith.constant 1.0e-05 : f32\n"
+                               "    %var = arith.divf %a1, %count : f32\n    %ve = arith.addf %var, %eps : f32\n"
+                               + scale, _t(m, n), "%v")
+                + f"  return %y : {_t(m, n)}\n}}\n")
+    return build
 
 
-def _layernorm_plain_mlir(shape):
-    """Layernorm without the affine part (no gamma, no beta)."""
-    m, n = shape
-    return (f"#map_2d = affine_map<(i, j) -> (i, j)>\n#map_row = affine_map<(i, j) -> (i)>\n"
-            f"func.func @layernorm_plain(%X: {_t(m, n)}) -> {_t(m, n)} {{\n"
-            f"  %zero = arith.constant 0.0 : f32\n  %empty_row = tensor.empty() : {_t(m)}\n"
-            f"  %empty = tensor.empty() : {_t(m, n)}\n"
-            + _row_reduce("%sum", "%X", shape, "%zero", "arith.addf", "sum")
-            + _elementwise("%c", [("%X", _t(m, n)), ("%sum", _t(m))], ["#map_2d", "#map_row"],
-                           f"    %count = arith.constant {float(n)} : f32\n    %mean = arith.divf %a1, %count : f32\n"
-                           "    %v = arith.subf %a0, %mean : f32", _t(m, n), "%v")
-            + _elementwise("%sq", [("%c", _t(m, n))], ["#map_2d"], "    %v = arith.mulf %a0, %a0 : f32", _t(m, n), "%v")
-            + _row_reduce("%ss", "%sq", shape, "%zero", "arith.addf", "ss")
-            + _elementwise("%y", [("%c", _t(m, n)), ("%ss", _t(m))], ["#map_2d", "#map_row"],
-                           f"    %count = arith.constant {float(n)} : f32\n    %eps = arith.constant 1.0e-05 : f32\n"
-                           "    %var = arith.divf %a1, %count : f32\n    %ve = arith.addf %var, %eps : f32\n"
-                           "    %r = math.rsqrt %ve : f32\n    %v = arith.mulf %a0, %r : f32", _t(m, n), "%v")
-            + f"  return %y : {_t(m, n)}\n}}\n")
+_layernorm_mlir = _layernorm("layernorm", affine=True)
+_layernorm_plain_mlir = _layernorm("layernorm_plain", affine=False)
 
 
 def _rms_norm_mlir(shape):
