@@ -218,6 +218,10 @@ public:
     const char *setting = std::getenv("KFORGE_RUN_DEVICE_SEEDS");
     on = cuda.memcpyDtoD && !(setting && std::string(setting) == "0");
   }
+  /// The name of one argument's pristine copy for a seed.
+  static std::string key(const std::string &seedKey, size_t argument, const std::string &dtype) {
+    return seedKey + "/" + std::to_string(argument) + "/" + dtype;
+  }
   /// The pristine copy of `key`, or 0.
   CUdeviceptr find(const std::string &key) const {
     auto it = buffers.find(key);
@@ -266,7 +270,7 @@ std::string prepare(Artifact &artifact, const std::vector<std::vector<float>> &i
       if (auto e = poisonOnDevice(artifact.device[i], artifact.types[i], count); !e.empty())
         return e;
     } else {
-      std::string key = seedKey + "/" + std::to_string(i) + "/" + args[i].dtype;
+      std::string key = DeviceSeeds::key(seedKey, i, args[i].dtype);
       if (CUdeviceptr pristine = deviceSeeds.find(key)) {
         if (auto e = cuda.check(cuda.memcpyDtoD(artifact.device[i], pristine, bytes), "cuMemcpyDtoD"); !e.empty())
           return e;
@@ -522,15 +526,15 @@ std::string evaluate(const Options &options) {
   int candidateKernels[2] = {0, 0}; // the runtime's kernel registry entries the candidate's first run added
   // A long-lived runner keeps each seed's inputs on the device (DeviceSeeds) when the seed cache knows the
   // reference's outputs: a candidate's inputs are then copied on the device and never touch the host.
-  if (options.serve && candidate.gpu && cache.enabled())
+  bool useDeviceSeeds = options.serve && candidate.gpu && cache.enabled();
+  if (useDeviceSeeds)
     deviceSeeds.enable();
+  useDeviceSeeds = useDeviceSeeds && deviceSeeds.enabled();
   for (int seed = 0; seed < options.seeds; ++seed) {
-    std::string seedKey = options.serve && candidate.gpu && cache.enabled() && deviceSeeds.enabled()
-                              ? cacheKey + "/seed" + std::to_string(seed)
-                              : std::string();
-    bool inputsOnDevice = !seedKey.empty();
+    std::string seedKey = useDeviceSeeds ? cacheKey + "/seed" + std::to_string(seed) : std::string();
+    bool inputsOnDevice = useDeviceSeeds;
     for (size_t i : inputIndices)
-      inputsOnDevice = inputsOnDevice && deviceSeeds.find(seedKey + "/" + std::to_string(i) + "/" + cArgs[i].dtype);
+      inputsOnDevice = inputsOnDevice && deviceSeeds.find(DeviceSeeds::key(seedKey, i, cArgs[i].dtype));
     std::vector<std::vector<float>> inputs(cArgs.size());
     auto loadInputs = [&] {
       if (!cache.load(seed, "inputs", inputIndices, sizes, inputs)) {
