@@ -7,6 +7,8 @@
 #   BENCH_PREVIOUS=previous/bench-runs.tgz scripts/gpu/bench.sh OUT --no-tune
 # A run split over device calls: call 1 (and 2) with --tune-only, the last with --no-tune, each carrying the
 # previous call's bench-runs.tgz, unpacked into bench-out/ first when $BENCH_PREVIOUS names it.
+# BENCH_TIMEOUT=SECONDS stops bench/run after that long, so the tuning runs are still packed before the device
+# call's own limit (tuning resumes where it stopped in the next call).
 set -uo pipefail
 out=$1
 shift
@@ -16,7 +18,7 @@ if [ -n "${BENCH_PREVIOUS:-}" ]; then
 fi
 # torch.compile of ~30 small graphs dominates the measuring call: compile with every core.
 export TORCHINDUCTOR_COMPILE_THREADS=${TORCHINDUCTOR_COMPILE_THREADS:-$(nproc)}
-python3 bench/run --backend cuda --tools gpu-artifacts/tuner/bin --runtime gpu-artifacts/tuner/lib/libkforge_mgpu.so \
+timeout "${BENCH_TIMEOUT:-0}" python3 bench/run --backend cuda --tools gpu-artifacts/tuner/bin --runtime gpu-artifacts/tuner/lib/libkforge_mgpu.so \
   --out bench-out --report "$out/h200" "$@" 2> "$out/bench.log"
 status=$?
 tar czf "$out/bench-runs.tgz" --exclude='candidates' --exclude='cache' --exclude='seed-cache' --exclude='baseline' \
