@@ -107,17 +107,45 @@ CUfunction kforgeRuntimeKernel(int index, const char **name, int *blockThreads, 
   return kernels[index].function;
 }
 
+/* The stream the lowered host code launches on. By default every call of a kernel function creates a stream,
+ * launches on it, waits for it and destroys it: the call returns with its results ready (kforge-run, C callers).
+ * A framework that orders work on its own stream (PyTorch's current stream) sets that stream instead: the
+ * kernel function then launches on it and returns without waiting, like any other kernel launch of the
+ * framework, and the stream-ordered allocator keeps temporary buffers in the same order. */
+static CUstream callerStream = NULL;
+static int callerStreamSet = 0;
+
+void kforgeRuntimeSetStream(CUstream stream) {
+  callerStream = stream;
+  callerStreamSet = 1;
+}
+
+void kforgeRuntimeClearStream(void) {
+  callerStream = NULL;
+  callerStreamSet = 0;
+}
+
 CUstream mgpuStreamCreate(void) {
   ensureContext();
+  if (callerStreamSet)
+    return callerStream;
   CUstream stream = NULL;
   /* A blocking stream: it orders with the legacy default stream, so events recorded there bracket it. */
   CHECK(cuStreamCreate(&stream, CU_STREAM_DEFAULT));
   return stream;
 }
 
-void mgpuStreamDestroy(CUstream stream) { CHECK(cuStreamDestroy(stream)); }
+void mgpuStreamDestroy(CUstream stream) {
+  if (callerStreamSet && stream == callerStream)
+    return; /* the caller's */
+  CHECK(cuStreamDestroy(stream));
+}
 
-void mgpuStreamSynchronize(CUstream stream) { CHECK(cuStreamSynchronize(stream)); }
+void mgpuStreamSynchronize(CUstream stream) {
+  if (callerStreamSet && stream == callerStream)
+    return; /* the caller orders its later work on the same stream */
+  CHECK(cuStreamSynchronize(stream));
+}
 
 void mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY, intptr_t gridZ, intptr_t blockX,
                       intptr_t blockY, intptr_t blockZ, int32_t sharedMemBytes, CUstream stream, void **params,
@@ -142,7 +170,7 @@ void *mgpuMemAlloc(uint64_t sizeBytes, CUstream stream, int8_t isHostShared) {
     return NULL;
   if (isHostShared)
     CHECK(cuMemAllocManaged(&pointer, sizeBytes, CU_MEM_ATTACH_GLOBAL));
-  else if (stream)
+  else if (stream || callerStreamSet) /* the caller's stream may be the legacy default stream, NULL */
     CHECK(cuMemAllocAsync(&pointer, sizeBytes, stream));
   else
     CHECK(cuMemAlloc(&pointer, sizeBytes));
@@ -152,7 +180,7 @@ void *mgpuMemAlloc(uint64_t sizeBytes, CUstream stream, int8_t isHostShared) {
 void mgpuMemFree(void *pointer, CUstream stream) {
   if (!pointer)
     return;
-  if (stream)
+  if (stream || callerStreamSet)
     CHECK(cuMemFreeAsync((CUdeviceptr)pointer, stream));
   else
     CHECK(cuMemFree((CUdeviceptr)pointer));

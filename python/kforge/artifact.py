@@ -8,6 +8,7 @@ _MANIFEST_FORMAT = "kforge-artifact/1"
 _NUMPY_DTYPES = {"f32": "float32", "f16": "float16", "f64": "float64"}
 _TORCH_DTYPES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "f64": "float64"}
 _runtime_loaded = None
+_set_stream = None  # the runtime's kforgeRuntimeSetStream, once a runtime is loaded
 
 
 class ArtifactError(Exception):
@@ -22,7 +23,7 @@ def _descriptor_type(rank):
 
 
 def _load_runtime(path):
-    global _runtime_loaded
+    global _runtime_loaded, _set_stream
     path = path or os.environ.get("KFORGE_RUNTIME")
     if not path:
         raise ArtifactError("a GPU artifact needs kforge's runtime: pass runtime=... or set KFORGE_RUNTIME")
@@ -31,8 +32,22 @@ def _load_runtime(path):
     if not _runtime_loaded:
         if not os.path.exists(path):
             raise ArtifactError(f"runtime not found: {path}")
-        ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)  # kernel libraries resolve mgpu* from the global scope
+        runtime = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)  # kernel libraries resolve mgpu* from the global scope
         _runtime_loaded = os.path.realpath(path)
+        # Launches on the caller's stream (PyTorch's current one), asynchronously like PyTorch's own kernels;
+        # a runtime without it (built before) waits for each call on a stream of its own.
+        _set_stream = getattr(runtime, "kforgeRuntimeSetStream", None)
+        if _set_stream is not None:
+            _set_stream.argtypes, _set_stream.restype = [ctypes.c_void_p], None
+
+
+def _caller_stream(buffers):
+    """PyTorch's current stream on the buffers' device (its handle; the legacy default stream is 0), or None when
+    the runtime cannot launch on a caller's stream."""
+    if _set_stream is None or not buffers or buffers[0].library != "torch":
+        return None
+    import torch
+    return torch.cuda.current_stream(buffers[0].value.device).cuda_stream
 
 
 class _Buffer:
@@ -107,7 +122,9 @@ class Artifact:
 
     def bind(self, *values):
         """Checks all arguments (inputs then outputs) once and returns a callable that runs the kernel on them
-        with no further Python work: for timing loops. The arrays must stay alive while it is used."""
+        with no further Python work: for timing loops. The arrays must stay alive while it is used. A GPU kernel
+        launches on the PyTorch stream current at bind time and returns without waiting for the GPU (as
+        PyTorch's own kernels do); a call with the arguments (``artifact(x, ...)``) uses the stream current then."""
         if len(values) != len(self.arguments):
             raise ArtifactError(f"bind takes all {len(self.arguments)} arguments, got {len(values)}")
         return self._bind([_Buffer(v) for v in values])
@@ -135,8 +152,11 @@ class Artifact:
                 (ctypes.c_int64 * rank)(*strides)))
         pointers = [ctypes.byref(d) for d in descriptors]
         entry = self._entry
+        stream = _caller_stream(buffers) if self.target == "gpu" else None
 
         def call():
+            if stream is not None:
+                _set_stream(stream)
             entry(*pointers)
         call.keepalive = (descriptors, buffers)
         return call

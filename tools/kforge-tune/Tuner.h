@@ -48,7 +48,7 @@ struct TuneConfig {
   int seeds = 5, reps = 20;  ///< Verification seeds and timing repetitions (kforge-run).
   int compileTimeout = 120, runTimeout = 300, memoryLimitMB = 8192;
   double cutoffFactor = 20;  ///< A candidate's run slower than this x the baseline (+100 ms): "too-slow".
-  double cutoffBestFactor = 10; ///< ... or slower than this x the best so far (+100 ms); 0: off.
+  double cutoffBestFactor = 4; ///< ... or slower than this x the best so far (+100 ms); 0: off.
   double timingBudgetMs = 1000; ///< A trial's timed repetitions stop near this (at least 10 of them); 0: off.
   /// How trials are run: "serve" (one long-lived kforge-run --serve for the whole search) or "process" (a
   /// kforge-run per candidate, each in a child process of its own).

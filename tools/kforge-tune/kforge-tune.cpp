@@ -68,7 +68,7 @@ static cl::opt<double> cutoff("cutoff",
                               cl::init(20), cl::cat(category));
 static cl::opt<double> cutoffBest("cutoff-best",
                                   cl::desc("... or this many times slower than the best kernel found so far (0: off)"),
-                                  cl::init(10), cl::cat(category));
+                                  cl::init(4), cl::cat(category));
 static cl::opt<double> timingBudget(
     "timing-budget-ms",
     cl::desc("A trial's timed repetitions stop near this many milliseconds (at least 10 repetitions; 0: always "

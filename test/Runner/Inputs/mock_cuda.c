@@ -87,3 +87,29 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, void *f, int t
   return 0;
 }
 CUresult cuGetErrorName(CUresult result, const char **name) { (void)result; *name = "CUDA_ERROR_MOCK"; return 0; }
+
+/* Streams, launches and stream-ordered allocations, for kforge's mgpu runtime (test/Runner/caller-stream.test):
+ * each call is logged on stderr with the stream it was given. */
+CUresult cuStreamCreate(void **stream, unsigned flags) {
+  (void)flags;
+  static uintptr_t next = 0x5000;
+  *stream = (void *)next++;
+  fprintf(stderr, "mock-cuda: create stream %p\n", *stream);
+  return 0;
+}
+CUresult cuStreamDestroy_v2(void *stream) { fprintf(stderr, "mock-cuda: destroy stream %p\n", stream); return 0; }
+CUresult cuStreamSynchronize(void *stream) { fprintf(stderr, "mock-cuda: synchronize stream %p\n", stream); return 0; }
+CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                        unsigned shared, void *stream, void **params, void **extra) {
+  (void)f, (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shared, (void)params, (void)extra;
+  fprintf(stderr, "mock-cuda: launch on stream %p\n", stream);
+  return 0;
+}
+CUresult cuMemAllocAsync(CUdeviceptr *pointer, size_t bytes, void *stream) {
+  fprintf(stderr, "mock-cuda: stream-ordered alloc on stream %p\n", stream);
+  return cuMemAlloc_v2(pointer, bytes);
+}
+CUresult cuMemFreeAsync(CUdeviceptr pointer, void *stream) {
+  fprintf(stderr, "mock-cuda: stream-ordered free on stream %p\n", stream);
+  return cuMemFree_v2(pointer);
+}
