@@ -105,7 +105,10 @@ def test_bench_run_end_to_end_on_the_cpu(tmp_path):
     again = _bench("--tasks", "relu", "--no-tune", "--seeds", "2", "--reps", "3", "--report",
                    str(tmp_path / "again"), out=tmp_path)
     assert again.returncode == 0, again.stderr
-    assert json.load(open(tmp_path / "again.json"))["tasks"][0]["kforge"]["status"] == "correct"
+    row = json.load(open(tmp_path / "again.json"))["tasks"][0]
+    assert row["kforge"]["status"] == "correct"
+    [session] = row["tuning"]["budget"]
+    assert session["trials_budget"] == 3 and session["time_budget_s"] == 60 and session["trials_after"] == 3
 
 
 def test_bench_run_bad_input(tmp_path):

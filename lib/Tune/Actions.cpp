@@ -731,15 +731,20 @@ private:
       line("    " + fused + ", " + newLoop + " = transform.structured.fuse_into_containing_op " + producers +
            " into " + loop + " : " + kFusePair);
       // A producer used by two fused ops is fused for the first only (upstream fuses each handle entry once):
-      // fuse what is still outside the loop and used in it, silently if there is none.
-      std::string left = fresh("left");
-      line("    " + left + " = transform.collect_matching @match_left_at_" + action.level + " in " + func + " : " +
-           kUnary);
-      line("    transform.sequence " + newLoop + " : !transform.any_op failures(suppress) {");
-      line("    ^bb0(%containing: !transform.any_op):");
-      line("      %more, %more_loop = transform.structured.fuse_into_containing_op " + left + " into %containing : " +
-           kFusePair);
-      line("    }");
+      // fuse what is still outside the loop and used in it, silently if there is none. Each such pass can leave
+      // a producer of the producer behind (gemm+softmax: the matmul feeds max and exp, exp feeds sum and
+      // divide), so there is one pass per level of the producer chain.
+      int64_t passes = std::clamp<int64_t>(facts.linalgOps - 1, 1, 6);
+      for (int64_t pass = 0; pass < passes; ++pass) {
+        std::string left = fresh("left");
+        line("    " + left + " = transform.collect_matching @match_left_at_" + action.level + " in " + func + " : " +
+             kUnary);
+        line("    transform.sequence " + newLoop + " : !transform.any_op failures(suppress) {");
+        line("    ^bb0(%containing: !transform.any_op):");
+        line("      %more, %more_loop = transform.structured.fuse_into_containing_op " + left + " into %containing : " +
+             kFusePair);
+        line("    }");
+      }
       (action.level == "block" ? blockLoop : threadLoop) = newLoop;
       inner = newLoop;
       return;

@@ -113,3 +113,13 @@ CUresult cuMemFreeAsync(CUdeviceptr pointer, void *stream) {
   fprintf(stderr, "mock-cuda: stream-ordered free on stream %p\n", stream);
   return cuMemFree_v2(pointer);
 }
+/* The rest of what the runtime links against, so it loads with RTLD_NOW; a mock has no GPU modules. */
+CUresult cuGetErrorString(CUresult result, const char **text) { (void)result; *text = "mock"; return 0; }
+CUresult cuModuleLoadData(void **module, const void *image) { (void)module; (void)image; return 200; }
+CUresult cuModuleUnload(void *module) { (void)module; return 0; }
+CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
+  (void)function; (void)module; (void)name;
+  return 500;
+}
+CUresult cuFuncSetAttribute(void *function, int attribute, int value) { (void)function, (void)attribute, (void)value; return 0; }
+CUresult cuMemAllocManaged(CUdeviceptr *pointer, size_t bytes, unsigned flags) { (void)flags; return cuMemAlloc_v2(pointer, bytes); }
