@@ -131,6 +131,9 @@ void kforge::buildLowerToNVVMPipeline(OpPassManager &pm, const LowerToNVVMOption
   // Outlining copies shared-memory globals into the gpu.module but leaves the host copies, which then fail
   // to convert; they have no users left, so symbol-dce removes them.
   pm.addPass(createSymbolDCEPass());
+  // A thread's strided slice of a row, read once into a vector: scalar loads at static positions (registers),
+  // not upstream's loop over a stack copy.
+  pm.addPass(createKforgeUnrollStridedTransfers());
   pm.addPass(createConvertVectorToSCFPass(VectorTransferToSCFOptions().enableFullUnroll().setTargetRank(1)));
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertNVVMToLLVMPass());

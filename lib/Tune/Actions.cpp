@@ -67,7 +67,9 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
       {"lanes",
        "Spread each thread's row over `count` lanes of a warp: lane l takes columns l, l + count, ... (one "
        "warp-wide access reads consecutive elements), and every reduction over the row becomes a partial per lane "
-       "combined by warp shuffles (gpu.subgroup_reduce), whose result every lane holds.",
+       "combined by warp shuffles (gpu.subgroup_reduce), whose result every lane holds. Followed by vectorize, a "
+       "lane reads its slice of the row once into registers and every phase of the row works on them "
+       "(kforge-unroll-strided-transfers keeps the vector out of local memory).",
        "transform.kforge.distribute_rows_to_lanes on the thread-level scf.forall",
        {{"count", ParamType::Int, {8, 16, 32}, {}, "lanes per row (32: a warp per row)"}},
        {"gpu"},

@@ -585,6 +585,14 @@ std::vector<Proposal> kforge::tune::heuristicSchedules(const PayloadFacts &facts
       if (facts.linalgOps > 1)
         v.push_back(fuse("thread"));
       v.push_back(intAction("lanes", 32));
+      // A lane's slice of a row that fits in registers (128 values: a 4096-wide row) is read once into a
+      // vector that every phase of the row (max, exp, sum, divide; mean, variance, normalise) works on.
+      // A plain row sum has one phase: it streams, and needs no vector.
+      if (!rowSums && width / 32 <= 128) {
+        Schedule inRegisters = v;
+        inRegisters.push_back(vectorize());
+        add(inRegisters, "", "heuristic: " + std::to_string(rows) + " rows per block, a warp per row, the row in registers");
+      }
       add(v, "", "heuristic: " + std::to_string(rows) + " rows per block, a warp per row");
     }
   }

@@ -121,6 +121,28 @@ def KforgeLowerSubgroupReduce : Pass<"kforge-lower-subgroup-reduce", "mlir::gpu:
   }];
 }
 
+def KforgeUnrollStridedTransfers : Pass<"kforge-unroll-strided-transfers", "mlir::ModuleOp"> {
+  let summary = "Unroll 1-D vector transfers over a strided memref dimension into scalar loads and stores";
+  let description = [{
+    A thread's cyclic slice of a row (`transform.kforge.distribute_rows_to_lanes`: lane l owns columns l,
+    l + 32, ...) is a memref with a non-unit innermost stride. Vectorized, it is read once into one vector
+    (vector<128xf32> for a 4096-wide row over 32 lanes) and every phase of the row (max, exp, sum, divide)
+    works on that value. Upstream's `convert-vector-to-scf` lowers such a 1-D transfer to an `scf.for` that
+    inserts each element at a dynamic position, and LLVM then keeps the whole vector in a stack slot
+    (4.6 KB of local memory per thread for softmax 4096 wide). This pass writes the transfer as one scalar
+    `memref.load` per element gathered with `vector.from_elements` (reads), or one `vector.extract` and
+    `memref.store` per element (writes): static positions, so the vector lives in registers.
+
+    Only unmasked, in-bounds transfers of a static 1-D vector of at most `max-elements` elements whose
+    permutation map is the minor identity are rewritten; contiguous ones (unit stride) are left to the
+    vector loads of `convert-vector-to-llvm`.
+  }];
+  let options = [
+    Option<"maxElements", "max-elements", "int64_t", /*default=*/"512", "Largest vector to unroll">,
+  ];
+  let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::vector::VectorDialect", "mlir::arith::ArithDialect"];
+}
+
 def KforgePrepareKernelAttributes : Pass<"kforge-prepare-kernel-attributes", "mlir::ModuleOp"> {
   let summary = "Name the kernels that carry kforge launch bounds, before outlining";
   let description = [{
