@@ -153,11 +153,34 @@ class CudaBackend:
         with self.torch.no_grad():
             return self._torch_fn(task)(*[x.double() for x in inputs]).cpu().numpy()
 
+    def _no_grad(self, fn):
+        """Every call of an implementation in one grad mode: torch.compile guards on it, and a verification call
+        with grad on followed by timed calls under no_grad would recompile."""
+        torch = self.torch
+
+        def call(*inputs):
+            with torch.no_grad():
+                return fn(*inputs)
+        return call
+
     def eager(self, task):
-        return self._torch_fn(task)
+        return self._no_grad(self._torch_fn(task))
 
     def compiled(self, task):
-        return self.torch.compile(self._torch_fn(task))
+        """torch.compile of the task, compiled afresh: Dynamo's caches are reset per task. Without that, every
+        task's compiled function shares Dynamo's wrapper frame, and after 8 tasks its recompile limit silently
+        sends the later ones to eager PyTorch (seen on the H200: "compile" timed equal to eager from the 9th
+        task on)."""
+        torch = self.torch
+        torch._dynamo.reset()
+        torch._dynamo.config.recompile_limit = 64
+        return self._no_grad(torch.compile(self._torch_fn(task)))
+
+    def compiled_graphs(self):
+        """Graphs Dynamo compiled since the last reset: 0 after a compiled implementation ran means it fell back
+        to eager, and its timing is not torch.compile's."""
+        from torch._dynamo.utils import counters
+        return int(counters["stats"]["unique_graphs"])
 
     def kforge(self, artifact):
         torch = self.torch

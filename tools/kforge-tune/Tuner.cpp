@@ -890,7 +890,7 @@ int kforge::tune::tryScheduleFile(const TuneConfig &original, const Tools &tools
   return Tuner(config, tools, *facts, *db, std::make_unique<GivenSchedule>(schedule)).run();
 }
 
-int kforge::tune::replayRun(const std::string &runDir, const Tools &tools, bool quiet) {
+int kforge::tune::replayRun(const std::string &runDir, const Tools &tools, bool quiet, bool verify) {
   std::optional<json::Value> saved = readJSON(joinPath(runDir, "run.json"));
   const json::Object *run = saved ? saved->getAsObject() : nullptr;
   if (!run) {
@@ -947,6 +947,11 @@ int kforge::tune::replayRun(const std::string &runDir, const Tools &tools, bool 
                        {"transform_library", c.recipePath},
                        {"artifact", c.dir},
                        {"recorded_time_ms", best->getNumber("time_ms").value_or(0)}};
+  if (!verify) {
+    summary["verified"] = "not run (--build-only)";
+    llvm::outs() << llvm::formatv("{0:2}", json::Value(std::move(summary))) << "\n";
+    return 0;
+  }
   int rc = 0;
   Tools runTools = tools;
   std::string baseline = joinPath(runDir, "baseline");

@@ -84,7 +84,7 @@ int runTuner(const TuneConfig &config, const Tools &tools);
 
 /// Rebuilds the best kernel of a finished run from its database (no search) into RUN/best, exports
 /// RUN/best.mlir, and verifies the kernel against the run's baseline.
-int replayRun(const std::string &runDir, const Tools &tools, bool quiet);
+int replayRun(const std::string &runDir, const Tools &tools, bool quiet, bool verify = true);
 
 /// Evaluates one given schedule (a JSON file) in a run directory, as a trial of policy "user".
 int tryScheduleFile(const TuneConfig &config, const Tools &tools, const std::string &schedulePath);

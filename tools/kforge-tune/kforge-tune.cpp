@@ -3,6 +3,7 @@
 //   kforge-tune PAYLOAD.mlir [-o RUN_DIR] [--target auto|gpu|cpu] [--policy heuristic+evolve] [--trials N]
 //   kforge-tune PAYLOAD.mlir -o RUN_DIR --resume        continue a run (killed or with a larger budget)
 //   kforge-tune --replay RUN_DIR                          rebuild and verify the best kernel, no search
+//   kforge-tune --replay RUN_DIR --build-only             rebuild it only
 //   kforge-tune PAYLOAD.mlir --try S.json -o RUN_DIR      evaluate one given schedule
 //   kforge-tune PAYLOAD.mlir --validate S.json | --render S.json
 //   kforge-tune --list-actions | --actions-doc
@@ -85,6 +86,10 @@ static cl::opt<bool> resume("resume", cl::desc("Continue the run in the run dire
                             cl::cat(category));
 static cl::opt<std::string> replay("replay", cl::desc("Rebuild and verify the best kernel of this run directory"),
                                    cl::value_desc("run dir"), cl::init(""), cl::cat(category));
+static cl::opt<bool> buildOnly("build-only",
+                               cl::desc("With --replay: rebuild the best kernel and its transform library, without "
+                                        "verifying or timing it (for a caller that verifies it itself)"),
+                               cl::init(false), cl::cat(category));
 static cl::opt<std::string> tryFile("try", cl::desc("Evaluate this schedule (JSON) as one trial of the run"),
                                     cl::value_desc("schedule.json"), cl::init(""), cl::cat(category));
 static cl::opt<std::string> validateFile("validate", cl::desc("Check this schedule (JSON) against the payload"),
@@ -322,8 +327,12 @@ int main(int argc, char **argv) {
     llvm::outs() << actionsMarkdown();
     return 0;
   }
+  if (buildOnly && replay.empty()) {
+    llvm::errs() << "kforge-tune: error: --build-only goes with --replay RUN_DIR\n";
+    return 2;
+  }
   if (!replay.empty())
-    return replayRun(replay, tools, quiet || printJson);
+    return replayRun(replay, tools, quiet || printJson, /*verify=*/!buildOnly);
   if (payloadPath.empty()) {
     llvm::errs() << "kforge-tune: error: no payload given (kforge-tune PAYLOAD.mlir; --help lists the options)\n";
     return 2;
