@@ -232,6 +232,33 @@ def floor_ms(task_bytes, flops, ceilings, dtype="f32"):
     return max(task_bytes / (ceilings["copy_gbps"] * 1e6), compute)
 
 
+LARGE_INPUT_SCALE = 1000.0  # exp(1000 * x) overflows fp32 for x > 0.09 unless the row max is subtracted
+
+
+def softmax_checks(backend, task, shapes, dtype, seed, implementations, results, tolerance):
+    """Properties of a row softmax beyond the reference comparison: its rows sum to 1 (within the tolerance,
+    per row) and inputs scaled by LARGE_INPUT_SCALE give finite outputs that still match the reference. An
+    implementation that fails either is incorrect; the checks are recorded under "checks"."""
+    import numpy as np
+    large = [x * LARGE_INPUT_SCALE for x in backend.inputs(shapes, seed, dtype)]
+    reference = backend.reference(task, large)
+    for name, fn in implementations.items():
+        result = results[name]
+        if fn is None or result["status"] != "correct":
+            continue
+        try:
+            output = np.asarray(backend.to_numpy(fn(*large)), dtype=np.float64)
+            verdict = compare(output, reference, tolerance)
+            row_error = float(np.max(np.abs(output.sum(axis=-1) - 1.0))) if np.all(np.isfinite(output)) else None
+        except Exception as error:
+            verdict, row_error = {"status": "failed", "why": f"{type(error).__name__}: {error}"}, None
+        result["checks"] = {"large_inputs": dict(verdict, scale=LARGE_INPUT_SCALE), "rows_sum_max_error": row_error}
+        if verdict["status"] != "correct":
+            result["status"], result["why"] = verdict["status"], f"inputs x {LARGE_INPUT_SCALE:g}: {verdict['why']}"
+        elif row_error is None or row_error > tolerance:
+            result["status"], result["why"] = "incorrect", f"a row sums to 1 +- {row_error}, beyond {tolerance:g}"
+
+
 def measure_task(backend, task, shape, implementations, seeds=5, warmup=3, reps=20, tolerance=None):
     """Verifies every implementation over ``seeds`` seeds, then times the correct ones on the last seed's
     inputs. ``implementations``: name -> callable or None (not available). Returns {"implementations": name ->
@@ -258,6 +285,8 @@ def measure_task(backend, task, shape, implementations, seeds=5, warmup=3, reps=
             result["seeds"].append(dict(verdict, seed=seed))
             if verdict["status"] != "correct":
                 result["status"], result["why"] = verdict["status"], f"seed {seed}: {verdict['why']}"
+    if getattr(task, "softmax_rows", False):
+        softmax_checks(backend, task, shapes, dtype, seeds, implementations, results, tolerance)
     for name, fn in implementations.items():
         if results[name]["status"] == "correct":
             timed = fn.prepare_timing(inputs) if hasattr(fn, "prepare_timing") else fn

@@ -97,7 +97,11 @@ def markdown(results):
         k = r["kforge"]
         fraction = r["floor_ms"] / k["timing"]["median_ms"] if k["status"] == "correct" and r["floor_ms"] else None
         tuning = r.get("tuning", {})
-        notes = "; ".join(flags(r) + ([k["why"]] if k.get("why") else []) + ([r["diagnosis"]] if r.get("diagnosis") else []))
+        checks = k.get("checks")
+        softmax = ([f"rows sum to 1 within {checks['rows_sum_max_error']:.1e}, inputs x {checks['large_inputs']['scale']:g} "
+                    f"{checks['large_inputs']['status']}"] if checks and checks.get("rows_sum_max_error") is not None else [])
+        notes = "; ".join(flags(r) + ([k["why"]] if k.get("why") else []) + softmax +
+                          ([r["diagnosis"]] if r.get("diagnosis") else []))
         lines.append(f"| {r['task']} | {r['level']} | {'x'.join(map(str, r['shape']))} | {_ms(k)} | "
                      f"{_ms(r['eager'])} | {_ms(r['compile'])} | {_x(speedups(r, 'eager'))} | "
                      f"{_x(speedups(r, 'compile'))} | {r['floor_ms']:.3f} | {_fraction(fraction)} | "

@@ -52,6 +52,30 @@ def test_measure_task_catches_wrong_and_failing_implementations():
     assert measured["bytes"] == 4 * (8 * 16 * 2)
 
 
+def test_softmax_checks_catch_overflow_and_rows_not_summing_to_one():
+    task = tasks.by_name("softmax")
+    backend = measure.CpuBackend()
+
+    def naive(x):  # no row max subtracted: exp overflows on the large inputs
+        with np.errstate(over="ignore", invalid="ignore"):
+            e = np.exp(x.astype(np.float32))
+            return e / e.sum(axis=1, keepdims=True)
+
+    implementations = {"right": tasks._np_softmax, "naive": naive}
+    results = measure.measure_task(backend, task, (8, 64), implementations, seeds=2, warmup=1, reps=3)["implementations"]
+    assert results["right"]["status"] == "correct"
+    assert results["right"]["checks"]["rows_sum_max_error"] < 1e-6
+    assert results["right"]["checks"]["large_inputs"]["status"] == "correct"
+    # The naive one passes on standard-normal inputs and fails only on the large ones.
+    assert [s["status"] for s in results["naive"]["seeds"]] == ["correct", "correct"]
+    assert results["naive"]["status"] == "incorrect" and "inputs x 1000" in results["naive"]["why"]
+    assert "timing" not in results["naive"]
+    # Tasks that are not a row softmax get no such checks.
+    relu = measure.measure_task(backend, tasks.by_name("relu"), (8, 16), {"right": lambda x: np.maximum(x, 0)},
+                                seeds=1, warmup=1, reps=3)["implementations"]["right"]
+    assert "checks" not in relu
+
+
 def _row(task, level, kforge_ms, eager_ms, compile_ms=None, floor=0.001, kforge_status="correct"):
     def result(ms, status="correct"):
         if ms is None:
