@@ -19,26 +19,51 @@ FP32_TOLERANCE = 1e-4
 
 
 def compare(output, reference, tolerance=FP32_TOLERANCE):
-    """Verdict of one output against the float64 reference (both NumPy arrays): a dict with status, why and
-    the errors."""
-    import numpy as np
-    out = np.asarray(output, dtype=np.float64)
-    ref = np.asarray(reference, dtype=np.float64)
-    if out.shape != ref.shape:
-        return {"status": "incorrect", "why": f"shape {out.shape}, expected {ref.shape}"}
-    non_finite = int(np.count_nonzero(~np.isfinite(out)))
-    ref_max = float(np.max(np.abs(ref))) if ref.size else 0.0
+    """Verdict of one output against the float64 reference: a dict with status, why and the errors. Both NumPy
+    arrays, or both PyTorch tensors (compared where they are: on the GPU, a 64M-element output takes
+    milliseconds instead of seconds on the host)."""
+    if type(reference).__module__.split(".")[0] == "torch":
+        import torch
+        out, ref = output.detach().to(torch.float64), reference
+        shape, expected = tuple(out.shape), tuple(ref.shape)
+        non_finite = int((~torch.isfinite(out)).sum()) if shape == expected else 0
+        ref_max = float(ref.abs().max()) if ref.numel() else 0.0
+        constant = ref.numel() == 0 or float(ref.max() - ref.min()) == 0
+        norm = lambda x: float(torch.linalg.vector_norm(x))  # noqa: E731
+        max_abs = lambda x: float(x.abs().max())  # noqa: E731
+    else:
+        import numpy as np
+        out = np.asarray(output, dtype=np.float64)
+        ref = np.asarray(reference, dtype=np.float64)
+        shape, expected = out.shape, ref.shape
+        non_finite = int(np.count_nonzero(~np.isfinite(out))) if shape == expected else 0
+        ref_max = float(np.max(np.abs(ref))) if ref.size else 0.0
+        constant = ref.size == 0 or float(np.ptp(ref)) == 0
+        norm, max_abs = np.linalg.norm, lambda x: float(np.max(np.abs(x)))
+    if shape != expected:
+        return {"status": "incorrect", "why": f"shape {shape}, expected {expected}"}
     result = {"non_finite": non_finite, "reference_max_abs": ref_max}
     if non_finite:
         return dict(result, status="incorrect", why=f"{non_finite} non-finite output elements (NaN: unwritten)")
-    if ref.size == 0 or float(np.ptp(ref)) == 0 or ref_max < 10 * tolerance:
+    if constant or ref_max < 10 * tolerance:
         return dict(result, status="inconclusive", why="the reference is constant or tiny relative to the tolerance")
     diff = out - ref
-    rel_l2 = float(np.linalg.norm(diff) / np.linalg.norm(ref))
-    result.update(rel_l2_error=rel_l2, max_abs_error=float(np.max(np.abs(diff))))
+    rel_l2 = float(norm(diff) / norm(ref))
+    result.update(rel_l2_error=rel_l2, max_abs_error=max_abs(diff))
     if rel_l2 > tolerance:
         return dict(result, status="incorrect", why=f"relative L2 error {rel_l2:.3g} above {tolerance:g}")
     return dict(result, status="correct", why="")
+
+
+def row_sum_error(output):
+    """The largest |sum of a row - 1| of a finite output (NumPy array or PyTorch tensor), else None."""
+    if type(output).__module__.split(".")[0] == "torch":
+        import torch
+        out = output.detach().to(torch.float64)
+        return float((out.sum(dim=-1) - 1).abs().max()) if bool(torch.isfinite(out).all()) else None
+    import numpy as np
+    out = np.asarray(output, dtype=np.float64)
+    return float(np.max(np.abs(out.sum(axis=-1) - 1.0))) if np.all(np.isfinite(out)) else None
 
 
 def summarize_times(ms):
@@ -97,9 +122,6 @@ class CpuBackend:
         np = self.np
         return _KforgeKernel(artifact, lambda shape, dtype="f32": np.full(shape, np.nan, dtype=np.float32))
 
-    def to_numpy(self, value):
-        return self.np.asarray(value)
-
     def time(self, fn, inputs, warmup, reps):
         for _ in range(warmup):
             fn(*inputs)
@@ -149,9 +171,10 @@ class CudaBackend:
         return eval(task.torch, {"torch": self.torch})  # the task's PyTorch definition, a lambda
 
     def reference(self, task, inputs):
-        """The task's PyTorch definition in float64 on the GPU (the NumPy one would take minutes at 4096^3)."""
+        """The task's PyTorch definition in float64 on the GPU (the NumPy one would take minutes at 4096^3); it
+        stays there, and outputs are compared with it there."""
         with self.torch.no_grad():
-            return self._torch_fn(task)(*[x.double() for x in inputs]).cpu().numpy()
+            return self._torch_fn(task)(*[x.double() for x in inputs])
 
     def _no_grad(self, fn):
         """Every call of an implementation in one grad mode: torch.compile guards on it, and a verification call
@@ -187,9 +210,6 @@ class CudaBackend:
         types = {"f32": torch.float32, "bf16": torch.bfloat16}
         return _KforgeKernel(artifact, lambda shape, dtype="f32": torch.full(shape, float("nan"), dtype=types[dtype],
                                                                                device=self.device))
-
-    def to_numpy(self, value):
-        return value.detach().float().cpu().numpy()  # bf16 widens exactly; NumPy has no bf16
 
     def time(self, fn, inputs, warmup, reps):
         torch = self.torch
@@ -239,7 +259,6 @@ def softmax_checks(backend, task, shapes, dtype, seed, implementations, results,
     """Properties of a row softmax beyond the reference comparison: its rows sum to 1 (within the tolerance,
     per row) and inputs scaled by LARGE_INPUT_SCALE give finite outputs that still match the reference. An
     implementation that fails either is incorrect; the checks are recorded under "checks"."""
-    import numpy as np
     large = [x * LARGE_INPUT_SCALE for x in backend.inputs(shapes, seed, dtype)]
     reference = backend.reference(task, large)
     for name, fn in implementations.items():
@@ -247,9 +266,9 @@ def softmax_checks(backend, task, shapes, dtype, seed, implementations, results,
         if fn is None or result["status"] != "correct":
             continue
         try:
-            output = np.asarray(backend.to_numpy(fn(*large)), dtype=np.float64)
+            output = fn(*large)
             verdict = compare(output, reference, tolerance)
-            row_error = float(np.max(np.abs(output.sum(axis=-1) - 1.0))) if np.all(np.isfinite(output)) else None
+            row_error = row_sum_error(output)
         except Exception as error:
             verdict, row_error = {"status": "failed", "why": f"{type(error).__name__}: {error}"}, None
         result["checks"] = {"large_inputs": dict(verdict, scale=LARGE_INPUT_SCALE), "rows_sum_max_error": row_error}
@@ -273,13 +292,13 @@ def measure_task(backend, task, shape, implementations, seeds=5, warmup=3, reps=
     for seed in range(seeds):
         inputs = backend.inputs(shapes, seed, dtype)
         reference = backend.reference(task, inputs)
-        output_elements = reference.size
+        output_elements = math.prod(reference.shape)
         for name, fn in implementations.items():
             result = results[name]
             if fn is None or result["status"] not in ("correct",):
                 continue
             try:
-                verdict = compare(backend.to_numpy(fn(*inputs)), reference, tolerance)
+                verdict = compare(fn(*inputs), reference, tolerance)
             except Exception as error:  # a failing implementation is a result, not the end of the benchmark
                 verdict = {"status": "failed", "why": f"{type(error).__name__}: {error}"}
             result["seeds"].append(dict(verdict, seed=seed))
