@@ -170,13 +170,19 @@ DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(trans
                                                                            transform::TransformState &state) {
   auto forall = dyn_cast<scf::ForallOp>(target);
   int64_t lanes = getLanes();
-  if (lanes < 2 || lanes > 32 || !llvm::isPowerOf2_64(lanes))
-    return emitDefiniteFailure() << "lanes must be a power of 2 from 2 to 32, not " << lanes;
+  if (lanes < 2 || lanes > 1024 || !llvm::isPowerOf2_64(lanes))
+    return emitDefiniteFailure() << "lanes must be a power of 2 from 2 to 1024, not " << lanes;
   if (!forall || forall.getRank() != 1 || !forall.isNormalized())
     return emitSilenceableError() << "expected an scf.forall with one induction variable from 0, step 1";
   std::optional<int64_t> rows = getConstantIntValue(forall.getMixedUpperBound()[0]);
   if (!rows)
     return emitSilenceableError() << "expected a static number of rows";
+  // Beyond a warp, the lanes of a row combine their partials over the whole block (gpu.all_reduce: shuffles,
+  // then shared memory across the warps), so the block must hold that one row and nothing else.
+  bool blockWide = lanes > 32;
+  if (blockWide && *rows != 1)
+    return emitSilenceableError() << "lanes = " << lanes << " spreads a row over several warps, reduced over the "
+                                  << "whole block: the forall must have one row, not " << *rows;
 
   // The row width: the last loop of the linalg ops over a row (their other loops have one iteration).
   int64_t width = 0;
@@ -310,10 +316,19 @@ DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(trans
       auto type = cast<RankedTensorType>(now.getType());
       SmallVector<Value> zeros(type.getRank(), arith::ConstantIndexOp::create(rewriter, loc, 0));
       Value partial = tensor::ExtractOp::create(rewriter, loc, now, zeros);
-      std::optional<uint32_t> cluster;
-      if (lanes < 32)
-        cluster = static_cast<uint32_t>(lanes);
-      Value total = gpu::SubgroupReduceOp::create(rewriter, loc, partial, kind, /*uniform=*/false, cluster);
+      Value total;
+      if (blockWide) {
+        // Every thread of the block is a lane of the one row and reaches this point: uniform.
+        total = gpu::AllReduceOp::create(rewriter, loc, partial,
+                                         gpu::AllReduceOperationAttr::get(rewriter.getContext(), kind),
+                                         /*uniform=*/true)
+                    .getResult();
+      } else {
+        std::optional<uint32_t> cluster;
+        if (lanes < 32)
+          cluster = static_cast<uint32_t>(lanes);
+        total = gpu::SubgroupReduceOp::create(rewriter, loc, partial, kind, /*uniform=*/false, cluster);
+      }
       map.map(old, tensor::FromElementsOp::create(rewriter, loc, type, ValueRange{total}).getResult());
     }
   }

@@ -20,6 +20,9 @@ struct LowerSubgroupReducePass : kforge::impl::KforgeLowerSubgroupReduceBase<Low
     populateGpuBreakDownSubgroupReducePatterns(patterns, /*maxShuffleBitwidth=*/32, /*benefit=*/2);
     populateGpuLowerSubgroupReduceToShufflePatterns(patterns, kWarp);
     populateGpuLowerClusteredSubgroupReduceToShufflePatterns(patterns, kWarp);
+    // Block-wide rows (distribute_rows_to_lanes beyond 32 lanes): uniform gpu.all_reduce in kernels, to
+    // shuffles within each warp and a shared-memory step across the warps.
+    populateGpuAllReducePatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

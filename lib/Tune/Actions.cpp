@@ -67,14 +67,18 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
       {"lanes",
        "Spread each thread's row over `count` lanes of a warp: lane l takes columns l, l + count, ... (one "
        "warp-wide access reads consecutive elements), and every reduction over the row becomes a partial per lane "
-       "combined by warp shuffles (gpu.subgroup_reduce), whose result every lane holds. Followed by vectorize, a "
+       "combined by warp shuffles (gpu.subgroup_reduce), whose result every lane holds; beyond 32 lanes a row spans "
+       "several warps of a one-row block, and its reductions combine over the block (gpu.all_reduce: shuffles, "
+       "then shared memory). Followed by vectorize, a "
        "lane reads its slice of the row once into registers and every phase of the row works on them "
        "(kforge-unroll-strided-transfers keeps the vector out of local memory).",
        "transform.kforge.distribute_rows_to_lanes on the thread-level scf.forall",
-       {{"count", ParamType::Int, {8, 16, 32}, {}, "lanes per row (32: a warp per row)"}},
+       {{"count", ParamType::Int, {8, 16, 32, 64, 128, 256, 512, 1024}, {},
+         "lanes per row (32: a warp per row; more: several warps per row, one row per block)"}},
        {"gpu"},
        "a 2-D root, or a row sum, without a contraction; tile(thread) of one row per thread (size 1 on the rows, the row "
-       "whole) and fuse(thread) when there are producers; the row a multiple of count; at most 1024 threads"},
+       "whole) and fuse(thread) when there are producers; the row a multiple of count; at most 1024 threads; more "
+       "than 32 lanes: tile(block) of one row"},
       {"occupancy",
        "Ask the kernel's compiler to fit this many blocks on a multiprocessor (PTX .minnctapersm): ptxas limits "
        "each thread's registers to make room, trading spills for occupancy.",
@@ -429,6 +433,10 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       else if (width % action.factor != 0)
         problem(index, "shape", "lanes(" + std::to_string(action.factor) + "): the row (" + std::to_string(width) +
                                     " elements) is not a multiple of the lanes");
+      else if (action.factor > 32 && blockExtent(schedule, facts, 0) != 1)
+        problem(index, "precondition", "lanes(" + std::to_string(action.factor) +
+                                           ") spreads a row over several warps, reduced over the whole block: "
+                                           "tile(block) must hold one row (size 1 on the rows)");
 
       std::vector<int64_t> dims = blockDims(schedule, facts);
       if (dims[0] * dims[1] * dims[2] > 1024)

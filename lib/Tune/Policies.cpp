@@ -595,6 +595,25 @@ std::vector<Proposal> kforge::tune::heuristicSchedules(const PayloadFacts &facts
       }
       add(v, "", "heuristic: " + std::to_string(rows) + " rows per block, a warp per row");
     }
+    // A row over several warps (one row per block, reduced over the block): rows too wide for a warp's
+    // registers (softmax over 32000 columns: 125 values per lane over 256 lanes), or lighter threads for
+    // more rows in flight; 8 to 128 values per lane.
+    for (int64_t lanes : {256, 128, 512, 1024}) {
+      if (width % lanes || width / lanes < 8 || width / lanes > 128)
+        continue;
+      Schedule v;
+      v.push_back(tile("block", rowSums ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 0}));
+      if (facts.linalgOps > 1)
+        v.push_back(fuse("block"));
+      v.push_back(tile("thread", rowSums ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 0}));
+      if (facts.linalgOps > 1)
+        v.push_back(fuse("thread"));
+      v.push_back(intAction("lanes", lanes));
+      if (!rowSums)
+        v.push_back(vectorize());
+      add(v, "", "heuristic: a row per block over " + std::to_string(lanes) + " lanes" +
+                     (rowSums ? "" : ", the row in registers"));
+    }
   }
   if (contraction) {
     s.push_back(tile("reduction", {best.k}));

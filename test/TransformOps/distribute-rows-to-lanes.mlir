@@ -221,8 +221,85 @@ func.func @bad_lanes() {
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %func = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
-    // expected-error @+1 {{lanes must be a power of 2 from 2 to 32, not 12}}
+    // expected-error @+1 {{lanes must be a power of 2 from 2 to 1024, not 12}}
     %lanes = transform.kforge.distribute_rows_to_lanes %func {lanes = 12} : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// 128 lanes: a row over four warps. The block is the one row; its max is a uniform gpu.all_reduce over the
+// block (shuffles, then shared memory across the warps), not a warp's subgroup_reduce.
+// CHECK-LABEL: func.func @block_wide_row
+// CHECK: scf.forall (%{{.*}}, %[[LANE:.*]]) in (1, 128)
+// CHECK: tensor.extract_slice %{{.*}}[0, %[[LANE]]] [1, 4] [1, 128] : tensor<1x512xf32> to tensor<1x4xf32>
+// CHECK: gpu.all_reduce maximumf %{{.*}} uniform {
+// CHECK-NOT: gpu.subgroup_reduce
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+func.func @block_wide_row(%x: tensor<1x512xf32>, %out: tensor<1x512xf32>) -> tensor<1x512xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %stats = tensor.empty() : tensor<1xf32>
+  %r = scf.forall (%i) in (1) shared_outs(%o = %out) -> (tensor<1x512xf32>) {
+    %row = tensor.extract_slice %x[%i, 0] [1, 512] [1, 1] : tensor<1x512xf32> to tensor<1x512xf32>
+    %s = tensor.extract_slice %stats[%i] [1] [1] : tensor<1xf32> to tensor<1xf32>
+    %init = linalg.fill ins(%ninf : f32) outs(%s : tensor<1xf32>) -> tensor<1xf32>
+    %max = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%row : tensor<1x512xf32>) outs(%init : tensor<1xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %m = arith.maximumf %in, %acc : f32
+      linalg.yield %m : f32
+    } -> tensor<1xf32>
+    %dest = tensor.extract_slice %o[%i, 0] [1, 512] [1, 1] : tensor<1x512xf32> to tensor<1x512xf32>
+    %shifted = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%row, %max : tensor<1x512xf32>, tensor<1xf32>) outs(%dest : tensor<1x512xf32>) {
+    ^bb0(%in: f32, %m: f32, %unused: f32):
+      %d = arith.subf %in, %m : f32
+      linalg.yield %d : f32
+    } -> tensor<1x512xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %shifted into %o[%i, 0] [1, 512] [1, 1] : tensor<1x512xf32> into tensor<1x512xf32>
+    }
+  } {mapping = [#gpu.thread<x>]}
+  return %r : tensor<1x512xf32>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %rows = transform.structured.match ops{["scf.forall"]} in %root : (!transform.any_op) -> !transform.any_op
+    %lanes = transform.kforge.distribute_rows_to_lanes %rows {lanes = 128} : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// More than a warp's lanes need a block of one row: with two rows, the block-wide reduction would mix them.
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+func.func @two_rows_block_wide(%x: tensor<2x512xf32>, %out: tensor<2xf32>) -> tensor<2xf32> {
+  %zero = arith.constant 0.0 : f32
+  %r = scf.forall (%i) in (2) shared_outs(%o = %out) -> (tensor<2xf32>) {
+    %row = tensor.extract_slice %x[%i, 0] [1, 512] [1, 1] : tensor<2x512xf32> to tensor<1x512xf32>
+    %s = tensor.extract_slice %o[%i] [1] [1] : tensor<2xf32> to tensor<1xf32>
+    %init = linalg.fill ins(%zero : f32) outs(%s : tensor<1xf32>) -> tensor<1xf32>
+    %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%row : tensor<1x512xf32>) outs(%init : tensor<1xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    } -> tensor<1xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %sum into %o[%i] [1] [1] : tensor<1xf32> into tensor<2xf32>
+    }
+  } {mapping = [#gpu.thread<x>]}
+  return %r : tensor<2xf32>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %rows = transform.structured.match ops{["scf.forall"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{lanes = 64 spreads a row over several warps, reduced over the whole block: the forall must have one row, not 2}}
+    %lanes = transform.kforge.distribute_rows_to_lanes %rows {lanes = 64} : (!transform.any_op) -> !transform.any_op
     transform.yield
   }
 }

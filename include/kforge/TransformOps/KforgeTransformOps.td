@@ -127,13 +127,18 @@ def DistributeRowsToLanesOp : Op<Transform_Dialect, "kforge.distribute_rows_to_l
     `gpu.subgroup_reduce` over the lanes (butterfly shuffles after
     `kforge-lower-subgroup-reduce`), whose result every lane holds. A reduction must start
     from its combiner's neutral element (a `linalg.fill` with it), so that partials combine
-    exactly. With `lanes` = 32 a row is one warp; 8 or 16 put 4 or 2 rows in a warp.
+    exactly. With `lanes` = 32 a row is one warp; 8 or 16 put 4 or 2 rows in a warp. With 64 to
+    1024 lanes a row spans several warps, and its reductions are `gpu.all_reduce`s over the
+    block (uniform: shuffles within each warp, then shared memory across the warps, by
+    upstream's lowering in `kforge-lower-subgroup-reduce`): the forall must then have one row,
+    so that the block is that row's lanes and nothing else.
 
     #### Return modes
 
     Produces a silenceable failure, leaving the IR untouched, when the target is not such a
     forall: not one induction variable from 0 with step 1, N not a multiple of `lanes`, an
-    op in the body that uses a row value but is not a row op, a row op with more than one
+    op in the body that uses a row value but is not a row op, more than one row with more
+    than 32 lanes, a row op with more than one
     row, a reduction without a neutral-element fill or with a combiner `gpu.subgroup_reduce`
     has no kind for, or an insert that is not a whole unit-stride row.
   }];

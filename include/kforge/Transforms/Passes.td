@@ -112,12 +112,14 @@ def KforgeExpandBF16 : Pass<"kforge-expand-bf16", "mlir::ModuleOp"> {
 }
 
 def KforgeLowerSubgroupReduce : Pass<"kforge-lower-subgroup-reduce", "mlir::gpu::GPUModuleOp"> {
-  let summary = "Lower gpu.subgroup_reduce to butterfly shuffles (gpu.shuffle xor) over 32-lane warps";
+  let summary = "Lower gpu.subgroup_reduce (and uniform gpu.all_reduce) to shuffles over 32-lane warps";
   let description = [{
     `convert-gpu-to-nvvm` lowers `gpu.subgroup_reduce` only for 32-bit integers (to `redux.sync`); the
     float reductions that `transform.kforge.distribute_rows_to_lanes` creates (row max, row sum) need
     shuffles. This pass applies upstream's patterns for that (whole warps and clusters of 2-16 lanes,
     values wider than 32 bits broken down first), leaving `gpu.shuffle` ops that become `shfl.sync`.
+    Uniform `gpu.all_reduce`s in kernels (rows spread over a whole block) go through upstream's
+    all-reduce lowering: shuffles within each warp, the warps' partials through a workgroup buffer.
   }];
 }
 
