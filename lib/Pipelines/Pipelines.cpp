@@ -122,7 +122,7 @@ void kforge::buildLowerToNVVMPipeline(OpPassManager &pm, const LowerToNVVMOption
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createConvertNVGPUToNVVMPass());
   // Constants (e.g. the vector a fill stores) must be rematerialised in the kernel, not passed as arguments.
-  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  pm.addPass(createKforgeSinkLaunchConstants()); // upstream's sinking, and through the casts nvgpu-to-nvvm left
   // Launch bounds a schedule asked for (transform.kforge.set_kernel_attributes) survive outlining by name.
   pm.addPass(createKforgePrepareKernelAttributes());
   pm.addPass(createGpuKernelOutliningPass());
@@ -135,6 +135,9 @@ void kforge::buildLowerToNVVMPipeline(OpPassManager &pm, const LowerToNVVMOption
   // not upstream's loop over a stack copy.
   pm.addPass(createKforgeUnrollStridedTransfers());
   pm.addPass(createConvertVectorToSCFPass(VectorTransferToSCFOptions().enableFullUnroll().setTargetRank(1)));
+  // 128-bit accesses where the address provably allows them (A's rows of a gemm tile are offset by the K
+  // loop's induction variable): while the loops are still scf.for, whose bounds and steps the proof reads.
+  pm.nest<gpu::GPUModuleOp>().addPass(createKforgeProveVectorAlignment());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());

@@ -145,6 +145,42 @@ def KforgeUnrollStridedTransfers : Pass<"kforge-unroll-strided-transfers", "mlir
   let dependentDialects = ["mlir::memref::MemRefDialect", "mlir::vector::VectorDialect", "mlir::arith::ArithDialect"];
 }
 
+def KforgeSinkLaunchConstants : Pass<"kforge-sink-launch-constants", "mlir::ModuleOp"> {
+  let summary = "Sink constants into gpu.launch bodies, also through the casts an earlier type conversion left";
+  let description = [{
+    Like upstream's `gpu-launch-sink-index-computations` (constants, dims, selects and comparisons), and also
+    `builtin.unrealized_conversion_cast`s of such values: `convert-nvgpu-to-nvvm` converts loops
+    structurally, so a tiled K loop's bounds reach the launch as casts of host constants. Upstream leaves
+    those outside, and outlining turns them into kernel arguments; the kernel then cannot know its loop's
+    step, and nothing (kforge-prove-vector-alignment, LLVM) can prove the alignment of accesses offset by it.
+  }];
+}
+
+def KforgeProveVectorAlignment : Pass<"kforge-prove-vector-alignment", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Give vector loads and stores in kernels the alignment their addresses provably have";
+  let description = [{
+    `convert-vector-to-llvm` gives a `vector.load` of `vector<4xf32>` the element's alignment (4 bytes), and
+    LLVM emits a 128-bit `ld.global.v4` only where it proves 16 bytes itself: it did for B's rows of a gemm
+    tile and not for A's (whose column offset is the K loop's induction variable), so A was read with four
+    scalar loads per row. This pass first lowers 1-D in-bounds transfers to `vector.load` / `vector.store`,
+    then proves each access's alignment from what is known, and records it in the op's `alignment`:
+
+    - the base: a kernel argument's `llvm.align` (kforge-align-kernel-arguments; callers' buffers are checked
+      at run time), a workgroup or private attribution's `llvm.align`, a `memref.global`'s alignment;
+    - the offset, in elements: the memref's layout offset (through `memref.subview`: offsets times the
+      source's strides) plus each index times its static stride, where the power of two dividing an index
+      is derived from constants, `arith` add / sub / mul / shl / select / casts, `affine.apply`, and loop
+      induction variables (their lower bound and step).
+
+    Nothing is asserted: an access whose offset cannot be shown divisible keeps its element alignment. The
+    alignment is capped at `max-alignment` bytes.
+  }];
+  let options = [
+    Option<"maxAlignment", "max-alignment", "int64_t", /*default=*/"16", "Largest alignment recorded, in bytes">,
+  ];
+  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::memref::MemRefDialect"];
+}
+
 def KforgePrepareKernelAttributes : Pass<"kforge-prepare-kernel-attributes", "mlir::ModuleOp"> {
   let summary = "Name the kernels that carry kforge launch bounds, before outlining";
   let description = [{

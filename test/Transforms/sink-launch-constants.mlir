@@ -1,0 +1,31 @@
+// RUN: kforge-opt %s -kforge-sink-launch-constants | FileCheck %s
+
+// A loop converted structurally to i64 (as convert-nvgpu-to-nvvm leaves it) has bounds that are casts of host
+// constants: they are rematerialised inside the launch, so outlining passes no loop bound as an argument. A
+// value computed on the host from an argument stays outside.
+// CHECK-LABEL: func.func @launch
+// CHECK: gpu.launch
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[S4:.*]] = builtin.unrealized_conversion_cast %[[C4]] : index to i64
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[S0:.*]] = builtin.unrealized_conversion_cast %[[C0]] : index to i64
+// CHECK: scf.for %{{.*}} = %[[S0]] to %{{.*}} step %[[S4]] : i64
+// CHECK: arith.addi %{{.*}}, %[[HOST:.*]] : i64
+func.func @launch(%n: i64) {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %lb = builtin.unrealized_conversion_cast %c0 : index to i64
+  %ub = builtin.unrealized_conversion_cast %c64 : index to i64
+  %step = builtin.unrealized_conversion_cast %c4 : index to i64
+  %host = arith.muli %n, %n : i64
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    scf.for %i = %lb to %ub step %step : i64 {
+      %x = arith.addi %i, %host : i64
+    }
+    gpu.terminator
+  }
+  return
+}
