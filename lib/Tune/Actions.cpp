@@ -38,7 +38,8 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
        {{"level", ParamType::Enum, {}, {"block", "thread", "reduction"}, "which loop level"},
         {"sizes", ParamType::IntList, kTileSizes, {},
          "block/thread: one size per parallel loop of the root (0: whole loop); thread sizes divide the block "
-         "sizes. reduction: one size for the contraction's K loop, from 1, 2, 4, 8, 16, 32, 64"}},
+         "sizes; a block size may also be any divisor of a loop that is not a multiple of 32 (irregular shapes). "
+         "reduction: one size for the contraction's K loop, from 1, 2, 4, 8, 16, 32, 64"}},
        {"gpu", "cpu"},
        "sizes divide the loop sizes; thread needs block; reduction needs a contraction (linalg.matmul or "
        "linalg.batch_matmul) in the payload; on the GPU at most 3 tiled loops per level and 1024 threads per block"},
@@ -161,14 +162,29 @@ llvm::ArrayRef<int64_t> kforge::tune::tileSizeDomain(StringRef level) {
   return level == "reduction" ? kReductionSizes : kTileSizes;
 }
 
-/// Every tile size in its level's domain.
-static void checkTileDomain(const Action &action, int index, std::vector<Problem> &problems) {
+bool kforge::tune::irregularExtent(int64_t extent) { return extent > 0 && extent % 32 != 0; }
+
+/// Every tile size in its level's domain: the powers of two; at block level also a divisor of an irregular
+/// loop (2000 = 16 x 125 has no power-of-two tile above 16: 80 or 125 are the useful ones). Without the
+/// payload's facts (parsing) such a size is left to the validation against the payload.
+static void checkTileDomain(const Action &action, int index, std::vector<Problem> &problems,
+                            const PayloadFacts *facts = nullptr) {
   llvm::ArrayRef<int64_t> domain = tileSizeDomain(action.level);
-  for (int64_t size : action.sizes)
-    if (!llvm::is_contained(domain, size))
-      problems.push_back({index, "out-of-domain",
-                          "tile(" + action.level + ") size " + std::to_string(size) + " is not one of " +
-                              joinInts(domain, ", ")});
+  for (auto [d, size] : llvm::enumerate(action.sizes)) {
+    if (llvm::is_contained(domain, size))
+      continue;
+    bool blockLevel = action.level == "block" && size > 0 && size <= domain.back();
+    if (blockLevel && !facts)
+      continue;
+    int64_t extent = facts && d < facts->parallelSizes.size() ? facts->parallelSizes[d] : 0;
+    if (blockLevel && irregularExtent(extent) && extent % size == 0)
+      continue;
+    problems.push_back({index, "out-of-domain",
+                        "tile(" + action.level + ") size " + std::to_string(size) + " is not one of " +
+                            joinInts(domain, ", ") +
+                            (action.level == "block" ? " (or, for a loop that is not a multiple of 32, a divisor of it)"
+                                                     : "")});
+  }
 }
 
 /// Parses one action; problems are appended with `index`.
@@ -375,7 +391,7 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       problem(index, "target", action.kind + " is not available on the " + target + " target");
     // Domains again: schedules built in memory (by a policy) have not been through parseSchedule.
     if (action.kind == "tile")
-      checkTileDomain(action, index, problems);
+      checkTileDomain(action, index, problems, &facts);
     if (spec->params.size() == 1 && spec->params[0].type == ParamType::Int &&
         !llvm::is_contained(spec->params[0].values, action.factor))
       problem(index, "out-of-domain", action.kind + "." + spec->params[0].name + " is " +

@@ -64,6 +64,19 @@ static std::vector<int64_t> searchSizes() {
 static const std::vector<int64_t> kSizes = searchSizes();
 static const std::vector<int64_t> kKSizes(tileSizeDomain("reduction").begin(), tileSizeDomain("reduction").end());
 
+/// Block tile sizes for a loop: the powers of two that divide it, and for an irregular loop also its divisors
+/// from 8 to 256 that are multiples of 4 (whole 128-bit vectors per row).
+static std::vector<int64_t> dividing(int64_t extent, const std::vector<int64_t> &domain);
+static std::vector<int64_t> blockSizes(int64_t extent) {
+  std::vector<int64_t> out = dividing(extent, kSizes);
+  if (irregularExtent(extent))
+    for (int64_t v = 8; v <= std::min<int64_t>(256, extent); v += 4)
+      if (extent % v == 0 && !llvm::is_contained(out, v))
+        out.push_back(v);
+  llvm::sort(out);
+  return out;
+}
+
 static std::vector<int64_t> dividing(int64_t extent, const std::vector<int64_t> &domain) {
   std::vector<int64_t> out;
   for (int64_t v : domain)
@@ -156,7 +169,7 @@ static std::vector<int64_t> randomSizes(const PayloadFacts &facts, const Schedul
   std::vector<int64_t> sizes(rank, 0);
   for (size_t d = 0; d < rank; ++d) {
     int64_t extent = thread ? blockExtent(s, facts, d) : facts.parallelSizes[d];
-    std::vector<int64_t> options = dividing(extent, kSizes);
+    std::vector<int64_t> options = thread ? dividing(extent, kSizes) : blockSizes(extent);
     if (options.empty() || coin(rng, 0.15))
       continue;
     sizes[d] = pick(rng, options);
@@ -231,7 +244,9 @@ static bool mutateParameter(Schedule &s, const PayloadFacts &facts, std::mt19937
   int64_t extent = a.level == "reduction" ? facts.contractionK
                    : a.level == "thread"  ? blockExtent(s, facts, d)
                                           : facts.parallelSizes[d];
-  std::vector<int64_t> options = dividing(extent, a.level == "reduction" ? kKSizes : kSizes);
+  std::vector<int64_t> options = a.level == "reduction" ? dividing(extent, kKSizes)
+                                 : a.level == "block"     ? blockSizes(extent)
+                                                          : dividing(extent, kSizes);
   if (a.level != "reduction")
     options.insert(options.begin(), 0);
   llvm::erase(options, a.sizes[d]);
@@ -416,10 +431,18 @@ static std::vector<TileConfig> contractionConfigs(const PayloadFacts &facts, con
     batch *= facts.parallelSizes[d];
   std::vector<TileConfig> configs;
   bool isGpu = gpu(profile);
-  std::vector<int64_t> blockSizes = isGpu ? std::vector<int64_t>{32, 64, 128} : std::vector<int64_t>{32, 64, 128};
+  // Block tiles of 32 to 128; for an irregular extent (2000 x 3000) its divisors in that range too.
+  auto candidates = [](int64_t extent) {
+    std::vector<int64_t> out = {32, 64, 128};
+    if (irregularExtent(extent))
+      for (int64_t v : blockSizes(extent))
+        if (v >= 32 && v <= 128 && !llvm::is_contained(out, v))
+          out.push_back(v);
+    return out;
+  };
   std::vector<std::pair<int64_t, int64_t>> threadTiles = {{4, 4}, {4, 8}, {8, 4}, {8, 8}, {2, 4}, {4, 2}};
-  for (int64_t bm : blockSizes)
-    for (int64_t bn : blockSizes)
+  for (int64_t bm : candidates(m))
+    for (int64_t bn : candidates(n))
       for (auto [tm, tn] : threadTiles) {
         if (m % bm || n % bn || bm % tm || bn % tn)
           continue;

@@ -98,6 +98,9 @@ int actionPhase(const Action &action);
 
 /// The sizes a tile at `level` may take (block / thread: 0 leaves the loop whole; reduction: the K step).
 llvm::ArrayRef<int64_t> tileSizeDomain(llvm::StringRef level);
+/// A loop extent that is not a multiple of 32: its block tiles may be any of its divisors, not only powers of
+/// two (see the tile action).
+bool irregularExtent(int64_t extent);
 
 /// The schedule's action in a slot (kind and level), or null.
 const Action *findSlot(const Schedule &schedule, llvm::StringRef kind, llvm::StringRef level = "");
