@@ -107,13 +107,14 @@ TEST(Policies, HeuristicBuildsOneActionAtATimeFromAFullTileOnTheGpu) {
   std::vector<Proposal> guesses = heuristicSchedules(gemmBiasRelu(), h200());
   ASSERT_GE(guesses.size(), 4u);
   // First step: block and thread tiles with their fusions (a block tile alone is one thread per block), and
-  // for a contraction the K tile (without it each thread walks the whole K).
-  EXPECT_EQ(guesses[0].schedule.back().kind, "tile") << describe(guesses[0].schedule);
-  EXPECT_EQ(guesses[0].schedule.back().level, "reduction") << describe(guesses[0].schedule);
+  // for a contraction the K tile (without it each thread walks the whole K), vectorized (scalar code keeps
+  // the accumulators in memory).
+  EXPECT_TRUE(findSlot(guesses[0].schedule, "tile", "reduction")) << describe(guesses[0].schedule);
+  EXPECT_EQ(guesses[0].schedule.back().kind, "vectorize") << describe(guesses[0].schedule);
   // Then one action per step, each naming its parent.
   EXPECT_EQ(guesses[1].schedule.size(), guesses[0].schedule.size() + 1);
   EXPECT_EQ(guesses[1].parentHash, scheduleHash(guesses[0].schedule));
-  EXPECT_EQ(guesses[1].schedule.back().kind, "vectorize");
+  EXPECT_TRUE(findSlot(guesses[1].schedule, "unroll")) << describe(guesses[1].schedule);
   // On the CPU the first step is the block tile alone.
   std::vector<Proposal> cpuGuesses = heuristicSchedules(gemmBiasRelu(), cpu());
   EXPECT_EQ(cpuGuesses[0].schedule.size(), 2u) << describe(cpuGuesses[0].schedule);
