@@ -133,6 +133,9 @@ void kforge::buildLowerToNVVMPipeline(OpPassManager &pm, const LowerToNVVMOption
   pm.addPass(createSymbolDCEPass());
   // A thread's strided slice of a row, read once into a vector: scalar loads at static positions (registers),
   // not upstream's loop over a stack copy.
+  // A tile's fill of its output is written to C and read back as the accumulator: forwarded, so the
+  // accumulators start in registers and C is written once.
+  pm.nest<gpu::GPUModuleOp>().addPass(createKforgeForwardVectorTransfers());
   pm.addPass(createKforgeUnrollStridedTransfers());
   pm.addPass(createConvertVectorToSCFPass(VectorTransferToSCFOptions().enableFullUnroll().setTargetRank(1)));
   // 128-bit accesses where the address provably allows them (A's rows of a gemm tile are offset by the K

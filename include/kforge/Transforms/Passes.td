@@ -156,6 +156,18 @@ def KforgeSinkLaunchConstants : Pass<"kforge-sink-launch-constants", "mlir::Modu
   }];
 }
 
+def KforgeForwardVectorTransfers : Pass<"kforge-forward-vector-transfers", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Forward vector writes to the reads that follow them and drop overwritten writes, in kernels";
+  let description = [{
+    A fused fill of a gemm tile's output bufferizes to a write of zeros to C that the accumulator is read back
+    from, and the result is written over it after the K loop: C is written twice, and the accumulators start
+    from memory. Upstream's transfer flow optimisation (`vector::transferOpflowOpt`: a read of what a
+    dominating write stored takes the written value; a write overwritten before any read is dropped) makes
+    the accumulators start in registers and leaves one write of C. Like upstream, it considers the users of
+    the same buffer only: kernel arguments are distinct buffers (kforge's calling convention).
+  }];
+}
+
 def KforgeProveVectorAlignment : Pass<"kforge-prove-vector-alignment", "mlir::gpu::GPUModuleOp"> {
   let summary = "Give vector loads and stores in kernels the alignment their addresses provably have";
   let description = [{
