@@ -536,6 +536,13 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       }
     }
     if (action.kind == "vectorize") {
+      // MLIR 22 vectorizes 1-D convolutions only: a 2-D one fails to compile ("Attempted to vectorize, but
+      // failed"), which scripts/gpu/precheck.py found the search proposing for conv2d_nhwc.
+      if (StringRef(facts.rootOp).starts_with("linalg.conv_2d") ||
+          StringRef(facts.rootOp).starts_with("linalg.conv_3d") ||
+          StringRef(facts.rootOp).starts_with("linalg.depthwise_conv_2d"))
+        problem(index, "unsupported",
+                "vectorize: MLIR 22 vectorizes 1-D convolutions only, not the root " + facts.rootOp);
       // Elements of the innermost tile of the root (and of the contraction, with its K tile).
       const Action *thread = findSlot(schedule, "tile", "thread");
       if (gpu && !thread)
