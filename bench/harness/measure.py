@@ -200,8 +200,8 @@ class CudaBackend:
         return self._no_grad(torch.compile(self._torch_fn(task)))
 
     def compiled_graphs(self):
-        """Graphs Dynamo compiled since the last reset: 0 after a compiled implementation ran means it fell back
-        to eager, and its timing is not torch.compile's."""
+        """Graphs Dynamo has compiled (its counter): unchanged across a compiled implementation's calls means it
+        fell back to eager, and its timing is not torch.compile's."""
         from torch._dynamo.utils import counters
         return int(counters["stats"]["unique_graphs"])
 
