@@ -39,15 +39,20 @@ def _t(*dims, dtype="f32"):
     return "tensor<" + "x".join(str(d) for d in dims) + f"x{dtype}>"
 
 
+def _accumulate(op, a_type, b_type, dims, result="%mm"):
+    """A zero fp32 accumulator of shape ``dims`` and the contraction ``op`` (linalg.matmul, linalg.batch_matmul) of
+    %A and %B into it: the body every matmul-bound payload starts with."""
+    return (f"  %zero = arith.constant 0.0 : f32\n  %empty = tensor.empty() : {_t(*dims)}\n"
+            f"  %init = linalg.fill ins(%zero : f32) outs(%empty : {_t(*dims)}) -> {_t(*dims)}\n"
+            f"  {result} = {op} ins(%A, %B : {a_type}, {b_type}) outs(%init : {_t(*dims)}) -> {_t(*dims)}\n")
+
+
 def _gemm_prologue(name, m, n, k, extra_args=(), result=None):
     args = [f"%A: {_t(m, k)}", f"%B: {_t(k, n)}"] + [f"%{a}: {t}" for a, t in extra_args]
     return (f"#map_2d = affine_map<(i, j) -> (i, j)>\n#map_col = affine_map<(i, j) -> (j)>\n"
             f"#map_row = affine_map<(i, j) -> (i)>\n"
             f"func.func @{name}({', '.join(args)}) -> {result or _t(m, n)} {{\n"
-            f"  %zero = arith.constant 0.0 : f32\n"
-            f"  %empty = tensor.empty() : {_t(m, n)}\n"
-            f"  %init = linalg.fill ins(%zero : f32) outs(%empty : {_t(m, n)}) -> {_t(m, n)}\n"
-            f"  %mm = linalg.matmul ins(%A, %B : {_t(m, k)}, {_t(k, n)}) outs(%init : {_t(m, n)}) -> {_t(m, n)}\n")
+            + _accumulate("linalg.matmul", _t(m, k), _t(k, n), (m, n)))
 
 
 def _elementwise(result, inputs, maps, body, out_shape, yielded):
@@ -82,10 +87,8 @@ def _matmul_mlir(name):
 def _batch_matmul_mlir(shape):
     b, m, n, k = shape
     return (f"func.func @batch_matmul(%A: {_t(b, m, k)}, %B: {_t(b, k, n)}) -> {_t(b, m, n)} {{\n"
-            f"  %zero = arith.constant 0.0 : f32\n  %empty = tensor.empty() : {_t(b, m, n)}\n"
-            f"  %init = linalg.fill ins(%zero : f32) outs(%empty : {_t(b, m, n)}) -> {_t(b, m, n)}\n"
-            f"  %r = linalg.batch_matmul ins(%A, %B : {_t(b, m, k)}, {_t(b, k, n)}) outs(%init : {_t(b, m, n)}) -> {_t(b, m, n)}\n"
-            f"  return %r : {_t(b, m, n)}\n}}\n")
+            + _accumulate("linalg.batch_matmul", _t(b, m, k), _t(b, k, n), (b, m, n), result="%r")
+            + f"  return %r : {_t(b, m, n)}\n}}\n")
 
 
 def _matvec_mlir(shape):
@@ -215,10 +218,7 @@ def _matmul_bf16_mlir(name):
         return (f"#map_id = affine_map<(i, j) -> (i, j)>\n"
                 f"func.func @{name}(%A: {_t(m, k, dtype='bf16')}, %B: {_t(k, n, dtype='bf16')}) -> "
                 f"{_t(m, n, dtype='bf16')} {{\n"
-                f"  %zero = arith.constant 0.0 : f32\n  %empty = tensor.empty() : {_t(m, n)}\n"
-                f"  %init = linalg.fill ins(%zero : f32) outs(%empty : {_t(m, n)}) -> {_t(m, n)}\n"
-                f"  %mm = linalg.matmul ins(%A, %B : {_t(m, k, dtype='bf16')}, {_t(k, n, dtype='bf16')}) "
-                f"outs(%init : {_t(m, n)}) -> {_t(m, n)}\n"
+                + _accumulate("linalg.matmul", _t(m, k, dtype='bf16'), _t(k, n, dtype='bf16'), (m, n))
                 + _to_bf16("%mm", (m, n)))
     return build
 
@@ -228,10 +228,7 @@ def _batch_matmul_bf16_mlir(shape):
     return (f"#map_id = affine_map<(b, i, j) -> (b, i, j)>\n"
             f"func.func @batch_matmul_bf16(%A: {_t(b, m, k, dtype='bf16')}, %B: {_t(b, k, n, dtype='bf16')}) -> "
             f"{_t(b, m, n, dtype='bf16')} {{\n"
-            f"  %zero = arith.constant 0.0 : f32\n  %empty = tensor.empty() : {_t(b, m, n)}\n"
-            f"  %init = linalg.fill ins(%zero : f32) outs(%empty : {_t(b, m, n)}) -> {_t(b, m, n)}\n"
-            f"  %mm = linalg.batch_matmul ins(%A, %B : {_t(b, m, k, dtype='bf16')}, {_t(b, k, n, dtype='bf16')}) "
-            f"outs(%init : {_t(b, m, n)}) -> {_t(b, m, n)}\n"
+            + _accumulate("linalg.batch_matmul", _t(b, m, k, dtype='bf16'), _t(b, k, n, dtype='bf16'), (b, m, n))
             + _to_bf16("%mm", (b, m, n)))
 
 
@@ -240,10 +237,8 @@ def _gemm_bias_relu_bf16_mlir(shape):
     bf = lambda *d: _t(*d, dtype="bf16")  # noqa: E731
     return (f"#map_id = affine_map<(i, j) -> (i, j)>\n#map_col = affine_map<(i, j) -> (j)>\n"
             f"func.func @gemm_bias_relu_bf16(%A: {bf(m, k)}, %B: {bf(k, n)}, %bias: {bf(n)}) -> {bf(m, n)} {{\n"
-            f"  %zero = arith.constant 0.0 : f32\n  %empty = tensor.empty() : {_t(m, n)}\n"
-            f"  %init = linalg.fill ins(%zero : f32) outs(%empty : {_t(m, n)}) -> {_t(m, n)}\n"
-            f"  %mm = linalg.matmul ins(%A, %B : {bf(m, k)}, {bf(k, n)}) outs(%init : {_t(m, n)}) -> {_t(m, n)}\n"
-            f"  %out_bf16 = tensor.empty() : {bf(m, n)}\n"
+            + _accumulate("linalg.matmul", bf(m, k), bf(k, n), (m, n))
+            + f"  %out_bf16 = tensor.empty() : {bf(m, n)}\n"
             f"  %y = linalg.generic {{indexing_maps = [#map_id, #map_col, #map_id], iterator_types = [\"parallel\", \"parallel\"]}}\n"
             f"      ins(%mm, %bias : {_t(m, n)}, {bf(n)}) outs(%out_bf16 : {bf(m, n)}) {{\n"
             f"  ^bb0(%x: f32, %b: bf16, %o: bf16):\n    %bf = arith.extf %b : bf16 to f32\n"

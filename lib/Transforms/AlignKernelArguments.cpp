@@ -17,10 +17,8 @@ struct AlignKernelArgumentsPass : kforge::impl::KforgeAlignKernelArgumentsBase<A
   using Base::Base;
 
   void runOnOperation() override {
-    if (alignment <= 0 || !llvm::isPowerOf2_64(alignment)) {
-      getOperation().emitError() << "alignment must be a positive power of two, not " << int64_t(alignment);
+    if (failed(kforge::checkAlignmentOption(getOperation(), "alignment", alignment)))
       return signalPassFailure();
-    }
     Builder b(&getContext());
     getOperation().walk([&](gpu::GPUFuncOp func) {
       if (!func.isKernel())

@@ -25,10 +25,8 @@ struct AlignSharedMemoryPass : kforge::impl::KforgeAlignSharedMemoryBase<AlignSh
   using Base::Base;
 
   void runOnOperation() override {
-    if (alignment <= 0 || !llvm::isPowerOf2_64(alignment)) {
-      getOperation().emitError() << "alignment must be a positive power of two, not " << int64_t(alignment);
+    if (failed(kforge::checkAlignmentOption(getOperation(), "alignment", alignment)))
       return signalPassFailure();
-    }
     Builder builder(&getContext());
     StringRef alignName = LLVM::LLVMDialect::getAlignAttrName();
     getOperation().walk([&](gpu::GPUFuncOp func) {

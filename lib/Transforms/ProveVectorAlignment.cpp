@@ -168,10 +168,8 @@ struct ProveVectorAlignmentPass : kforge::impl::KforgeProveVectorAlignmentBase<P
   using Base::Base;
 
   void runOnOperation() override {
-    if (maxAlignment <= 0 || !llvm::isPowerOf2_64(maxAlignment)) {
-      getOperation().emitError() << "max-alignment must be a positive power of two, not " << int64_t(maxAlignment);
+    if (failed(kforge::checkAlignmentOption(getOperation(), "max-alignment", maxAlignment)))
       return signalPassFailure();
-    }
     // 1-D transfers that are plain loads and stores become vector.load / vector.store, which carry alignment.
     RewritePatternSet patterns(&getContext());
     vector::populateVectorTransferLoweringPatterns(patterns, /*maxTransferRank=*/1);

@@ -1,4 +1,9 @@
 // RUN: kforge-opt %s -split-input-file -pass-pipeline='builtin.module(gpu.module(kforge-prove-vector-alignment))' | FileCheck %s
+// RUN: not kforge-opt %s -split-input-file -pass-pipeline='builtin.module(gpu.module(kforge-prove-vector-alignment{max-alignment=24}))' 2>&1 | FileCheck %s --check-prefix=ERR
+// RUN: not kforge-opt %s -split-input-file -kforge-align-kernel-arguments=alignment=0 2>&1 | FileCheck %s --check-prefix=ARGS
+
+// ERR: error: max-alignment must be a positive power of two, not 24
+// ARGS: error: alignment must be a positive power of two, not 0
 
 // A gemm tile's reads: A's rows at column k (the K loop's induction variable, step 4) and B's rows at a
 // column that is a multiple of 8. The kernel arguments are 16-byte aligned (llvm.align), the row stride 4096

@@ -24,6 +24,9 @@ namespace kforge {
 /// True when `op` sits inside GPU device code (a gpu.launch body or a gpu.func).
 bool isInsideGpuKernel(mlir::Operation *op);
 
+/// Checks a pass's byte-alignment option: a positive power of two, else an error on `op` naming `option`.
+mlir::LogicalResult checkAlignmentOption(mlir::Operation *op, llvm::StringRef option, int64_t value);
+
 } // namespace kforge
 
 #endif // KFORGE_TRANSFORMS_PASSES_H
