@@ -64,9 +64,16 @@ static std::vector<int64_t> searchSizes() {
 static const std::vector<int64_t> kSizes = searchSizes();
 static const std::vector<int64_t> kKSizes(tileSizeDomain("reduction").begin(), tileSizeDomain("reduction").end());
 
+static std::vector<int64_t> dividing(int64_t extent, const std::vector<int64_t> &domain) {
+  std::vector<int64_t> out;
+  for (int64_t v : domain)
+    if (v <= extent && extent % v == 0)
+      out.push_back(v);
+  return out;
+}
+
 /// Block tile sizes for a loop: the powers of two that divide it, and for an irregular loop also its divisors
 /// from 8 to 256 that are multiples of 4 (whole 128-bit vectors per row).
-static std::vector<int64_t> dividing(int64_t extent, const std::vector<int64_t> &domain);
 static std::vector<int64_t> blockSizes(int64_t extent) {
   std::vector<int64_t> out = dividing(extent, kSizes);
   if (irregularExtent(extent))
@@ -74,14 +81,6 @@ static std::vector<int64_t> blockSizes(int64_t extent) {
       if (extent % v == 0 && !llvm::is_contained(out, v))
         out.push_back(v);
   llvm::sort(out);
-  return out;
-}
-
-static std::vector<int64_t> dividing(int64_t extent, const std::vector<int64_t> &domain) {
-  std::vector<int64_t> out;
-  for (int64_t v : domain)
-    if (v <= extent && extent % v == 0)
-      out.push_back(v);
   return out;
 }
 
