@@ -170,8 +170,13 @@ DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(trans
                                                                            transform::TransformState &state) {
   auto forall = dyn_cast<scf::ForallOp>(target);
   int64_t lanes = getLanes();
-  if (lanes < 2 || lanes > 1024 || !llvm::isPowerOf2_64(lanes))
-    return emitDefiniteFailure() << "lanes must be a power of 2 from 2 to 1024, not " << lanes;
+  // Within a warp, a row's lanes must tile the warp (butterfly shuffles over 2, 4, ... 32 lanes); beyond it,
+  // whole warps (a 32000-wide row has no power-of-two lane count above 256 that divides it, but 800 does).
+  bool withinWarp = lanes >= 2 && lanes <= 32 && llvm::isPowerOf2_64(lanes);
+  bool wholeWarps = lanes > 32 && lanes <= 1024 && lanes % 32 == 0;
+  if (!withinWarp && !wholeWarps)
+    return emitDefiniteFailure() << "lanes must be a power of 2 from 2 to 32 or a multiple of 32 up to 1024, not "
+                                 << lanes;
   if (!forall || forall.getRank() != 1 || !forall.isNormalized())
     return emitSilenceableError() << "expected an scf.forall with one induction variable from 0, step 1";
   std::optional<int64_t> rows = getConstantIntValue(forall.getMixedUpperBound()[0]);

@@ -75,7 +75,8 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
        "(kforge-unroll-strided-transfers keeps the vector out of local memory).",
        "transform.kforge.distribute_rows_to_lanes on the thread-level scf.forall",
        {{"count", ParamType::Int, {8, 16, 32, 64, 128, 256, 512, 1024}, {},
-         "lanes per row (32: a warp per row; more: several warps per row, one row per block)"}},
+         "lanes per row (32: a warp per row; more: several warps per row, one row per block; besides these, any "
+         "multiple of 32 up to 1024 that divides the row, e.g. 800 for a 32000-wide row)"}},
        {"gpu"},
        "a 2-D root, or a row sum, without a contraction; tile(thread) of one row per thread (size 1 on the rows, the row "
        "whole) and fuse(thread) when there are producers; the row a multiple of count; at most 1024 threads; more "
@@ -164,6 +165,35 @@ llvm::ArrayRef<int64_t> kforge::tune::tileSizeDomain(StringRef level) {
 
 bool kforge::tune::irregularExtent(int64_t extent) { return extent > 0 && extent % 32 != 0; }
 
+bool kforge::tune::lanesCountAllowed(int64_t count) {
+  const ActionSpec *spec = findAction("lanes");
+  return llvm::is_contained(spec->params[0].values, count) || (count > 32 && count <= 1024 && count % 32 == 0);
+}
+
+int64_t kforge::tune::rowWidth(const PayloadFacts &facts) {
+  if (facts.parallelSizes.size() == 1 && facts.reductionSize > 0)
+    return facts.reductionSize;
+  return facts.parallelSizes.size() == 2 ? facts.parallelSizes[1] : 0;
+}
+
+std::vector<int64_t> kforge::tune::lanesCounts(const PayloadFacts &facts) {
+  int64_t width = rowWidth(facts);
+  std::vector<int64_t> counts;
+  for (int64_t count = 1; count <= 1024 && width > 0; ++count)
+    if (lanesCountAllowed(count) && width % count == 0)
+      counts.push_back(count);
+  return counts;
+}
+
+/// Why `value` is outside the domain of `kind`'s integer parameter `param`, if it is.
+static std::optional<std::string> intOutOfDomain(StringRef kind, const ParamSpec &param, int64_t value) {
+  if (llvm::is_contained(param.values, value) || (kind == "lanes" && lanesCountAllowed(value)))
+    return std::nullopt;
+  return (kind + "." + param.name + " is " + std::to_string(value) + ", expected one of " +
+          joinInts(param.values, ", ") + (kind == "lanes" ? " (or a multiple of 32 up to 1024)" : ""))
+      .str();
+}
+
 /// Every tile size in its level's domain: the powers of two; at block level also a divisor of an irregular
 /// loop (2000 = 16 x 125 has no power-of-two tile above 16: 80 or 125 are the useful ones). Without the
 /// payload's facts (parsing) such a size is left to the validation against the payload.
@@ -246,9 +276,8 @@ static void parseAction(const llvm::json::Value &value, int index, Action &actio
         problem("bad-param", action.kind + "." + param.name + " must be an integer");
         break;
       }
-      if (!llvm::is_contained(param.values, *n)) {
-        problem("out-of-domain", action.kind + "." + param.name + " is " + std::to_string(*n) + ", expected one of " +
-                                     joinInts(param.values, ", "));
+      if (std::optional<std::string> why = intOutOfDomain(action.kind, param, *n)) {
+        problem("out-of-domain", *why);
         break;
       }
       action.factor = *n;
@@ -392,11 +421,9 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
     // Domains again: schedules built in memory (by a policy) have not been through parseSchedule.
     if (action.kind == "tile")
       checkTileDomain(action, index, problems, &facts);
-    if (spec->params.size() == 1 && spec->params[0].type == ParamType::Int &&
-        !llvm::is_contained(spec->params[0].values, action.factor))
-      problem(index, "out-of-domain", action.kind + "." + spec->params[0].name + " is " +
-                                          std::to_string(action.factor) + ", expected one of " +
-                                          joinInts(spec->params[0].values, ", "));
+    if (spec->params.size() == 1 && spec->params[0].type == ParamType::Int)
+      if (std::optional<std::string> why = intOutOfDomain(action.kind, spec->params[0], action.factor))
+        problem(index, "out-of-domain", *why);
     int phase = actionPhase(action);
     if (phase <= lastPhase) {
       problem(index, "order",

@@ -122,7 +122,11 @@ static Action intAction(StringRef kind, int64_t value) {
   return a;
 }
 /// The values the registry allows for a one-integer action's parameter.
-static std::vector<int64_t> intValues(StringRef kind) {
+/// The values an action with one integer parameter may take on this payload: the registry's domain; for
+/// lanes, the lane counts that divide the payload's row (multiples of 32 that are not powers of two included).
+static std::vector<int64_t> intValues(StringRef kind, const PayloadFacts &facts) {
+  if (kind == "lanes" && !lanesCounts(facts).empty())
+    return lanesCounts(facts);
   const ActionSpec *spec = findAction(kind);
   return spec && spec->params.size() == 1 ? spec->params[0].values : std::vector<int64_t>{};
 }
@@ -206,11 +210,11 @@ Schedule kforge::tune::randomSchedule(const PayloadFacts &facts, const HardwareP
     if (coin(rng, 0.7))
       s.push_back(vectorize());
     if (gpu(profile) && slot(s, "tile", "thread") && facts.contractionOp.empty() && coin(rng, 0.3))
-      s.push_back(intAction("lanes", pick(rng, intValues("lanes"))));
+      s.push_back(intAction("lanes", pick(rng, intValues("lanes", facts))));
     if (gpu(profile) && slot(s, "tile", "block"))
       for (StringRef kind : kLaunchBounds)
         if (coin(rng, 0.25))
-          s.push_back(intAction(kind, pick(rng, intValues(kind))));
+          s.push_back(intAction(kind, pick(rng, intValues(kind, facts))));
     sortByPhase(s);
     if (valid(s, facts, profile))
       return s;
@@ -230,7 +234,7 @@ static bool mutateParameter(Schedule &s, const PayloadFacts &facts, std::mt19937
   Action &a = s[pick(rng, candidates)];
   if (a.kind != "tile") { // unroll, occupancy, max_registers: another value of the registry's
     std::vector<int64_t> values;
-    for (int64_t v : intValues(a.kind))
+    for (int64_t v : intValues(a.kind, facts))
       if (v != a.factor)
         values.push_back(v);
     if (values.empty())
@@ -321,7 +325,7 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     } else if (what == "vectorize") {
       added = vectorize();
     } else if (llvm::is_contained(kLaunchBounds, StringRef(what)) || what == "lanes") {
-      added = intAction(what, pick(rng, intValues(what)));
+      added = intAction(what, pick(rng, intValues(what, facts)));
     } else {
       added = fuse(what == "fuse-block" ? "block" : "thread");
     }
@@ -577,6 +581,62 @@ std::vector<Proposal> kforge::tune::heuristicSchedules(const PayloadFacts &facts
   std::vector<TileConfig> configs = contraction ? contractionConfigs(facts, profile) : rowConfigs(facts, profile);
   if (configs.empty())
     return out;
+  // Rows over lanes (coalesced columns, shuffle reductions) for rows that are reduced on the GPU, first: a
+  // thread per row (the configurations below) reads a row's columns uncoalesced, 10-50x slower on the H200,
+  // and at realistic sizes its trial alone can take a short tuning budget.
+  bool rowSums = facts.parallelSizes.size() == 1 && facts.reductionSize > 0;
+  if (gpu(profile) && !contraction && facts.reductionOps > 0 && (facts.parallelSizes.size() == 2 || rowSums)) {
+    int64_t rowCount = facts.parallelSizes[0], width = rowWidth(facts);
+    // First, a row over several warps (one row per block, reduced over the block): rows too wide for a warp's
+    // registers, or lighter threads for more rows in flight; 8 to 128 values per lane, those nearest 16 values
+    // per lane first (measured on the H200: 4096-wide softmax and norms were fastest at 8-16, while 125 values
+    // per lane over 256 lanes of a 32000-wide row need 255 registers and leave one block per multiprocessor).
+    std::vector<int64_t> blockLanes;
+    for (int64_t lanes : lanesCounts(facts))
+      if (lanes > 32 && width / lanes >= 8 && width / lanes <= 128)
+        blockLanes.push_back(lanes);
+    auto distanceFrom16 = [&](int64_t lanes) { return std::abs(std::log2(double(width) / lanes) - 4.0); };
+    std::stable_sort(blockLanes.begin(), blockLanes.end(), [&](int64_t a, int64_t b) {
+      double da = distanceFrom16(a), db = distanceFrom16(b);
+      return da != db ? da < db : a > b;
+    });
+    for (int64_t lanes : blockLanes) {
+      Schedule v;
+      v.push_back(tile("block", rowSums ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 0}));
+      if (facts.linalgOps > 1)
+        v.push_back(fuse("block"));
+      v.push_back(tile("thread", rowSums ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 0}));
+      if (facts.linalgOps > 1)
+        v.push_back(fuse("thread"));
+      v.push_back(intAction("lanes", lanes));
+      if (!rowSums)
+        v.push_back(vectorize());
+      add(v, "", "heuristic: a row per block over " + std::to_string(lanes) + " lanes" +
+                     (rowSums ? "" : ", the row in registers"));
+    }
+    // Then a few rows per block, a warp per row.
+    for (int64_t rows : {8, 4, 16, 2, 32, 1}) {
+      if (rowCount % rows || width % 32)
+        continue;
+      Schedule v;
+      v.push_back(tile("block", rowSums ? std::vector<int64_t>{rows} : std::vector<int64_t>{rows, 0}));
+      if (facts.linalgOps > 1)
+        v.push_back(fuse("block"));
+      v.push_back(tile("thread", rowSums ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 0}));
+      if (facts.linalgOps > 1)
+        v.push_back(fuse("thread"));
+      v.push_back(intAction("lanes", 32));
+      // A lane's slice of a row that fits in registers (128 values: a 4096-wide row) is read once into a
+      // vector that every phase of the row (max, exp, sum, divide; mean, variance, normalise) works on.
+      // A plain row sum has one phase: it streams, and needs no vector.
+      if (!rowSums && width / 32 <= 128) {
+        Schedule inRegisters = v;
+        inRegisters.push_back(vectorize());
+        add(inRegisters, "", "heuristic: " + std::to_string(rows) + " rows per block, a warp per row, the row in registers");
+      }
+      add(v, "", "heuristic: " + std::to_string(rows) + " rows per block, a warp per row");
+    }
+  }
 
   // The best-ranked configuration, built one action at a time (each step a trial).
   const TileConfig &best = configs.front();
@@ -606,52 +666,6 @@ std::vector<Proposal> kforge::tune::heuristicSchedules(const PayloadFacts &facts
                 : kFirst    ? "tile(block), tile(thread) and tile(reduction)"
                 : h.empty() ? "tile(block) and tile(thread)"
                             : "add tile(thread)");
-  // Rows over a warp's lanes (coalesced columns, shuffle reductions) for rows that are reduced on the GPU:
-  // a few rows per block, 32 lanes each.
-  bool rowSums = facts.parallelSizes.size() == 1 && facts.reductionSize > 0;
-  if (gpu(profile) && !contraction && facts.reductionOps > 0 && (facts.parallelSizes.size() == 2 || rowSums)) {
-    int64_t rowCount = facts.parallelSizes[0], width = rowSums ? facts.reductionSize : facts.parallelSizes[1];
-    for (int64_t rows : {8, 4, 16, 2, 32, 1}) {
-      if (rowCount % rows || width % 32)
-        continue;
-      Schedule v;
-      v.push_back(tile("block", rowSums ? std::vector<int64_t>{rows} : std::vector<int64_t>{rows, 0}));
-      if (facts.linalgOps > 1)
-        v.push_back(fuse("block"));
-      v.push_back(tile("thread", rowSums ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 0}));
-      if (facts.linalgOps > 1)
-        v.push_back(fuse("thread"));
-      v.push_back(intAction("lanes", 32));
-      // A lane's slice of a row that fits in registers (128 values: a 4096-wide row) is read once into a
-      // vector that every phase of the row (max, exp, sum, divide; mean, variance, normalise) works on.
-      // A plain row sum has one phase: it streams, and needs no vector.
-      if (!rowSums && width / 32 <= 128) {
-        Schedule inRegisters = v;
-        inRegisters.push_back(vectorize());
-        add(inRegisters, "", "heuristic: " + std::to_string(rows) + " rows per block, a warp per row, the row in registers");
-      }
-      add(v, "", "heuristic: " + std::to_string(rows) + " rows per block, a warp per row");
-    }
-    // A row over several warps (one row per block, reduced over the block): rows too wide for a warp's
-    // registers (softmax over 32000 columns: 125 values per lane over 256 lanes), or lighter threads for
-    // more rows in flight; 8 to 128 values per lane.
-    for (int64_t lanes : {256, 128, 512, 1024}) {
-      if (width % lanes || width / lanes < 8 || width / lanes > 128)
-        continue;
-      Schedule v;
-      v.push_back(tile("block", rowSums ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 0}));
-      if (facts.linalgOps > 1)
-        v.push_back(fuse("block"));
-      v.push_back(tile("thread", rowSums ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 0}));
-      if (facts.linalgOps > 1)
-        v.push_back(fuse("thread"));
-      v.push_back(intAction("lanes", lanes));
-      if (!rowSums)
-        v.push_back(vectorize());
-      add(v, "", "heuristic: a row per block over " + std::to_string(lanes) + " lanes" +
-                     (rowSums ? "" : ", the row in registers"));
-    }
-  }
   if (contraction && !kFirst) {
     s.push_back(tile("reduction", {best.k}));
     h = add(s, h, "add " + describe(s.back()));

@@ -221,7 +221,7 @@ func.func @bad_lanes() {
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %func = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
-    // expected-error @+1 {{lanes must be a power of 2 from 2 to 1024, not 12}}
+    // expected-error @+1 {{lanes must be a power of 2 from 2 to 32 or a multiple of 32 up to 1024, not 12}}
     %lanes = transform.kforge.distribute_rows_to_lanes %func {lanes = 12} : (!transform.any_op) -> !transform.any_op
     transform.yield
   }

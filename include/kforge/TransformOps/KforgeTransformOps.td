@@ -127,8 +127,9 @@ def DistributeRowsToLanesOp : Op<Transform_Dialect, "kforge.distribute_rows_to_l
     `gpu.subgroup_reduce` over the lanes (butterfly shuffles after
     `kforge-lower-subgroup-reduce`), whose result every lane holds. A reduction must start
     from its combiner's neutral element (a `linalg.fill` with it), so that partials combine
-    exactly. With `lanes` = 32 a row is one warp; 8 or 16 put 4 or 2 rows in a warp. With 64 to
-    1024 lanes a row spans several warps, and its reductions are `gpu.all_reduce`s over the
+    exactly. With `lanes` = 32 a row is one warp; 2 to 16 (powers of 2) put several rows in a
+    warp. With a multiple of 32 from 64 to 1024 lanes (not only powers of 2: 800 lanes take 40
+    columns each of a 32000-wide row) a row spans several warps, and its reductions are `gpu.all_reduce`s over the
     block (uniform: shuffles within each warp, then shared memory across the warps, by
     upstream's lowering in `kforge-lower-subgroup-reduce`): the forall must then have one row,
     so that the block is that row's lanes and nothing else.

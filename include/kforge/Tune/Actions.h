@@ -102,6 +102,14 @@ llvm::ArrayRef<int64_t> tileSizeDomain(llvm::StringRef level);
 /// two (see the tile action).
 bool irregularExtent(int64_t extent);
 
+/// A lane count `lanes` may take: the registry's (powers of two), or any multiple of 32 up to 1024 (whole
+/// warps: rows whose width has no large power-of-two divisor, 32000 = 800 x 40).
+bool lanesCountAllowed(int64_t count);
+/// The row `lanes` spreads over lanes: a 2-D root's last loop, a row sum's reduction; 0 for other payloads.
+int64_t rowWidth(const PayloadFacts &facts);
+/// Every allowed lane count that divides the payload's row (empty without a row).
+std::vector<int64_t> lanesCounts(const PayloadFacts &facts);
+
 /// The schedule's action in a slot (kind and level), or null.
 const Action *findSlot(const Schedule &schedule, llvm::StringRef kind, llvm::StringRef level = "");
 
