@@ -7,6 +7,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SHA256.h"
 
@@ -81,6 +82,21 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
       facts.contractionOp = op->getName().getStringRef().str();
       SmallVector<int64_t> loops = op.getStaticLoopRanges();
       facts.contractionK = loops.back();
+      for (auto [range, iterator] : llvm::zip(loops, op.getIteratorTypesArray()))
+        if (iterator == utils::IteratorType::parallel)
+          facts.contractionSizes.push_back(range);
+      // Itself and the linalg ops its operands come from (through any chain).
+      SetVector<Operation *> slice;
+      SmallVector<Operation *> worklist{op.getOperation()};
+      while (!worklist.empty()) {
+        Operation *current = worklist.pop_back_val();
+        if (!isa<linalg::LinalgOp>(current) || !slice.insert(current))
+          continue;
+        for (Value operand : current->getOperands())
+          if (Operation *producer = operand.getDefiningOp())
+            worklist.push_back(producer);
+      }
+      facts.contractionOps = static_cast<int64_t>(slice.size());
     }
   });
   facts.elementType = "unknown";

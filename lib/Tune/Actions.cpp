@@ -30,6 +30,20 @@ static constexpr int64_t kMaxLocalBytesPerThread = 512 * 1024; ///< CUDA's local
 
 llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
   static const std::vector<ActionSpec> registry = {
+      {"split",
+       "Run the contraction as a kernel of its own and the row reductions after it (softmax, sigmoid + row sum) "
+       "as a second kernel: one row per block over `lanes` lanes (the row in registers when it fits 128 values "
+       "per lane), reduced over the block. The actions after split schedule the contraction: their tiles cut "
+       "its parallel loops, fuse brings in its producers (its init's fill). Costs one write and one read of the "
+       "contraction's result; saves each thread recomputing a row of the contraction.",
+       "the lanes row schedule on the root (tile_using_forall, fuse_into_containing_op, "
+       "transform.kforge.distribute_rows_to_lanes, vectorize), then the schedule on the contraction; each "
+       "kernel's scf.forall mapped to a gpu.launch of its own",
+       {{"lanes", ParamType::Int, {32, 64, 128, 256, 512, 1024}, {},
+         "lanes per row of the second kernel (or any multiple of 32 up to 1024 that divides the row)"}},
+       {"gpu"},
+       "first; a contraction (linalg.matmul, linalg.batch_matmul) whose result feeds row reductions (a 2-D root or "
+       "a row sum); lanes divides the row"},
       {"tile",
        "Tile the root op's parallel loops into a block- or thread-level scf.forall, or a contraction's reduction "
        "loop into an scf.for.",
@@ -176,6 +190,30 @@ int64_t kforge::tune::rowWidth(const PayloadFacts &facts) {
   return facts.parallelSizes.size() == 2 ? facts.parallelSizes[1] : 0;
 }
 
+bool kforge::tune::splitApplies(const PayloadFacts &facts) {
+  return !facts.contractionOp.empty() && facts.rootOp != facts.contractionOp && facts.reductionSize > 0 &&
+         facts.contractionSizes.size() >= 2 && facts.contractionOps > 0 && rowWidth(facts) > 0;
+}
+
+PayloadFacts kforge::tune::contractionFacts(const PayloadFacts &facts) {
+  PayloadFacts head = facts;
+  head.rootOp = facts.contractionOp;
+  head.parallelSizes = facts.contractionSizes;
+  head.reductionOps = 1;
+  head.reductionSize = 0;
+  head.linalgOps = facts.contractionOps;
+  head.wholeDims.clear();
+  return head;
+}
+
+Schedule kforge::tune::withoutSplit(const Schedule &schedule) {
+  Schedule rest;
+  for (const Action &action : schedule)
+    if (action.kind != "split")
+      rest.push_back(action);
+  return rest;
+}
+
 std::vector<int64_t> kforge::tune::lanesCounts(const PayloadFacts &facts) {
   int64_t width = rowWidth(facts);
   std::vector<int64_t> counts;
@@ -187,10 +225,11 @@ std::vector<int64_t> kforge::tune::lanesCounts(const PayloadFacts &facts) {
 
 /// Why `value` is outside the domain of `kind`'s integer parameter `param`, if it is.
 static std::optional<std::string> intOutOfDomain(StringRef kind, const ParamSpec &param, int64_t value) {
-  if (llvm::is_contained(param.values, value) || (kind == "lanes" && lanesCountAllowed(value)))
+  bool laneCount = kind == "lanes" || kind == "split";
+  if (llvm::is_contained(param.values, value) || (laneCount && value >= 32 && lanesCountAllowed(value)))
     return std::nullopt;
   return (kind + "." + param.name + " is " + std::to_string(value) + ", expected one of " +
-          joinInts(param.values, ", ") + (kind == "lanes" ? " (or a multiple of 32 up to 1024)" : ""))
+          joinInts(param.values, ", ") + (laneCount ? " (or a multiple of 32 up to 1024)" : ""))
       .str();
 }
 
@@ -339,6 +378,8 @@ static bool isLaunchBound(const Action &action) {
 }
 
 int kforge::tune::actionPhase(const Action &action) {
+  if (action.kind == "split")
+    return 5;
   if (action.kind == "tile")
     return action.level == "block" ? 10 : action.level == "thread" ? 30 : 50;
   if (action.kind == "fuse")
@@ -383,6 +424,8 @@ std::vector<int64_t> kforge::tune::innermostTile(const Schedule &schedule, const
 }
 
 std::vector<int64_t> kforge::tune::blockDims(const Schedule &schedule, const PayloadFacts &facts) {
+  if (findSlot(schedule, "split"))
+    return blockDims(withoutSplit(schedule), contractionFacts(facts));
   std::vector<int64_t> dims = {1, 1, 1};
   const Action *thread = findSlot(schedule, "tile", "thread");
   if (!thread)
@@ -408,6 +451,36 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
   };
   bool gpu = target == "gpu";
   size_t rank = facts.parallelSizes.size();
+  // split: the schedule after it is the contraction's, checked against the contraction's loops.
+  auto splitAt = llvm::find_if(schedule, [](const Action &a) { return a.kind == "split"; });
+  if (splitAt != schedule.end()) {
+    int index = static_cast<int>(splitAt - schedule.begin());
+    const ActionSpec *spec = findAction("split");
+    if (!llvm::is_contained(spec->targets, target.str()))
+      problem(index, "target", "split is not available on the " + target + " target");
+    if (std::optional<std::string> why = intOutOfDomain("split", spec->params[0], splitAt->factor))
+      problem(index, "out-of-domain", *why);
+    if (index != 0 || llvm::count_if(schedule, [](const Action &a) { return a.kind == "split"; }) > 1)
+      problem(index, "order", "split comes first, once");
+    int64_t width = rowWidth(facts);
+    if (!splitApplies(facts))
+      problem(index, "precondition", "split needs a contraction whose result feeds row reductions (gemm + softmax, "
+                                     "gemm + sigmoid + row sum); this payload has none");
+    else if (splitAt->factor > 0 && width % splitAt->factor != 0)
+      problem(index, "shape", "split(" + std::to_string(splitAt->factor) + "): the row (" + std::to_string(width) +
+                                  " elements) is not a multiple of the lanes");
+    if (!problems.empty())
+      return problems;
+    Schedule rest = withoutSplit(schedule);
+    if (rest.empty())
+      problem(-1, "precondition", "split needs the contraction's schedule after it (at least tile(block))");
+    for (Problem p : validateSchedule(rest, contractionFacts(facts), target)) {
+      if (p.action >= 0)
+        p.action += 1;
+      problems.push_back(p);
+    }
+    return problems;
+  }
   int lastPhase = 0;
   for (auto [i, action] : llvm::enumerate(schedule)) {
     int index = static_cast<int>(i);
@@ -644,16 +717,25 @@ public:
   Renderer(const PayloadFacts &facts, StringRef target) : facts(facts), gpu(target == "gpu") {}
 
   std::string render(const Schedule &schedule, std::vector<int> *actionLines) {
-    bool fuses = findSlot(schedule, "fuse", "block") != nullptr;
+    const Action *split = findSlot(schedule, "split");
+    bool fuses = split || findSlot(schedule, "fuse", "block") != nullptr;
     line("// A kforge schedule, rendered by kforge-tune from the actions below (one fragment per action).");
     line("// Replay: kforge-opt PAYLOAD -transform-preload-library=transform-library-paths=THIS_FILE "
          "-transform-interpreter");
     line("//   actions: " + describe(schedule));
     line("module attributes {transform.with_named_sequence} {");
     if (fuses)
-      renderProducerMatchers();
+      renderProducerMatchers(split != nullptr);
+    if (split)
+      renderKernelLoopMatcher();
     line("  transform.named_sequence @__transform_main(%module: !transform.any_op {transform.consumed}) {");
-    if (fuses) {
+    if (split) {
+      // Two sets of producers: the row kernel's, and the contraction's (its init's fill).
+      line("    %entry = " + matchFunc("%module"));
+      line("    %marked = transform.foreach_match in %entry @match_fusable_producer -> @mark_producer : " + kUnary);
+      line("    %func = transform.foreach_match in %marked @match_contraction_producer -> @mark_contraction_producer : " +
+           kUnary);
+    } else if (fuses) {
       // foreach_match consumes the function's handle and returns it.
       line("    %entry = " + matchFunc("%module"));
       line("    %func = transform.foreach_match in %entry @match_fusable_producer -> @mark_producer : " + kUnary);
@@ -666,17 +748,45 @@ public:
     func = "%func";
     inner = "%func";
     std::vector<int> starts(schedule.size(), -1);
+    PayloadFacts rootFacts = facts;
+    if (split) {
+      // The contraction's kernel first: once its fill is fused, nothing of it is left at the function's level
+      // for the row kernel's fusions to take. The actions after split schedule it, as the root.
+      facts = contractionFacts(rootFacts);
+      producerAttr = "kforge.contraction_producer";
+      leftoverPasses = false;
+      root = fresh("contraction_root");
+      line("    " + root + " = transform.structured.match ops{[\"" + facts.contractionOp + "\"]} in %func : " + kUnary);
+      rowKernelDims = {split->factor, 1, 1};
+    }
+    Schedule scheduled = split ? withoutSplit(schedule) : schedule; // what the actions below act on
     for (auto [i, action] : llvm::enumerate(schedule)) {
+      if (action.kind == "split")
+        continue;
       if (isLaunchBound(action))
         continue; // after the finish: it needs the gpu.launch the mapping makes
       starts[i] = static_cast<int>(lines.size()) + 1;
       line("    // action " + std::to_string(i) + ": " + describe(action));
-      renderAction(action, schedule);
+      renderAction(action, scheduled);
+    }
+    if (split) {
+      // Then the row kernel, on the payload's root.
+      starts[0] = static_cast<int>(lines.size()) + 1;
+      line("    // action 0: " + describe(*split) + ": the ops after the contraction, one row per block");
+      facts = rootFacts;
+      producerAttr = "kforge.producer";
+      leftoverPasses = true;
+      std::string rowRoot = fresh("row_root");
+      line("    " + rowRoot + " = transform.get_producer_of_operand %return[0] : " + kUnary);
+      root = rowRoot;
+      inner = "%func";
+      renderRowKernel(split->factor);
+      facts = contractionFacts(rootFacts);
     }
     int finishStart = static_cast<int>(lines.size()) + 1;
     line("    // finish (" + std::string(gpu ? "gpu" : "cpu") + "): bufferize" +
          (gpu ? ", map loops to the grid and the block" : "") + ", lower vectors");
-    renderFinish(schedule);
+    renderFinish(scheduled);
     for (auto [i, action] : llvm::enumerate(schedule)) {
       if (!isLaunchBound(action))
         continue;
@@ -714,25 +824,46 @@ private:
            in.str() + " : " + kUnary;
   }
 
-  void renderProducerMatchers() {
+  /// `split`: the contraction and its producers are not the row kernel's producers; they are marked apart.
+  void renderProducerMatchers(bool split) {
+    // Ops a fusion may take, and the users that make them producers.
+    std::string fusable = split ? "[\"linalg.fill\", \"linalg.generic\"]"
+                                : "[\"linalg.fill\", \"linalg.matmul\", \"linalg.batch_matmul\", \"linalg.generic\"]";
+    std::string users = split ? "[\"linalg.generic\"]" : "[\"linalg.matmul\", \"linalg.batch_matmul\", \"linalg.generic\"]";
     line("  // A linalg op whose first result feeds another linalg op: a producer that can be fused.");
     line("  transform.named_sequence @match_fusable_producer(%op: !transform.any_op {transform.readonly}) "
          "-> !transform.any_op {");
-    line("    transform.match.operation_name %op [\"linalg.fill\", \"linalg.matmul\", \"linalg.batch_matmul\", "
-         "\"linalg.generic\"] : !transform.any_op");
+    line("    transform.match.operation_name %op " + fusable + " : !transform.any_op");
     line("    %user = transform.match.structured failures(propagate) %op : " + kUnary + " {");
     line("    ^bb0(%structured: !transform.any_op):");
     line("      %u = transform.match.structured.result %structured[0] any : " + kUnary);
     line("      transform.match.structured.yield %u : !transform.any_op");
     line("    }");
-    line("    transform.match.operation_name %user [\"linalg.matmul\", \"linalg.batch_matmul\", \"linalg.generic\"] "
-         ": !transform.any_op");
+    line("    transform.match.operation_name %user " + users + " : !transform.any_op");
     line("    transform.yield %op : !transform.any_op");
     line("  }");
     line("  transform.named_sequence @mark_producer(%op: !transform.any_op {transform.readonly}) {");
     line("    transform.annotate %op \"kforge.producer\" : !transform.any_op");
     line("    transform.yield");
     line("  }");
+    if (split) {
+      line("  // A producer of the contraction (its init's fill): fused into the contraction's kernel.");
+      line("  transform.named_sequence @match_contraction_producer(%op: !transform.any_op {transform.readonly}) "
+           "-> !transform.any_op {");
+      line("    transform.match.operation_name %op [\"linalg.fill\", \"linalg.generic\"] : !transform.any_op");
+      line("    %user = transform.match.structured failures(propagate) %op : " + kUnary + " {");
+      line("    ^bb0(%structured: !transform.any_op):");
+      line("      %u = transform.match.structured.result %structured[0] any : " + kUnary);
+      line("      transform.match.structured.yield %u : !transform.any_op");
+      line("    }");
+      line("    transform.match.operation_name %user [\"linalg.matmul\", \"linalg.batch_matmul\"] : !transform.any_op");
+      line("    transform.yield %op : !transform.any_op");
+      line("  }");
+      line("  transform.named_sequence @mark_contraction_producer(%op: !transform.any_op {transform.readonly}) {");
+      line("    transform.annotate %op \"kforge.contraction_producer\" : !transform.any_op");
+      line("    transform.yield");
+      line("  }");
+    }
     // Producers still outside the block loop (directly in the function) or outside the thread loop (directly
     // in the block loop) that have a use: what a second fusion pass takes. The parent is checked first, so
     // ops inside loops never reach the use check.
@@ -757,6 +888,34 @@ private:
       line("    transform.yield %op : !transform.any_op");
       line("  }");
     }
+  }
+
+  /// An scf.forall directly in the function: a kernel's block loop (split: the contraction's, then the rows').
+  void renderKernelLoopMatcher() {
+    line("  transform.named_sequence @match_kernel_loop(%op: !transform.any_op {transform.readonly}) "
+         "-> !transform.any_op {");
+    line("    transform.match.operation_name %op [\"scf.forall\"] : !transform.any_op");
+    line("    %parent = transform.get_parent_op %op {nth_parent = 1} : " + kUnary);
+    line("    transform.match.operation_name %parent [\"func.func\"] : !transform.any_op");
+    line("    transform.yield %op : !transform.any_op");
+    line("  }");
+  }
+
+  /// split's row kernel, on the root: one row per block over `lanes` lanes, producers fused, the row in
+  /// registers (vectorize) when it is at most 128 values per lane (a row sum's elementwise producer, e.g. a
+  /// sigmoid, would otherwise go through a stack buffer).
+  void renderRowKernel(int64_t lanes) {
+    bool rowSum = facts.parallelSizes.size() == 1;
+    std::vector<int64_t> oneRow = rowSum ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 0};
+    Schedule rows;
+    Action blockTile{"tile", "block", oneRow}, blockFuse{"fuse", "block"}, threadTile{"tile", "thread", oneRow},
+        threadFuse{"fuse", "thread"}, laneAction{"lanes"};
+    laneAction.factor = lanes;
+    rows = {blockTile, blockFuse, threadTile, threadFuse, laneAction};
+    if (rowWidth(facts) / lanes <= 128)
+      rows.push_back(Action{"vectorize"});
+    for (const Action &action : rows)
+      renderAction(action, rows);
   }
 
   /// "[#gpu.block<y>, #gpu.block<x>]" for the tiled loops of `sizes` (last tiled loop -> x).
@@ -786,7 +945,7 @@ private:
       // Block level: the marked producers of the whole function; thread level: those fused into the block.
       std::string scope = action.level == "block" ? func : blockLoop;
       std::string producers = fresh("producers"), fused = fresh("fused"), newLoop = fresh("loop");
-      line("    " + producers + " = transform.structured.match attributes{kforge.producer} in " + scope + " : " +
+      line("    " + producers + " = transform.structured.match attributes{" + producerAttr + "} in " + scope + " : " +
            kUnary);
       line("    " + fused + ", " + newLoop + " = transform.structured.fuse_into_containing_op " + producers +
            " into " + loop + " : " + kFusePair);
@@ -794,7 +953,7 @@ private:
       // fuse what is still outside the loop and used in it, silently if there is none. Each such pass can leave
       // a producer of the producer behind (gemm+softmax: the matmul feeds max and exp, exp feeds sum and
       // divide), so there is one pass per level of the producer chain.
-      int64_t passes = std::clamp<int64_t>(facts.linalgOps - 1, 1, 6);
+      int64_t passes = leftoverPasses ? std::clamp<int64_t>(facts.linalgOps - 1, 1, 6) : 0;
       for (int64_t pass = 0; pass < passes; ++pass) {
         std::string left = fresh("left");
         line("    " + left + " = transform.collect_matching @match_left_at_" + action.level + " in " + func + " : " +
@@ -826,7 +985,7 @@ private:
       line("    transform.apply_cse to " + func + " : !transform.any_op");
       std::string rows = fresh("row_loop");
       line("    " + rows + " = transform.structured.match ops{[\"scf.forall\"]} attributes{mapping = "
-           "[#gpu.thread<x>]} in " + func + " : " + kUnary);
+           "[#gpu.thread<x>]} in " + blockLoop + " : " + kUnary);
       std::string lanes = fresh("lane_loop");
       line("    " + lanes + " = transform.kforge.distribute_rows_to_lanes " + rows + " {lanes = " +
            std::to_string(action.factor) + "} : " + kUnary);
@@ -865,6 +1024,7 @@ private:
       line("      transform.apply_patterns.canonicalization");
       line("    } : !transform.any_op");
       line("    transform.apply_cse to " + canon + " : !transform.any_op");
+      vectorized = true;
       return;
     }
   }
@@ -886,7 +1046,24 @@ private:
     line("      transform.apply_patterns.memref.fold_memref_alias_ops");
     line("    } : !transform.any_op");
     line("    transform.apply_cse to %bfunc : !transform.any_op");
-    if (gpu) {
+    if (gpu && !rowKernelDims.empty()) {
+      // Two kernels, in program order: the contraction's, then the rows'.
+      std::vector<int64_t> dims = blockDims(schedule, facts);
+      line("    %kernel_loops = transform.collect_matching @match_kernel_loop in %bfunc : " + kUnary);
+      line("    %contraction_kernel, %row_kernel = transform.split_handle %kernel_loops : "
+           "(!transform.any_op) -> (!transform.any_op, !transform.any_op)");
+      line("    %launch = transform.gpu.map_forall_to_blocks %contraction_kernel generate_gpu_launch : " + kUnary);
+      line("    transform.gpu.map_nested_forall_to_threads %launch block_dims = [" + joinInts(dims, ", ") + "] : " +
+           kUnary);
+      line("    %row_launch = transform.gpu.map_forall_to_blocks %row_kernel generate_gpu_launch : " + kUnary);
+      line("    transform.gpu.map_nested_forall_to_threads %row_launch block_dims = [" + joinInts(rowKernelDims, ", ") +
+           "] : " + kUnary);
+      line("    %mfunc = " + matchFunc("%bufferized"));
+      line("    transform.apply_patterns to %mfunc {");
+      line("      transform.apply_patterns.memref.fold_memref_alias_ops");
+      line("      transform.apply_patterns.canonicalization");
+      line("    } : !transform.any_op");
+    } else if (gpu) {
       std::vector<int64_t> dims = blockDims(schedule, facts);
       line("    %launch = transform.gpu.map_forall_to_blocks %bfunc generate_gpu_launch : " + kUnary);
       line("    transform.gpu.map_nested_forall_to_threads %launch block_dims = [" + joinInts(dims, ", ") + "] : " +
@@ -897,7 +1074,7 @@ private:
       line("      transform.apply_patterns.canonicalization");
       line("    } : !transform.any_op");
     }
-    if (!findSlot(schedule, "vectorize"))
+    if (!vectorized)
       return;
     line("    %vfunc = " + matchFunc("%bufferized"));
     line("    %hoisted = transform.structured.hoist_redundant_vector_transfers %vfunc : " + kUnary);
@@ -915,11 +1092,15 @@ private:
     line("    transform.apply_cse to %hoisted : !transform.any_op");
   }
 
-  const PayloadFacts &facts;
+  PayloadFacts facts; ///< The root's; after split's row kernel, the contraction's.
   bool gpu;
   std::vector<std::string> lines;
   int counter = 0;
   std::string root, func, inner, blockLoop, threadLoop, kLoop;
+  std::string producerAttr = "kforge.producer"; ///< What fuse fuses: the marked producers.
+  bool leftoverPasses = true;                   ///< fuse's extra passes for producers used twice.
+  bool vectorized = false;                      ///< Some fragment vectorized: the finish lowers vectors.
+  std::vector<int64_t> rowKernelDims;           ///< split: the row kernel's block.
 };
 } // namespace
 
@@ -945,7 +1126,7 @@ std::string kforge::tune::describe(const Action &action) {
     return "tile(" + action.level + ", " + joinInts(action.sizes, "x") + ")";
   if (action.kind == "fuse")
     return "fuse(" + action.level + ")";
-  if (action.kind == "unroll" || action.kind == "lanes" || isLaunchBound(action))
+  if (action.kind == "unroll" || action.kind == "lanes" || action.kind == "split" || isLaunchBound(action))
     return action.kind + "(" + std::to_string(action.factor) + ")";
   return action.kind;
 }
@@ -980,11 +1161,12 @@ std::string kforge::tune::actionsMarkdown() {
      << "Every schedule ends with the target's finish, which is not an action: one-shot bufferization; on the "
      << "GPU, mapping the block loop to the grid and the thread loop to the block (the block's size follows "
      << "from the block and thread tiles); lowering of vector ops.\n\n"
-     << "Order: each slot (kind and level) appears at most once, in this order: tile(block), fuse(block), "
+     << "Order: each slot (kind and level) appears at most once, in this order: split, tile(block), fuse(block), "
      << "tile(thread), fuse(thread), lanes, tile(reduction), unroll, vectorize, occupancy, max_registers (launch "
      << "bounds act on the kernel the GPU mapping makes).\n\n"
      << "The root is the op that produces the entry's returned value; block and thread tiles cut its parallel "
-     << "loops (one size per loop, 0 = whole loop).\n\n";
+     << "loops (one size per loop, 0 = whole loop). After split, the actions schedule the contraction instead "
+     << "(the root is then the contraction), and the ops after it get a row kernel of their own.\n\n";
   for (const ActionSpec &spec : actionRegistry()) {
     os << "## " << spec.kind << "\n\n" << spec.summary << "\n\n";
     os << "- renders to: " << spec.renders << "\n";

@@ -13,6 +13,8 @@ llvm::json::Value kforge::tune::toJSON(const PayloadFacts &facts) {
                             {"parallel_sizes", std::move(sizes)},
                             {"contraction_op", facts.contractionOp},
                             {"contraction_k", facts.contractionK},
+                            {"contraction_sizes", llvm::json::Array(facts.contractionSizes)},
+                            {"contraction_ops", facts.contractionOps},
                             {"reduction_ops", facts.reductionOps},
                             {"reduction_size", facts.reductionSize},
                             {"linalg_ops", facts.linalgOps},
@@ -27,7 +29,8 @@ bool kforge::tune::fromJSON(const llvm::json::Value &value, PayloadFacts &facts,
   llvm::json::ObjectMapper o(value, path);
   return o && o.map("entry", facts.entry) && o.map("root_op", facts.rootOp) &&
          o.map("parallel_sizes", facts.parallelSizes) && o.map("contraction_op", facts.contractionOp) &&
-         o.map("contraction_k", facts.contractionK) && o.map("reduction_ops", facts.reductionOps) && o.map("reduction_size", facts.reductionSize) &&
+         o.map("contraction_k", facts.contractionK) &&
+         o.mapOptional("contraction_sizes", facts.contractionSizes) && o.mapOptional("contraction_ops", facts.contractionOps) && o.map("reduction_ops", facts.reductionOps) && o.map("reduction_size", facts.reductionSize) &&
          o.map("linalg_ops", facts.linalgOps) && o.mapOptional("whole_dims", facts.wholeDims) && o.map("element_type", facts.elementType) &&
          o.map("flops", facts.flops) && o.map("bytes", facts.bytes) &&
          o.map("structural_hash", facts.structuralHash);

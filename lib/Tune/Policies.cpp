@@ -166,6 +166,36 @@ static void addRequiredFusions(Schedule &s, const PayloadFacts &facts, const Har
   sortByPhase(s);
 }
 
+/// Lane counts for a row spread over several warps (one row per block), best guesses first: 8 to 128 values
+/// per lane, those nearest 16 first (measured on the H200: 4096-wide softmax and norms were fastest at 8-16
+/// values per lane, while 125 values per lane over 256 lanes of a 32000-wide row need 255 registers and leave
+/// one block per multiprocessor).
+static std::vector<int64_t> blockLaneCounts(const PayloadFacts &facts) {
+  int64_t width = rowWidth(facts);
+  std::vector<int64_t> counts;
+  for (int64_t lanes : lanesCounts(facts))
+    if (lanes > 32 && width / lanes >= 8 && width / lanes <= 128)
+      counts.push_back(lanes);
+  auto distanceFrom16 = [&](int64_t lanes) { return std::abs(std::log2(double(width) / lanes) - 4.0); };
+  std::stable_sort(counts.begin(), counts.end(), [&](int64_t a, int64_t b) {
+    double da = distanceFrom16(a), db = distanceFrom16(b);
+    return da != db ? da < db : a > b;
+  });
+  return counts;
+}
+
+static Action splitAction(int64_t lanes) {
+  Action a;
+  a.kind = "split";
+  a.factor = lanes;
+  return a;
+}
+
+static Schedule withSplit(const Action &split, Schedule contraction) {
+  contraction.insert(contraction.begin(), split);
+  return contraction;
+}
+
 static std::vector<int64_t> randomSizes(const PayloadFacts &facts, const Schedule &s, bool thread,
                                         std::mt19937_64 &rng, const HardwareProfile &profile) {
   size_t rank = facts.parallelSizes.size();
@@ -187,7 +217,7 @@ static std::vector<int64_t> randomSizes(const PayloadFacts &facts, const Schedul
   return sizes;
 }
 
-Schedule kforge::tune::randomSchedule(const PayloadFacts &facts, const HardwareProfile &profile,
+static Schedule randomScheduleOn(const PayloadFacts &facts, const HardwareProfile &profile,
                                       std::mt19937_64 &rng) {
   bool hasProducers = facts.linalgOps > 1;
   for (int attempt = 0; attempt < 200; ++attempt) {
@@ -351,7 +381,7 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
   return true;
 }
 
-Schedule kforge::tune::mutateSchedule(const Schedule &parent, const PayloadFacts &facts,
+static Schedule mutateScheduleOn(const Schedule &parent, const PayloadFacts &facts,
                                       const HardwareProfile &profile, std::mt19937_64 &rng, bool aggressive,
                                       std::string &step) {
   std::string parentHash = scheduleHash(parent);
@@ -369,7 +399,7 @@ Schedule kforge::tune::mutateSchedule(const Schedule &parent, const PayloadFacts
   return parent;
 }
 
-Schedule kforge::tune::mutateParameters(const Schedule &parent, const PayloadFacts &facts,
+static Schedule mutateParametersOn(const Schedule &parent, const PayloadFacts &facts,
                                         const HardwareProfile &profile, std::mt19937_64 &rng, std::string &step) {
   std::string parentHash = scheduleHash(parent);
   for (int attempt = 0; attempt < 50; ++attempt) {
@@ -385,7 +415,7 @@ Schedule kforge::tune::mutateParameters(const Schedule &parent, const PayloadFac
   return parent;
 }
 
-Schedule kforge::tune::crossoverSchedules(const Schedule &a, const Schedule &b, const PayloadFacts &facts,
+static Schedule crossoverSchedulesOn(const Schedule &a, const Schedule &b, const PayloadFacts &facts,
                                           const HardwareProfile &profile, std::mt19937_64 &rng) {
   static const std::pair<const char *, const char *> slots[] = {{"tile", "block"},   {"fuse", "block"},
                                                                 {"tile", "thread"},  {"fuse", "thread"},
@@ -561,7 +591,7 @@ static std::vector<TileConfig> rowConfigs(const PayloadFacts &facts, const Hardw
   return configs;
 }
 
-std::vector<Proposal> kforge::tune::heuristicSchedules(const PayloadFacts &facts, const HardwareProfile &profile) {
+static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, const HardwareProfile &profile) {
   std::vector<Proposal> out;
   llvm::StringSet<> seen;
   auto add = [&](Schedule s, std::string parentHash, std::string step) {
@@ -588,19 +618,8 @@ std::vector<Proposal> kforge::tune::heuristicSchedules(const PayloadFacts &facts
   if (gpu(profile) && !contraction && facts.reductionOps > 0 && (facts.parallelSizes.size() == 2 || rowSums)) {
     int64_t rowCount = facts.parallelSizes[0], width = rowWidth(facts);
     // First, a row over several warps (one row per block, reduced over the block): rows too wide for a warp's
-    // registers, or lighter threads for more rows in flight; 8 to 128 values per lane, those nearest 16 values
-    // per lane first (measured on the H200: 4096-wide softmax and norms were fastest at 8-16, while 125 values
-    // per lane over 256 lanes of a 32000-wide row need 255 registers and leave one block per multiprocessor).
-    std::vector<int64_t> blockLanes;
-    for (int64_t lanes : lanesCounts(facts))
-      if (lanes > 32 && width / lanes >= 8 && width / lanes <= 128)
-        blockLanes.push_back(lanes);
-    auto distanceFrom16 = [&](int64_t lanes) { return std::abs(std::log2(double(width) / lanes) - 4.0); };
-    std::stable_sort(blockLanes.begin(), blockLanes.end(), [&](int64_t a, int64_t b) {
-      double da = distanceFrom16(a), db = distanceFrom16(b);
-      return da != db ? da < db : a > b;
-    });
-    for (int64_t lanes : blockLanes) {
+    // registers, or lighter threads for more rows in flight.
+    for (int64_t lanes : blockLaneCounts(facts)) {
       Schedule v;
       v.push_back(tile("block", rowSums ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 0}));
       if (facts.linalgOps > 1)
@@ -927,4 +946,94 @@ std::unique_ptr<Policy> kforge::tune::createPolicy(StringRef name, const Payload
     return std::make_unique<HeuristicThenEvolve>(facts, profile, seed);
   error = "unknown policy '" + name.str() + "' (expected random, heuristic, evolve or heuristic+evolve)";
   return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// split: a schedule for the contraction behind a row kernel
+//===----------------------------------------------------------------------===//
+// The actions after split are the contraction's schedule: the policies build, mutate and cross them against
+// the contraction's facts, and keep the split in front.
+
+Schedule kforge::tune::randomSchedule(const PayloadFacts &facts, const HardwareProfile &profile,
+                                      std::mt19937_64 &rng) {
+  std::vector<int64_t> counts = blockLaneCounts(facts);
+  if (gpu(profile) && splitApplies(facts) && !counts.empty() && coin(rng, 0.5)) {
+    Schedule contraction = randomScheduleOn(contractionFacts(facts), profile, rng);
+    if (!contraction.empty())
+      return withSplit(splitAction(pick(rng, counts)), contraction);
+  }
+  return randomScheduleOn(facts, profile, rng);
+}
+
+Schedule kforge::tune::mutateSchedule(const Schedule &parent, const PayloadFacts &facts,
+                                      const HardwareProfile &profile, std::mt19937_64 &rng, bool aggressive,
+                                      std::string &step) {
+  const Action *split = findSlot(parent, "split");
+  if (!split)
+    return mutateScheduleOn(parent, facts, profile, rng, aggressive, step);
+  std::vector<int64_t> counts = blockLaneCounts(facts);
+  llvm::erase(counts, split->factor);
+  if (!counts.empty() && coin(rng, 0.15)) {
+    Action other = splitAction(pick(rng, counts));
+    step = "mutate " + describe(other);
+    return withSplit(other, withoutSplit(parent));
+  }
+  Schedule contraction =
+      mutateScheduleOn(withoutSplit(parent), contractionFacts(facts), profile, rng, aggressive, step);
+  return withSplit(*split, contraction);
+}
+
+Schedule kforge::tune::mutateParameters(const Schedule &parent, const PayloadFacts &facts,
+                                        const HardwareProfile &profile, std::mt19937_64 &rng, std::string &step) {
+  const Action *split = findSlot(parent, "split");
+  if (!split)
+    return mutateParametersOn(parent, facts, profile, rng, step);
+  return withSplit(*split, mutateParametersOn(withoutSplit(parent), contractionFacts(facts), profile, rng, step));
+}
+
+Schedule kforge::tune::crossoverSchedules(const Schedule &a, const Schedule &b, const PayloadFacts &facts,
+                                          const HardwareProfile &profile, std::mt19937_64 &rng) {
+  const Action *splitA = findSlot(a, "split"), *splitB = findSlot(b, "split");
+  if (!splitA && !splitB)
+    return crossoverSchedulesOn(a, b, facts, profile, rng);
+  if (!splitA || !splitB)
+    return {}; // one schedules the root, the other the contraction: no slot means the same in both
+  Schedule child =
+      crossoverSchedulesOn(withoutSplit(a), withoutSplit(b), contractionFacts(facts), profile, rng);
+  if (child.empty())
+    return {};
+  return withSplit(coin(rng, 0.5) ? *splitA : *splitB, child);
+}
+
+std::vector<Proposal> kforge::tune::heuristicSchedules(const PayloadFacts &facts, const HardwareProfile &profile) {
+  std::vector<Proposal> out;
+  std::vector<int64_t> counts = blockLaneCounts(facts);
+  if (gpu(profile) && splitApplies(facts) && !counts.empty()) {
+    // The contraction's own first guesses behind the best-guess row kernel, then the first of them with the
+    // other lane counts: fused into the row kernel, every thread would recompute a row of the contraction
+    // (266 ms against 86 for the naive kernels, gemm + softmax at 4096^3 on the H200).
+    std::map<std::string, std::string> renamed; // the contraction schedule's hash -> the split schedule's
+    std::vector<Proposal> contraction = heuristicSchedulesOn(contractionFacts(facts), profile);
+    for (Proposal p : contraction) {
+      std::string oldHash = scheduleHash(p.schedule);
+      p.schedule = withSplit(splitAction(counts.front()), p.schedule);
+      p.parentHash = renamed.count(p.parentHash) ? renamed[p.parentHash] : std::string();
+      p.step = "split(" + std::to_string(counts.front()) + ") and " + p.step;
+      renamed[oldHash] = scheduleHash(p.schedule);
+      if (valid(p.schedule, facts, profile))
+        out.push_back(std::move(p));
+    }
+    if (!out.empty())
+      for (size_t i = 1; i < counts.size() && i < 3; ++i) {
+        Proposal p = out.front();
+        p.schedule.front() = splitAction(counts[i]);
+        p.parentHash = scheduleHash(out.front().schedule);
+        p.step = "mutate " + describe(p.schedule.front());
+        if (valid(p.schedule, facts, profile))
+          out.push_back(std::move(p));
+      }
+  }
+  for (Proposal &p : heuristicSchedulesOn(facts, profile))
+    out.push_back(std::move(p));
+  return out;
 }

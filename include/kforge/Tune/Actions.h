@@ -110,6 +110,13 @@ int64_t rowWidth(const PayloadFacts &facts);
 /// Every allowed lane count that divides the payload's row (empty without a row).
 std::vector<int64_t> lanesCounts(const PayloadFacts &facts);
 
+/// Whether `split` applies: a contraction (not the root) whose result feeds row reductions.
+bool splitApplies(const PayloadFacts &facts);
+/// The facts the actions after `split` are checked and rendered against: the contraction as the root.
+PayloadFacts contractionFacts(const PayloadFacts &facts);
+/// The schedule without its split action (the contraction's schedule).
+Schedule withoutSplit(const Schedule &schedule);
+
 /// The schedule's action in a slot (kind and level), or null.
 const Action *findSlot(const Schedule &schedule, llvm::StringRef kind, llvm::StringRef level = "");
 

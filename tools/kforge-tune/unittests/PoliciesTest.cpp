@@ -32,6 +32,22 @@ PayloadFacts softmax() {
   f.elementType = "f32";
   return f;
 }
+PayloadFacts gemmSoftmax() {
+  PayloadFacts f;
+  f.entry = "gemm_softmax";
+  f.rootOp = "linalg.generic";
+  f.parallelSizes = {4096, 4096};
+  f.contractionOp = "linalg.matmul";
+  f.contractionK = 4096;
+  f.contractionSizes = {4096, 4096};
+  f.contractionOps = 2;
+  f.reductionOps = 3;
+  f.reductionSize = 4096;
+  f.linalgOps = 8;
+  f.wholeDims = {1};
+  f.elementType = "f32";
+  return f;
+}
 HardwareProfile h200() {
   HardwareProfile p;
   p.target = "gpu";
@@ -63,7 +79,7 @@ std::vector<TrialRecord> measure(const std::vector<Proposal> &proposals, int fir
 } // namespace
 
 TEST(Policies, EveryPolicyProposesValidNewSchedules) {
-  for (const PayloadFacts &facts : {gemmBiasRelu(), softmax()})
+  for (const PayloadFacts &facts : {gemmBiasRelu(), softmax(), gemmSoftmax()})
     for (const HardwareProfile &profile : {h200(), cpu()})
       for (const char *name : {"random", "heuristic", "evolve", "heuristic+evolve"}) {
         std::string error;
@@ -179,4 +195,41 @@ TEST(Actions, ActionAtLineTracesLaunchBoundsRenderedAfterTheFinish) {
   EXPECT_EQ(actionAtLine(lines, 29, 3), 1);
   EXPECT_EQ(actionAtLine(lines, 35, 3), -1); // the finish
   EXPECT_EQ(actionAtLine(lines, 41, 3), 2);
+}
+
+// gemm + softmax on the GPU: the heuristic's first guesses split the contraction from the row kernel, and the
+// evolutionary operators keep split schedules valid (the contraction's actions checked against its loops).
+TEST(Policies, SplitSchedulesForContractionsBehindRowReductions) {
+  PayloadFacts facts = gemmSoftmax();
+  std::vector<Proposal> guesses = heuristicSchedules(facts, h200());
+  ASSERT_FALSE(guesses.empty());
+  EXPECT_EQ(guesses.front().schedule.front().kind, "split");
+  EXPECT_EQ(guesses.front().schedule.front().factor, 256); // 16 values per lane of a 4096-wide row
+  std::mt19937_64 rng(3);
+  int splits = 0, mutated = 0, crossed = 0;
+  for (int i = 0; i < 200; ++i) {
+    Schedule s = randomSchedule(facts, h200(), rng);
+    if (s.empty())
+      continue;
+    EXPECT_TRUE(validateSchedule(s, facts, "gpu").empty()) << describe(s);
+    splits += s.front().kind == "split";
+    std::string step;
+    Schedule m = mutateSchedule(guesses.front().schedule, facts, h200(), rng, i % 2 == 0, step);
+    EXPECT_TRUE(validateSchedule(m, facts, "gpu").empty()) << describe(m);
+    EXPECT_EQ(m.front().kind, "split") << describe(m);
+    mutated += !step.empty();
+    Schedule c = crossoverSchedules(guesses.front().schedule, guesses[i % guesses.size()].schedule, facts, h200(), rng);
+    if (!c.empty()) {
+      EXPECT_TRUE(validateSchedule(c, facts, "gpu").empty()) << describe(c);
+      ++crossed;
+    }
+  }
+  EXPECT_GT(splits, 50);
+  EXPECT_GT(mutated, 150);
+  EXPECT_GT(crossed, 100);
+  // Not on the CPU (split is a GPU action), nor for a softmax without a contraction.
+  for (const Proposal &p : heuristicSchedules(facts, cpu()))
+    EXPECT_NE(p.schedule.front().kind, "split");
+  for (const Proposal &p : heuristicSchedules(softmax(), h200()))
+    EXPECT_NE(p.schedule.front().kind, "split");
 }
