@@ -164,7 +164,11 @@ def KforgeForwardVectorTransfers : Pass<"kforge-forward-vector-transfers", "mlir
     from memory. Upstream's transfer flow optimisation (`vector::transferOpflowOpt`: a read of what a
     dominating write stored takes the written value; a write overwritten before any read is dropped) makes
     the accumulators start in registers and leaves one write of C. Like upstream, it considers the users of
-    the same buffer only: kernel arguments are distinct buffers (kforge's calling convention).
+    the same buffer only: kernel arguments are distinct buffers (kforge's calling convention). Before that,
+    upstream's hoisting of redundant vector transfers (a loop that reads and writes back the same place every
+    iteration carries the value instead): the transform's finish hoists on the host function, where a
+    buffer that also has views (split: the row kernel reads the matmul's result through subviews) blocks
+    it; in the kernel the buffer is an argument without views.
   }];
 }
 
