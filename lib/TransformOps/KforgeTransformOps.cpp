@@ -7,6 +7,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -110,6 +112,68 @@ DiagnosedSilenceableFailure transform::SetKernelAttributesOp::applyToOne(transfo
 }
 
 void transform::SetKernelAttributesOp::getEffects(SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  transform::onlyReadsHandle(getTargetMutable(), effects);
+  transform::producesHandle(getOperation()->getOpResults(), effects);
+  transform::modifiesPayload(effects);
+}
+
+//===----------------------------------------------------------------------===//
+// FuseElementwiseProducersOp
+//===----------------------------------------------------------------------===//
+
+DiagnosedSilenceableFailure transform::FuseElementwiseProducersOp::applyToOne(
+    transform::TransformRewriter &rewriter, Operation *target, transform::ApplyToEachResultList &results,
+    transform::TransformState &state) {
+  // One fusion at a time, then look again: each fusion erases its consumer (which may itself be a producer)
+  // and may leave its producer unused. A walk visits producers before their consumers in a block, so a chain
+  // a -> b -> c fuses a into b first.
+  auto nextFusable = [&]() -> OpOperand * {
+    OpOperand *found = nullptr;
+    target->walk([&](linalg::GenericOp producer) {
+      if (producer == target || producer.getNumReductionLoops() != 0 || producer->getNumResults() != 1 ||
+          !producer.hasPureTensorSemantics())
+        return WalkResult::advance();
+      for (OpOperand &use : producer->getResult(0).getUses()) {
+        auto consumer = dyn_cast<linalg::GenericOp>(use.getOwner());
+        if (consumer && target->isProperAncestor(consumer) && linalg::areElementwiseOpsFusable(&use)) {
+          found = &use;
+          return WalkResult::interrupt();
+        }
+      }
+      return WalkResult::advance();
+    });
+    return found;
+  };
+  // Bounded: every fusion removes one use of an elementwise producer from a consumer; the bound only guards
+  // against a fusion that would not (upstream refusing after matching).
+  for (int fusions = 0; OpOperand *use = nextFusable(); ++fusions) {
+    if (fusions > 1000)
+      return emitDefiniteFailure() << "elementwise fusion did not finish after 1000 fusions";
+    Operation *producer = use->get().getDefiningOp();
+    auto consumer = cast<linalg::GenericOp>(use->getOwner());
+    rewriter.setInsertionPoint(consumer); // where the fused op goes (a pattern's rewriter would be there)
+    FailureOr<linalg::ElementwiseOpFusionResult> fusion = linalg::fuseElementwiseOps(rewriter, use);
+    if (failed(fusion))
+      return emitDefiniteFailure() << "upstream elementwise fusion failed on a pair it reported fusable";
+    // Only the consumer's results are replaced: the producer's other users keep the producer.
+    for (auto [original, replacement] : fusion->replacements)
+      if (original.getDefiningOp() != producer)
+        rewriter.replaceAllUsesWith(original, replacement);
+    rewriter.eraseOp(consumer);
+    if (producer->use_empty())
+      rewriter.eraseOp(producer);
+  }
+  // A fused op keeps the producer's result as an output while the producer had other users: drop the
+  // outputs nobody reads.
+  RewritePatternSet patterns(getContext());
+  linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
+  if (failed(applyPatternsGreedily(target, std::move(patterns))))
+    return emitDefiniteFailure() << "erasing the fused ops' unused results did not converge";
+  results.push_back(target);
+  return DiagnosedSilenceableFailure::success();
+}
+
+void transform::FuseElementwiseProducersOp::getEffects(SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
   transform::onlyReadsHandle(getTargetMutable(), effects);
   transform::producesHandle(getOperation()->getOpResults(), effects);
   transform::modifiesPayload(effects);

@@ -79,6 +79,16 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
        {},
        {"gpu", "cpu"},
        "the innermost tile has at most 512 elements per op (on the GPU: a thread-level tile)"},
+      {"recompute",
+       "Recompute each elementwise producer in every op that consumes it, inside the thread's loop, instead of "
+       "keeping its result (softmax: exp(x - max) is computed again by the row sum and by the division). With "
+       "lanes and without vectorize, a lane then keeps nothing of a wide row: each pass re-reads its columns "
+       "(from L2 after the first) and few registers are needed, so many rows are in flight.",
+       "transform.kforge.fuse_elementwise_producers on the thread-level scf.forall (upstream's elementwise "
+       "fusion, repeated)",
+       {},
+       {"gpu"},
+       "fuse(thread) (the producers are in the thread's loop)"},
       {"lanes",
        "Spread each thread's row over `count` lanes of a warp: lane l takes columns l, l + count, ... (one "
        "warp-wide access reads consecutive elements), and every reduction over the row becomes a partial per lane "
@@ -384,6 +394,8 @@ int kforge::tune::actionPhase(const Action &action) {
     return action.level == "block" ? 10 : action.level == "thread" ? 30 : 50;
   if (action.kind == "fuse")
     return action.level == "block" ? 20 : 40;
+  if (action.kind == "recompute")
+    return 42;
   if (action.kind == "lanes")
     return 45;
   if (action.kind == "unroll")
@@ -501,7 +513,7 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
     if (phase <= lastPhase) {
       problem(index, "order",
               slotName(action) + " is out of order or repeated: each slot appears at most once, in the order "
-                                 "tile(block), fuse(block), tile(thread), fuse(thread), lanes, tile(reduction), "
+                                 "tile(block), fuse(block), tile(thread), fuse(thread), recompute, lanes, tile(reduction), "
                                  "unroll, vectorize, occupancy, max_registers");
     }
     lastPhase = std::max(lastPhase, phase);
@@ -521,6 +533,9 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       problem(index, "precondition", "fuse(thread) needs fuse(block) before it");
     if (action.kind == "fuse" && facts.linalgOps < 2)
       problem(index, "precondition", "fuse: the root has no producers to fuse");
+    if (action.kind == "recompute" && !before("fuse", "thread"))
+      problem(index, "precondition", "recompute needs fuse(thread) before it (it rewrites the producers fused into "
+                                     "the thread's loop)");
     if (action.kind == "unroll" && !before("tile", "reduction"))
       problem(index, "precondition", "unroll needs tile(reduction) before it (it unrolls that loop)");
     if (action.kind == "lanes") {
@@ -980,6 +995,11 @@ private:
            joinInts(sizes, ", ") + "] : " + kPair);
       return;
     }
+    if (action.kind == "recompute") {
+      std::string recomputed = fresh("recomputed");
+      line("    " + recomputed + " = transform.kforge.fuse_elementwise_producers " + threadLoop + " : " + kUnary);
+      return;
+    }
     if (action.kind == "lanes") {
       // CSE first: fusion may leave a producer twice in the row, and gpu.subgroup_reduce ops are not merged.
       line("    transform.apply_cse to " + func + " : !transform.any_op");
@@ -1162,7 +1182,7 @@ std::string kforge::tune::actionsMarkdown() {
      << "GPU, mapping the block loop to the grid and the thread loop to the block (the block's size follows "
      << "from the block and thread tiles); lowering of vector ops.\n\n"
      << "Order: each slot (kind and level) appears at most once, in this order: split, tile(block), fuse(block), "
-     << "tile(thread), fuse(thread), lanes, tile(reduction), unroll, vectorize, occupancy, max_registers (launch "
+     << "tile(thread), fuse(thread), recompute, lanes, tile(reduction), unroll, vectorize, occupancy, max_registers (launch "
      << "bounds act on the kernel the GPU mapping makes).\n\n"
      << "The root is the op that produces the entry's returned value; block and thread tiles cut its parallel "
      << "loops (one size per loop, 0 = whole loop). After split, the actions schedule the contraction instead "

@@ -239,6 +239,11 @@ static Schedule randomScheduleOn(const PayloadFacts &facts, const HardwareProfil
       s.push_back(unroll(pick(rng, std::vector<int64_t>{2, 4, 8})));
     if (coin(rng, 0.7))
       s.push_back(vectorize());
+    if (gpu(profile) && slot(s, "fuse", "thread") && facts.contractionOp.empty() && coin(rng, 0.2)) {
+      Action recompute;
+      recompute.kind = "recompute";
+      s.push_back(recompute);
+    }
     if (gpu(profile) && slot(s, "tile", "thread") && facts.contractionOp.empty() && coin(rng, 0.3))
       s.push_back(intAction("lanes", pick(rng, intValues("lanes", facts))));
     if (gpu(profile) && slot(s, "tile", "block"))
@@ -335,6 +340,8 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
       (slot(s, kind) ? removes : adds).push_back(kind.str());
   if (gpu(profile) && slot(s, "tile", "thread") && facts.contractionOp.empty())
     (slot(s, "lanes") ? removes : adds).push_back("lanes");
+  if (gpu(profile) && slot(s, "fuse", "thread") && facts.contractionOp.empty())
+    (slot(s, "recompute") ? removes : adds).push_back("recompute");
   bool add = !adds.empty() && (removes.empty() || coin(rng, 0.5));
   if (!add && removes.empty())
     return false;
@@ -354,6 +361,8 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
       added = unroll(pick(rng, std::vector<int64_t>{2, 4, 8}));
     } else if (what == "vectorize") {
       added = vectorize();
+    } else if (what == "recompute") {
+      added.kind = "recompute";
     } else if (llvm::is_contained(kLaunchBounds, StringRef(what)) || what == "lanes") {
       added = intAction(what, pick(rng, intValues(what, facts)));
     } else {
@@ -368,12 +377,14 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
   if (what == "tile-thread") {
     removeSlot(s, "tile", "thread");
     removeSlot(s, "fuse", "thread");
+    removeSlot(s, "recompute");
     removeSlot(s, "lanes");
   } else if (what == "tile-reduction") {
     removeSlot(s, "tile", "reduction");
     removeSlot(s, "unroll");
   } else if (what == "fuse-thread") {
     removeSlot(s, "fuse", "thread");
+    removeSlot(s, "recompute");
   } else {
     removeSlot(s, what);
   }
@@ -419,7 +430,8 @@ static Schedule crossoverSchedulesOn(const Schedule &a, const Schedule &b, const
                                           const HardwareProfile &profile, std::mt19937_64 &rng) {
   static const std::pair<const char *, const char *> slots[] = {{"tile", "block"},   {"fuse", "block"},
                                                                 {"tile", "thread"},  {"fuse", "thread"},
-                                                                {"lanes", ""},       {"tile", "reduction"},
+                                                                {"recompute", ""},   {"lanes", ""},
+                                                                {"tile", "reduction"},
                                                                 {"unroll", ""},      {"vectorize", ""},
                                                                 {"occupancy", ""},
                                                                 {"max_registers", ""}};
@@ -619,7 +631,28 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
     int64_t rowCount = facts.parallelSizes[0], width = rowWidth(facts);
     // First, a row over several warps (one row per block, reduced over the block): rows too wide for a warp's
     // registers, or lighter threads for more rows in flight.
+    // A streamed row (second): the most lanes that divide it, elementwise producers recomputed by their
+    // consumers, no vectorize. Nothing of the row is kept (each pass re-reads it, from L2 after the first), so
+    // a lane needs few registers and many rows are in flight: the alternative for rows too wide to keep in
+    // registers at full occupancy (1024 x 32000 softmax: 640 lanes x 50 values, 95 registers, one block per SM).
+    std::vector<int64_t> allLanes = lanesCounts(facts);
+    int64_t streamLanes = allLanes.empty() ? 0 : allLanes.back();
+    bool streams = !rowSums && facts.linalgOps > 1 && streamLanes > 32;
+    int blockLaneTrials = 0;
     for (int64_t lanes : blockLaneCounts(facts)) {
+      if (blockLaneTrials++ == 1 && streams) {
+        Schedule v;
+        v.push_back(tile("block", {1, 0}));
+        v.push_back(fuse("block"));
+        v.push_back(tile("thread", {1, 0}));
+        v.push_back(fuse("thread"));
+        Action recompute;
+        recompute.kind = "recompute";
+        v.push_back(recompute);
+        v.push_back(intAction("lanes", streamLanes));
+        add(v, "", "heuristic: a row per block over " + std::to_string(streamLanes) +
+                       " lanes, elementwise producers recomputed (the row streamed, not kept)");
+      }
       Schedule v;
       v.push_back(tile("block", rowSums ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 0}));
       if (facts.linalgOps > 1)

@@ -109,6 +109,41 @@ def SetKernelAttributesOp : Op<Transform_Dialect, "kforge.set_kernel_attributes"
   }];
 }
 
+def FuseElementwiseProducersOp : Op<Transform_Dialect, "kforge.fuse_elementwise_producers",
+    [FunctionalStyleTransformOpTrait, MemoryEffectsOpInterface, TransformEachOpTrait,
+     TransformOpInterface, ReportTrackingListenerFailuresOpTrait]> {
+  let summary = "Recompute elementwise producers in each of their consumers instead of storing them";
+  let description = [{
+    Inside the target op (a loop), fuses every elementwise `linalg.generic` (all loops
+    parallel, one result) into each `linalg.generic` that consumes its result, using
+    upstream's elementwise fusion (`linalg::fuseElementwiseOps`): the consumer computes the
+    producer's value itself from the producer's inputs. A producer with several consumers
+    is fused into each of them (its work is repeated) and erased once nothing uses it;
+    results the fused ops no longer need are dropped. Repeats until no producer is left.
+
+    Why: a row softmax's exp(x - max) is read by the row sum and by the division. Kept as a
+    tensor, a thread holding a slice of a wide row must store it (registers, or a stack
+    frame in local memory when it is too large for them). Recomputed in both consumers,
+    nothing but the row's statistics is kept: each pass re-reads x (from L2 after the
+    first), and the kernel needs few registers, so many rows are in flight.
+
+    #### Return modes
+
+    Always succeeds and returns the target (the same op, its body rewritten), also when
+    there is nothing to fuse.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs TransformHandleTypeInterface:$transformed);
+  let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
+  let extraClassDeclaration = [{
+    ::mlir::DiagnosedSilenceableFailure applyToOne(
+        ::mlir::transform::TransformRewriter &rewriter, ::mlir::Operation *target,
+        ::mlir::transform::ApplyToEachResultList &results, ::mlir::transform::TransformState &state);
+    void getEffects(
+        ::llvm::SmallVectorImpl<::mlir::MemoryEffects::EffectInstance> &effects);
+  }];
+}
+
 def DistributeRowsToLanesOp : Op<Transform_Dialect, "kforge.distribute_rows_to_lanes",
     [FunctionalStyleTransformOpTrait, MemoryEffectsOpInterface, TransformEachOpTrait,
      TransformOpInterface, ReportTrackingListenerFailuresOpTrait]> {
