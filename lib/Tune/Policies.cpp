@@ -114,14 +114,18 @@ static Action vectorize() {
   a.kind = "vectorize";
   return a;
 }
-/// An action with one integer parameter (unroll, lanes, occupancy, max_registers) set to `value`.
+static Action recompute() {
+  Action a;
+  a.kind = "recompute";
+  return a;
+}
+/// An action with one integer parameter (unroll, lanes, split, occupancy, max_registers) set to `value`.
 static Action intAction(StringRef kind, int64_t value) {
   Action a;
   a.kind = kind.str();
   a.factor = value;
   return a;
 }
-/// The values the registry allows for a one-integer action's parameter.
 /// The values an action with one integer parameter may take on this payload: the registry's domain; for
 /// lanes, the lane counts that divide the payload's row (multiples of 32 that are not powers of two included).
 static std::vector<int64_t> intValues(StringRef kind, const PayloadFacts &facts) {
@@ -184,12 +188,7 @@ static std::vector<int64_t> blockLaneCounts(const PayloadFacts &facts) {
   return counts;
 }
 
-static Action splitAction(int64_t lanes) {
-  Action a;
-  a.kind = "split";
-  a.factor = lanes;
-  return a;
-}
+static Action splitAction(int64_t lanes) { return intAction("split", lanes); }
 
 static Schedule withSplit(const Action &split, Schedule contraction) {
   contraction.insert(contraction.begin(), split);
@@ -239,11 +238,8 @@ static Schedule randomScheduleOn(const PayloadFacts &facts, const HardwareProfil
       s.push_back(unroll(pick(rng, std::vector<int64_t>{2, 4, 8})));
     if (coin(rng, 0.7))
       s.push_back(vectorize());
-    if (gpu(profile) && slot(s, "fuse", "thread") && facts.contractionOp.empty() && coin(rng, 0.2)) {
-      Action recompute;
-      recompute.kind = "recompute";
-      s.push_back(recompute);
-    }
+    if (gpu(profile) && slot(s, "fuse", "thread") && facts.contractionOp.empty() && coin(rng, 0.2))
+      s.push_back(recompute());
     if (gpu(profile) && slot(s, "tile", "thread") && facts.contractionOp.empty() && coin(rng, 0.3))
       s.push_back(intAction("lanes", pick(rng, intValues("lanes", facts))));
     if (gpu(profile) && slot(s, "tile", "block"))
@@ -362,7 +358,7 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     } else if (what == "vectorize") {
       added = vectorize();
     } else if (what == "recompute") {
-      added.kind = "recompute";
+      added = recompute();
     } else if (llvm::is_contained(kLaunchBounds, StringRef(what)) || what == "lanes") {
       added = intAction(what, pick(rng, intValues(what, facts)));
     } else {
@@ -646,9 +642,7 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
         v.push_back(fuse("block"));
         v.push_back(tile("thread", {1, 0}));
         v.push_back(fuse("thread"));
-        Action recompute;
-        recompute.kind = "recompute";
-        v.push_back(recompute);
+        v.push_back(recompute());
         v.push_back(intAction("lanes", streamLanes));
         add(v, "", "heuristic: a row per block over " + std::to_string(streamLanes) +
                        " lanes, elementwise producers recomputed (the row streamed, not kept)");
