@@ -170,15 +170,15 @@ static void addRequiredFusions(Schedule &s, const PayloadFacts &facts, const Har
   sortByPhase(s);
 }
 
-/// Lane counts for a row spread over several warps (one row per block), best guesses first: 8 to 128 values
+/// Lane counts for a row spread over several warps (one row per block), best guesses first: 4 to 128 values
 /// per lane, those nearest 16 first (measured on the H200: 4096-wide softmax and norms were fastest at 8-16
-/// values per lane, while 125 values per lane over 256 lanes of a 32000-wide row need 255 registers and leave
-/// one block per multiprocessor).
+/// values per lane, 4 not yet tried, while 125 values per lane over 256 lanes of a 32000-wide row need 255
+/// registers and leave one block per multiprocessor).
 static std::vector<int64_t> blockLaneCounts(const PayloadFacts &facts) {
   int64_t width = rowWidth(facts);
   std::vector<int64_t> counts;
   for (int64_t lanes : lanesCounts(facts))
-    if (lanes > 32 && width / lanes >= 8 && width / lanes <= 128)
+    if (lanes > 32 && width / lanes >= 4 && width / lanes <= 128)
       counts.push_back(lanes);
   auto distanceFrom16 = [&](int64_t lanes) { return std::abs(std::log2(double(width) / lanes) - 4.0); };
   std::stable_sort(counts.begin(), counts.end(), [&](int64_t a, int64_t b) {
@@ -749,7 +749,18 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
     addRequiredFusions(v, facts, profile, /*always=*/true);
     if (!valid(v, facts, profile))
       removeSlot(v, "vectorize"); // too large to vectorize: keep the tiles
-    add(v, "", "heuristic variant " + std::to_string(i));
+    std::string variant = add(v, "", "heuristic variant " + std::to_string(i));
+    // A fused epilogue takes a 64-accumulator thread just over 128 registers, and one register more costs a
+    // quarter of the warps (measured on the H200: gemm+bias+relu at 64x64 / 8x8 used 129 registers, 12 warps
+    // per SM and 5.46 ms; the bare gemm, 128 registers, 16 warps, 4.06 ms): the same, capped at 128.
+    int64_t accumulators = 1;
+    for (int64_t t : configs[i].thread)
+      accumulators *= std::max<int64_t>(t, 1);
+    if (gpu(profile) && contraction && facts.linalgOps > 2 && accumulators >= 64 && !variant.empty()) {
+      Schedule capped = v;
+      capped.push_back(intAction("max_registers", 128));
+      add(capped, variant, "add max_registers(128)");
+    }
   }
   if (contraction) {
     for (size_t i = 0; i < configs.size() && i < 3; ++i)
