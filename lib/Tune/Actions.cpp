@@ -472,8 +472,11 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       problem(index, "target", "split is not available on the " + target + " target");
     if (std::optional<std::string> why = intOutOfDomain("split", spec->params[0], splitAt->factor))
       problem(index, "out-of-domain", *why);
-    if (index != 0 || llvm::count_if(schedule, [](const Action &a) { return a.kind == "split"; }) > 1)
+    if (index != 0)
       problem(index, "order", "split comes first, once");
+    for (size_t j = index + 1; j < schedule.size(); ++j)
+      if (schedule[j].kind == "split")
+        problem(static_cast<int>(j), "order", "split comes first, once");
     int64_t width = rowWidth(facts);
     if (!splitApplies(facts))
       problem(index, "precondition", "split needs a contraction whose result feeds row reductions (gemm + softmax, "
