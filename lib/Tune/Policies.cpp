@@ -987,18 +987,44 @@ std::unique_ptr<Policy> kforge::tune::createPolicy(StringRef name, const Payload
 }
 
 //===----------------------------------------------------------------------===//
-// split: a schedule for the contraction behind a row kernel
+// split / split_k: a schedule for the op that a two-kernel action leaves to the actions after it
 //===----------------------------------------------------------------------===//
-// The actions after split are the contraction's schedule: the policies build, mutate and cross them against
-// the contraction's facts, and keep the split in front.
+// The actions after split (split_k) are the contraction's (the partial matmul's) schedule: the policies build,
+// mutate and cross them against that op's facts (scheduledFacts), and keep the first action in front.
+
+/// The values a two-kernel action may take on this payload: split's row-kernel lanes, split_k's parts (those
+/// dividing K into slices of at least 512).
+static std::vector<int64_t> kernelSplitValues(StringRef kind, const PayloadFacts &facts) {
+  if (kind == "split")
+    return blockLaneCounts(facts);
+  std::vector<int64_t> parts;
+  for (int64_t p : {2, 4, 8, 16})
+    if (facts.contractionK % p == 0 && facts.contractionK / p >= 512)
+      parts.push_back(p);
+  return parts;
+}
+
+/// split_k is worth proposing when the plain matmul's 64 x 64 tiles are too few blocks to fill the GPU twice.
+static bool fewBlocks(const PayloadFacts &facts, const HardwareProfile &profile) {
+  if (facts.parallelSizes.size() != 2)
+    return false;
+  int64_t blocks = (facts.parallelSizes[0] / 64) * (facts.parallelSizes[1] / 64);
+  return blocks < 2 * std::max<int64_t>(profile.multiprocessors, 1);
+}
 
 Schedule kforge::tune::randomSchedule(const PayloadFacts &facts, const HardwareProfile &profile,
                                       std::mt19937_64 &rng) {
-  std::vector<int64_t> counts = blockLaneCounts(facts);
-  if (gpu(profile) && splitApplies(facts) && !counts.empty() && coin(rng, 0.5)) {
-    Schedule contraction = randomScheduleOn(contractionFacts(facts), profile, rng);
-    if (!contraction.empty())
-      return withSplit(splitAction(pick(rng, counts)), contraction);
+  for (StringRef kind : {"split", "split_k"}) {
+    bool applies = kind == "split" ? splitApplies(facts) : splitKApplies(facts);
+    std::vector<int64_t> values = kernelSplitValues(kind, facts);
+    // split_k is a long shot on a matmul whose output tiles already fill the GPU.
+    double chance = kind == "split_k" && !fewBlocks(facts, profile) ? 0.1 : 0.5;
+    if (!gpu(profile) || !applies || values.empty() || !coin(rng, chance))
+      continue;
+    Action first = intAction(kind, pick(rng, values));
+    Schedule rest = randomScheduleOn(scheduledFacts({first}, facts), profile, rng);
+    if (!rest.empty())
+      return withSplit(first, rest);
   }
   return randomScheduleOn(facts, profile, rng);
 }
@@ -1006,38 +1032,44 @@ Schedule kforge::tune::randomSchedule(const PayloadFacts &facts, const HardwareP
 Schedule kforge::tune::mutateSchedule(const Schedule &parent, const PayloadFacts &facts,
                                       const HardwareProfile &profile, std::mt19937_64 &rng, bool aggressive,
                                       std::string &step) {
-  const Action *split = findSlot(parent, "split");
+  const Action *split = kernelSplit(parent);
   if (!split)
     return mutateScheduleOn(parent, facts, profile, rng, aggressive, step);
-  std::vector<int64_t> counts = blockLaneCounts(facts);
-  llvm::erase(counts, split->factor);
-  if (!counts.empty() && coin(rng, 0.15)) {
-    Action other = splitAction(pick(rng, counts));
-    step = "mutate " + describe(other);
-    return withSplit(other, withoutSplit(parent));
+  std::vector<int64_t> values = kernelSplitValues(split->kind, facts);
+  llvm::erase(values, split->factor);
+  if (!values.empty() && coin(rng, 0.15)) {
+    Action other = intAction(split->kind, pick(rng, values));
+    Schedule rest = withoutSplit(parent);
+    // split_k's parts change the partial matmul's loops: its schedule must still fit them.
+    if (valid(withSplit(other, rest), facts, profile)) {
+      step = "mutate " + describe(other);
+      return withSplit(other, rest);
+    }
   }
-  Schedule contraction =
-      mutateScheduleOn(withoutSplit(parent), contractionFacts(facts), profile, rng, aggressive, step);
-  return withSplit(*split, contraction);
+  Schedule rest =
+      mutateScheduleOn(withoutSplit(parent), scheduledFacts(parent, facts), profile, rng, aggressive, step);
+  return withSplit(*split, rest);
 }
 
 Schedule kforge::tune::mutateParameters(const Schedule &parent, const PayloadFacts &facts,
                                         const HardwareProfile &profile, std::mt19937_64 &rng, std::string &step) {
-  const Action *split = findSlot(parent, "split");
+  const Action *split = kernelSplit(parent);
   if (!split)
     return mutateParametersOn(parent, facts, profile, rng, step);
-  return withSplit(*split, mutateParametersOn(withoutSplit(parent), contractionFacts(facts), profile, rng, step));
+  return withSplit(*split,
+                   mutateParametersOn(withoutSplit(parent), scheduledFacts(parent, facts), profile, rng, step));
 }
 
 Schedule kforge::tune::crossoverSchedules(const Schedule &a, const Schedule &b, const PayloadFacts &facts,
                                           const HardwareProfile &profile, std::mt19937_64 &rng) {
-  const Action *splitA = findSlot(a, "split"), *splitB = findSlot(b, "split");
+  const Action *splitA = kernelSplit(a), *splitB = kernelSplit(b);
   if (!splitA && !splitB)
     return crossoverSchedulesOn(a, b, facts, profile, rng);
-  if (!splitA || !splitB)
-    return {}; // one schedules the root, the other the contraction: no slot means the same in both
-  Schedule child =
-      crossoverSchedulesOn(withoutSplit(a), withoutSplit(b), contractionFacts(facts), profile, rng);
+  // One schedules the root, the other another op (or the same op split differently): no slot means the same.
+  if (!splitA || !splitB || splitA->kind != splitB->kind ||
+      (splitA->kind == "split_k" && splitA->factor != splitB->factor))
+    return {};
+  Schedule child = crossoverSchedulesOn(withoutSplit(a), withoutSplit(b), scheduledFacts(a, facts), profile, rng);
   if (child.empty())
     return {};
   return withSplit(coin(rng, 0.5) ? *splitA : *splitB, child);
@@ -1070,6 +1102,31 @@ std::vector<Proposal> kforge::tune::heuristicSchedules(const PayloadFacts &facts
         if (valid(p.schedule, facts, profile))
           out.push_back(std::move(p));
       }
+  }
+  if (gpu(profile) && splitKApplies(facts) && fewBlocks(facts, profile)) {
+    // Too few output tiles to fill the GPU and a long K (1024^2 outputs, K = 32768: 256 blocks of 64 x 64 for
+    // 132 SMs, 0.31x cuBLAS on the H200): the partial matmul's first guesses for the two smallest part counts
+    // that give every SM at least two blocks (or, when none gets there, the largest), before the plain
+    // matmul's.
+    int64_t blocks = (facts.parallelSizes[0] / 64) * (facts.parallelSizes[1] / 64);
+    std::vector<int64_t> allowed = kernelSplitValues("split_k", facts), chosen;
+    for (int64_t parts : allowed)
+      if (blocks * parts >= 2 * profile.multiprocessors && chosen.size() < 2)
+        chosen.push_back(parts);
+    if (chosen.empty() && !allowed.empty())
+      chosen.push_back(allowed.back());
+    for (int64_t parts : chosen) {
+      Action first = intAction("split_k", parts);
+      std::vector<Proposal> partial = heuristicSchedulesOn(scheduledFacts({first}, facts), profile);
+      for (size_t i = 0; i < partial.size() && i < 4; ++i) {
+        Proposal p = partial[i];
+        p.schedule = withSplit(first, p.schedule);
+        p.parentHash.clear();
+        p.step = describe(first) + " and " + p.step;
+        if (valid(p.schedule, facts, profile))
+          out.push_back(std::move(p));
+      }
+    }
   }
   for (Proposal &p : heuristicSchedulesOn(facts, profile))
     out.push_back(std::move(p));

@@ -114,7 +114,16 @@ std::vector<int64_t> lanesCounts(const PayloadFacts &facts);
 bool splitApplies(const PayloadFacts &facts);
 /// The facts the actions after `split` are checked and rendered against: the contraction as the root.
 PayloadFacts contractionFacts(const PayloadFacts &facts);
-/// The schedule without its split action (the contraction's schedule).
+/// Whether `split_k` applies: the payload is a plain matmul (its fill and itself).
+bool splitKApplies(const PayloadFacts &facts);
+/// The facts the actions after split_k(parts) are checked and rendered against: the partial matmul over
+/// (parts, M, N) with K / parts, a linalg.generic.
+PayloadFacts splitKFacts(const PayloadFacts &facts, int64_t parts);
+/// The schedule's first action when it makes two kernels of the payload (split or split_k), else null.
+const Action *kernelSplit(const Schedule &schedule);
+/// The facts the schedule's actions act on: after split or split_k, those of the op they schedule.
+PayloadFacts scheduledFacts(const Schedule &schedule, const PayloadFacts &facts);
+/// The schedule without its split / split_k action (the contraction's schedule).
 Schedule withoutSplit(const Schedule &schedule);
 
 /// The schedule's action in a slot (kind and level), or null.

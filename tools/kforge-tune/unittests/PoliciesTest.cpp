@@ -48,6 +48,20 @@ PayloadFacts gemmSoftmax() {
   f.elementType = "f32";
   return f;
 }
+PayloadFacts matmulLargeK() {
+  PayloadFacts f;
+  f.entry = "matmul_large_k";
+  f.rootOp = "linalg.matmul";
+  f.parallelSizes = {1024, 1024};
+  f.contractionOp = "linalg.matmul";
+  f.contractionK = 32768;
+  f.contractionSizes = {1024, 1024};
+  f.contractionOps = 2;
+  f.reductionOps = 1;
+  f.linalgOps = 2;
+  f.elementType = "f32";
+  return f;
+}
 HardwareProfile h200() {
   HardwareProfile p;
   p.target = "gpu";
@@ -79,7 +93,7 @@ std::vector<TrialRecord> measure(const std::vector<Proposal> &proposals, int fir
 } // namespace
 
 TEST(Policies, EveryPolicyProposesValidNewSchedules) {
-  for (const PayloadFacts &facts : {gemmBiasRelu(), softmax(), gemmSoftmax()})
+  for (const PayloadFacts &facts : {gemmBiasRelu(), softmax(), gemmSoftmax(), matmulLargeK()})
     for (const HardwareProfile &profile : {h200(), cpu()})
       for (const char *name : {"random", "heuristic", "evolve", "heuristic+evolve"}) {
         std::string error;
@@ -232,4 +246,27 @@ TEST(Policies, SplitSchedulesForContractionsBehindRowReductions) {
     EXPECT_NE(p.schedule.front().kind, "split");
   for (const Proposal &p : heuristicSchedules(softmax(), h200()))
     EXPECT_NE(p.schedule.front().kind, "split");
+}
+
+// A 1024^2 output with K = 32768 on 132 SMs: split_k leads the heuristic's guesses, and the evolutionary
+// operators keep split_k schedules valid (the partial matmul's actions checked against (parts, M, N)).
+TEST(Policies, SplitKSchedulesForMatmulsWithFewOutputTiles) {
+  PayloadFacts facts = matmulLargeK();
+  HardwareProfile profile = h200();
+  profile.multiprocessors = 132;
+  std::vector<Proposal> guesses = heuristicSchedules(facts, profile);
+  ASSERT_FALSE(guesses.empty());
+  EXPECT_EQ(guesses.front().schedule.front().kind, "split_k");
+  std::mt19937_64 rng(5);
+  int mutated = 0;
+  for (int i = 0; i < 200; ++i) {
+    std::string step;
+    Schedule m = mutateSchedule(guesses.front().schedule, facts, profile, rng, i % 2 == 0, step);
+    EXPECT_TRUE(validateSchedule(m, facts, "gpu").empty()) << describe(m);
+    mutated += !step.empty();
+    Schedule r = randomSchedule(facts, profile, rng);
+    if (!r.empty())
+      EXPECT_TRUE(validateSchedule(r, facts, "gpu").empty()) << describe(r);
+  }
+  EXPECT_GT(mutated, 150);
 }
