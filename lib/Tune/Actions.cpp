@@ -670,7 +670,11 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       if (gpu && tiled > 3)
         problem(index, "shape",
                 "tile(" + action.level + ") tiles " + std::to_string(tiled) + " loops; a GPU grid or block has 3 dims");
-      if (action.level == "thread" && gpu && facts.reductionSize > 0 && findSlot(schedule, "fuse", "thread")) {
+      // The tile a single thread runs: the thread tile, or the block tile when there is none (one thread per
+      // block).
+      bool threadsTile = action.level == "thread" || (action.level == "block" && !findSlot(schedule, "tile", "thread"));
+      bool fusedHere = findSlot(schedule, "fuse", action.level == "thread" ? "thread" : "block") != nullptr;
+      if (threadsTile && gpu && facts.reductionSize > 0 && fusedHere) {
         // A reduction fused into a thread's tile keeps whole rows of its intermediates in the thread's local
         // memory; CUDA allows 512 KB per thread (launches failed on the H200 at 1 MB, ran at 256 KB).
         std::vector<int64_t> innermost = innermostTile(schedule, facts);
@@ -681,7 +685,7 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
         int64_t bytes = rows * facts.reductionSize * 4;
         if (bytes > kMaxLocalBytesPerThread)
           problem(index, "too-large",
-                  "tile(thread): each thread would keep " + std::to_string(rows) + " rows of " +
+                  "tile(" + action.level + "): each thread would keep " + std::to_string(rows) + " rows of " +
                       std::to_string(facts.reductionSize) + " elements of the fused reduction's intermediates (" +
                       std::to_string(bytes >> 10) + " KB) in local memory; a GPU thread has at most 512 KB");
       }
