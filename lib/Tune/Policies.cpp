@@ -507,7 +507,11 @@ static std::vector<TileConfig> contractionConfigs(const PayloadFacts &facts, con
         c.thread[rank - 2] = tm;
         c.thread[rank - 1] = tn;
         c.k = isGpu ? 4 : 8;
-        c.merit = reuse * regs * fill * (isGpu && threads == 256 ? 1.1 : 1.0);
+        // A measured prior on the GPU: without shared-memory staging (A and B are read through L1), 64-thread
+        // blocks of 8x8 per thread were fastest on the H200 (4096^3 fp32, 2026-11-29: 64x64 4.06 ms, 32x128
+        // 4.07, 64x128 4.16, 128x64 4.20, 128x128 4.48), the reverse of what operand reuse alone predicts.
+        double prior = !isGpu ? 1.0 : (threads == 64 && tm * tn == 64) ? 2.5 : threads == 256 ? 1.1 : 1.0;
+        c.merit = reuse * regs * fill * prior;
         configs.push_back(c);
       }
   std::stable_sort(configs.begin(), configs.end(),
@@ -730,11 +734,18 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
     unrolled.push_back(unroll(2));
     add(unrolled, full, "add unroll(2)");
     // Register pressure is the largest lever measured for SIMT matmul on the H200 (shared/TOOLCHAIN.md:
-    // nvvm.minctasm = 2 took a kernel from 19.3 to 30.9 TFLOP/s).
-    if (gpu(profile)) {
+    // nvvm.minctasm = 2 took a kernel from 19.3 to 30.9 TFLOP/s). Two blocks of 256 threads need at most 128
+    // registers each; a smaller block with a fused epilogue is capped at 128 directly (see the variants).
+    std::vector<int64_t> dims = blockDims(s, facts);
+    int64_t threads = dims[0] * dims[1] * dims[2];
+    if (gpu(profile) && threads >= 256) {
       Schedule bounded = s;
       bounded.push_back(intAction("occupancy", 2));
       add(bounded, full, "add occupancy(2)");
+    } else if (gpu(profile) && facts.linalgOps > 2) {
+      Schedule bounded = s;
+      bounded.push_back(intAction("max_registers", 128));
+      add(bounded, full, "add max_registers(128)");
     }
   }
 
