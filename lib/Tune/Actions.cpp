@@ -884,7 +884,7 @@ public:
       leftoverPasses = true;
       root = "%partials_sum";
       inner = "%func";
-      renderPartialsSum(splitK->factor);
+      renderPartialsSum();
       facts = splitKFacts(rootFacts, splitK->factor);
     }
     int finishStart = static_cast<int>(lines.size()) + 1;
@@ -1008,7 +1008,7 @@ private:
   /// split_k's second kernel: out[m, n] = sum over the parts of partial[p, m, n], plus the output's fill fused;
   /// blocks of up to 16 x 128 outputs, 4 consecutive outputs per thread (vectorized: the parts are read as
   /// 128-bit vectors).
-  void renderPartialsSum(int64_t parts) {
+  void renderPartialsSum() {
     auto largestDividing = [](int64_t extent, std::initializer_list<int64_t> sizes) {
       for (int64_t size : sizes)
         if (extent % size == 0)
@@ -1024,7 +1024,6 @@ private:
     for (const Action &action : sum)
       renderAction(action, sum);
     secondKernelDims = {bn / tn, bm, 1};
-    (void)parts;
   }
 
   /// split's row kernel, on the root: one row per block over `lanes` lanes, producers fused, the row in

@@ -29,9 +29,10 @@ bool kforge::tune::fromJSON(const llvm::json::Value &value, PayloadFacts &facts,
   llvm::json::ObjectMapper o(value, path);
   return o && o.map("entry", facts.entry) && o.map("root_op", facts.rootOp) &&
          o.map("parallel_sizes", facts.parallelSizes) && o.map("contraction_op", facts.contractionOp) &&
-         o.map("contraction_k", facts.contractionK) &&
-         o.mapOptional("contraction_sizes", facts.contractionSizes) && o.mapOptional("contraction_ops", facts.contractionOps) && o.map("reduction_ops", facts.reductionOps) && o.map("reduction_size", facts.reductionSize) &&
-         o.map("linalg_ops", facts.linalgOps) && o.mapOptional("whole_dims", facts.wholeDims) && o.map("element_type", facts.elementType) &&
+         o.map("contraction_k", facts.contractionK) && o.mapOptional("contraction_sizes", facts.contractionSizes) &&
+         o.mapOptional("contraction_ops", facts.contractionOps) && o.map("reduction_ops", facts.reductionOps) &&
+         o.map("reduction_size", facts.reductionSize) && o.map("linalg_ops", facts.linalgOps) &&
+         o.mapOptional("whole_dims", facts.wholeDims) && o.map("element_type", facts.elementType) &&
          o.map("flops", facts.flops) && o.map("bytes", facts.bytes) &&
          o.map("structural_hash", facts.structuralHash);
 }

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 
 using namespace kforge::tune;
@@ -187,8 +188,6 @@ static std::vector<int64_t> blockLaneCounts(const PayloadFacts &facts) {
   });
   return counts;
 }
-
-static Action splitAction(int64_t lanes) { return intAction("split", lanes); }
 
 static Schedule withSplit(const Action &split, Schedule contraction) {
   contraction.insert(contraction.begin(), split);
@@ -1086,6 +1085,23 @@ Schedule kforge::tune::crossoverSchedules(const Schedule &a, const Schedule &b, 
   return withSplit(coin(rng, 0.5) ? *splitA : *splitB, child);
 }
 
+/// `proposals` for the op a two-kernel action leaves to the actions after it, each behind `first` (the first
+/// `limit` of them), their parent links renamed to the split schedules; appended to `out` when valid.
+static void appendBehind(const Action &first, const std::vector<Proposal> &proposals, size_t limit,
+                         const PayloadFacts &facts, const HardwareProfile &profile, std::vector<Proposal> &out) {
+  std::map<std::string, std::string> renamed; // the op's schedule's hash -> the two-kernel schedule's
+  for (size_t i = 0; i < proposals.size() && i < limit; ++i) {
+    Proposal p = proposals[i];
+    std::string oldHash = scheduleHash(p.schedule);
+    p.schedule = withSplit(first, p.schedule);
+    p.parentHash = renamed.count(p.parentHash) ? renamed[p.parentHash] : std::string();
+    p.step = describe(first) + " and " + p.step;
+    renamed[oldHash] = scheduleHash(p.schedule);
+    if (valid(p.schedule, facts, profile))
+      out.push_back(std::move(p));
+  }
+}
+
 std::vector<Proposal> kforge::tune::heuristicSchedules(const PayloadFacts &facts, const HardwareProfile &profile) {
   std::vector<Proposal> out;
   std::vector<int64_t> counts = blockLaneCounts(facts);
@@ -1093,21 +1109,13 @@ std::vector<Proposal> kforge::tune::heuristicSchedules(const PayloadFacts &facts
     // The contraction's own first guesses behind the best-guess row kernel, then the first of them with the
     // other lane counts: fused into the row kernel, every thread would recompute a row of the contraction
     // (266 ms against 86 for the naive kernels, gemm + softmax at 4096^3 on the H200).
-    std::map<std::string, std::string> renamed; // the contraction schedule's hash -> the split schedule's
-    std::vector<Proposal> contraction = heuristicSchedulesOn(contractionFacts(facts), profile);
-    for (Proposal p : contraction) {
-      std::string oldHash = scheduleHash(p.schedule);
-      p.schedule = withSplit(splitAction(counts.front()), p.schedule);
-      p.parentHash = renamed.count(p.parentHash) ? renamed[p.parentHash] : std::string();
-      p.step = "split(" + std::to_string(counts.front()) + ") and " + p.step;
-      renamed[oldHash] = scheduleHash(p.schedule);
-      if (valid(p.schedule, facts, profile))
-        out.push_back(std::move(p));
-    }
+    Action first = intAction("split", counts.front());
+    appendBehind(first, heuristicSchedulesOn(scheduledFacts({first}, facts), profile), SIZE_MAX, facts, profile,
+                 out);
     if (!out.empty())
       for (size_t i = 1; i < counts.size() && i < 3; ++i) {
         Proposal p = out.front();
-        p.schedule.front() = splitAction(counts[i]);
+        p.schedule.front() = intAction("split", counts[i]);
         p.parentHash = scheduleHash(out.front().schedule);
         p.step = "mutate " + describe(p.schedule.front());
         if (valid(p.schedule, facts, profile))
@@ -1128,15 +1136,7 @@ std::vector<Proposal> kforge::tune::heuristicSchedules(const PayloadFacts &facts
       chosen.push_back(allowed.back());
     for (int64_t parts : chosen) {
       Action first = intAction("split_k", parts);
-      std::vector<Proposal> partial = heuristicSchedulesOn(scheduledFacts({first}, facts), profile);
-      for (size_t i = 0; i < partial.size() && i < 4; ++i) {
-        Proposal p = partial[i];
-        p.schedule = withSplit(first, p.schedule);
-        p.parentHash.clear();
-        p.step = describe(first) + " and " + p.step;
-        if (valid(p.schedule, facts, profile))
-          out.push_back(std::move(p));
-      }
+      appendBehind(first, heuristicSchedulesOn(scheduledFacts({first}, facts), profile), 4, facts, profile, out);
     }
   }
   for (Proposal &p : heuristicSchedulesOn(facts, profile))
