@@ -519,6 +519,12 @@ public:
           break;
         double before = bestMs;
         json::Object record = evaluate(c);
+        // A run cut off because the time budget ran out was not measured: like the candidates after it, it is
+        // not recorded, and a resumed run proposes it again.
+        if (config.timeBudget > 0 && secondsSince(start) >= config.timeBudget &&
+            record.getString("status") == StringRef("failed") &&
+            record.getString("reason").value_or("").contains("timed out"))
+          break;
         if (llvm::Error e = db.append(record)) {
           llvm::errs() << "kforge-tune: error: " << llvm::toString(std::move(e)) << "\n";
           return 1;
@@ -677,15 +683,19 @@ private:
     score += config.weights.compiles;
     double cutoff = tooSlowCutoffMs(config.cutoffFactor, baselineMs, config.cutoffBestFactor, bestMs);
     std::string baselineDir = joinPath(config.runDir, "baseline");
+    TuneConfig runConfig = config;
+    double budgetLeft = config.timeBudget > 0 ? std::max(1e-3, config.timeBudget - secondsSince(start)) : 0;
+    runConfig.runTimeout = trialRunTimeoutSeconds(config.runTimeout, cutoff, config.seeds, config.reps, budgetLeft);
     RunOutcome run;
     if (config.runner == "serve") {
       if (!server)
         server = std::make_unique<RunnerServer>(tools.run, serverArgs(config, tools, baselineDir),
                                                 joinPath(config.runDir, "runner.log"));
-      run = runOnServer(config, *server, c.dir, config.seeds, config.reps, cutoff);
+      run = runOnServer(runConfig, *server, c.dir, config.seeds, config.reps, cutoff);
     } else {
-      run = runCandidate(config, tools, c.dir, baselineDir, config.seeds, config.reps, cutoff);
+      run = runCandidate(runConfig, tools, c.dir, baselineDir, config.seeds, config.reps, cutoff);
     }
+    record["run_timeout_s"] = runConfig.runTimeout;
     record["status"] = run.status;
     record["run_s"] = run.seconds;
     if (!run.reason.empty())

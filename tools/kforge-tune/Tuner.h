@@ -15,6 +15,7 @@
 #include "kforge/Tune/Policies.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -75,6 +76,20 @@ inline double tooSlowCutoffMs(double baselineFactor, double baselineMs, double b
     cutoff = cutoff > 0 ? std::min(cutoff, fromBest) : fromBest;
   }
   return cutoff;
+}
+
+/// The seconds one trial's run may take before the runner is killed. A run that keeps within the too-slow
+/// cutoff launches the kernel about seeds + reps (+ warm-up) times, so a generous multiple of that plus a fixed
+/// allowance for the runner's host work bounds it: a kernel whose first launch takes minutes (a random schedule
+/// with one thread per block) costs that bound, not the full --run-timeout. A time budget bounds it too, so the
+/// search stops near its budget. Never above `runTimeout`; 0 for `cutoffMs` or `budgetLeft` means no such bound.
+inline int trialRunTimeoutSeconds(int runTimeout, double cutoffMs, int seeds, int reps, double budgetLeft) {
+  double limit = runTimeout;
+  if (cutoffMs > 0)
+    limit = std::min(limit, 30 + 2 * (seeds + reps + 5) * cutoffMs / 1000);
+  if (budgetLeft > 0)
+    limit = std::min(limit, budgetLeft + 5);
+  return std::max(1, static_cast<int>(std::ceil(limit)));
 }
 
 std::optional<PayloadFacts> loadFacts(const Tools &tools, llvm::StringRef payloadPath, llvm::StringRef entry);

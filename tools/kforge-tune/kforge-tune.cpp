@@ -61,7 +61,7 @@ static cl::opt<int> reps("reps", cl::desc("Timed repetitions per candidate (at l
                          cl::cat(category));
 static cl::opt<int> compileTimeout("compile-timeout", cl::desc("Seconds a candidate may take to compile"),
                                    cl::init(120), cl::cat(category));
-static cl::opt<int> runTimeout("run-timeout", cl::desc("Seconds a candidate may take to verify and time"),
+static cl::opt<int> runTimeout("run-timeout", cl::desc("Seconds a candidate may take to verify and time, at most (each trial is also bounded by the too-slow cutoff and the time budget left)"),
                                cl::init(300), cl::cat(category));
 static cl::opt<double> cutoff("cutoff",
                               cl::desc("A candidate whose first run is this many times slower than the untransformed "
