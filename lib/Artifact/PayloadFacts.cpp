@@ -82,6 +82,12 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
       facts.contractionOp = op->getName().getStringRef().str();
       SmallVector<int64_t> loops = op.getStaticLoopRanges();
       facts.contractionK = loops.back();
+      Type lhs = getElementTypeOrSelf(op.getDpsInputs()[0].getType()),
+           rhs = getElementTypeOrSelf(op.getDpsInputs()[1].getType());
+      if (lhs == rhs) {
+        llvm::raw_string_ostream os(facts.contractionOperandType);
+        lhs.print(os);
+      }
       for (auto [range, iterator] : llvm::zip(loops, op.getIteratorTypesArray()))
         if (iterator == utils::IteratorType::parallel)
           facts.contractionSizes.push_back(range);

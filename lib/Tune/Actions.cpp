@@ -116,6 +116,19 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
        "a 2-D root, or a row sum, without a contraction; tile(thread) of one row per thread (size 1 on the rows, the row "
        "whole) and fuse(thread) when there are producers; the row a multiple of count; at most 1024 threads; more "
        "than 32 lanes: tile(block) of one row"},
+      {"mma",
+       "Compute the matmul on tensor cores: each thread-level tile becomes a warp's tile (tile(thread) maps to "
+       "warps, 32 lanes each), computed by mma.sync m16n8k16 instructions (bf16 or f16 operands, f32 "
+       "accumulators in registers over a loop on K in steps of 16); the fused elementwise epilogue (bias, "
+       "activation, rounding to bf16) is applied to the accumulators in registers and stored once. Operands are "
+       "read from global memory (through L1), not staged in shared memory.",
+       "tile(thread) mapped to #gpu.warp; after bufferization and the GPU mapping, "
+       "transform.kforge.matmul_to_mma_sync on the warps' linalg.matmul (nvvm.mma.sync)",
+       {},
+       {"gpu"},
+       "a linalg.matmul with bf16 or f16 operands (f32 accumulation); tile(thread) (and fuse(thread) when there "
+       "are producers) whose tile is a multiple of 16 rows and 8 columns, at most 64x64; K a multiple of 16; "
+       "no tile(reduction), unroll, vectorize, recompute or lanes"},
       {"occupancy",
        "Ask the kernel's compiler to fit this many blocks on a multiprocessor (PTX .minnctapersm): ptxas limits "
        "each thread's registers to make room, trading spills for occupancy.",
@@ -230,6 +243,12 @@ PayloadFacts kforge::tune::contractionFacts(const PayloadFacts &facts) {
 bool kforge::tune::splitKApplies(const PayloadFacts &facts) {
   return facts.rootOp == "linalg.matmul" && facts.contractionOp == "linalg.matmul" && facts.linalgOps == 2 &&
          facts.parallelSizes.size() == 2 && facts.contractionK > 0;
+}
+
+bool kforge::tune::mmaApplies(const PayloadFacts &facts) {
+  return facts.contractionOp == "linalg.matmul" && facts.parallelSizes.size() == 2 && facts.contractionK > 0 &&
+         facts.contractionK % 16 == 0 &&
+         (facts.contractionOperandType == "bf16" || facts.contractionOperandType == "f16");
 }
 
 PayloadFacts kforge::tune::splitKFacts(const PayloadFacts &facts, int64_t parts) {
@@ -442,6 +461,8 @@ int kforge::tune::actionPhase(const Action &action) {
     return 42;
   if (action.kind == "lanes")
     return 45;
+  if (action.kind == "mma")
+    return 47;
   if (action.kind == "unroll")
     return 60;
   if (action.kind == "vectorize")
@@ -494,9 +515,45 @@ std::vector<int64_t> kforge::tune::blockDims(const Schedule &schedule, const Pay
   // lanes: the row loop's threads move to y, and x holds the lanes of each row.
   if (const Action *lanes = findSlot(schedule, "lanes"))
     counts.push_back(lanes->factor);
+  // mma: each thread tile is a warp's; x holds its 32 lanes times the warps along x.
+  if (findSlot(schedule, "mma") && !counts.empty())
+    counts.back() *= 32;
   for (size_t i = 0; i < counts.size() && i < 3; ++i)
     dims[i] = counts[counts.size() - 1 - i];
   return dims;
+}
+
+/// mma's preconditions: a bf16/f16 linalg.matmul, warp tiles of whole m16n8 instruction tiles, K of whole k16
+/// steps, and none of the SIMT actions that would rewrite the matmul first.
+template <typename Report>
+static void checkMma(const Schedule &schedule, const PayloadFacts &facts, int index, Report problem) {
+  if (facts.contractionOp != "linalg.matmul" ||
+      (facts.contractionOperandType != "bf16" && facts.contractionOperandType != "f16")) {
+    problem(index, "unsupported", "mma needs a linalg.matmul with bf16 or f16 operands; this payload's contraction is " +
+                                      (facts.contractionOp.empty() ? std::string("none")
+                                                                   : facts.contractionOp + " on " +
+                                                                         facts.contractionOperandType));
+    return;
+  }
+  const Action *thread = findSlot(schedule, "tile", "thread");
+  if (!thread || facts.parallelSizes.size() != 2) {
+    problem(index, "precondition", "mma needs tile(thread) before it (its tile is a warp's)");
+    return;
+  }
+  if (facts.linalgOps > 1 && !findSlot(schedule, "fuse", "thread"))
+    problem(index, "precondition", "mma needs fuse(thread) before it (the matmul in the warp's loop)");
+  std::vector<int64_t> warpTile = innermostTile(schedule, facts);
+  if (warpTile[0] % 16 || warpTile[1] % 8 || warpTile[0] * warpTile[1] > 64 * 64)
+    problem(index, "shape", "mma: the warp tile " + joinInts(warpTile, "x") +
+                                " must be a multiple of 16 rows and 8 columns (the m16n8k16 instruction), at most 64x64 "
+                                "(its accumulators live in registers)");
+  if (facts.contractionK % 16)
+    problem(index, "shape", "mma: K (" + std::to_string(facts.contractionK) + ") must be a multiple of 16");
+  for (StringRef other : {"recompute", "lanes", "unroll", "vectorize"})
+    if (findSlot(schedule, other))
+      problem(index, "unsupported", "mma computes the matmul itself: it does not combine with " + other.str());
+  if (findSlot(schedule, "tile", "reduction"))
+    problem(index, "unsupported", "mma walks K itself, in steps of 16: it does not combine with tile(reduction)");
 }
 
 std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, const PayloadFacts &facts,
@@ -572,8 +629,8 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
     if (phase <= lastPhase) {
       problem(index, "order",
               slotName(action) + " is out of order or repeated: each slot appears at most once, in the order "
-                                 "tile(block), fuse(block), tile(thread), fuse(thread), recompute, lanes, tile(reduction), "
-                                 "unroll, vectorize, occupancy, max_registers");
+                                 "tile(block), fuse(block), tile(thread), fuse(thread), recompute, lanes, mma, "
+                                 "tile(reduction), unroll, vectorize, occupancy, max_registers");
     }
     lastPhase = std::max(lastPhase, phase);
 
@@ -634,6 +691,8 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
                                         std::to_string(dims[0] * dims[1] * dims[2]) +
                                         " threads per block; the GPU allows 1024");
     }
+    if (action.kind == "mma")
+      checkMma(schedule, facts, index, problem);
     if (isLaunchBound(action) && !before("tile", "block"))
       problem(index, "precondition", action.kind + " needs tile(block) before it (it bounds the kernel of the grid)");
 
@@ -857,8 +916,8 @@ public:
     for (auto [i, action] : llvm::enumerate(schedule)) {
       if (twoKernels && i == 0)
         continue;
-      if (isLaunchBound(action))
-        continue; // after the finish: it needs the gpu.launch the mapping makes
+      if (isLaunchBound(action) || action.kind == "mma")
+        continue; // after the finish: it needs the gpu.launch the mapping makes (mma: the bufferized warp tiles)
       starts[i] = static_cast<int>(lines.size()) + 1;
       line("    // action " + std::to_string(i) + ": " + describe(action));
       renderAction(action, scheduled);
@@ -891,6 +950,18 @@ public:
     line("    // finish (" + std::string(gpu ? "gpu" : "cpu") + "): bufferize" +
          (gpu ? ", map loops to the grid and the block" : "") + ", lower vectors");
     renderFinish(scheduled);
+    for (auto [i, action] : llvm::enumerate(schedule)) {
+      if (action.kind != "mma")
+        continue;
+      starts[i] = static_cast<int>(lines.size()) + 1;
+      line("    // action " + std::to_string(i) + ": " + describe(action) +
+           ": each warp's bufferized matmul tile to mma.sync, its epilogue in registers");
+      std::string mmaFunc = fresh("mma_func"), matmuls = fresh("warp_matmuls");
+      line("    " + mmaFunc + " = " + matchFunc("%bufferized"));
+      line("    " + matmuls + " = transform.structured.match ops{[\"linalg.matmul\"]} in " + mmaFunc + " : " + kUnary);
+      line("    transform.kforge.matmul_to_mma_sync " + matmuls + " : (!transform.any_op) -> ()");
+      line("    transform.apply_cse to " + mmaFunc + " : !transform.any_op");
+    }
     for (auto [i, action] : llvm::enumerate(schedule)) {
       if (!isLaunchBound(action))
         continue;
@@ -1056,8 +1127,9 @@ private:
   void renderAction(const Action &action, const Schedule &schedule) {
     if (action.kind == "tile" && action.level != "reduction") {
       std::string tiled = fresh(action.level + "_root"), loop = fresh(action.level + "_loop");
-      std::string map = gpu ? " (mapping = " + mapping(action.sizes, action.level == "block" ? "block" : "thread") + ")"
-                            : "";
+      // With mma, a thread-level tile is a warp's.
+      std::string unit = action.level == "block" ? "block" : findSlot(schedule, "mma") ? "warp" : "thread";
+      std::string map = gpu ? " (mapping = " + mapping(action.sizes, unit) + ")" : "";
       line("    " + tiled + ", " + loop + " = transform.structured.tile_using_forall " + root + " tile_sizes [" +
            joinInts(action.sizes, ", ") + "]" + map + " : " + kPair);
       root = tiled;

@@ -115,6 +115,19 @@ static Action vectorize() {
   a.kind = "vectorize";
   return a;
 }
+static std::string joinSizes(llvm::ArrayRef<int64_t> sizes) {
+  std::string text;
+  for (int64_t v : sizes)
+    text += (text.empty() ? "" : "x") + std::to_string(v);
+  return text;
+}
+
+static Action mma() {
+  Action a;
+  a.kind = "mma";
+  return a;
+}
+
 static Action recompute() {
   Action a;
   a.kind = "recompute";
@@ -149,6 +162,13 @@ static const Action *slot(const Schedule &s, StringRef kind, StringRef level = "
 
 static void removeSlot(Schedule &s, StringRef kind, StringRef level = "") {
   llvm::erase_if(s, [&](const Action &a) { return a.kind == kind && a.level == level; });
+}
+
+/// mma computes the matmul itself: the SIMT actions on it go.
+static void dropSimtMatmulActions(Schedule &s) {
+  removeSlot(s, "tile", "reduction");
+  removeSlot(s, "unroll");
+  removeSlot(s, "vectorize");
 }
 
 static bool valid(const Schedule &s, const PayloadFacts &facts, const HardwareProfile &profile) {
@@ -241,6 +261,10 @@ static Schedule randomScheduleOn(const PayloadFacts &facts, const HardwareProfil
       s.push_back(recompute());
     if (gpu(profile) && slot(s, "tile", "thread") && facts.contractionOp.empty() && coin(rng, 0.3))
       s.push_back(intAction("lanes", pick(rng, intValues("lanes", facts))));
+    if (gpu(profile) && slot(s, "tile", "thread") && mmaApplies(facts) && coin(rng, 0.5)) {
+      dropSimtMatmulActions(s);
+      s.push_back(mma());
+    }
     if (gpu(profile) && slot(s, "tile", "block"))
       for (StringRef kind : kLaunchBounds)
         if (coin(rng, 0.25))
@@ -337,6 +361,8 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     (slot(s, "lanes") ? removes : adds).push_back("lanes");
   if (gpu(profile) && slot(s, "fuse", "thread") && facts.contractionOp.empty())
     (slot(s, "recompute") ? removes : adds).push_back("recompute");
+  if (gpu(profile) && slot(s, "tile", "thread") && mmaApplies(facts))
+    (slot(s, "mma") ? removes : adds).push_back("mma");
   bool add = !adds.empty() && (removes.empty() || coin(rng, 0.5));
   if (!add && removes.empty())
     return false;
@@ -358,6 +384,9 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
       added = vectorize();
     } else if (what == "recompute") {
       added = recompute();
+    } else if (what == "mma") {
+      added = mma();
+      dropSimtMatmulActions(s);
     } else if (llvm::is_contained(kLaunchBounds, StringRef(what)) || what == "lanes") {
       added = intAction(what, pick(rng, intValues(what, facts)));
     } else {
@@ -684,6 +713,26 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
         add(inRegisters, "", "heuristic: " + std::to_string(rows) + " rows per block, a warp per row, the row in registers");
       }
       add(v, "", "heuristic: " + std::to_string(rows) + " rows per block, a warp per row");
+    }
+  }
+
+  // Tensor cores first for a bf16/f16 matmul: SIMT code runs it at a few percent of the GPU's bf16 rate. Warp
+  // tiles of 32-64 rows and columns (4-16 mma.sync tiles, 32-64 accumulators per lane) in blocks of 4-8 warps.
+  if (gpu(profile) && mmaApplies(facts)) {
+    int64_t m = facts.parallelSizes[0], n = facts.parallelSizes[1];
+    const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> mmaTiles = {
+        {{128, 128}, {64, 32}}, {{64, 64}, {32, 32}}, {{128, 128}, {32, 64}},
+        {{128, 64}, {32, 32}},  {{64, 128}, {32, 32}}, {{128, 256}, {64, 64}}};
+    for (const auto &[block, warp] : mmaTiles) {
+      if (m % block[0] || n % block[1])
+        continue;
+      Schedule v;
+      v.push_back(tile("block", block));
+      v.push_back(tile("thread", warp));
+      v.push_back(mma());
+      addRequiredFusions(v, facts, profile, /*always=*/true);
+      add(v, "", "heuristic: tensor cores (mma.sync), blocks of " + joinSizes(block) + ", warp tiles of " +
+                     joinSizes(warp));
     }
   }
 

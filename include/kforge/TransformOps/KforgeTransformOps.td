@@ -189,4 +189,47 @@ def DistributeRowsToLanesOp : Op<Transform_Dialect, "kforge.distribute_rows_to_l
   }];
 }
 
+def MatmulToMmaSyncOp : Op<Transform_Dialect, "kforge.matmul_to_mma_sync",
+    [FunctionalStyleTransformOpTrait, MemoryEffectsOpInterface, TransformEachOpTrait,
+     TransformOpInterface, ReportTrackingListenerFailuresOpTrait]> {
+  let summary = "Compute a warp's matmul tile with tensor-core mma.sync (bf16/f16 operands, f32 accumulators)";
+  let description = [{
+    Targets a bufferized `linalg.matmul` that one warp computes (inside a loop mapped to
+    `#gpu.warp`, or already distributed to a warp's lanes): A (MxK) and B (KxN) in bf16
+    or f16, C (MxN) in f32, static shapes with M a multiple of 16, N of 8 and K of 16,
+    and A's rows contiguous. It is replaced by lane-level code for PTX's
+    `mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}`: `gpu.lane_id` picks each lane's
+    fragment elements (the layout PTX specifies: lane l holds rows l/4 and l/4 + 8 and
+    columns 2(l%4), 2(l%4)+1 of each tile), a loop over K in steps of 16 carries the
+    (M/16)x(N/8) accumulator fragments in registers, and `nvvm.mma.sync` multiplies. A's
+    pairs are read as 32-bit loads; B's elements one at a time.
+
+    The `linalg.fill` that initialises C just before the matmul (same block, C its only
+    output) becomes the accumulators' initial value; without one, C is read first. When the
+    only other user of C is the next op, an all-parallel `linalg.generic` reading C through
+    an identity map (an epilogue: bias, activation, rounding to bf16) and C is a
+    `memref.alloc` used by nothing else, the epilogue is applied to the accumulators in
+    registers: its body is cloned per element, its other inputs are read through their
+    indexing maps, and it stores into its own output; C's buffer, the fill and the
+    epilogue are erased. Otherwise the accumulators are stored into C.
+
+    #### Return modes
+
+    Produces a silenceable failure, leaving the IR untouched, when the target is not such a
+    matmul: not a `linalg.matmul` on memrefs, element types other than bf16/f16 x bf16/f16
+    -> f32 (A and B the same), dynamic shapes, M, N or K not multiples of 16, 8 and 16, or
+    A's innermost stride not 1. Returns nothing (the matmul is gone).
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs);
+  let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
+  let extraClassDeclaration = [{
+    ::mlir::DiagnosedSilenceableFailure applyToOne(
+        ::mlir::transform::TransformRewriter &rewriter, ::mlir::Operation *target,
+        ::mlir::transform::ApplyToEachResultList &results, ::mlir::transform::TransformState &state);
+    void getEffects(
+        ::llvm::SmallVectorImpl<::mlir::MemoryEffects::EffectInstance> &effects);
+  }];
+}
+
 #endif // KFORGE_TRANSFORMOPS_KFORGETRANSFORMOPS

@@ -116,6 +116,8 @@ bool splitApplies(const PayloadFacts &facts);
 PayloadFacts contractionFacts(const PayloadFacts &facts);
 /// Whether `split_k` applies: the payload is a plain matmul (its fill and itself).
 bool splitKApplies(const PayloadFacts &facts);
+/// Whether `mma` can apply: a 2-D linalg.matmul with bf16 or f16 operands and K a multiple of 16.
+bool mmaApplies(const PayloadFacts &facts);
 /// The facts the actions after split_k(parts) are checked and rendered against: the partial matmul over
 /// (parts, M, N) with K / parts, a linalg.generic.
 PayloadFacts splitKFacts(const PayloadFacts &facts, int64_t parts);

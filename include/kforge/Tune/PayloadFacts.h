@@ -24,6 +24,7 @@ struct PayloadFacts {
   std::string contractionOp;          ///< linalg.matmul / linalg.batch_matmul if the payload has one, else empty.
   int64_t contractionK = 0;           ///< Its reduction size.
   std::vector<int64_t> contractionSizes; ///< Its parallel loops' sizes ((batch,) rows, columns).
+  std::string contractionOperandType;  ///< Its operands' element type (f32, bf16, f16), if they agree.
   int64_t contractionOps = 0;         ///< Linalg ops it is made of: itself and its producers (its init's fill).
   int64_t reductionOps = 0;           ///< linalg ops with a reduction loop (contractions included).
   int64_t reductionSize = 0;          ///< Largest reduction loop of the ops that are not contractions (row sums,

@@ -1,0 +1,354 @@
+//===- MmaSync.cpp - transform.kforge.matmul_to_mma_sync -------------------===//
+//
+// A warp's bufferized matmul tile computed by tensor-core mma.sync (m16n8k16, bf16/f16 operands, f32
+// accumulators), with its fill and its elementwise epilogue folded into the accumulators' registers.
+// Upstream's nvgpu.rewrite_matmul_as_mma_sync takes only f16 x f16 -> f16 tiles of exactly one instruction's
+// shape, and nvgpu.mma.sync cannot be lowered for bf16 in MLIR 22, so this emits nvvm.mma.sync directly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kforge/TransformOps/KforgeTransformOps.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+
+namespace {
+/// The instruction: mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}.{bf16,f16}.f32.
+constexpr int64_t kTileM = 16, kTileN = 8, kTileK = 16;
+
+/// What the rewrite needs to know about the matmul and its neighbours.
+struct MmaPlan {
+  linalg::MatmulOp matmul;
+  Value a, b, c;
+  int64_t m = 0, n = 0, k = 0;
+  linalg::FillOp fill;         ///< Initialises C just before the matmul, or null.
+  linalg::GenericOp epilogue;  ///< Applied to the accumulators in registers, or null.
+  memref::AllocOp cBuffer;     ///< C's buffer, erased with the epilogue, or null.
+};
+} // namespace
+
+/// The innermost stride of a memref, if static.
+static std::optional<int64_t> innermostStride(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() ||
+      ShapedType::isDynamic(strides.back()))
+    return std::nullopt;
+  return strides.back();
+}
+
+/// The op right before `op` in its block that writes `value` with a linalg.fill, if any.
+static linalg::FillOp fillJustBefore(Operation *op, Value value) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+  if (fill && fill.hasPureBufferSemantics() && fill.getDpsInits().size() == 1 && fill.getDpsInits()[0] == value)
+    return fill;
+  return nullptr;
+}
+
+/// An epilogue that can take C's values from registers: the next op after the matmul, an all-parallel
+/// rank-2 linalg.generic with one output (identity map) that reads C through the identity map and does not
+/// read its output's old values; C a memref.alloc used only by the fill, the matmul and it.
+static void findEpilogue(MmaPlan &plan) {
+  // The next op with effects (views of the output, index arithmetic may come between).
+  Operation *next = plan.matmul->getNextNode();
+  while (next && isMemoryEffectFree(next) && next->getNumRegions() == 0)
+    next = next->getNextNode();
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(next);
+  auto alloc = plan.c.getDefiningOp<memref::AllocOp>();
+  if (!generic || !alloc || !generic.hasPureBufferSemantics() || generic.getNumDpsInits() != 1 ||
+      generic.getNumLoops() != 2 || generic.getNumParallelLoops() != 2)
+    return;
+  if (!generic.getMatchingIndexingMap(generic.getDpsInitOperand(0)).isIdentity() ||
+      generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0)))
+    return;
+  bool readsC = false;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    if (!map.isProjectedPermutation())
+      return;
+    if (input->get() == plan.c) {
+      if (!map.isIdentity())
+        return;
+      readsC = true;
+    } else if (!isa<MemRefType>(input->get().getType()) && !input->get().getType().isIntOrIndexOrFloat()) {
+      return;
+    }
+  }
+  if (!readsC || generic.getDpsInits()[0] == plan.c || !generic.getBody()->getOps<linalg::IndexOp>().empty())
+    return;
+  for (Operation *user : alloc->getUsers())
+    if (user != plan.matmul && user != generic && (!plan.fill || user != plan.fill.getOperation()))
+      return;
+  plan.epilogue = generic;
+  plan.cBuffer = alloc;
+}
+
+static FailureOr<MmaPlan> planMma(Operation *target, std::string &why) {
+  auto matmul = dyn_cast<linalg::MatmulOp>(target);
+  if (!matmul || !matmul.hasPureBufferSemantics()) {
+    why = "expected a linalg.matmul on memrefs";
+    return failure();
+  }
+  MmaPlan plan;
+  plan.matmul = matmul;
+  plan.a = matmul.getDpsInputs()[0];
+  plan.b = matmul.getDpsInputs()[1];
+  plan.c = matmul.getDpsInits()[0];
+  auto aType = cast<MemRefType>(plan.a.getType()), bType = cast<MemRefType>(plan.b.getType()),
+       cType = cast<MemRefType>(plan.c.getType());
+  Type operand = aType.getElementType();
+  if (!(operand.isBF16() || operand.isF16()) || bType.getElementType() != operand ||
+      !cType.getElementType().isF32()) {
+    why = "expected bf16 or f16 operands (both the same) and an f32 result";
+    return failure();
+  }
+  if (!aType.hasStaticShape() || !bType.hasStaticShape() || !cType.hasStaticShape()) {
+    why = "expected static shapes";
+    return failure();
+  }
+  plan.m = cType.getDimSize(0);
+  plan.n = cType.getDimSize(1);
+  plan.k = aType.getDimSize(1);
+  if (plan.m % kTileM || plan.n % kTileN || plan.k % kTileK) {
+    why = "expected M, N and K multiples of 16, 8 and 16 (the mma.sync m16n8k16 tile), got " +
+          std::to_string(plan.m) + "x" + std::to_string(plan.n) + "x" + std::to_string(plan.k);
+    return failure();
+  }
+  if (innermostStride(aType) != 1) {
+    why = "expected A's rows contiguous (innermost stride 1)";
+    return failure();
+  }
+  plan.fill = fillJustBefore(matmul, plan.c);
+  findEpilogue(plan);
+  // Each lane stores only its own elements of C: an op of the warp that read C afterwards would read the
+  // other lanes' elements without a barrier.
+  if (!plan.epilogue)
+    for (Operation *user : plan.c.getUsers())
+      if (user != matmul.getOperation() && user->getBlock() == matmul->getBlock() &&
+          matmul->isBeforeInBlock(user) && !isa<memref::DeallocOp>(user)) {
+        why = "C is used after the matmul by an op that cannot take its values from registers";
+        return failure();
+      }
+  return plan;
+}
+
+namespace {
+/// Emits the lane-level code for one plan at the matmul's position.
+class MmaEmitter {
+public:
+  MmaEmitter(RewriterBase &rewriter, MmaPlan plan)
+      : b(rewriter), plan(plan), loc(plan.matmul.getLoc()), ctx(rewriter.getContext()) {}
+
+  void emit() {
+    b.setInsertionPoint(plan.matmul);
+    operandType = cast<MemRefType>(plan.a.getType()).getElementType();
+    Value lane = gpu::LaneIdOp::create(b, loc, /*upper_bound=*/IntegerAttr());
+    AffineExpr l = getAffineDimExpr(0, ctx);
+    group = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, l.floorDiv(4)), ValueRange{lane});
+    pair = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (l % 4) * 2), ValueRange{lane});
+    SmallVector<Value> accumulators = initialAccumulators();
+    SmallVector<Value> results = kLoop(accumulators);
+    if (plan.epilogue)
+      applyEpilogue(results);
+    else
+      storeAccumulators(results, plan.c);
+  }
+
+private:
+  int64_t mTiles() const { return plan.m / kTileM; }
+  int64_t nTiles() const { return plan.n / kTileN; }
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  /// base + offset + constant, folded where possible.
+  Value add(Value base, Value offset, int64_t constant) {
+    AffineExpr s0 = getAffineSymbolExpr(0, ctx), s1 = getAffineSymbolExpr(1, ctx);
+    return affine::AffineApplyOp::create(b, loc, AffineMap::get(0, 2, s0 + s1 + constant), ValueRange{base, offset});
+  }
+
+  /// The f32 accumulator element (row half h, column e) of tile (i, j) lives at C[16i + g + 8h, 8j + 2t + e].
+  Value accRow(int64_t i, int64_t h) { return add(group, index(0), i * kTileM + 8 * h); }
+  Value accCol(int64_t j, int64_t e) { return add(pair, index(0), j * kTileN + e); }
+
+  /// Four f32 accumulators per tile, row-major over (i, j): from the fill's value, or read from C.
+  SmallVector<Value> initialAccumulators() {
+    SmallVector<Value> acc;
+    Value fillValue = plan.fill ? plan.fill.getDpsInputs()[0] : Value();
+    for (int64_t i = 0; i < mTiles(); ++i)
+      for (int64_t j = 0; j < nTiles(); ++j)
+        for (int64_t h = 0; h < 2; ++h)
+          for (int64_t e = 0; e < 2; ++e)
+            acc.push_back(fillValue ? fillValue
+                                    : memref::LoadOp::create(b, loc, plan.c, ValueRange{accRow(i, h), accCol(j, e)})
+                                          .getResult());
+    return acc;
+  }
+
+  /// A pair of operand elements as the 32-bit register mma.sync takes.
+  Value packPair(Value pairVector) {
+    Value asInt = vector::BitCastOp::create(b, loc, VectorType::get({1}, b.getI32Type()), pairVector);
+    return vector::ExtractOp::create(b, loc, asInt, ArrayRef<int64_t>{0});
+  }
+
+  /// A's fragment of tile row i at K offset kk: rows g and g+8, columns 2t, 2t+1 and 2t+8, 2t+9 (four
+  /// 32-bit registers: a0a1, a2a3, a4a5, a6a7 in PTX's order).
+  SmallVector<Value> loadA(int64_t i, Value kk) {
+    SmallVector<Value> regs;
+    auto pairType = VectorType::get({2}, operandType);
+    for (auto [rowHalf, colHalf] : {std::pair{0, 0}, {1, 0}, {0, 1}, {1, 1}}) {
+      Value row = add(group, index(0), i * kTileM + 8 * rowHalf);
+      Value col = add(pair, kk, 8 * colHalf);
+      regs.push_back(packPair(vector::LoadOp::create(b, loc, pairType, plan.a, ValueRange{row, col})));
+    }
+    return regs;
+  }
+
+  /// B's fragment of tile column j at K offset kk: column g, rows 2t, 2t+1 (b0b1) and 2t+8, 2t+9 (b2b3).
+  SmallVector<Value> loadB(int64_t j, Value kk) {
+    SmallVector<Value> regs;
+    Value col = add(group, index(0), j * kTileN);
+    for (int64_t half = 0; half < 2; ++half) {
+      Value first = memref::LoadOp::create(b, loc, plan.b, ValueRange{add(pair, kk, 8 * half), col});
+      Value second = memref::LoadOp::create(b, loc, plan.b, ValueRange{add(pair, kk, 8 * half + 1), col});
+      Value both = vector::FromElementsOp::create(b, loc, VectorType::get({2}, operandType), ValueRange{first, second});
+      regs.push_back(packPair(both));
+    }
+    return regs;
+  }
+
+  /// The loop over K in steps of 16, the accumulators carried in registers.
+  SmallVector<Value> kLoop(ArrayRef<Value> init) {
+    auto loop = scf::ForOp::create(b, loc, index(0), index(plan.k), index(kTileK), init);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value kk = loop.getInductionVar();
+    ValueRange acc = loop.getRegionIterArgs();
+    SmallVector<SmallVector<Value>> aRegs, bRegs;
+    for (int64_t i = 0; i < mTiles(); ++i)
+      aRegs.push_back(loadA(i, kk));
+    for (int64_t j = 0; j < nTiles(); ++j)
+      bRegs.push_back(loadB(j, kk));
+    auto ptxType = operandType.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    Type f32 = b.getF32Type();
+    auto resultType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+    SmallVector<Value> next;
+    for (int64_t i = 0; i < mTiles(); ++i)
+      for (int64_t j = 0; j < nTiles(); ++j) {
+        ValueRange c = acc.slice((i * nTiles() + j) * 4, 4);
+        Value d = NVVM::MmaOp::create(b, loc, resultType, aRegs[i], bRegs[j], c,
+                                      /*shape=*/ArrayRef<int64_t>{kTileM, kTileN, kTileK},
+                                      /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
+                                      /*multiplicandPtxTypes=*/std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+                                      /*multiplicandLayouts=*/
+                                      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
+        for (int64_t r = 0; r < 4; ++r)
+          next.push_back(LLVM::ExtractValueOp::create(b, loc, d, ArrayRef<int64_t>{r}));
+      }
+    scf::YieldOp::create(b, loc, next);
+    return SmallVector<Value>(loop.getResults());
+  }
+
+  /// Stores each tile's accumulators into `target` (f32 MxN): two contiguous pairs per tile and lane.
+  void storeAccumulators(ArrayRef<Value> values, Value target) {
+    for (int64_t i = 0; i < mTiles(); ++i)
+      for (int64_t j = 0; j < nTiles(); ++j)
+        for (int64_t h = 0; h < 2; ++h) {
+          int64_t first = (i * nTiles() + j) * 4 + 2 * h;
+          storePair(values[first], values[first + 1], target, accRow(i, h), accCol(j, 0));
+        }
+  }
+
+  /// Two adjacent elements of a row, as one vector store where the row is contiguous.
+  void storePair(Value first, Value second, Value target, Value row, Value col) {
+    auto type = cast<MemRefType>(target.getType());
+    if (innermostStride(type) == 1) {
+      Value both =
+          vector::FromElementsOp::create(b, loc, VectorType::get({2}, type.getElementType()), ValueRange{first, second});
+      vector::StoreOp::create(b, loc, both, target, ValueRange{row, col});
+      return;
+    }
+    memref::StoreOp::create(b, loc, first, target, ValueRange{row, col});
+    memref::StoreOp::create(b, loc, second, target, ValueRange{row, add(col, index(0), 1)});
+  }
+
+  /// The epilogue's body per accumulator element, its other inputs read through their indexing maps, its
+  /// results stored into its output; then the epilogue, the matmul, the fill and C's buffer are gone.
+  void applyEpilogue(ArrayRef<Value> values) {
+    linalg::GenericOp generic = plan.epilogue;
+    Block &body = generic.getRegion().front();
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(generic); // after the views of its operands
+    Value output = generic.getDpsInits()[0];
+    SmallVector<Value> outputs(values.size());
+    for (int64_t i = 0; i < mTiles(); ++i)
+      for (int64_t j = 0; j < nTiles(); ++j)
+        for (int64_t h = 0; h < 2; ++h)
+          for (int64_t e = 0; e < 2; ++e) {
+            int64_t slot = (i * nTiles() + j) * 4 + 2 * h + e;
+            Value row = accRow(i, h), col = accCol(j, e);
+            IRMapping map;
+            for (OpOperand *input : generic.getDpsInputOperands()) {
+              BlockArgument arg = body.getArgument(input->getOperandNumber());
+              if (input->get() == plan.c) {
+                map.map(arg, values[slot]);
+                continue;
+              }
+              if (!isa<MemRefType>(input->get().getType())) {
+                map.map(arg, input->get()); // a scalar input
+                continue;
+              }
+              AffineMap indexing = generic.getMatchingIndexingMap(input);
+              SmallVector<Value> indices;
+              for (AffineExpr result : indexing.getResults())
+                indices.push_back(cast<AffineDimExpr>(result).getPosition() == 0 ? row : col);
+              map.map(arg, memref::LoadOp::create(b, loc, input->get(), indices));
+            }
+            for (Operation &op : body.without_terminator())
+              b.clone(op, map);
+            outputs[slot] = map.lookupOrDefault(body.getTerminator()->getOperand(0));
+          }
+    storeAccumulators(outputs, output);
+  }
+
+  RewriterBase &b;
+  MmaPlan plan;
+  Location loc;
+  MLIRContext *ctx;
+  Type operandType;
+  Value group, pair; ///< lane / 4 and 2 (lane % 4): a lane's row and first column in a tile.
+};
+} // namespace
+
+DiagnosedSilenceableFailure transform::MatmulToMmaSyncOp::applyToOne(transform::TransformRewriter &rewriter,
+                                                                     Operation *target,
+                                                                     transform::ApplyToEachResultList &results,
+                                                                     transform::TransformState &state) {
+  std::string why;
+  FailureOr<MmaPlan> plan = planMma(target, why);
+  if (failed(plan))
+    return emitSilenceableError() << why;
+  MmaEmitter(rewriter, *plan).emit();
+  if (plan->epilogue)
+    rewriter.eraseOp(plan->epilogue);
+  rewriter.eraseOp(plan->matmul);
+  if (plan->fill)
+    rewriter.eraseOp(plan->fill);
+  if (plan->cBuffer && plan->cBuffer->use_empty())
+    rewriter.eraseOp(plan->cBuffer);
+  return DiagnosedSilenceableFailure::success();
+}
+
+void transform::MatmulToMmaSyncOp::getEffects(SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  transform::consumesHandle(getTargetMutable(), effects);
+  transform::modifiesPayload(effects);
+}
