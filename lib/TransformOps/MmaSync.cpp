@@ -33,6 +33,7 @@ struct MmaPlan {
   linalg::MatmulOp matmul;
   Value a, b, c;
   int64_t m = 0, n = 0, k = 0;
+  int64_t kSteps = 1;          ///< Steps of 16 per iteration of the K loop.
   linalg::FillOp fill;         ///< Initialises C just before the matmul, or null.
   linalg::GenericOp epilogue;  ///< Applied to the accumulators in registers, or null.
   memref::AllocOp cBuffer;     ///< C's buffer, erased with the epilogue, or null.
@@ -95,7 +96,7 @@ static void findEpilogue(MmaPlan &plan) {
   plan.cBuffer = alloc;
 }
 
-static FailureOr<MmaPlan> planMma(Operation *target, std::string &why) {
+static FailureOr<MmaPlan> planMma(Operation *target, int64_t kSteps, std::string &why) {
   auto matmul = dyn_cast<linalg::MatmulOp>(target);
   if (!matmul || !matmul.hasPureBufferSemantics()) {
     why = "expected a linalg.matmul on memrefs";
@@ -126,6 +127,11 @@ static FailureOr<MmaPlan> planMma(Operation *target, std::string &why) {
           std::to_string(plan.m) + "x" + std::to_string(plan.n) + "x" + std::to_string(plan.k);
     return failure();
   }
+  if (kSteps < 1 || plan.k % (kTileK * kSteps)) {
+    why = "expected K (" + std::to_string(plan.k) + ") a multiple of 16 x k_steps (" + std::to_string(kSteps) + ")";
+    return failure();
+  }
+  plan.kSteps = kSteps;
   if (innermostStride(aType) != 1) {
     why = "expected A's rows contiguous (innermost stride 1)";
     return failure();
@@ -194,8 +200,11 @@ private:
     return acc;
   }
 
-  /// A pair of operand elements as the 32-bit register mma.sync takes.
+  /// A pair of operand elements as the 32-bit register mma.sync takes: an i32 for bf16, a vector<2xf16> for
+  /// f16 (what nvvm.mma.sync expects of each).
   Value packPair(Value pairVector) {
+    if (operandType.isF16())
+      return pairVector;
     Value asInt = vector::BitCastOp::create(b, loc, VectorType::get({1}, b.getI32Type()), pairVector);
     return vector::ExtractOp::create(b, loc, asInt, ArrayRef<int64_t>{0});
   }
@@ -228,23 +237,35 @@ private:
 
   /// The loop over K in steps of 16, the accumulators carried in registers.
   SmallVector<Value> kLoop(ArrayRef<Value> init) {
-    auto loop = scf::ForOp::create(b, loc, index(0), index(plan.k), index(kTileK), init);
+    auto loop = scf::ForOp::create(b, loc, index(0), index(plan.k), index(kTileK * plan.kSteps), init);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
-    Value kk = loop.getInductionVar();
-    ValueRange acc = loop.getRegionIterArgs();
-    SmallVector<SmallVector<Value>> aRegs, bRegs;
-    for (int64_t i = 0; i < mTiles(); ++i)
-      aRegs.push_back(loadA(i, kk));
-    for (int64_t j = 0; j < nTiles(); ++j)
-      bRegs.push_back(loadB(j, kk));
+    // Every step's fragments first, then the multiplies: the loads of all steps are in flight together.
+    SmallVector<SmallVector<SmallVector<Value>>> aRegs(plan.kSteps), bRegs(plan.kSteps);
+    for (int64_t step = 0; step < plan.kSteps; ++step) {
+      Value kk = add(loop.getInductionVar(), index(0), step * kTileK);
+      for (int64_t i = 0; i < mTiles(); ++i)
+        aRegs[step].push_back(loadA(i, kk));
+      for (int64_t j = 0; j < nTiles(); ++j)
+        bRegs[step].push_back(loadB(j, kk));
+    }
+    SmallVector<Value> acc(loop.getRegionIterArgs());
+    for (int64_t step = 0; step < plan.kSteps; ++step)
+      acc = multiply(aRegs[step], bRegs[step], acc);
+    scf::YieldOp::create(b, loc, acc);
+    return SmallVector<Value>(loop.getResults());
+  }
+
+  /// One step of 16 along K: every (i, j) tile's accumulators times A's fragment i and B's fragment j.
+  SmallVector<Value> multiply(ArrayRef<SmallVector<Value>> aRegs, ArrayRef<SmallVector<Value>> bRegs,
+                              ArrayRef<Value> acc) {
     auto ptxType = operandType.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
     Type f32 = b.getF32Type();
     auto resultType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
     SmallVector<Value> next;
     for (int64_t i = 0; i < mTiles(); ++i)
       for (int64_t j = 0; j < nTiles(); ++j) {
-        ValueRange c = acc.slice((i * nTiles() + j) * 4, 4);
+        ArrayRef<Value> c = acc.slice((i * nTiles() + j) * 4, 4);
         Value d = NVVM::MmaOp::create(b, loc, resultType, aRegs[i], bRegs[j], c,
                                       /*shape=*/ArrayRef<int64_t>{kTileM, kTileN, kTileK},
                                       /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
@@ -254,8 +275,7 @@ private:
         for (int64_t r = 0; r < 4; ++r)
           next.push_back(LLVM::ExtractValueOp::create(b, loc, d, ArrayRef<int64_t>{r}));
       }
-    scf::YieldOp::create(b, loc, next);
-    return SmallVector<Value>(loop.getResults());
+    return next;
   }
 
   /// Stores each tile's accumulators into `target` (f32 MxN): two contiguous pairs per tile and lane.
@@ -334,7 +354,7 @@ DiagnosedSilenceableFailure transform::MatmulToMmaSyncOp::applyToOne(transform::
                                                                      transform::ApplyToEachResultList &results,
                                                                      transform::TransformState &state) {
   std::string why;
-  FailureOr<MmaPlan> plan = planMma(target, why);
+  FailureOr<MmaPlan> plan = planMma(target, getKSteps(), why);
   if (failed(plan))
     return emitSilenceableError() << why;
   MmaEmitter(rewriter, *plan).emit();

@@ -119,12 +119,14 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
       {"mma",
        "Compute the matmul on tensor cores: each thread-level tile becomes a warp's tile (tile(thread) maps to "
        "warps, 32 lanes each), computed by mma.sync m16n8k16 instructions (bf16 or f16 operands, f32 "
-       "accumulators in registers over a loop on K in steps of 16); the fused elementwise epilogue (bias, "
+       "accumulators in registers over a loop on K, `k_steps` steps of 16 per iteration); the fused elementwise epilogue (bias, "
        "activation, rounding to bf16) is applied to the accumulators in registers and stored once. Operands are "
        "read from global memory (through L1), not staged in shared memory.",
        "tile(thread) mapped to #gpu.warp; after bufferization and the GPU mapping, "
-       "transform.kforge.matmul_to_mma_sync on the warps' linalg.matmul (nvvm.mma.sync)",
-       {},
+       "transform.kforge.matmul_to_mma_sync {k_steps} on the warps' linalg.matmul (nvvm.mma.sync)",
+       {{"k_steps", ParamType::Int, {1, 2, 4}, {},
+         "steps of 16 along K per iteration of the K loop, all their fragments loaded before the first multiply "
+         "(more loads in flight, more registers)"}},
        {"gpu"},
        "a linalg.matmul with bf16 or f16 operands (f32 accumulation); tile(thread) (and fuse(thread) when there "
        "are producers) whose tile is a multiple of 16 rows and 8 columns, at most 64x64; K a multiple of 16; "
@@ -547,8 +549,10 @@ static void checkMma(const Schedule &schedule, const PayloadFacts &facts, int in
     problem(index, "shape", "mma: the warp tile " + joinInts(warpTile, "x") +
                                 " must be a multiple of 16 rows and 8 columns (the m16n8k16 instruction), at most 64x64 "
                                 "(its accumulators live in registers)");
-  if (facts.contractionK % 16)
-    problem(index, "shape", "mma: K (" + std::to_string(facts.contractionK) + ") must be a multiple of 16");
+  const Action &mma = schedule[index];
+  if (mma.factor > 0 && facts.contractionK % (16 * mma.factor))
+    problem(index, "shape", "mma(" + std::to_string(mma.factor) + "): K (" + std::to_string(facts.contractionK) +
+                                ") must be a multiple of 16 x k_steps");
   for (StringRef other : {"recompute", "lanes", "unroll", "vectorize"})
     if (findSlot(schedule, other))
       problem(index, "unsupported", "mma computes the matmul itself: it does not combine with " + other.str());
@@ -959,7 +963,8 @@ public:
       std::string mmaFunc = fresh("mma_func"), matmuls = fresh("warp_matmuls");
       line("    " + mmaFunc + " = " + matchFunc("%bufferized"));
       line("    " + matmuls + " = transform.structured.match ops{[\"linalg.matmul\"]} in " + mmaFunc + " : " + kUnary);
-      line("    transform.kforge.matmul_to_mma_sync " + matmuls + " : (!transform.any_op) -> ()");
+      line("    transform.kforge.matmul_to_mma_sync " + matmuls + " {k_steps = " + std::to_string(action.factor) +
+           "} : (!transform.any_op) -> ()");
       line("    transform.apply_cse to " + mmaFunc + " : !transform.any_op");
     }
     for (auto [i, action] : llvm::enumerate(schedule)) {
@@ -1338,8 +1343,9 @@ std::string kforge::tune::describe(const Action &action) {
     return "tile(" + action.level + ", " + joinInts(action.sizes, "x") + ")";
   if (action.kind == "fuse")
     return "fuse(" + action.level + ")";
-  if (action.kind == "unroll" || action.kind == "lanes" || action.kind == "split" || action.kind == "split_k" ||
-      isLaunchBound(action))
+  // unroll, lanes, split, split_k, mma, occupancy, max_registers: their one integer parameter.
+  if (const ActionSpec *spec = findAction(action.kind);
+      spec && spec->params.size() == 1 && spec->params[0].type == ParamType::Int)
     return action.kind + "(" + std::to_string(action.factor) + ")";
   return action.kind;
 }

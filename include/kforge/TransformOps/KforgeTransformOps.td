@@ -202,7 +202,9 @@ def MatmulToMmaSyncOp : Op<Transform_Dialect, "kforge.matmul_to_mma_sync",
     fragment elements (the layout PTX specifies: lane l holds rows l/4 and l/4 + 8 and
     columns 2(l%4), 2(l%4)+1 of each tile), a loop over K in steps of 16 carries the
     (M/16)x(N/8) accumulator fragments in registers, and `nvvm.mma.sync` multiplies. A's
-    pairs are read as 32-bit loads; B's elements one at a time.
+    pairs are read as 32-bit loads; B's elements one at a time. With `k_steps` > 1 each
+    iteration of the K loop covers that many steps of 16, all their fragments loaded before
+    the first multiply (more loads in flight per warp; more registers).
 
     The `linalg.fill` that initialises C just before the matmul (same block, C its only
     output) becomes the accumulators' initial value; without one, C is read first. When the
@@ -218,9 +220,11 @@ def MatmulToMmaSyncOp : Op<Transform_Dialect, "kforge.matmul_to_mma_sync",
     Produces a silenceable failure, leaving the IR untouched, when the target is not such a
     matmul: not a `linalg.matmul` on memrefs, element types other than bf16/f16 x bf16/f16
     -> f32 (A and B the same), dynamic shapes, M, N or K not multiples of 16, 8 and 16, or
-    A's innermost stride not 1. Returns nothing (the matmul is gone).
+    A's innermost stride not 1, or K not a multiple of 16 x `k_steps` (`k_steps` must be at
+    least 1). Returns nothing (the matmul is gone).
   }];
-  let arguments = (ins TransformHandleTypeInterface:$target);
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       DefaultValuedAttr<I64Attr, "1">:$k_steps);
   let results = (outs);
   let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
   let extraClassDeclaration = [{

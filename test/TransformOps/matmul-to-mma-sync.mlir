@@ -1,0 +1,131 @@
+// RUN: kforge-opt %s -split-input-file -transform-interpreter -verify-diagnostics | FileCheck %s
+
+// A warp's 32x32 tile of a bf16 matmul with its fill and a bias + relu + round-to-bf16 epilogue: 2 x 4
+// m16n8k16 tiles, a K loop in steps of 16 carrying 32 f32 accumulators, A's pairs read as 32-bit vectors,
+// the epilogue applied per accumulator (bias read at the accumulator's column) and stored as bf16 pairs.
+// The fill, the matmul, the epilogue and C's buffer are gone.
+// CHECK-LABEL: func.func @warp_tile
+// CHECK-NOT: memref.alloc
+// CHECK: %[[LANE:.*]] = gpu.lane_id
+// CHECK: %[[ACC:.*]]:32 = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[C16:.*]] iter_args
+// CHECK: vector.load %{{.*}} : memref<32x64xbf16>, vector<2xbf16>
+// CHECK: memref.load %{{.*}} : memref<64x32xbf16>
+// CHECK-COUNT-8: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>{{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 16>
+// CHECK: scf.yield
+// CHECK: memref.load %{{.*}} : memref<32xbf16>
+// CHECK: arith.maximumf
+// CHECK: arith.truncf
+// CHECK: vector.store %{{.*}} : memref<32x32xbf16>, vector<2xbf16>
+// CHECK-NOT: linalg.
+// CHECK: return
+func.func @warp_tile(%a: memref<32x64xbf16>, %b: memref<64x32xbf16>, %bias: memref<32xbf16>,
+                     %out: memref<32x32xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<32x32xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<32x32xf32>)
+  linalg.matmul ins(%a, %b : memref<32x64xbf16>, memref<64x32xbf16>) outs(%c : memref<32x32xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : memref<32x32xf32>, memref<32xbf16>) outs(%out : memref<32x32xbf16>) {
+  ^bb0(%x: f32, %bb: bf16, %o: bf16):
+    %be = arith.extf %bb : bf16 to f32
+    %s = arith.addf %x, %be : f32
+    %r = arith.maximumf %s, %zero : f32
+    %t = arith.truncf %r : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.kforge.matmul_to_mma_sync %mm : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+// No fill and no epilogue: C (f32, a view with contiguous rows) is read into the accumulators first and
+// written back as pairs. Two steps of K per iteration: the loop steps by 32 and multiplies twice per tile.
+// CHECK-LABEL: func.func @accumulate_into_c
+// CHECK-COUNT-4: memref.load %{{.*}} : memref<16x8xf32, strided<[64, 1], offset: ?>>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK-COUNT-2: nvvm.mma.sync
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: scf.yield
+// CHECK-COUNT-2: vector.store %{{.*}} : memref<16x8xf32, strided<[64, 1], offset: ?>>, vector<2xf32>
+func.func @accumulate_into_c(%a: memref<16x64xf16>, %b: memref<64x8xf16>, %c: memref<16x8xf32, strided<[64, 1], offset: ?>>) {
+  linalg.matmul ins(%a, %b : memref<16x64xf16>, memref<64x8xf16>) outs(%c : memref<16x8xf32, strided<[64, 1], offset: ?>>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.kforge.matmul_to_mma_sync %mm {k_steps = 2} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+func.func @fp32_operands(%a: memref<16x16xf32>, %b: memref<16x8xf32>, %c: memref<16x8xf32>) {
+  linalg.matmul ins(%a, %b : memref<16x16xf32>, memref<16x8xf32>) outs(%c : memref<16x8xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{expected bf16 or f16 operands (both the same) and an f32 result}}
+    transform.kforge.matmul_to_mma_sync %mm : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+func.func @partial_tile(%a: memref<24x16xbf16>, %b: memref<16x8xbf16>, %c: memref<24x8xf32>) {
+  linalg.matmul ins(%a, %b : memref<24x16xbf16>, memref<16x8xbf16>) outs(%c : memref<24x8xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{expected M, N and K multiples of 16, 8 and 16 (the mma.sync m16n8k16 tile), got 24x8x16}}
+    transform.kforge.matmul_to_mma_sync %mm : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+func.func @k_steps_too_long(%a: memref<16x48xbf16>, %b: memref<48x8xbf16>, %c: memref<16x8xf32>) {
+  linalg.matmul ins(%a, %b : memref<16x48xbf16>, memref<48x8xbf16>) outs(%c : memref<16x8xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{expected K (48) a multiple of 16 x k_steps (2)}}
+    transform.kforge.matmul_to_mma_sync %mm {k_steps = 2} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+// Each lane writes only its own elements of C: an op that then reads all of C (here a copy; not an
+// elementwise epilogue it could take in registers) would race with the other lanes.
+func.func @c_read_after(%a: memref<16x16xbf16>, %b: memref<16x8xbf16>, %c: memref<16x8xf32>, %d: memref<16x8xf32>) {
+  linalg.matmul ins(%a, %b : memref<16x16xbf16>, memref<16x8xbf16>) outs(%c : memref<16x8xf32>)
+  memref.copy %c, %d : memref<16x8xf32> to memref<16x8xf32>
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{C is used after the matmul by an op that cannot take its values from registers}}
+    transform.kforge.matmul_to_mma_sync %mm : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
