@@ -34,6 +34,10 @@ struct MmaPlan {
   Value a, b, c;
   int64_t m = 0, n = 0, k = 0;
   int64_t kSteps = 1;          ///< Steps of 16 per iteration of the K loop.
+  /// Staged (block_k > 0): the matmul is a block's tile, split over a warp grid; its K loop walks tiles of
+  /// block_k, A and B staged through two shared-memory buffers.
+  int64_t blockK = 0, warpRows = 1, warpCols = 1;
+  gpu::LaunchOp launch;
   linalg::FillOp fill;         ///< Initialises C just before the matmul, or null.
   linalg::GenericOp epilogue;  ///< Applied to the accumulators in registers, or null.
   memref::AllocOp cBuffer;     ///< C's buffer, erased with the epilogue, or null.
@@ -96,7 +100,61 @@ static void findEpilogue(MmaPlan &plan) {
   plan.cBuffer = alloc;
 }
 
-static FailureOr<MmaPlan> planMma(Operation *target, int64_t kSteps, std::string &why) {
+/// Shared memory a staged plan takes: two stages of A (BM x (BK + pad)) and of B transposed (BN x (BK + pad)).
+constexpr int64_t kSmemPad = 8; ///< bf16/f16 elements: rows 16 B longer, so fragment reads miss no bank.
+constexpr int64_t kMaxStaticSmem = 48 * 1024;
+static int64_t stagedSmemBytes(const MmaPlan &plan) {
+  return 2 * (plan.m + plan.n) * (plan.blockK + kSmemPad) * 2;
+}
+
+/// The staged plan's extra conditions: the warp grid divides the tile into whole instruction tiles, the
+/// block's threads copy whole 8-element vectors, the two stages fit in static shared memory, and the matmul
+/// runs in a gpu.launch of exactly the grid's threads (along x).
+static LogicalResult checkStaged(MmaPlan &plan, ArrayRef<int64_t> warpGrid, std::string &why) {
+  if (warpGrid.size() != 2 || warpGrid[0] < 1 || warpGrid[1] < 1) {
+    why = "expected warp_grid = [rows, columns] of warps";
+    return failure();
+  }
+  plan.warpRows = warpGrid[0];
+  plan.warpCols = warpGrid[1];
+  int64_t threads = 32 * plan.warpRows * plan.warpCols;
+  if (plan.m % (kTileM * plan.warpRows) || plan.n % (kTileN * plan.warpCols)) {
+    why = "the warp grid " + std::to_string(plan.warpRows) + "x" + std::to_string(plan.warpCols) +
+          " does not cut the " + std::to_string(plan.m) + "x" + std::to_string(plan.n) +
+          " tile into warp tiles of whole 16x8 instruction tiles";
+    return failure();
+  }
+  if (plan.blockK % kTileK || plan.k % plan.blockK || (plan.m * plan.blockK) % (8 * threads) ||
+      (plan.blockK * plan.n) % (8 * threads)) {
+    why = "block_k (" + std::to_string(plan.blockK) + ") must be a multiple of 16 dividing K (" +
+          std::to_string(plan.k) + "), with the A and B tiles whole 8-element vectors per thread (" +
+          std::to_string(threads) + " threads)";
+    return failure();
+  }
+  if (stagedSmemBytes(plan) > kMaxStaticSmem) {
+    why = "two stages of A and B take " + std::to_string(stagedSmemBytes(plan)) +
+          " bytes of shared memory; at most 49152 (static)";
+    return failure();
+  }
+  if (innermostStride(cast<MemRefType>(plan.b.getType())) != 1) {
+    why = "expected B's rows contiguous (innermost stride 1)";
+    return failure();
+  }
+  plan.launch = plan.matmul->getParentOfType<gpu::LaunchOp>();
+  std::optional<int64_t> blockX =
+      plan.launch ? getConstantIntValue(plan.launch.getBlockSizeX()) : std::optional<int64_t>();
+  std::optional<int64_t> blockY = plan.launch ? getConstantIntValue(plan.launch.getBlockSizeY()) : std::nullopt;
+  std::optional<int64_t> blockZ = plan.launch ? getConstantIntValue(plan.launch.getBlockSizeZ()) : std::nullopt;
+  if (blockX != threads || blockY != 1 || blockZ != 1) {
+    why = "a staged matmul must be in a gpu.launch of " + std::to_string(threads) +
+          "x1x1 threads (32 per warp of the grid): its threads copy the tiles to shared memory together";
+    return failure();
+  }
+  return success();
+}
+
+static FailureOr<MmaPlan> planMma(Operation *target, int64_t kSteps, int64_t blockK, ArrayRef<int64_t> warpGrid,
+                                  std::string &why) {
   auto matmul = dyn_cast<linalg::MatmulOp>(target);
   if (!matmul || !matmul.hasPureBufferSemantics()) {
     why = "expected a linalg.matmul on memrefs";
@@ -136,6 +194,9 @@ static FailureOr<MmaPlan> planMma(Operation *target, int64_t kSteps, std::string
     why = "expected A's rows contiguous (innermost stride 1)";
     return failure();
   }
+  plan.blockK = blockK;
+  if (blockK > 0 && failed(checkStaged(plan, warpGrid, why)))
+    return failure();
   plan.fill = fillJustBefore(matmul, plan.c);
   findEpilogue(plan);
   // Each lane stores only its own elements of C: an op of the warp that read C afterwards would read the
@@ -160,12 +221,28 @@ public:
   void emit() {
     b.setInsertionPoint(plan.matmul);
     operandType = cast<MemRefType>(plan.a.getType()).getElementType();
-    Value lane = gpu::LaneIdOp::create(b, loc, /*upper_bound=*/IntegerAttr());
     AffineExpr l = getAffineDimExpr(0, ctx);
+    warpM = plan.m / plan.warpRows;
+    warpN = plan.n / plan.warpCols;
+    Value lane;
+    if (plan.blockK > 0) {
+      // One 1-D block: warp w = tid / 32 takes the tile at (w / columns, w % columns) of the warp grid.
+      thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+      lane = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, l % 32), ValueRange{thread});
+      rowBase = affine::AffineApplyOp::create(
+          b, loc, AffineMap::get(1, 0, l.floorDiv(32).floorDiv(plan.warpCols) * warpM), ValueRange{thread});
+      colBase = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (l.floorDiv(32) % plan.warpCols) * warpN),
+                                              ValueRange{thread});
+    } else {
+      lane = gpu::LaneIdOp::create(b, loc, /*upper_bound=*/IntegerAttr());
+      rowBase = colBase = index(0);
+    }
     group = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, l.floorDiv(4)), ValueRange{lane});
     pair = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (l % 4) * 2), ValueRange{lane});
+    aSource = plan.a;
+    bSource = plan.b;
     SmallVector<Value> accumulators = initialAccumulators();
-    SmallVector<Value> results = kLoop(accumulators);
+    SmallVector<Value> results = plan.blockK > 0 ? stagedKLoop(accumulators) : kLoop(accumulators);
     if (plan.epilogue)
       applyEpilogue(results);
     else
@@ -173,8 +250,8 @@ public:
   }
 
 private:
-  int64_t mTiles() const { return plan.m / kTileM; }
-  int64_t nTiles() const { return plan.n / kTileN; }
+  int64_t mTiles() const { return warpM / kTileM; }
+  int64_t nTiles() const { return warpN / kTileN; }
   Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   /// base + offset + constant, folded where possible.
   Value add(Value base, Value offset, int64_t constant) {
@@ -183,8 +260,9 @@ private:
   }
 
   /// The f32 accumulator element (row half h, column e) of tile (i, j) lives at C[16i + g + 8h, 8j + 2t + e].
-  Value accRow(int64_t i, int64_t h) { return add(group, index(0), i * kTileM + 8 * h); }
-  Value accCol(int64_t j, int64_t e) { return add(pair, index(0), j * kTileN + e); }
+  /// (Staged: offset by the warp's tile in the block's.)
+  Value accRow(int64_t i, int64_t h) { return add(group, rowBase, i * kTileM + 8 * h); }
+  Value accCol(int64_t j, int64_t e) { return add(pair, colBase, j * kTileN + e); }
 
   /// Four f32 accumulators per tile, row-major over (i, j): from the fill's value, or read from C.
   SmallVector<Value> initialAccumulators() {
@@ -215,9 +293,9 @@ private:
     SmallVector<Value> regs;
     auto pairType = VectorType::get({2}, operandType);
     for (auto [rowHalf, colHalf] : {std::pair{0, 0}, {1, 0}, {0, 1}, {1, 1}}) {
-      Value row = add(group, index(0), i * kTileM + 8 * rowHalf);
+      Value row = add(group, rowBase, i * kTileM + 8 * rowHalf);
       Value col = add(pair, kk, 8 * colHalf);
-      regs.push_back(packPair(vector::LoadOp::create(b, loc, pairType, plan.a, ValueRange{row, col})));
+      regs.push_back(packPair(vector::LoadOp::create(b, loc, pairType, aSource, ValueRange{row, col})));
     }
     return regs;
   }
@@ -225,10 +303,17 @@ private:
   /// B's fragment of tile column j at K offset kk: column g, rows 2t, 2t+1 (b0b1) and 2t+8, 2t+9 (b2b3).
   SmallVector<Value> loadB(int64_t j, Value kk) {
     SmallVector<Value> regs;
-    Value col = add(group, index(0), j * kTileN);
+    Value col = add(group, colBase, j * kTileN);
+    if (bTransposed) { // staged: B^T in shared memory, a lane's pairs contiguous along K
+      auto pairType = VectorType::get({2}, operandType);
+      for (int64_t half = 0; half < 2; ++half)
+        regs.push_back(
+            packPair(vector::LoadOp::create(b, loc, pairType, bSource, ValueRange{col, add(pair, kk, 8 * half)})));
+      return regs;
+    }
     for (int64_t half = 0; half < 2; ++half) {
-      Value first = memref::LoadOp::create(b, loc, plan.b, ValueRange{add(pair, kk, 8 * half), col});
-      Value second = memref::LoadOp::create(b, loc, plan.b, ValueRange{add(pair, kk, 8 * half + 1), col});
+      Value first = memref::LoadOp::create(b, loc, bSource, ValueRange{add(pair, kk, 8 * half), col});
+      Value second = memref::LoadOp::create(b, loc, bSource, ValueRange{add(pair, kk, 8 * half + 1), col});
       Value both = vector::FromElementsOp::create(b, loc, VectorType::get({2}, operandType), ValueRange{first, second});
       regs.push_back(packPair(both));
     }
@@ -240,18 +325,119 @@ private:
     auto loop = scf::ForOp::create(b, loc, index(0), index(plan.k), index(kTileK * plan.kSteps), init);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
-    // Every step's fragments first, then the multiplies: the loads of all steps are in flight together.
-    SmallVector<SmallVector<SmallVector<Value>>> aRegs(plan.kSteps), bRegs(plan.kSteps);
-    for (int64_t step = 0; step < plan.kSteps; ++step) {
-      Value kk = add(loop.getInductionVar(), index(0), step * kTileK);
+    SmallVector<Value> acc =
+        multiplySteps(loop.getInductionVar(), plan.kSteps, SmallVector<Value>(loop.getRegionIterArgs()));
+    scf::YieldOp::create(b, loc, acc);
+    return SmallVector<Value>(loop.getResults());
+  }
+
+  /// `steps` steps of 16 along K from `kBase` (in the sources' K coordinates): every step's fragments first,
+  /// then the multiplies, so the loads of all steps are in flight together.
+  SmallVector<Value> multiplySteps(Value kBase, int64_t steps, SmallVector<Value> acc) {
+    SmallVector<SmallVector<SmallVector<Value>>> aRegs(steps), bRegs(steps);
+    for (int64_t step = 0; step < steps; ++step) {
+      Value kk = add(kBase, index(0), step * kTileK);
       for (int64_t i = 0; i < mTiles(); ++i)
         aRegs[step].push_back(loadA(i, kk));
       for (int64_t j = 0; j < nTiles(); ++j)
         bRegs[step].push_back(loadB(j, kk));
     }
-    SmallVector<Value> acc(loop.getRegionIterArgs());
-    for (int64_t step = 0; step < plan.kSteps; ++step)
+    for (int64_t step = 0; step < steps; ++step)
       acc = multiply(aRegs[step], bRegs[step], acc);
+    return acc;
+  }
+
+  //===--- Staged: A and B through two shared-memory buffers ---===//
+
+  int64_t threads() const { return 32 * plan.warpRows * plan.warpCols; }
+
+  /// This thread's share of the global tile at K offset kOff: vectors of 8 elements of A (BM x BK) and of B
+  /// (BK x BN), thread t taking vectors t, t + threads, ... in row-major order (consecutive threads read
+  /// consecutive 16 bytes: coalesced).
+  struct TileShare {
+    SmallVector<Value> a, b;
+  };
+  /// Row and column of vector `v` in a rows x cols tile of 8-element vectors.
+  std::pair<Value, Value> vectorPosition(int64_t first, int64_t cols) {
+    AffineExpr t = getAffineDimExpr(0, ctx);
+    int64_t perRow = cols / 8;
+    Value row = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (t + first).floorDiv(perRow)),
+                                              ValueRange{thread});
+    Value col = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, ((t + first) % perRow) * 8),
+                                              ValueRange{thread});
+    return {row, col};
+  }
+  TileShare loadTileShare(Value kOff) {
+    TileShare share;
+    auto vec = VectorType::get({8}, operandType);
+    for (int64_t v = 0; v < plan.m * plan.blockK / 8; v += threads()) {
+      auto [row, col] = vectorPosition(v, plan.blockK);
+      share.a.push_back(vector::LoadOp::create(b, loc, vec, plan.a, ValueRange{row, add(col, kOff, 0)}));
+    }
+    for (int64_t v = 0; v < plan.blockK * plan.n / 8; v += threads()) {
+      auto [row, col] = vectorPosition(v, plan.n);
+      share.b.push_back(vector::LoadOp::create(b, loc, vec, plan.b, ValueRange{add(row, kOff, 0), col}));
+    }
+    return share;
+  }
+  /// Stores a share into stage `stage`: A as it is, B transposed (element by element).
+  void storeTileShare(const TileShare &share, Value stage) {
+    int64_t i = 0;
+    for (int64_t v = 0; v < plan.m * plan.blockK / 8; v += threads(), ++i) {
+      auto [row, col] = vectorPosition(v, plan.blockK);
+      vector::StoreOp::create(b, loc, share.a[i], aShared, ValueRange{stage, row, col});
+    }
+    i = 0;
+    for (int64_t v = 0; v < plan.blockK * plan.n / 8; v += threads(), ++i) {
+      auto [row, col] = vectorPosition(v, plan.n);
+      for (int64_t e = 0; e < 8; ++e) {
+        Value element = vector::ExtractOp::create(b, loc, share.b[i], ArrayRef<int64_t>{e});
+        memref::StoreOp::create(b, loc, element, bShared, ValueRange{stage, add(col, index(0), e), row});
+      }
+    }
+  }
+  /// Stage `stage` of a shared buffer as a 2-D view.
+  Value stageView(Value buffer, Value stage) {
+    auto type = cast<MemRefType>(buffer.getType());
+    SmallVector<OpFoldResult> offsets = {stage, b.getIndexAttr(0), b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(type.getDimSize(1)),
+                                       b.getIndexAttr(type.getDimSize(2))};
+    SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+    auto viewType = cast<MemRefType>(memref::SubViewOp::inferRankReducedResultType(
+        {type.getDimSize(1), type.getDimSize(2)}, type, offsets, sizes, strides));
+    return memref::SubViewOp::create(b, loc, viewType, buffer, offsets, sizes, strides);
+  }
+
+  /// The K loop over tiles of block_k: while the warps multiply stage s, each thread's share of the next
+  /// tile is loaded from global memory into registers and then stored into stage 1 - s; one barrier per tile.
+  SmallVector<Value> stagedKLoop(ArrayRef<Value> init) {
+    int64_t stride = plan.blockK + kSmemPad;
+    Attribute workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    aShared = plan.launch.addWorkgroupAttribution(
+        MemRefType::get({2, plan.m, stride}, operandType, MemRefLayoutAttrInterface(), workgroup), loc);
+    bShared = plan.launch.addWorkgroupAttribution(
+        MemRefType::get({2, plan.n, stride}, operandType, MemRefLayoutAttrInterface(), workgroup), loc);
+    int64_t tiles = plan.k / plan.blockK;
+    storeTileShare(loadTileShare(index(0)), index(0));
+    gpu::BarrierOp::create(b, loc);
+    auto loop = scf::ForOp::create(b, loc, index(0), index(tiles), index(1), init);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    AffineExpr t = getAffineDimExpr(0, ctx);
+    Value tile = loop.getInductionVar();
+    Value stage = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t % 2), ValueRange{tile});
+    Value other = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (t + 1) % 2), ValueRange{tile});
+    // The last iteration reloads its own tile into the unused stage: no branch, nothing reads it.
+    Value next = affine::AffineMinOp::create(
+        b, loc, AffineMap::get(1, 0, {(t + 1) * plan.blockK, getAffineConstantExpr((tiles - 1) * plan.blockK, ctx)}, ctx),
+        ValueRange{tile});
+    TileShare share = loadTileShare(next);
+    aSource = stageView(aShared, stage);
+    bSource = stageView(bShared, stage);
+    bTransposed = true;
+    SmallVector<Value> acc = multiplySteps(index(0), plan.blockK / kTileK, SmallVector<Value>(loop.getRegionIterArgs()));
+    storeTileShare(share, other);
+    gpu::BarrierOp::create(b, loc);
     scf::YieldOp::create(b, loc, acc);
     return SmallVector<Value>(loop.getResults());
   }
@@ -346,6 +532,12 @@ private:
   MLIRContext *ctx;
   Type operandType;
   Value group, pair; ///< lane / 4 and 2 (lane % 4): a lane's row and first column in a tile.
+  int64_t warpM = 0, warpN = 0; ///< The warp's tile: the whole matmul, or (staged) its share of the grid.
+  Value rowBase, colBase;       ///< The warp's tile's first row and column in the matmul's.
+  Value thread;                 ///< Staged: the thread's index in the block.
+  Value aShared, bShared;       ///< Staged: the two-stage buffers (B transposed).
+  Value aSource, bSource;       ///< Where fragments are read: A and B, or a stage of the buffers.
+  bool bTransposed = false;
 };
 } // namespace
 
@@ -354,7 +546,7 @@ DiagnosedSilenceableFailure transform::MatmulToMmaSyncOp::applyToOne(transform::
                                                                      transform::ApplyToEachResultList &results,
                                                                      transform::TransformState &state) {
   std::string why;
-  FailureOr<MmaPlan> plan = planMma(target, getKSteps(), why);
+  FailureOr<MmaPlan> plan = planMma(target, getKSteps(), getBlockK(), getWarpGrid(), why);
   if (failed(plan))
     return emitSilenceableError() << why;
   MmaEmitter(rewriter, *plan).emit();

@@ -131,6 +131,18 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
        "a linalg.matmul with bf16 or f16 operands (f32 accumulation); tile(thread) (and fuse(thread) when there "
        "are producers) whose tile is a multiple of 16 rows and 8 columns, at most 64x64; K a multiple of 16; "
        "no tile(reduction), unroll, vectorize, recompute or lanes"},
+      {"stage",
+       "Stage mma's operands through shared memory: tile(thread) then gives the warp tiles without a thread "
+       "loop; the block's matmul walks K in tiles of `block_k`, all threads copying A's and B's tile into "
+       "shared memory together (16-byte vectors, coalesced; B transposed, rows padded against bank conflicts), "
+       "two stages (the next tile is loaded into registers while the warps multiply this one), one barrier per "
+       "tile; each warp reads its fragments from shared memory.",
+       "transform.kforge.matmul_to_mma_sync {block_k, warp_grid} on the block's linalg.matmul after "
+       "bufferization and the GPU mapping (a 1-D block of 32 lanes per warp; workgroup attributions)",
+       {{"block_k", ParamType::Int, {16, 32, 64}, {}, "K of each staged tile"}},
+       {"gpu"},
+       "mma(1) before it; block_k divides K; the A (block rows x block_k) and B (block_k x block columns) tiles "
+       "are whole 8-element vectors per thread; two stages at most 48 KB of shared memory"},
       {"occupancy",
        "Ask the kernel's compiler to fit this many blocks on a multiprocessor (PTX .minnctapersm): ptxas limits "
        "each thread's registers to make room, trading spills for occupancy.",
@@ -465,6 +477,8 @@ int kforge::tune::actionPhase(const Action &action) {
     return 45;
   if (action.kind == "mma")
     return 47;
+  if (action.kind == "stage")
+    return 48;
   if (action.kind == "unroll")
     return 60;
   if (action.kind == "vectorize")
@@ -517,9 +531,16 @@ std::vector<int64_t> kforge::tune::blockDims(const Schedule &schedule, const Pay
   // lanes: the row loop's threads move to y, and x holds the lanes of each row.
   if (const Action *lanes = findSlot(schedule, "lanes"))
     counts.push_back(lanes->factor);
-  // mma: each thread tile is a warp's; x holds its 32 lanes times the warps along x.
+  // mma: each thread tile is a warp's; x holds its 32 lanes times the warps along x. Staged, the block is
+  // one dimension of 32 lanes per warp of the grid.
   if (findSlot(schedule, "mma") && !counts.empty())
     counts.back() *= 32;
+  if (findSlot(schedule, "stage")) {
+    int64_t threads = 1;
+    for (int64_t c : counts)
+      threads *= c;
+    counts = {threads};
+  }
   for (size_t i = 0; i < counts.size() && i < 3; ++i)
     dims[i] = counts[counts.size() - 1 - i];
   return dims;
@@ -558,6 +579,33 @@ static void checkMma(const Schedule &schedule, const PayloadFacts &facts, int in
       problem(index, "unsupported", "mma computes the matmul itself: it does not combine with " + other.str());
   if (findSlot(schedule, "tile", "reduction"))
     problem(index, "unsupported", "mma walks K itself, in steps of 16: it does not combine with tile(reduction)");
+}
+
+/// stage's preconditions (those transform.kforge.matmul_to_mma_sync checks in its staged form).
+template <typename Report>
+static void checkStage(const Schedule &schedule, const PayloadFacts &facts, int index, Report problem) {
+  const Action *mma = findSlot(schedule, "mma");
+  if (!mma) {
+    problem(index, "precondition", "stage needs mma before it (it stages mma's operands)");
+    return;
+  }
+  if (mma->factor != 1)
+    problem(index, "unsupported", "stage: a staged tile takes block_k / 16 steps of K per iteration; use mma(1)");
+  int64_t blockK = schedule[index].factor;
+  std::vector<int64_t> dims = blockDims(schedule, facts);
+  int64_t threads = dims[0], rows = blockExtent(schedule, facts, 0), cols = blockExtent(schedule, facts, 1);
+  if (blockK <= 0 || facts.contractionK % blockK)
+    problem(index, "shape", "stage(" + std::to_string(blockK) + "): K (" + std::to_string(facts.contractionK) +
+                                ") is not a multiple of block_k");
+  else if ((rows * blockK) % (8 * threads) || (blockK * cols) % (8 * threads))
+    problem(index, "shape", "stage(" + std::to_string(blockK) + "): the " + std::to_string(threads) +
+                                " threads of the block cannot copy the A (" + std::to_string(rows) + "x" +
+                                std::to_string(blockK) + ") and B (" + std::to_string(blockK) + "x" +
+                                std::to_string(cols) + ") tiles as whole 8-element vectors each");
+  int64_t bytes = 2 * (rows + cols) * (blockK + 8) * 2;
+  if (bytes > 48 * 1024)
+    problem(index, "too-large", "stage(" + std::to_string(blockK) + "): two stages of A and B take " +
+                                    std::to_string(bytes) + " bytes of shared memory; at most 49152");
 }
 
 std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, const PayloadFacts &facts,
@@ -633,7 +681,7 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
     if (phase <= lastPhase) {
       problem(index, "order",
               slotName(action) + " is out of order or repeated: each slot appears at most once, in the order "
-                                 "tile(block), fuse(block), tile(thread), fuse(thread), recompute, lanes, mma, "
+                                 "tile(block), fuse(block), tile(thread), fuse(thread), recompute, lanes, mma, stage, "
                                  "tile(reduction), unroll, vectorize, occupancy, max_registers");
     }
     lastPhase = std::max(lastPhase, phase);
@@ -697,6 +745,8 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
     }
     if (action.kind == "mma")
       checkMma(schedule, facts, index, problem);
+    if (action.kind == "stage")
+      checkStage(schedule, facts, index, problem);
     if (isLaunchBound(action) && !before("tile", "block"))
       problem(index, "precondition", action.kind + " needs tile(block) before it (it bounds the kernel of the grid)");
 
@@ -920,7 +970,7 @@ public:
     for (auto [i, action] : llvm::enumerate(schedule)) {
       if (twoKernels && i == 0)
         continue;
-      if (isLaunchBound(action) || action.kind == "mma")
+      if (isLaunchBound(action) || action.kind == "mma" || action.kind == "stage")
         continue; // after the finish: it needs the gpu.launch the mapping makes (mma: the bufferized warp tiles)
       starts[i] = static_cast<int>(lines.size()) + 1;
       line("    // action " + std::to_string(i) + ": " + describe(action));
@@ -963,8 +1013,16 @@ public:
       std::string mmaFunc = fresh("mma_func"), matmuls = fresh("warp_matmuls");
       line("    " + mmaFunc + " = " + matchFunc("%bufferized"));
       line("    " + matmuls + " = transform.structured.match ops{[\"linalg.matmul\"]} in " + mmaFunc + " : " + kUnary);
+      std::string staging;
+      if (const Action *stage = findSlot(schedule, "stage")) {
+        std::vector<int64_t> warpTile = innermostTile(schedule, facts);
+        int64_t warpRows = blockExtent(schedule, facts, 0) / warpTile[0],
+                warpCols = blockExtent(schedule, facts, 1) / warpTile[1];
+        staging = ", block_k = " + std::to_string(stage->factor) + ", warp_grid = array<i64: " +
+                  std::to_string(warpRows) + ", " + std::to_string(warpCols) + ">";
+      }
       line("    transform.kforge.matmul_to_mma_sync " + matmuls + " {k_steps = " + std::to_string(action.factor) +
-           "} : (!transform.any_op) -> ()");
+           staging + "} : (!transform.any_op) -> ()");
       line("    transform.apply_cse to " + mmaFunc + " : !transform.any_op");
     }
     for (auto [i, action] : llvm::enumerate(schedule)) {
@@ -1130,6 +1188,12 @@ private:
   }
 
   void renderAction(const Action &action, const Schedule &schedule) {
+    // Staged mma: the thread tile only sizes the warp grid; the block's matmul is rewritten whole.
+    if (findSlot(schedule, "stage") && action.level == "thread" && (action.kind == "tile" || action.kind == "fuse")) {
+      line("    // (staged mma: the warp tiles " + std::string(action.kind == "tile" ? "size the warp grid" : "need no loop") +
+           ")");
+      return;
+    }
     if (action.kind == "tile" && action.level != "reduction") {
       std::string tiled = fresh(action.level + "_root"), loop = fresh(action.level + "_loop");
       // With mma, a thread-level tile is a warp's.

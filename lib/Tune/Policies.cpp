@@ -264,7 +264,10 @@ static Schedule randomScheduleOn(const PayloadFacts &facts, const HardwareProfil
       s.push_back(intAction("lanes", pick(rng, intValues("lanes", facts))));
     if (gpu(profile) && slot(s, "tile", "thread") && mmaApplies(facts) && coin(rng, 0.5)) {
       dropSimtMatmulActions(s);
-      s.push_back(mma(pick(rng, std::vector<int64_t>{1, 2, 4})));
+      bool staged = coin(rng, 0.5);
+      s.push_back(mma(staged ? 1 : pick(rng, std::vector<int64_t>{1, 2, 4})));
+      if (staged)
+        s.push_back(intAction("stage", pick(rng, intValues("stage", facts))));
     }
     if (gpu(profile) && slot(s, "tile", "block"))
       for (StringRef kind : kLaunchBounds)
@@ -364,6 +367,8 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     (slot(s, "recompute") ? removes : adds).push_back("recompute");
   if (gpu(profile) && slot(s, "tile", "thread") && mmaApplies(facts))
     (slot(s, "mma") ? removes : adds).push_back("mma");
+  if (slot(s, "mma"))
+    (slot(s, "stage") ? removes : adds).push_back("stage");
   bool add = !adds.empty() && (removes.empty() || coin(rng, 0.5));
   if (!add && removes.empty())
     return false;
@@ -388,6 +393,9 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     } else if (what == "mma") {
       added = mma(pick(rng, std::vector<int64_t>{1, 2, 4}));
       dropSimtMatmulActions(s);
+    } else if (what == "stage") {
+      added = intAction("stage", pick(rng, intValues("stage", facts)));
+      slot(s, "mma")->factor = 1; // a staged tile's steps are block_k / 16
     } else if (llvm::is_contained(kLaunchBounds, StringRef(what)) || what == "lanes") {
       added = intAction(what, pick(rng, intValues(what, facts)));
     } else {
@@ -399,7 +407,11 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     step = "add " + describe(added);
     return true;
   }
+  if (what == "mma")
+    removeSlot(s, "stage");
   if (what == "tile-thread") {
+    removeSlot(s, "stage");
+    removeSlot(s, "mma");
     removeSlot(s, "tile", "thread");
     removeSlot(s, "fuse", "thread");
     removeSlot(s, "recompute");
@@ -724,23 +736,26 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
     const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> mmaTiles = {
         {{128, 128}, {32, 64}}, {{64, 64}, {32, 32}}, {{128, 128}, {64, 32}},
         {{128, 64}, {32, 32}},  {{64, 128}, {32, 32}}, {{128, 256}, {64, 64}}};
-    // Measured on the H200 (bf16 4096^3, k_steps 1): 128x128 / 32x64 1.79 ms, 128x128 / 64x32 2.08, the
-    // 4-warp tiles 2.37; at 1024x1024x32768, 64x64 / 32x32 1.78 ms (more blocks), 128x128 / 32x64 3.92. Each
-    // with more steps of K per iteration (more loads in flight) next.
+    // Measured on the H200 (bf16 4096^3): 128x128 / 32x64 1.78 ms, 128x128 / 64x32 2.05, the 4-warp tiles
+    // 2.37; at 1024x1024x32768, 64x64 / 32x32 1.77 ms (more blocks), 128x128 / 32x64 3.9. More steps of K per
+    // iteration (mma(2), mma(4)) changed nothing (1.783 / 1.782 / 1.779 ms): left to the search.
     int tried = 0;
     for (const auto &[block, warp] : mmaTiles) {
       if (m % block[0] || n % block[1])
         continue;
-      for (int64_t kSteps : {1, 2, 4}) {
-        if (facts.contractionK % (16 * kSteps) || (kSteps > 1 && tried > 2))
-          continue;
-        Schedule v;
-        v.push_back(tile("block", block));
-        v.push_back(tile("thread", warp));
-        v.push_back(mma(kSteps));
-        addRequiredFusions(v, facts, profile, /*always=*/true);
-        add(v, "", "heuristic: tensor cores (mma.sync), blocks of " + joinSizes(block) + ", warp tiles of " +
-                       joinSizes(warp) + ", " + std::to_string(16 * kSteps) + " of K per iteration");
+      Schedule v;
+      v.push_back(tile("block", block));
+      v.push_back(tile("thread", warp));
+      v.push_back(mma(1));
+      addRequiredFusions(v, facts, profile, /*always=*/true);
+      add(v, "", "heuristic: tensor cores (mma.sync), blocks of " + joinSizes(block) + ", warp tiles of " +
+                     joinSizes(warp));
+      // The same tiles with A and B staged through shared memory (32 of K per tile, two stages): the loads
+      // straight from global memory are what bounds the unstaged kernel (docs/perf/tensorcores-h200.md).
+      if (tried < 3) {
+        Schedule staged = v;
+        staged.push_back(intAction("stage", 32));
+        add(staged, "", "heuristic: tensor cores, A and B staged in shared memory (32 of K per tile)");
       }
       ++tried;
     }

@@ -129,3 +129,104 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Staged: a block's 128x128 tile over 4 x 2 warps (256 threads) with 32 of K per tile. Two stages of A and
+// of B transposed become workgroup attributions of the launch (rows padded to 40); A's share is copied as
+// 8-element vectors, B's transposed element by element; warps read 32-bit fragments from a stage; one
+// barrier after the first tile and one per tile in the loop.
+// CHECK-LABEL: func.func @block_tile
+// CHECK: gpu.launch {{.*}} workgroup(%[[AS:.*]] : memref<2x128x40xbf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<2x128x40xbf16, #gpu.address_space<workgroup>>)
+// CHECK: gpu.thread_id x
+// CHECK: vector.load %{{.*}} : memref<128x256xbf16>, vector<8xbf16>
+// CHECK: vector.store %{{.*}}, %[[AS]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<2x128x40xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: memref.store %{{.*}}, %[[BS]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<2x128x40xbf16, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: scf.for
+// CHECK: affine.min
+// CHECK: vector.load %{{.*}} : memref<128x40xbf16, strided<[40, 1], offset: ?>, #gpu.address_space<workgroup>>, vector<2xbf16>
+// CHECK-COUNT-32: nvvm.mma.sync
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.yield
+// CHECK: arith.truncf
+// CHECK: vector.store %{{.*}} : memref<128x128xbf16>, vector<2xbf16>
+func.func @block_tile(%a: memref<128x256xbf16>, %b: memref<256x128xbf16>, %out: memref<128x128xbf16>) {
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    %zero = arith.constant 0.0 : f32
+    %c = memref.alloc() : memref<128x128xf32>
+    linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
+    linalg.matmul ins(%a, %b : memref<128x256xbf16>, memref<256x128xbf16>) outs(%c : memref<128x128xf32>)
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                    iterator_types = ["parallel", "parallel"]}
+        ins(%c : memref<128x128xf32>) outs(%out : memref<128x128xbf16>) {
+    ^bb0(%x: f32, %o: bf16):
+      %t = arith.truncf %x : f32 to bf16
+      linalg.yield %t : bf16
+    }
+    gpu.terminator
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.kforge.matmul_to_mma_sync %mm {block_k = 32, warp_grid = array<i64: 4, 2>} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+// Staged needs its threads: a launch of 128 threads cannot be a 4 x 2 warp grid.
+func.func @wrong_block(%a: memref<128x64xbf16>, %b: memref<64x128xbf16>, %c: memref<128x128xf32>) {
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c128, %sy = %c1, %sz = %c1) {
+    linalg.matmul ins(%a, %b : memref<128x64xbf16>, memref<64x128xbf16>) outs(%c : memref<128x128xf32>)
+    gpu.terminator
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{a staged matmul must be in a gpu.launch of 256x1x1 threads (32 per warp of the grid)}}
+    transform.kforge.matmul_to_mma_sync %mm {block_k = 32, warp_grid = array<i64: 4, 2>} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+func.func @too_much_shared(%a: memref<256x128xbf16>, %b: memref<128x256xbf16>, %c: memref<256x256xf32>) {
+  linalg.matmul ins(%a, %b : memref<256x128xbf16>, memref<128x256xbf16>) outs(%c : memref<256x256xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{two stages of A and B take 147456 bytes of shared memory; at most 49152 (static)}}
+    transform.kforge.matmul_to_mma_sync %mm {block_k = 64, warp_grid = array<i64: 4, 4>} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+func.func @grid_cuts_tiles(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %c: memref<64x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<64x64xbf16>, memref<64x64xbf16>) outs(%c : memref<64x64xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{the warp grid 8x1 does not cut the 64x64 tile into warp tiles of whole 16x8 instruction tiles}}
+    transform.kforge.matmul_to_mma_sync %mm {block_k = 32, warp_grid = array<i64: 8, 1>} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}

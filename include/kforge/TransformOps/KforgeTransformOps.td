@@ -215,16 +215,31 @@ def MatmulToMmaSyncOp : Op<Transform_Dialect, "kforge.matmul_to_mma_sync",
     indexing maps, and it stores into its own output; C's buffer, the fill and the
     epilogue are erased. Otherwise the accumulators are stored into C.
 
+    Staged (`block_k` > 0, with `warp_grid = [rows, columns]`): the matmul is a block's tile
+    in a `gpu.launch` of 32 x rows x columns threads along x, and warp w computes the tile at
+    (w / columns, w % columns) of the grid. The K loop walks tiles of `block_k`: the block's
+    threads copy A's (M x block_k) and B's (block_k x N) tile into shared memory together
+    (8-element vectors, consecutive threads on consecutive 16 bytes), B transposed so that a
+    lane's B pairs are contiguous too; rows padded by 8 elements, so the fragment reads of a
+    warp touch 32 different banks. Two stages: while the warps multiply one, each thread's
+    share of the next tile is loaded into registers and then stored into the other; one
+    barrier per tile. The buffers are workgroup attributions of the launch (at most 48 KB).
+
     #### Return modes
 
     Produces a silenceable failure, leaving the IR untouched, when the target is not such a
     matmul: not a `linalg.matmul` on memrefs, element types other than bf16/f16 x bf16/f16
     -> f32 (A and B the same), dynamic shapes, M, N or K not multiples of 16, 8 and 16, or
     A's innermost stride not 1, or K not a multiple of 16 x `k_steps` (`k_steps` must be at
-    least 1). Returns nothing (the matmul is gone).
+    least 1); staged, also when the warp grid does not cut the tile into whole instruction tiles,
+    `block_k` is not a multiple of 16 dividing K or the tiles are not whole vectors per thread,
+    the two stages exceed 48 KB, B's rows are not contiguous, or the matmul is not in a
+    gpu.launch of exactly the grid's threads. Returns nothing (the matmul is gone).
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
-                       DefaultValuedAttr<I64Attr, "1">:$k_steps);
+                       DefaultValuedAttr<I64Attr, "1">:$k_steps,
+                       DefaultValuedAttr<I64Attr, "0">:$block_k,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$warp_grid);
   let results = (outs);
   let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
   let extraClassDeclaration = [{
