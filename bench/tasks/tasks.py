@@ -347,6 +347,11 @@ TASKS = [
          lambda a, b: a @ b, "lambda a, b: a @ b", _mm_inputs, _mm_flops),
     Task("matmul_rect", 1, (8192, 2048, 4096), (128, 32, 64), _matmul_mlir("matmul_rect"),
          lambda a, b: a @ b, "lambda a, b: a @ b", _mm_inputs, _mm_flops),
+    # The other square sizes issue 8 measures SGEMM at.
+    Task("matmul_2048", 1, (2048, 2048, 2048), (32, 32, 32), _matmul_mlir("matmul_2048"),
+         lambda a, b: a @ b, "lambda a, b: a @ b", _mm_inputs, _mm_flops),
+    Task("matmul_8192", 1, (8192, 8192, 8192), (64, 64, 32), _matmul_mlir("matmul_8192"),
+         lambda a, b: a @ b, "lambda a, b: a @ b", _mm_inputs, _mm_flops),
     Task("matmul_large_k", 1, (1024, 1024, 32768), (32, 32, 512), _matmul_mlir("matmul_large_k"),
          lambda a, b: a @ b, "lambda a, b: a @ b", _mm_inputs, _mm_flops),
     Task("matmul_small_k", 1, (8192, 8192, 64), (128, 128, 16), _matmul_mlir("matmul_small_k"),
