@@ -16,6 +16,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -37,6 +38,7 @@ struct MmaPlan {
   /// Staged (block_k > 0): the matmul is a block's tile, split over a warp grid; its K loop walks tiles of
   /// block_k, A and B staged through two shared-memory buffers.
   int64_t blockK = 0, warpRows = 1, warpCols = 1;
+  bool ldmatrix = false;       ///< Staged: fragments read by ldmatrix (four 8x8 matrices per instruction).
   gpu::LaunchOp launch;
   linalg::FillOp fill;         ///< Initialises C just before the matmul, or null.
   linalg::GenericOp epilogue;  ///< Applied to the accumulators in registers, or null.
@@ -154,7 +156,7 @@ static LogicalResult checkStaged(MmaPlan &plan, ArrayRef<int64_t> warpGrid, std:
 }
 
 static FailureOr<MmaPlan> planMma(Operation *target, int64_t kSteps, int64_t blockK, ArrayRef<int64_t> warpGrid,
-                                  std::string &why) {
+                                  bool ldmatrix, std::string &why) {
   auto matmul = dyn_cast<linalg::MatmulOp>(target);
   if (!matmul || !matmul.hasPureBufferSemantics()) {
     why = "expected a linalg.matmul on memrefs";
@@ -197,6 +199,16 @@ static FailureOr<MmaPlan> planMma(Operation *target, int64_t kSteps, int64_t blo
   plan.blockK = blockK;
   if (blockK > 0 && failed(checkStaged(plan, warpGrid, why)))
     return failure();
+  if (ldmatrix && blockK == 0) {
+    why = "ldmatrix reads shared memory: it needs the staged form (block_k > 0)";
+    return failure();
+  }
+  if (ldmatrix && (plan.n / plan.warpCols) % (2 * kTileN)) {
+    why = "ldmatrix reads B's fragments two column tiles at a time: the warp tile's columns (" +
+          std::to_string(plan.n / plan.warpCols) + ") must be a multiple of 16";
+    return failure();
+  }
+  plan.ldmatrix = ldmatrix;
   plan.fill = fillJustBefore(matmul, plan.c);
   findEpilogue(plan);
   // Each lane stores only its own elements of C: an op of the warp that read C afterwards would read the
@@ -224,7 +236,6 @@ public:
     AffineExpr l = getAffineDimExpr(0, ctx);
     warpM = plan.m / plan.warpRows;
     warpN = plan.n / plan.warpCols;
-    Value lane;
     if (plan.blockK > 0) {
       // One 1-D block: warp w = tid / 32 takes the tile at (w / columns, w % columns) of the warp grid.
       thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
@@ -338,13 +349,49 @@ private:
     for (int64_t step = 0; step < steps; ++step) {
       Value kk = add(kBase, index(0), step * kTileK);
       for (int64_t i = 0; i < mTiles(); ++i)
-        aRegs[step].push_back(loadA(i, kk));
-      for (int64_t j = 0; j < nTiles(); ++j)
-        bRegs[step].push_back(loadB(j, kk));
+        aRegs[step].push_back(plan.ldmatrix && bTransposed ? ldmatrixA(i, kk) : loadA(i, kk));
+      for (int64_t j = 0; j < nTiles(); j += plan.ldmatrix && bTransposed ? 2 : 1) {
+        if (!(plan.ldmatrix && bTransposed)) {
+          bRegs[step].push_back(loadB(j, kk));
+          continue;
+        }
+        auto [first, second] = ldmatrixBPair(j, kk);
+        bRegs[step].push_back(first);
+        bRegs[step].push_back(second);
+      }
     }
     for (int64_t step = 0; step < steps; ++step)
       acc = multiply(aRegs[step], bRegs[step], acc);
     return acc;
+  }
+
+  /// Four 8x8 matrices of 16-bit elements from shared memory: lane l gives the address of row l % 8 of matrix
+  /// l / 8, and receives in register q its pair (row l / 4, columns 2(l % 4), +1) of matrix q.
+  SmallVector<Value> ldmatrix(Value source, Value row, Value col) {
+    auto type = VectorType::get({4, 2}, operandType);
+    Value quad = nvgpu::LdMatrixOp::create(b, loc, type, source, ValueRange{row, col}, b.getBoolAttr(false),
+                                           b.getI32IntegerAttr(4));
+    SmallVector<Value> regs;
+    for (int64_t q = 0; q < 4; ++q)
+      regs.push_back(packPair(vector::ExtractOp::create(b, loc, quad, ArrayRef<int64_t>{q})));
+    return regs;
+  }
+  /// A's fragment of tile row i: matrices (rows 0-7, K 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15), which
+  /// are a0a1, a2a3, a4a5, a6a7.
+  SmallVector<Value> ldmatrixA(int64_t i, Value kk) {
+    AffineExpr l = getAffineDimExpr(0, ctx);
+    Value row = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, l % 8 + (l.floorDiv(8) % 2) * 8), lane);
+    Value col = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, l.floorDiv(16) * 8), lane);
+    return ldmatrix(aSource, add(row, rowBase, i * kTileM), add(col, kk, 0));
+  }
+  /// B's fragments of column tiles j and j + 1 from B^T: matrices (columns 0-7, K 0-7), (0-7, 8-15), (8-15,
+  /// 0-7), (8-15, 8-15), which are b0b1 and b2b3 of tile j, then of tile j + 1.
+  std::pair<SmallVector<Value>, SmallVector<Value>> ldmatrixBPair(int64_t j, Value kk) {
+    AffineExpr l = getAffineDimExpr(0, ctx);
+    Value row = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, l % 8 + l.floorDiv(16) * 8), lane);
+    Value col = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (l.floorDiv(8) % 2) * 8), lane);
+    SmallVector<Value> regs = ldmatrix(bSource, add(row, colBase, j * kTileN), add(col, kk, 0));
+    return {{regs[0], regs[1]}, {regs[2], regs[3]}};
   }
 
   //===--- Staged: A and B through two shared-memory buffers ---===//
@@ -535,6 +582,7 @@ private:
   int64_t warpM = 0, warpN = 0; ///< The warp's tile: the whole matmul, or (staged) its share of the grid.
   Value rowBase, colBase;       ///< The warp's tile's first row and column in the matmul's.
   Value thread;                 ///< Staged: the thread's index in the block.
+  Value lane;
   Value aShared, bShared;       ///< Staged: the two-stage buffers (B transposed).
   Value aSource, bSource;       ///< Where fragments are read: A and B, or a stage of the buffers.
   bool bTransposed = false;
@@ -546,7 +594,7 @@ DiagnosedSilenceableFailure transform::MatmulToMmaSyncOp::applyToOne(transform::
                                                                      transform::ApplyToEachResultList &results,
                                                                      transform::TransformState &state) {
   std::string why;
-  FailureOr<MmaPlan> plan = planMma(target, getKSteps(), getBlockK(), getWarpGrid(), why);
+  FailureOr<MmaPlan> plan = planMma(target, getKSteps(), getBlockK(), getWarpGrid(), getLdmatrix(), why);
   if (failed(plan))
     return emitSilenceableError() << why;
   MmaEmitter(rewriter, *plan).emit();

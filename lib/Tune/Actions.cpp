@@ -143,6 +143,14 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
        {"gpu"},
        "mma(1) before it; block_k divides K; the A (block rows x block_k) and B (block_k x block columns) tiles "
        "are whole 8-element vectors per thread; two stages at most 48 KB of shared memory"},
+      {"ldmatrix",
+       "Read the staged mma fragments from shared memory with ldmatrix: four 8x8 matrices per instruction (one "
+       "per 16 rows of A, one per 16 columns of B, per step of 16 along K) instead of one 32-bit load per "
+       "register.",
+       "the ldmatrix option of transform.kforge.matmul_to_mma_sync (nvgpu.ldmatrix, x4)",
+       {},
+       {"gpu"},
+       "stage before it; the warp tile's columns a multiple of 16"},
       {"occupancy",
        "Ask the kernel's compiler to fit this many blocks on a multiprocessor (PTX .minnctapersm): ptxas limits "
        "each thread's registers to make room, trading spills for occupancy.",
@@ -479,6 +487,8 @@ int kforge::tune::actionPhase(const Action &action) {
     return 47;
   if (action.kind == "stage")
     return 48;
+  if (action.kind == "ldmatrix")
+    return 49;
   if (action.kind == "unroll")
     return 60;
   if (action.kind == "vectorize")
@@ -682,7 +692,7 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       problem(index, "order",
               slotName(action) + " is out of order or repeated: each slot appears at most once, in the order "
                                  "tile(block), fuse(block), tile(thread), fuse(thread), recompute, lanes, mma, stage, "
-                                 "tile(reduction), unroll, vectorize, occupancy, max_registers");
+                                 "ldmatrix, tile(reduction), unroll, vectorize, occupancy, max_registers");
     }
     lastPhase = std::max(lastPhase, phase);
 
@@ -747,6 +757,13 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       checkMma(schedule, facts, index, problem);
     if (action.kind == "stage")
       checkStage(schedule, facts, index, problem);
+    if (action.kind == "ldmatrix") {
+      if (!before("stage", ""))
+        problem(index, "precondition", "ldmatrix needs stage before it (it reads the staged shared memory)");
+      else if (innermostTile(schedule, facts)[1] % 16)
+        problem(index, "shape", "ldmatrix reads B two 8-column tiles at a time: the warp tile's columns (" +
+                                    std::to_string(innermostTile(schedule, facts)[1]) + ") must be a multiple of 16");
+    }
     if (isLaunchBound(action) && !before("tile", "block"))
       problem(index, "precondition", action.kind + " needs tile(block) before it (it bounds the kernel of the grid)");
 
@@ -970,7 +987,7 @@ public:
     for (auto [i, action] : llvm::enumerate(schedule)) {
       if (twoKernels && i == 0)
         continue;
-      if (isLaunchBound(action) || action.kind == "mma" || action.kind == "stage")
+      if (isLaunchBound(action) || action.kind == "mma" || action.kind == "stage" || action.kind == "ldmatrix")
         continue; // after the finish: it needs the gpu.launch the mapping makes (mma: the bufferized warp tiles)
       starts[i] = static_cast<int>(lines.size()) + 1;
       line("    // action " + std::to_string(i) + ": " + describe(action));
@@ -1019,7 +1036,8 @@ public:
         int64_t warpRows = blockExtent(schedule, facts, 0) / warpTile[0],
                 warpCols = blockExtent(schedule, facts, 1) / warpTile[1];
         staging = ", block_k = " + std::to_string(stage->factor) + ", warp_grid = array<i64: " +
-                  std::to_string(warpRows) + ", " + std::to_string(warpCols) + ">";
+                  std::to_string(warpRows) + ", " + std::to_string(warpCols) + ">" +
+                  (findSlot(schedule, "ldmatrix") ? ", ldmatrix" : "");
       }
       line("    transform.kforge.matmul_to_mma_sync " + matmuls + " {k_steps = " + std::to_string(action.factor) +
            staging + "} : (!transform.any_op) -> ()");

@@ -268,6 +268,8 @@ static Schedule randomScheduleOn(const PayloadFacts &facts, const HardwareProfil
       s.push_back(mma(staged ? 1 : pick(rng, std::vector<int64_t>{1, 2, 4})));
       if (staged)
         s.push_back(intAction("stage", pick(rng, intValues("stage", facts))));
+      if (staged && coin(rng, 0.5))
+        s.push_back(Action{"ldmatrix"});
     }
     if (gpu(profile) && slot(s, "tile", "block"))
       for (StringRef kind : kLaunchBounds)
@@ -369,6 +371,8 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     (slot(s, "mma") ? removes : adds).push_back("mma");
   if (slot(s, "mma"))
     (slot(s, "stage") ? removes : adds).push_back("stage");
+  if (slot(s, "stage"))
+    (slot(s, "ldmatrix") ? removes : adds).push_back("ldmatrix");
   bool add = !adds.empty() && (removes.empty() || coin(rng, 0.5));
   if (!add && removes.empty())
     return false;
@@ -393,6 +397,8 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     } else if (what == "mma") {
       added = mma(pick(rng, std::vector<int64_t>{1, 2, 4}));
       dropSimtMatmulActions(s);
+    } else if (what == "ldmatrix") {
+      added = Action{"ldmatrix"};
     } else if (what == "stage") {
       added = intAction("stage", pick(rng, intValues("stage", facts)));
       slot(s, "mma")->factor = 1; // a staged tile's steps are block_k / 16
@@ -407,9 +413,12 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     step = "add " + describe(added);
     return true;
   }
+  if (what == "mma" || what == "stage")
+    removeSlot(s, "ldmatrix");
   if (what == "mma")
     removeSlot(s, "stage");
   if (what == "tile-thread") {
+    removeSlot(s, "ldmatrix");
     removeSlot(s, "stage");
     removeSlot(s, "mma");
     removeSlot(s, "tile", "thread");
@@ -755,7 +764,10 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
       if (tried < 3) {
         Schedule staged = v;
         staged.push_back(intAction("stage", 32));
-        add(staged, "", "heuristic: tensor cores, A and B staged in shared memory (32 of K per tile)");
+        std::string stagedHash =
+            add(staged, "", "heuristic: tensor cores, A and B staged in shared memory (32 of K per tile)");
+        staged.push_back(Action{"ldmatrix"});
+        add(staged, stagedHash, "add ldmatrix (fragments four 8x8 matrices per instruction)");
       }
       ++tried;
     }

@@ -230,3 +230,45 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Staged with ldmatrix: per step of 16 along K, one x4 ldmatrix per 16 rows of the warp's A (2) and one per
+// 16 columns of its B^T (4), no 32-bit fragment loads.
+// CHECK-LABEL: func.func @block_tile_ldmatrix
+// CHECK: scf.for
+// CHECK-COUNT-12: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<128x40xbf16, strided<[40, 1], offset: ?>, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// CHECK-NOT: vector.load %{{.*}} : memref<128x40xbf16
+// CHECK: gpu.barrier
+func.func @block_tile_ldmatrix(%a: memref<128x256xbf16>, %b: memref<256x128xbf16>, %c: memref<128x128xf32>) {
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    linalg.matmul ins(%a, %b : memref<128x256xbf16>, memref<256x128xbf16>) outs(%c : memref<128x128xf32>)
+    gpu.terminator
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.kforge.matmul_to_mma_sync %mm {block_k = 32, warp_grid = array<i64: 4, 2>, ldmatrix} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+func.func @ldmatrix_unstaged(%a: memref<16x16xbf16>, %b: memref<16x16xbf16>, %c: memref<16x16xf32>) {
+  linalg.matmul ins(%a, %b : memref<16x16xbf16>, memref<16x16xbf16>) outs(%c : memref<16x16xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{ldmatrix reads shared memory: it needs the staged form (block_k > 0)}}
+    transform.kforge.matmul_to_mma_sync %mm {ldmatrix} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}

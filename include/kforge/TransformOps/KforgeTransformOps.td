@@ -224,6 +224,9 @@ def MatmulToMmaSyncOp : Op<Transform_Dialect, "kforge.matmul_to_mma_sync",
     warp touch 32 different banks. Two stages: while the warps multiply one, each thread's
     share of the next tile is loaded into registers and then stored into the other; one
     barrier per tile. The buffers are workgroup attributions of the launch (at most 48 KB).
+    With `ldmatrix`, the warps read their fragments from shared memory with ldmatrix (four
+    8x8 matrices per instruction: one per A tile row and one per two B tile columns per
+    step of 16) instead of 32-bit loads.
 
     #### Return modes
 
@@ -234,12 +237,14 @@ def MatmulToMmaSyncOp : Op<Transform_Dialect, "kforge.matmul_to_mma_sync",
     least 1); staged, also when the warp grid does not cut the tile into whole instruction tiles,
     `block_k` is not a multiple of 16 dividing K or the tiles are not whole vectors per thread,
     the two stages exceed 48 KB, B's rows are not contiguous, or the matmul is not in a
-    gpu.launch of exactly the grid's threads. Returns nothing (the matmul is gone).
+    gpu.launch of exactly the grid's threads; with `ldmatrix`, also when not staged or when the
+    warp tile's columns are not a multiple of 16. Returns nothing (the matmul is gone).
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        DefaultValuedAttr<I64Attr, "1">:$k_steps,
                        DefaultValuedAttr<I64Attr, "0">:$block_k,
-                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$warp_grid);
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$warp_grid,
+                       UnitAttr:$ldmatrix);
   let results = (outs);
   let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
   let extraClassDeclaration = [{
