@@ -604,6 +604,8 @@ static void checkStage(const Schedule &schedule, const PayloadFacts &facts, int 
   int64_t blockK = schedule[index].factor;
   std::vector<int64_t> dims = blockDims(schedule, facts);
   int64_t threads = dims[0], rows = blockExtent(schedule, facts, 0), cols = blockExtent(schedule, facts, 1);
+  if (threads <= 0)
+    return; // a thread tile larger than its block: tile(thread) reports it
   if (blockK <= 0 || facts.contractionK % blockK)
     problem(index, "shape", "stage(" + std::to_string(blockK) + "): K (" + std::to_string(facts.contractionK) +
                                 ") is not a multiple of block_k");

@@ -21,6 +21,13 @@ PayloadFacts gemmBiasRelu() {
   f.elementType = "f32";
   return f;
 }
+PayloadFacts gemmBiasReluBf16() {
+  PayloadFacts f = gemmBiasRelu();
+  f.entry = "gemm_bias_relu_bf16";
+  f.contractionOperandType = "bf16";
+  f.elementType = "bf16";
+  return f;
+}
 PayloadFacts softmax() {
   PayloadFacts f;
   f.entry = "softmax";
@@ -93,7 +100,7 @@ std::vector<TrialRecord> measure(const std::vector<Proposal> &proposals, int fir
 } // namespace
 
 TEST(Policies, EveryPolicyProposesValidNewSchedules) {
-  for (const PayloadFacts &facts : {gemmBiasRelu(), softmax(), gemmSoftmax(), matmulLargeK()})
+  for (const PayloadFacts &facts : {gemmBiasRelu(), gemmBiasReluBf16(), softmax(), gemmSoftmax(), matmulLargeK()})
     for (const HardwareProfile &profile : {h200(), cpu()})
       for (const char *name : {"random", "heuristic", "evolve", "heuristic+evolve"}) {
         std::string error;
@@ -167,6 +174,38 @@ TEST(Policies, MutationAndCrossoverStayValid) {
     if (!child.empty())
       EXPECT_TRUE(validateSchedule(child, facts, profile.target).empty()) << describe(child);
   }
+}
+
+TEST(Policies, TensorCoreActionsStayValidUnderMutation) {
+  // A bf16 matmul: the heuristic starts with mma (and stage, ldmatrix); mutation and crossover keep the
+  // tensor-core schedules valid (no SIMT matmul actions next to mma, stage only with mma(1), ldmatrix only
+  // staged), and reach all three actions.
+  std::mt19937_64 rng(5);
+  PayloadFacts facts = gemmBiasReluBf16();
+  HardwareProfile profile = h200();
+  std::vector<Proposal> guesses = heuristicSchedules(facts, profile);
+  ASSERT_FALSE(guesses.empty());
+  EXPECT_TRUE(findSlot(guesses[0].schedule, "mma")) << describe(guesses[0].schedule);
+  bool sawMma = false, sawStage = false, sawLdmatrix = false, sawSimt = false;
+  for (int i = 0; i < 400; ++i) {
+    const Schedule &a = guesses[i % guesses.size()].schedule, &b = guesses[(i * 5 + 1) % guesses.size()].schedule;
+    std::string step;
+    Schedule mutated = mutateSchedule(a, facts, profile, rng, i % 2 == 0, step);
+    EXPECT_TRUE(validateSchedule(mutated, facts, profile.target).empty()) << step << ": " << describe(mutated);
+    Schedule child = crossoverSchedules(a, b, facts, profile, rng);
+    if (!child.empty())
+      EXPECT_TRUE(validateSchedule(child, facts, profile.target).empty()) << describe(child);
+    for (const Schedule *s : {&mutated, &child}) {
+      sawMma |= findSlot(*s, "mma") != nullptr;
+      sawStage |= findSlot(*s, "stage") != nullptr;
+      sawLdmatrix |= findSlot(*s, "ldmatrix") != nullptr;
+      sawSimt |= !s->empty() && !findSlot(*s, "mma");
+    }
+  }
+  EXPECT_TRUE(sawMma && sawStage && sawLdmatrix && sawSimt);
+  // An fp32 matmul never gets them.
+  for (const Proposal &p : heuristicSchedules(gemmBiasRelu(), profile))
+    EXPECT_FALSE(findSlot(p.schedule, "mma")) << describe(p.schedule);
 }
 
 TEST(Policies, UnknownPolicyIsAnError) {
