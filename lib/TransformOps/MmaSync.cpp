@@ -197,6 +197,10 @@ static FailureOr<MmaPlan> planMma(Operation *target, int64_t kSteps, int64_t blo
     return failure();
   }
   plan.blockK = blockK;
+  if (blockK < 0) {
+    why = "block_k must be 0 (not staged) or positive";
+    return failure();
+  }
   if (blockK > 0 && failed(checkStaged(plan, warpGrid, why)))
     return failure();
   if (ldmatrix && blockK == 0) {
