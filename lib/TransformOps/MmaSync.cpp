@@ -9,6 +9,8 @@
 
 #include "kforge/TransformOps/KforgeTransformOps.h"
 
+#include "MatmulNeighbours.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -24,6 +26,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
+using kforge::innermostStride;
 
 namespace {
 /// The instruction: mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}.{bf16,f16}.f32.
@@ -45,62 +48,6 @@ struct MmaPlan {
   memref::AllocOp cBuffer;     ///< C's buffer, erased with the epilogue, or null.
 };
 } // namespace
-
-/// The innermost stride of a memref, if static.
-static std::optional<int64_t> innermostStride(MemRefType type) {
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() ||
-      ShapedType::isDynamic(strides.back()))
-    return std::nullopt;
-  return strides.back();
-}
-
-/// The op right before `op` in its block that writes `value` with a linalg.fill, if any.
-static linalg::FillOp fillJustBefore(Operation *op, Value value) {
-  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
-  if (fill && fill.hasPureBufferSemantics() && fill.getDpsInits().size() == 1 && fill.getDpsInits()[0] == value)
-    return fill;
-  return nullptr;
-}
-
-/// An epilogue that can take C's values from registers: the next op after the matmul, an all-parallel
-/// rank-2 linalg.generic with one output (identity map) that reads C through the identity map and does not
-/// read its output's old values; C a memref.alloc used only by the fill, the matmul and it.
-static void findEpilogue(MmaPlan &plan) {
-  // The next op with effects (views of the output, index arithmetic may come between).
-  Operation *next = plan.matmul->getNextNode();
-  while (next && isMemoryEffectFree(next) && next->getNumRegions() == 0)
-    next = next->getNextNode();
-  auto generic = dyn_cast_or_null<linalg::GenericOp>(next);
-  auto alloc = plan.c.getDefiningOp<memref::AllocOp>();
-  if (!generic || !alloc || !generic.hasPureBufferSemantics() || generic.getNumDpsInits() != 1 ||
-      generic.getNumLoops() != 2 || generic.getNumParallelLoops() != 2)
-    return;
-  if (!generic.getMatchingIndexingMap(generic.getDpsInitOperand(0)).isIdentity() ||
-      generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0)))
-    return;
-  bool readsC = false;
-  for (OpOperand *input : generic.getDpsInputOperands()) {
-    AffineMap map = generic.getMatchingIndexingMap(input);
-    if (!map.isProjectedPermutation())
-      return;
-    if (input->get() == plan.c) {
-      if (!map.isIdentity())
-        return;
-      readsC = true;
-    } else if (!isa<MemRefType>(input->get().getType()) && !input->get().getType().isIntOrIndexOrFloat()) {
-      return;
-    }
-  }
-  if (!readsC || generic.getDpsInits()[0] == plan.c || !generic.getBody()->getOps<linalg::IndexOp>().empty())
-    return;
-  for (Operation *user : alloc->getUsers())
-    if (user != plan.matmul && user != generic && (!plan.fill || user != plan.fill.getOperation()))
-      return;
-  plan.epilogue = generic;
-  plan.cBuffer = alloc;
-}
 
 /// Shared memory a staged plan takes: two stages of A (BM x (BK + pad)) and of B transposed (BN x (BK + pad)).
 constexpr int64_t kSmemPad = 8; ///< bf16/f16 elements: rows 16 B longer, so fragment reads miss no bank.
@@ -213,17 +160,16 @@ static FailureOr<MmaPlan> planMma(Operation *target, int64_t kSteps, int64_t blo
     return failure();
   }
   plan.ldmatrix = ldmatrix;
-  plan.fill = fillJustBefore(matmul, plan.c);
-  findEpilogue(plan);
+  kforge::MatmulNeighbours neighbours = kforge::findMatmulNeighbours(matmul);
+  plan.fill = neighbours.fill;
+  plan.epilogue = neighbours.epilogue;
+  plan.cBuffer = neighbours.cBuffer;
   // Each lane stores only its own elements of C: an op of the warp that read C afterwards would read the
   // other lanes' elements without a barrier.
-  if (!plan.epilogue)
-    for (Operation *user : plan.c.getUsers())
-      if (user != matmul.getOperation() && user->getBlock() == matmul->getBlock() &&
-          matmul->isBeforeInBlock(user) && !isa<memref::DeallocOp>(user)) {
-        why = "C is used after the matmul by an op that cannot take its values from registers";
-        return failure();
-      }
+  if (kforge::cUsedAfter(matmul, plan.epilogue)) {
+    why = "C is used after the matmul by an op that cannot take its values from registers";
+    return failure();
+  }
   return plan;
 }
 
@@ -542,39 +488,17 @@ private:
   /// results stored into its output; then the epilogue, the matmul, the fill and C's buffer are gone.
   void applyEpilogue(ArrayRef<Value> values) {
     linalg::GenericOp generic = plan.epilogue;
-    Block &body = generic.getRegion().front();
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(generic); // after the views of its operands
-    Value output = generic.getDpsInits()[0];
     SmallVector<Value> outputs(values.size());
     for (int64_t i = 0; i < mTiles(); ++i)
       for (int64_t j = 0; j < nTiles(); ++j)
         for (int64_t h = 0; h < 2; ++h)
           for (int64_t e = 0; e < 2; ++e) {
             int64_t slot = (i * nTiles() + j) * 4 + 2 * h + e;
-            Value row = accRow(i, h), col = accCol(j, e);
-            IRMapping map;
-            for (OpOperand *input : generic.getDpsInputOperands()) {
-              BlockArgument arg = body.getArgument(input->getOperandNumber());
-              if (input->get() == plan.c) {
-                map.map(arg, values[slot]);
-                continue;
-              }
-              if (!isa<MemRefType>(input->get().getType())) {
-                map.map(arg, input->get()); // a scalar input
-                continue;
-              }
-              AffineMap indexing = generic.getMatchingIndexingMap(input);
-              SmallVector<Value> indices;
-              for (AffineExpr result : indexing.getResults())
-                indices.push_back(cast<AffineDimExpr>(result).getPosition() == 0 ? row : col);
-              map.map(arg, memref::LoadOp::create(b, loc, input->get(), indices));
-            }
-            for (Operation &op : body.without_terminator())
-              b.clone(op, map);
-            outputs[slot] = map.lookupOrDefault(body.getTerminator()->getOperand(0));
+            outputs[slot] = kforge::epilogueElement(b, loc, generic, plan.c, values[slot], accRow(i, h), accCol(j, e));
           }
-    storeAccumulators(outputs, output);
+    storeAccumulators(outputs, generic.getDpsInits()[0]);
   }
 
   RewriterBase &b;
