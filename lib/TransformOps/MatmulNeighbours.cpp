@@ -15,54 +15,84 @@ std::optional<int64_t> kforge::innermostStride(MemRefType type) {
   return strides.back();
 }
 
+/// An elementwise op that can take `c`'s values from registers (see findMatmulNeighbours).
+static bool takesFromRegisters(linalg::GenericOp generic, Value c) {
+  if (!generic.hasPureBufferSemantics() || generic.getNumDpsInits() != 1 || generic.getNumLoops() != 2 ||
+      generic.getNumParallelLoops() != 2 || !generic.getBody()->getOps<linalg::IndexOp>().empty())
+    return false;
+  if (!generic.getMatchingIndexingMap(generic.getDpsInitOperand(0)).isIdentity() ||
+      generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0)))
+    return false;
+  bool readsC = false;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    if (!map.isProjectedPermutation())
+      return false;
+    if (input->get() == c) {
+      if (!map.isIdentity())
+        return false;
+      readsC = true;
+    } else if (!isa<MemRefType>(input->get().getType()) && !input->get().getType().isIntOrIndexOrFloat()) {
+      return false;
+    }
+  }
+  return readsC;
+}
+
+/// The next op after `op` with effects (views of an output, index arithmetic may come between).
+static Operation *nextWithEffects(Operation *op) {
+  Operation *next = op->getNextNode();
+  while (next && isMemoryEffectFree(next) && next->getNumRegions() == 0)
+    next = next->getNextNode();
+  return next;
+}
+
 kforge::MatmulNeighbours kforge::findMatmulNeighbours(linalg::MatmulOp matmul) {
   MatmulNeighbours found;
   Value c = matmul.getDpsInits()[0];
   auto fill = dyn_cast_or_null<linalg::FillOp>(matmul->getPrevNode());
   if (fill && fill.hasPureBufferSemantics() && fill.getDpsInits().size() == 1 && fill.getDpsInits()[0] == c)
     found.fill = fill;
-
-  // The next op with effects (views of the output, index arithmetic may come between).
-  Operation *next = matmul->getNextNode();
-  while (next && isMemoryEffectFree(next) && next->getNumRegions() == 0)
-    next = next->getNextNode();
-  auto generic = dyn_cast_or_null<linalg::GenericOp>(next);
-  auto alloc = c.getDefiningOp<memref::AllocOp>();
-  if (!generic || !alloc || !generic.hasPureBufferSemantics() || generic.getNumDpsInits() != 1 ||
-      generic.getNumLoops() != 2 || generic.getNumParallelLoops() != 2)
-    return found;
-  if (!generic.getMatchingIndexingMap(generic.getDpsInitOperand(0)).isIdentity() ||
-      generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0)))
-    return found;
-  bool readsC = false;
-  for (OpOperand *input : generic.getDpsInputOperands()) {
-    AffineMap map = generic.getMatchingIndexingMap(input);
-    if (!map.isProjectedPermutation())
-      return found;
-    if (input->get() == c) {
-      if (!map.isIdentity())
-        return found;
-      readsC = true;
-    } else if (!isa<MemRefType>(input->get().getType()) && !input->get().getType().isIntOrIndexOrFloat()) {
-      return found;
+  Operation *at = matmul;
+  while (auto generic = dyn_cast_or_null<linalg::GenericOp>(nextWithEffects(at))) {
+    if (!takesFromRegisters(generic, c))
+      break;
+    if (generic.getDpsInits()[0] == c) { // in place: the chain may go on
+      found.epilogue.push_back(generic);
+      at = generic;
+      continue;
     }
+    // Into another buffer: C must be a temporary that nothing else uses.
+    auto alloc = c.getDefiningOp<memref::AllocOp>();
+    if (!alloc)
+      break;
+    bool onlyHere = llvm::all_of(alloc->getUsers(), [&](Operation *user) {
+      return user == matmul.getOperation() || user == generic.getOperation() ||
+             (found.fill && user == found.fill.getOperation()) ||
+             llvm::is_contained(found.epilogue, dyn_cast<linalg::GenericOp>(user));
+    });
+    if (!onlyHere)
+      break;
+    found.epilogue.push_back(generic);
+    found.cBuffer = alloc;
+    break;
   }
-  if (!readsC || generic.getDpsInits()[0] == c || !generic.getBody()->getOps<linalg::IndexOp>().empty())
-    return found;
-  for (Operation *user : alloc->getUsers())
-    if (user != matmul && user != generic && (!found.fill || user != found.fill.getOperation()))
-      return found;
-  found.epilogue = generic;
-  found.cBuffer = alloc;
   return found;
 }
 
-bool kforge::cUsedAfter(linalg::MatmulOp matmul, Operation *epilogue) {
+bool kforge::cUsedAfter(linalg::MatmulOp matmul, ArrayRef<linalg::GenericOp> epilogue) {
   for (Operation *user : matmul.getDpsInits()[0].getUsers())
-    if (user != matmul.getOperation() && user != epilogue && user->getBlock() == matmul->getBlock() &&
-        matmul->isBeforeInBlock(user) && !isa<memref::DeallocOp>(user))
+    if (user != matmul.getOperation() && !llvm::is_contained(epilogue, dyn_cast<linalg::GenericOp>(user)) &&
+        user->getBlock() == matmul->getBlock() && matmul->isBeforeInBlock(user) && !isa<memref::DeallocOp>(user))
       return true;
   return false;
+}
+
+Value kforge::epilogueChainElement(OpBuilder &b, Location loc, ArrayRef<linalg::GenericOp> epilogue, Value c,
+                                   Value value, Value row, Value col) {
+  for (linalg::GenericOp generic : epilogue)
+    value = epilogueElement(b, loc, generic, c, value, row, col);
+  return value;
 }
 
 Value kforge::epilogueElement(OpBuilder &b, Location loc, linalg::GenericOp epilogue, Value c, Value value, Value row,

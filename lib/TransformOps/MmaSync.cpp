@@ -43,9 +43,7 @@ struct MmaPlan {
   int64_t blockK = 0, warpRows = 1, warpCols = 1;
   bool ldmatrix = false;       ///< Staged: fragments read by ldmatrix (four 8x8 matrices per instruction).
   gpu::LaunchOp launch;
-  linalg::FillOp fill;         ///< Initialises C just before the matmul, or null.
-  linalg::GenericOp epilogue;  ///< Applied to the accumulators in registers, or null.
-  memref::AllocOp cBuffer;     ///< C's buffer, erased with the epilogue, or null.
+  kforge::MatmulNeighbours neighbours; ///< Its fill and the epilogue applied to the accumulators in registers.
 };
 } // namespace
 
@@ -160,13 +158,10 @@ static FailureOr<MmaPlan> planMma(Operation *target, int64_t kSteps, int64_t blo
     return failure();
   }
   plan.ldmatrix = ldmatrix;
-  kforge::MatmulNeighbours neighbours = kforge::findMatmulNeighbours(matmul);
-  plan.fill = neighbours.fill;
-  plan.epilogue = neighbours.epilogue;
-  plan.cBuffer = neighbours.cBuffer;
+  plan.neighbours = kforge::findMatmulNeighbours(matmul);
   // Each lane stores only its own elements of C: an op of the warp that read C afterwards would read the
   // other lanes' elements without a barrier.
-  if (kforge::cUsedAfter(matmul, plan.epilogue)) {
+  if (kforge::cUsedAfter(matmul, plan.neighbours.epilogue)) {
     why = "C is used after the matmul by an op that cannot take its values from registers";
     return failure();
   }
@@ -204,7 +199,7 @@ public:
     bSource = plan.b;
     SmallVector<Value> accumulators = initialAccumulators();
     SmallVector<Value> results = plan.blockK > 0 ? stagedKLoop(accumulators) : kLoop(accumulators);
-    if (plan.epilogue)
+    if (!plan.neighbours.epilogue.empty())
       applyEpilogue(results);
     else
       storeAccumulators(results, plan.c);
@@ -228,7 +223,7 @@ private:
   /// Four f32 accumulators per tile, row-major over (i, j): from the fill's value, or read from C.
   SmallVector<Value> initialAccumulators() {
     SmallVector<Value> acc;
-    Value fillValue = plan.fill ? plan.fill.getDpsInputs()[0] : Value();
+    Value fillValue = plan.neighbours.fill ? plan.neighbours.fill.getDpsInputs()[0] : Value();
     for (int64_t i = 0; i < mTiles(); ++i)
       for (int64_t j = 0; j < nTiles(); ++j)
         for (int64_t h = 0; h < 2; ++h)
@@ -487,18 +482,19 @@ private:
   /// The epilogue's body per accumulator element, its other inputs read through their indexing maps, its
   /// results stored into its output; then the epilogue, the matmul, the fill and C's buffer are gone.
   void applyEpilogue(ArrayRef<Value> values) {
-    linalg::GenericOp generic = plan.epilogue;
+    ArrayRef<linalg::GenericOp> epilogue = plan.neighbours.epilogue;
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(generic); // after the views of its operands
+    b.setInsertionPoint(epilogue.back()); // after the views of its operands
     SmallVector<Value> outputs(values.size());
     for (int64_t i = 0; i < mTiles(); ++i)
       for (int64_t j = 0; j < nTiles(); ++j)
         for (int64_t h = 0; h < 2; ++h)
           for (int64_t e = 0; e < 2; ++e) {
             int64_t slot = (i * nTiles() + j) * 4 + 2 * h + e;
-            outputs[slot] = kforge::epilogueElement(b, loc, generic, plan.c, values[slot], accRow(i, h), accCol(j, e));
+            outputs[slot] =
+                kforge::epilogueChainElement(b, loc, epilogue, plan.c, values[slot], accRow(i, h), accCol(j, e));
           }
-    storeAccumulators(outputs, generic.getDpsInits()[0]);
+    storeAccumulators(outputs, plan.neighbours.result(plan.c));
   }
 
   RewriterBase &b;
@@ -526,13 +522,14 @@ DiagnosedSilenceableFailure transform::MatmulToMmaSyncOp::applyToOne(transform::
   if (failed(plan))
     return emitSilenceableError() << why;
   MmaEmitter(rewriter, *plan).emit();
-  if (plan->epilogue)
-    rewriter.eraseOp(plan->epilogue);
+  kforge::MatmulNeighbours &neighbours = plan->neighbours;
+  for (linalg::GenericOp op : llvm::reverse(neighbours.epilogue))
+    rewriter.eraseOp(op);
   rewriter.eraseOp(plan->matmul);
-  if (plan->fill)
-    rewriter.eraseOp(plan->fill);
-  if (plan->cBuffer && plan->cBuffer->use_empty())
-    rewriter.eraseOp(plan->cBuffer);
+  if (neighbours.fill)
+    rewriter.eraseOp(neighbours.fill);
+  if (neighbours.cBuffer && neighbours.cBuffer->use_empty())
+    rewriter.eraseOp(neighbours.cBuffer);
   return DiagnosedSilenceableFailure::success();
 }
 

@@ -132,17 +132,23 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
        "are producers) whose tile is a multiple of 16 rows and 8 columns, at most 64x64; K a multiple of 16; "
        "no tile(reduction), unroll, vectorize, recompute or lanes"},
       {"stage",
-       "Stage mma's operands through shared memory: tile(thread) then gives the warp tiles without a thread "
-       "loop; the block's matmul walks K in tiles of `block_k`, all threads copying A's and B's tile into "
-       "shared memory together (16-byte vectors, coalesced; B transposed, rows padded against bank conflicts), "
-       "two stages (the next tile is loaded into registers while the warps multiply this one), one barrier per "
-       "tile; each warp reads its fragments from shared memory.",
-       "transform.kforge.matmul_to_mma_sync {block_k, warp_grid} on the block's linalg.matmul after "
-       "bufferization and the GPU mapping (a 1-D block of 32 lanes per warp; workgroup attributions)",
-       {{"block_k", ParamType::Int, {16, 32, 64}, {}, "K of each staged tile"}},
+       "Stage the matmul's operands through shared memory: tile(thread) then gives each thread's (with mma: "
+       "each warp's) share of the block tile without a thread loop; the block's matmul walks K in tiles of "
+       "`block_k`, all threads copying A's and B's tile into shared memory together (16-byte vectors, "
+       "coalesced; rows padded against bank conflicts), two stages (the next tile is loaded into registers while "
+       "the block multiplies this one), one barrier per tile. With mma, B is stored transposed and each warp "
+       "reads its fragments from shared memory. Without (fp32, SIMT), A is stored transposed and each thread "
+       "owns groups of 4 rows and 4 columns strided over the thread grid, read 4 at a time from shared memory, "
+       "one FMA per output per step of K, the accumulators and the epilogue in registers.",
+       "with mma: transform.kforge.matmul_to_mma_sync {block_k, warp_grid}; fp32: "
+       "transform.kforge.matmul_to_simt_staged {block_k, thread_grid}; on the block's linalg.matmul after "
+       "bufferization and the GPU mapping (a 1-D block; workgroup attributions)",
+       {{"block_k", ParamType::Int, {8, 16, 32, 64}, {}, "K of each staged tile (with mma a multiple of 16)"}},
        {"gpu"},
-       "mma(1) before it; block_k divides K; the A (block rows x block_k) and B (block_k x block columns) tiles "
-       "are whole 8-element vectors per thread; two stages at most 48 KB of shared memory"},
+       "a linalg.matmul; with bf16/f16 operands mma(1) before it, fp32 without mma and without tile(reduction), "
+       "unroll, vectorize; tile(thread); block_k divides K; the A (block rows x block_k) and B (block_k x block "
+       "columns) tiles are whole 16-byte vectors per thread; fp32 thread tiles in groups of 4 rows and columns; "
+       "two stages at most 48 KB of shared memory"},
       {"ldmatrix",
        "Read the staged mma fragments from shared memory with ldmatrix: four 8x8 matrices per instruction (one "
        "per 16 rows of A, one per 16 columns of B, per step of 16 along K) instead of one 32-bit load per "
@@ -591,17 +597,63 @@ static void checkMma(const Schedule &schedule, const PayloadFacts &facts, int in
     problem(index, "unsupported", "mma walks K itself, in steps of 16: it does not combine with tile(reduction)");
 }
 
+/// stage's preconditions without mma (those transform.kforge.matmul_to_simt_staged checks): an fp32
+/// linalg.matmul, thread shares of whole groups of 4 rows and columns, whole 4-element copies, 48 KB.
+template <typename Report>
+static void checkSimtStage(const Schedule &schedule, const PayloadFacts &facts, int index, Report problem) {
+  if (facts.contractionOp != "linalg.matmul" || facts.contractionOperandType != "f32" ||
+      facts.parallelSizes.size() != 2) {
+    problem(index, "unsupported", "stage without mma needs an fp32 linalg.matmul (with bf16/f16 operands: mma "
+                                  "first); this payload's contraction is " +
+                                      (facts.contractionOp.empty() ? std::string("none")
+                                                                   : facts.contractionOp + " on " +
+                                                                         facts.contractionOperandType));
+    return;
+  }
+  const Action *thread = findSlot(schedule, "tile", "thread");
+  if (!thread) {
+    problem(index, "precondition", "stage needs tile(thread) before it (each thread's share of the block tile)");
+    return;
+  }
+  for (StringRef other : {"recompute", "lanes", "unroll", "vectorize"})
+    if (findSlot(schedule, other))
+      problem(index, "unsupported", "stage computes the matmul itself: it does not combine with " + other.str());
+  if (findSlot(schedule, "tile", "reduction"))
+    problem(index, "unsupported", "stage walks K itself, in tiles of block_k: it does not combine with tile(reduction)");
+  int64_t blockK = schedule[index].factor;
+  std::vector<int64_t> share = innermostTile(schedule, facts);
+  int64_t rows = blockExtent(schedule, facts, 0), cols = blockExtent(schedule, facts, 1);
+  int64_t threads = blockDims(schedule, facts)[0];
+  if (threads <= 0 || share[0] <= 0 || share[1] <= 0)
+    return; // a thread tile larger than its block: tile(thread) reports it
+  if (share[0] % 4 || share[1] % 4)
+    problem(index, "shape", "stage: each thread's share " + joinInts(share, "x") +
+                                " must be whole groups of 4 rows and 4 columns");
+  if (blockK <= 0 || facts.contractionK % blockK || (rows * blockK) % (4 * threads) ||
+      (blockK * cols) % (4 * threads))
+    problem(index, "shape", "stage(" + std::to_string(blockK) + "): block_k must divide K (" +
+                                std::to_string(facts.contractionK) + ") and the " + std::to_string(threads) +
+                                " threads must copy the A (" + std::to_string(rows) + "x" + std::to_string(blockK) +
+                                ") and B tiles as whole 4-element vectors each");
+  int64_t bytes = 2 * blockK * ((rows + 4) + cols) * 4;
+  if (bytes > 48 * 1024)
+    problem(index, "too-large", "stage(" + std::to_string(blockK) + "): two stages of A and B take " +
+                                    std::to_string(bytes) + " bytes of shared memory; at most 49152");
+}
+
 /// stage's preconditions (those transform.kforge.matmul_to_mma_sync checks in its staged form).
 template <typename Report>
 static void checkStage(const Schedule &schedule, const PayloadFacts &facts, int index, Report problem) {
   const Action *mma = findSlot(schedule, "mma");
+  int64_t blockK = schedule[index].factor;
   if (!mma) {
-    problem(index, "precondition", "stage needs mma before it (it stages mma's operands)");
+    checkSimtStage(schedule, facts, index, problem);
     return;
   }
   if (mma->factor != 1)
     problem(index, "unsupported", "stage: a staged tile takes block_k / 16 steps of K per iteration; use mma(1)");
-  int64_t blockK = schedule[index].factor;
+  if (blockK % 16)
+    problem(index, "shape", "stage(" + std::to_string(blockK) + ") with mma: block_k must be a multiple of 16");
   std::vector<int64_t> dims = blockDims(schedule, facts);
   int64_t threads = dims[0], rows = blockExtent(schedule, facts, 0), cols = blockExtent(schedule, facts, 1);
   if (threads <= 0)
@@ -1023,6 +1075,23 @@ public:
     line("    // finish (" + std::string(gpu ? "gpu" : "cpu") + "): bufferize" +
          (gpu ? ", map loops to the grid and the block" : "") + ", lower vectors");
     renderFinish(scheduled);
+    for (auto [i, action] : llvm::enumerate(schedule)) {
+      if (action.kind != "stage" || findSlot(schedule, "mma"))
+        continue;
+      starts[i] = static_cast<int>(lines.size()) + 1;
+      std::vector<int64_t> share = innermostTile(schedule, facts);
+      int64_t threadRows = blockExtent(schedule, facts, 0) / share[0],
+              threadCols = blockExtent(schedule, facts, 1) / share[1];
+      line("    // action " + std::to_string(i) + ": " + describe(action) +
+           ": the block's matmul through shared memory, each thread's share in registers");
+      std::string stageFunc = fresh("stage_func"), matmuls = fresh("block_matmuls");
+      line("    " + stageFunc + " = " + matchFunc("%bufferized"));
+      line("    " + matmuls + " = transform.structured.match ops{[\"linalg.matmul\"]} in " + stageFunc + " : " + kUnary);
+      line("    transform.kforge.matmul_to_simt_staged " + matmuls + " {block_k = " + std::to_string(action.factor) +
+           ", thread_grid = array<i64: " + std::to_string(threadRows) + ", " + std::to_string(threadCols) +
+           ">} : (!transform.any_op) -> ()");
+      line("    transform.apply_cse to " + stageFunc + " : !transform.any_op");
+    }
     for (auto [i, action] : llvm::enumerate(schedule)) {
       if (action.kind != "mma")
         continue;

@@ -267,9 +267,14 @@ static Schedule randomScheduleOn(const PayloadFacts &facts, const HardwareProfil
       bool staged = coin(rng, 0.5);
       s.push_back(mma(staged ? 1 : pick(rng, std::vector<int64_t>{1, 2, 4})));
       if (staged)
-        s.push_back(intAction("stage", pick(rng, intValues("stage", facts))));
+        s.push_back(intAction("stage", pick(rng, std::vector<int64_t>{16, 32, 64})));
       if (staged && coin(rng, 0.5))
         s.push_back(Action{"ldmatrix"});
+    }
+    if (gpu(profile) && slot(s, "tile", "thread") && facts.contractionOp == "linalg.matmul" &&
+        facts.contractionOperandType == "f32" && coin(rng, 0.25)) {
+      dropSimtMatmulActions(s);
+      s.push_back(intAction("stage", pick(rng, std::vector<int64_t>{8, 16, 32})));
     }
     if (gpu(profile) && slot(s, "tile", "block"))
       for (StringRef kind : kLaunchBounds)
@@ -369,7 +374,9 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     (slot(s, "recompute") ? removes : adds).push_back("recompute");
   if (gpu(profile) && slot(s, "tile", "thread") && mmaApplies(facts))
     (slot(s, "mma") ? removes : adds).push_back("mma");
-  if (slot(s, "mma"))
+  bool simtStage = gpu(profile) && facts.contractionOp == "linalg.matmul" &&
+                   facts.contractionOperandType == "f32" && slot(s, "tile", "thread");
+  if (slot(s, "mma") || simtStage)
     (slot(s, "stage") ? removes : adds).push_back("stage");
   if (slot(s, "stage"))
     (slot(s, "ldmatrix") ? removes : adds).push_back("ldmatrix");
@@ -400,8 +407,13 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     } else if (what == "ldmatrix") {
       added = Action{"ldmatrix"};
     } else if (what == "stage") {
-      added = intAction("stage", pick(rng, intValues("stage", facts)));
-      slot(s, "mma")->factor = 1; // a staged tile's steps are block_k / 16
+      if (Action *tensorCores = slot(s, "mma")) {
+        added = intAction("stage", pick(rng, std::vector<int64_t>{16, 32, 64}));
+        tensorCores->factor = 1; // a staged tile's steps are block_k / 16
+      } else {
+        added = intAction("stage", pick(rng, std::vector<int64_t>{8, 16, 32}));
+        dropSimtMatmulActions(s); // the staged SGEMM computes the matmul itself
+      }
     } else if (llvm::is_contained(kLaunchBounds, StringRef(what)) || what == "lanes") {
       added = intAction(what, pick(rng, intValues(what, facts)));
     } else {
@@ -839,6 +851,20 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
       warp.push_back(vectorize());
       addRequiredFusions(warp, facts, profile, /*always=*/true);
       add(warp, "", "heuristic: a warp per 16x256 block, 16x8 per thread, unroll(4)");
+    }
+    // The classic shared-memory SGEMM (stage without mma): 128x128 blocks of 256 threads, 8x8 per thread in
+    // strided groups of 4, 8 or 16 of K per staged tile (not yet measured on the H200).
+    if (facts.contractionOperandType == "f32" && facts.parallelSizes[rank - 2] % 128 == 0 &&
+        facts.parallelSizes[rank - 1] % 128 == 0 && rank == 2) {
+      for (int64_t blockK : {8, 16}) {
+        Schedule staged;
+        staged.push_back(tile("block", {128, 128}));
+        staged.push_back(tile("thread", {8, 8}));
+        staged.push_back(intAction("stage", blockK));
+        addRequiredFusions(staged, facts, profile, /*always=*/true);
+        add(staged, "", "heuristic: A and B staged in shared memory (" + std::to_string(blockK) +
+                            " of K per tile), 8x8 per thread in strided groups of 4");
+      }
     }
   }
   if (contraction) {

@@ -256,4 +256,45 @@ def MatmulToMmaSyncOp : Op<Transform_Dialect, "kforge.matmul_to_mma_sync",
   }];
 }
 
+def MatmulToSimtStagedOp : Op<Transform_Dialect, "kforge.matmul_to_simt_staged",
+    [FunctionalStyleTransformOpTrait, MemoryEffectsOpInterface, TransformEachOpTrait,
+     TransformOpInterface, ReportTrackingListenerFailuresOpTrait]> {
+  let summary = "Compute a block's fp32 matmul tile through shared memory, a strided share per thread";
+  let description = [{
+    Targets a bufferized f32 `linalg.matmul` that one block computes, in a `gpu.launch` of
+    rows x columns (`thread_grid`) threads along x. The K loop walks tiles of `block_k`: the
+    block's threads copy A's (M x block_k) and B's (block_k x N) tile into shared memory
+    together (4-element vectors, consecutive threads on consecutive 16 bytes), A transposed
+    (rows padded by 4) so that both are read along M and N. Two stages: while the threads
+    multiply one, each thread's share of the next tile is loaded into registers and then
+    stored into the other; one barrier per tile. Thread (y, x) accumulates in registers the
+    rows 4y + 4 rows x q + i and columns 4x + 4 columns x q + j (groups of 4, strided over the
+    grid, so a warp's 4-wide shared-memory reads are consecutive), one fused multiply-add per
+    element per step of K. The fill before the matmul and an elementwise epilogue after it are
+    taken into the accumulators as in `kforge.matmul_to_mma_sync`; results are stored 4
+    columns at a time.
+
+    #### Return modes
+
+    Produces a silenceable failure, leaving the IR untouched, when the target is not such a
+    matmul: not a `linalg.matmul` on memrefs, not f32, dynamic shapes, A's or B's rows not
+    contiguous, a grid that does not cut the tile into groups of 4 rows and columns, `block_k`
+    not a multiple of 4 dividing K or the tiles not whole vectors per thread, more than 48 KB
+    of shared memory for two stages, a launch that is not the grid's threads, or C used after
+    the matmul by an op other than the epilogue. Returns nothing (the matmul is gone).
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       I64Attr:$block_k,
+                       DenseI64ArrayAttr:$thread_grid);
+  let results = (outs);
+  let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
+  let extraClassDeclaration = [{
+    ::mlir::DiagnosedSilenceableFailure applyToOne(
+        ::mlir::transform::TransformRewriter &rewriter, ::mlir::Operation *target,
+        ::mlir::transform::ApplyToEachResultList &results, ::mlir::transform::TransformState &state);
+    void getEffects(
+        ::llvm::SmallVectorImpl<::mlir::MemoryEffects::EffectInstance> &effects);
+  }];
+}
+
 #endif // KFORGE_TRANSFORMOPS_KFORGETRANSFORMOPS

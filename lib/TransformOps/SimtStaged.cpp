@@ -1,0 +1,312 @@
+//===- SimtStaged.cpp - transform.kforge.matmul_to_simt_staged ------------===//
+//
+// A block's fp32 matmul tile as the classic shared-memory SGEMM: the block's threads copy A's and B's K tile
+// into shared memory together (A transposed), two stages with a register prefetch of the next tile, and each
+// thread accumulates a strided TM x TN share of the tile in registers from 4-wide shared-memory reads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kforge/TransformOps/KforgeTransformOps.h"
+
+#include "MatmulNeighbours.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+
+namespace {
+constexpr int64_t kVector = 4;       ///< f32 elements per 16-byte access.
+constexpr int64_t kPad = 4;          ///< A^T rows padded by 4 floats: the transposed stores spread over banks.
+constexpr int64_t kMaxStaticSmem = 48 * 1024;
+
+struct SimtPlan {
+  linalg::MatmulOp matmul;
+  Value a, b, c;
+  int64_t m = 0, n = 0, k = 0, blockK = 0, threadRows = 0, threadCols = 0;
+  gpu::LaunchOp launch;
+  kforge::MatmulNeighbours neighbours;
+  int64_t threads() const { return threadRows * threadCols; }
+  int64_t tileM() const { return m / threadRows; } ///< Rows per thread.
+  int64_t tileN() const { return n / threadCols; } ///< Columns per thread.
+  int64_t smemBytes() const { return 2 * blockK * ((m + kPad) + n) * 4; }
+};
+
+FailureOr<SimtPlan> planSimt(Operation *target, int64_t blockK, ArrayRef<int64_t> grid, std::string &why) {
+  auto matmul = dyn_cast<linalg::MatmulOp>(target);
+  if (!matmul || !matmul.hasPureBufferSemantics()) {
+    why = "expected a linalg.matmul on memrefs";
+    return failure();
+  }
+  SimtPlan plan;
+  plan.matmul = matmul;
+  plan.a = matmul.getDpsInputs()[0];
+  plan.b = matmul.getDpsInputs()[1];
+  plan.c = matmul.getDpsInits()[0];
+  auto aType = cast<MemRefType>(plan.a.getType()), bType = cast<MemRefType>(plan.b.getType()),
+       cType = cast<MemRefType>(plan.c.getType());
+  if (!aType.getElementType().isF32() || !bType.getElementType().isF32() || !cType.getElementType().isF32()) {
+    why = "expected f32 operands and result";
+    return failure();
+  }
+  if (!aType.hasStaticShape() || !bType.hasStaticShape() || !cType.hasStaticShape()) {
+    why = "expected static shapes";
+    return failure();
+  }
+  if (kforge::innermostStride(aType) != 1 || kforge::innermostStride(bType) != 1) {
+    why = "expected A's and B's rows contiguous (innermost stride 1)";
+    return failure();
+  }
+  plan.m = cType.getDimSize(0);
+  plan.n = cType.getDimSize(1);
+  plan.k = aType.getDimSize(1);
+  if (grid.size() != 2 || grid[0] < 1 || grid[1] < 1) {
+    why = "expected thread_grid = [rows, columns] of threads";
+    return failure();
+  }
+  plan.threadRows = grid[0];
+  plan.threadCols = grid[1];
+  plan.blockK = blockK;
+  if (plan.m % (kVector * plan.threadRows) || plan.n % (kVector * plan.threadCols)) {
+    why = "the thread grid " + std::to_string(plan.threadRows) + "x" + std::to_string(plan.threadCols) +
+          " does not cut the " + std::to_string(plan.m) + "x" + std::to_string(plan.n) +
+          " tile into shares of whole groups of 4 rows and 4 columns";
+    return failure();
+  }
+  if (blockK < 1 || plan.k % blockK || (plan.m * blockK) % (kVector * plan.threads()) ||
+      (blockK * plan.n) % (kVector * plan.threads()) || blockK % kVector) {
+    why = "block_k (" + std::to_string(blockK) + ") must be a multiple of 4 dividing K (" + std::to_string(plan.k) +
+          "), with the A and B tiles whole 4-element vectors per thread (" + std::to_string(plan.threads()) +
+          " threads)";
+    return failure();
+  }
+  if (plan.smemBytes() > kMaxStaticSmem) {
+    why = "two stages of A and B take " + std::to_string(plan.smemBytes()) +
+          " bytes of shared memory; at most 49152 (static)";
+    return failure();
+  }
+  plan.launch = matmul->getParentOfType<gpu::LaunchOp>();
+  std::optional<int64_t> x = plan.launch ? getConstantIntValue(plan.launch.getBlockSizeX()) : std::nullopt;
+  std::optional<int64_t> y = plan.launch ? getConstantIntValue(plan.launch.getBlockSizeY()) : std::nullopt;
+  std::optional<int64_t> z = plan.launch ? getConstantIntValue(plan.launch.getBlockSizeZ()) : std::nullopt;
+  if (x != plan.threads() || y != 1 || z != 1) {
+    why = "the matmul must be in a gpu.launch of " + std::to_string(plan.threads()) +
+          "x1x1 threads (the grid's): its threads copy the tiles to shared memory together";
+    return failure();
+  }
+  plan.neighbours = kforge::findMatmulNeighbours(matmul);
+  if (kforge::cUsedAfter(matmul, plan.neighbours.epilogue)) {
+    why = "C is used after the matmul by an op that cannot take its values from registers";
+    return failure();
+  }
+  return plan;
+}
+
+/// Emits the staged SGEMM for one plan at the matmul's position.
+class SimtEmitter {
+public:
+  SimtEmitter(RewriterBase &rewriter, SimtPlan plan)
+      : b(rewriter), plan(std::move(plan)), loc(this->plan.matmul.getLoc()), ctx(rewriter.getContext()) {}
+
+  void emit() {
+    b.setInsertionPoint(plan.matmul);
+    AffineExpr t = getAffineDimExpr(0, ctx);
+    thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    threadRow = apply(t.floorDiv(plan.threadCols) * kVector);
+    threadCol = apply((t % plan.threadCols) * kVector);
+    SmallVector<Value> acc = initialAccumulators();
+    acc = kLoop(acc);
+    if (!plan.neighbours.epilogue.empty()) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(plan.neighbours.epilogue.back()); // after the views of its operands
+      for (int64_t i = 0; i < plan.tileM(); ++i)
+        for (int64_t j = 0; j < plan.tileN(); ++j)
+          acc[i * plan.tileN() + j] = kforge::epilogueChainElement(b, loc, plan.neighbours.epilogue, plan.c,
+                                                                   acc[i * plan.tileN() + j], row(i), col(j));
+      store(acc, plan.neighbours.result(plan.c));
+      return;
+    }
+    store(acc, plan.c);
+  }
+
+private:
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value apply(AffineExpr e) { return affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, e), thread); }
+  Value add(Value base, int64_t constant) {
+    AffineExpr s0 = getAffineSymbolExpr(0, ctx);
+    return affine::AffineApplyOp::create(b, loc, AffineMap::get(0, 1, s0 + constant), ValueRange{base});
+  }
+  Value add(Value x, Value y) {
+    AffineExpr s0 = getAffineSymbolExpr(0, ctx), s1 = getAffineSymbolExpr(1, ctx);
+    return affine::AffineApplyOp::create(b, loc, AffineMap::get(0, 2, s0 + s1), ValueRange{x, y});
+  }
+  /// The thread's i-th row and j-th column of the tile: groups of 4, strided over the thread grid (a warp's
+  /// 4-wide reads of a shared-memory row are consecutive).
+  int64_t rowOffset(int64_t i) const { return (i / kVector) * kVector * plan.threadRows + i % kVector; }
+  int64_t colOffset(int64_t j) const { return (j / kVector) * kVector * plan.threadCols + j % kVector; }
+  Value row(int64_t i) { return add(threadRow, rowOffset(i)); }
+  Value col(int64_t j) { return add(threadCol, colOffset(j)); }
+
+  SmallVector<Value> initialAccumulators() {
+    SmallVector<Value> acc;
+    Value fill = plan.neighbours.fill ? plan.neighbours.fill.getDpsInputs()[0] : Value();
+    for (int64_t i = 0; i < plan.tileM(); ++i)
+      for (int64_t j = 0; j < plan.tileN(); ++j)
+        acc.push_back(fill ? fill : memref::LoadOp::create(b, loc, plan.c, ValueRange{row(i), col(j)}).getResult());
+    return acc;
+  }
+
+  /// Rows of `values` (tileM x tileN) stored 4 contiguous columns at a time.
+  void store(ArrayRef<Value> values, Value target) {
+    auto type = cast<MemRefType>(target.getType());
+    bool contiguous = kforge::innermostStride(type) == 1;
+    for (int64_t i = 0; i < plan.tileM(); ++i)
+      for (int64_t j = 0; j < plan.tileN(); j += kVector) {
+        ArrayRef<Value> group = values.slice(i * plan.tileN() + j, kVector);
+        if (contiguous) {
+          Value v = vector::FromElementsOp::create(b, loc, VectorType::get({kVector}, type.getElementType()), group);
+          vector::StoreOp::create(b, loc, v, target, ValueRange{row(i), col(j)});
+          continue;
+        }
+        for (int64_t e = 0; e < kVector; ++e)
+          memref::StoreOp::create(b, loc, group[e], target, ValueRange{row(i), col(j + e)});
+      }
+  }
+
+  /// Row and column of the thread's vector `first` of a rows x cols tile of 4-element vectors.
+  std::pair<Value, Value> vectorPosition(int64_t first, int64_t cols) {
+    AffineExpr t = getAffineDimExpr(0, ctx);
+    int64_t perRow = cols / kVector;
+    return {apply((t + first).floorDiv(perRow)), apply(((t + first) % perRow) * kVector)};
+  }
+  struct Share {
+    SmallVector<Value> a, b;
+  };
+  Share loadShare(Value kOff) {
+    Share share;
+    auto vec = VectorType::get({kVector}, b.getF32Type());
+    for (int64_t v = 0; v < plan.m * plan.blockK / kVector; v += plan.threads()) {
+      auto [r, c] = vectorPosition(v, plan.blockK);
+      share.a.push_back(vector::LoadOp::create(b, loc, vec, plan.a, ValueRange{r, add(c, kOff)}));
+    }
+    for (int64_t v = 0; v < plan.blockK * plan.n / kVector; v += plan.threads()) {
+      auto [r, c] = vectorPosition(v, plan.n);
+      share.b.push_back(vector::LoadOp::create(b, loc, vec, plan.b, ValueRange{add(r, kOff), c}));
+    }
+    return share;
+  }
+  /// A's vectors transposed into A^T (K x M), element by element; B's as they are.
+  void storeShare(const Share &share, Value stage) {
+    int64_t i = 0;
+    for (int64_t v = 0; v < plan.m * plan.blockK / kVector; v += plan.threads(), ++i) {
+      auto [r, c] = vectorPosition(v, plan.blockK);
+      for (int64_t e = 0; e < kVector; ++e) {
+        Value element = vector::ExtractOp::create(b, loc, share.a[i], ArrayRef<int64_t>{e});
+        memref::StoreOp::create(b, loc, element, aShared, ValueRange{stage, add(c, e), r});
+      }
+    }
+    i = 0;
+    for (int64_t v = 0; v < plan.blockK * plan.n / kVector; v += plan.threads(), ++i) {
+      auto [r, c] = vectorPosition(v, plan.n);
+      vector::StoreOp::create(b, loc, share.b[i], bShared, ValueRange{stage, r, c});
+    }
+  }
+
+  /// One K step from stage `stage`: the thread's rows of A^T[kk] and columns of B[kk] as 4-wide reads, then
+  /// tileM x tileN fused multiply-adds.
+  SmallVector<Value> multiply(Value stage, int64_t kk, SmallVector<Value> acc) {
+    auto vec = VectorType::get({kVector}, b.getF32Type());
+    Value kIndex = index(kk);
+    SmallVector<Value> aValues, bValues;
+    for (int64_t i = 0; i < plan.tileM(); i += kVector) {
+      Value v = vector::LoadOp::create(b, loc, vec, aShared, ValueRange{stage, kIndex, row(i)});
+      for (int64_t e = 0; e < kVector; ++e)
+        aValues.push_back(vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{e}));
+    }
+    for (int64_t j = 0; j < plan.tileN(); j += kVector) {
+      Value v = vector::LoadOp::create(b, loc, vec, bShared, ValueRange{stage, kIndex, col(j)});
+      for (int64_t e = 0; e < kVector; ++e)
+        bValues.push_back(vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{e}));
+    }
+    for (int64_t i = 0; i < plan.tileM(); ++i)
+      for (int64_t j = 0; j < plan.tileN(); ++j) {
+        Value &slot = acc[i * plan.tileN() + j];
+        slot = math::FmaOp::create(b, loc, aValues[i], bValues[j], slot);
+      }
+    return acc;
+  }
+
+  /// The K loop over tiles of block_k, two stages: while the threads multiply stage s, each thread's share of
+  /// the next tile is loaded into registers, then stored into stage 1 - s; one barrier per tile.
+  SmallVector<Value> kLoop(ArrayRef<Value> init) {
+    Attribute workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    Type f32 = b.getF32Type();
+    aShared = plan.launch.addWorkgroupAttribution(
+        MemRefType::get({2, plan.blockK, plan.m + kPad}, f32, MemRefLayoutAttrInterface(), workgroup), loc);
+    bShared = plan.launch.addWorkgroupAttribution(
+        MemRefType::get({2, plan.blockK, plan.n}, f32, MemRefLayoutAttrInterface(), workgroup), loc);
+    int64_t tiles = plan.k / plan.blockK;
+    storeShare(loadShare(index(0)), index(0));
+    gpu::BarrierOp::create(b, loc);
+    auto loop = scf::ForOp::create(b, loc, index(0), index(tiles), index(1), init);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    AffineExpr t = getAffineDimExpr(0, ctx);
+    Value tile = loop.getInductionVar();
+    auto onTile = [&](AffineExpr e) { return affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, e), tile); };
+    Value stage = onTile(t % 2), other = onTile((t + 1) % 2);
+    // The last iteration reloads its own tile into the unused stage: no branch, nothing reads it.
+    Value next = affine::AffineMinOp::create(
+        b, loc,
+        AffineMap::get(1, 0, {(t + 1) * plan.blockK, getAffineConstantExpr((tiles - 1) * plan.blockK, ctx)}, ctx),
+        ValueRange{tile});
+    Share share = loadShare(next);
+    SmallVector<Value> acc(loop.getRegionIterArgs());
+    for (int64_t kk = 0; kk < plan.blockK; ++kk)
+      acc = multiply(stage, kk, acc);
+    storeShare(share, other);
+    gpu::BarrierOp::create(b, loc);
+    scf::YieldOp::create(b, loc, acc);
+    return SmallVector<Value>(loop.getResults());
+  }
+
+  RewriterBase &b;
+  SimtPlan plan;
+  Location loc;
+  MLIRContext *ctx;
+  Value thread, threadRow, threadCol;
+  Value aShared, bShared;
+};
+} // namespace
+
+DiagnosedSilenceableFailure transform::MatmulToSimtStagedOp::applyToOne(transform::TransformRewriter &rewriter,
+                                                                        Operation *target,
+                                                                        transform::ApplyToEachResultList &results,
+                                                                        transform::TransformState &state) {
+  std::string why;
+  FailureOr<SimtPlan> plan = planSimt(target, getBlockK(), getThreadGrid(), why);
+  if (failed(plan))
+    return emitSilenceableError() << why;
+  kforge::MatmulNeighbours neighbours = plan->neighbours;
+  SimtEmitter(rewriter, *plan).emit();
+  for (linalg::GenericOp op : llvm::reverse(neighbours.epilogue))
+    rewriter.eraseOp(op);
+  rewriter.eraseOp(plan->matmul);
+  if (neighbours.fill)
+    rewriter.eraseOp(neighbours.fill);
+  if (neighbours.cBuffer && neighbours.cBuffer->use_empty())
+    rewriter.eraseOp(neighbours.cBuffer);
+  return DiagnosedSilenceableFailure::success();
+}
+
+void transform::MatmulToSimtStagedOp::getEffects(SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  transform::consumesHandle(getTargetMutable(), effects);
+  transform::modifiesPayload(effects);
+}
