@@ -91,7 +91,7 @@ class _KforgeKernel:
         return lambda *_: bound()
 
 
-ELEMENT_BYTES = {"f32": 4, "bf16": 2}
+ELEMENT_BYTES = {"f32": 4, "bf16": 2, "f16": 2}
 
 
 class CpuBackend:
@@ -159,13 +159,14 @@ class CudaBackend:
         self.flush = torch.empty(max(4 * l2, 256 << 20) // 4, dtype=torch.float32, device=self.device)
 
     def supports(self, task):
-        return task.dtype in ("f32", "bf16")
+        return task.dtype in ("f32", "bf16", "f16")
 
     def inputs(self, shapes, seed, dtype="f32"):
         torch = self.torch
         generator = torch.Generator(device=self.device).manual_seed(seed)
         values = [torch.randn(shape, generator=generator, device=self.device, dtype=torch.float32) for shape in shapes]
-        return [v.to(torch.bfloat16) for v in values] if dtype == "bf16" else values
+        half = {"bf16": torch.bfloat16, "f16": torch.float16}.get(dtype)
+        return [v.to(half) for v in values] if half else values
 
     def _torch_fn(self, task):
         return eval(task.torch, {"torch": self.torch})  # the task's PyTorch definition, a lambda
@@ -207,7 +208,7 @@ class CudaBackend:
 
     def kforge(self, artifact):
         torch = self.torch
-        types = {"f32": torch.float32, "bf16": torch.bfloat16}
+        types = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
         return _KforgeKernel(artifact, lambda shape, dtype="f32": torch.full(shape, float("nan"), dtype=types[dtype],
                                                                                device=self.device))
 
@@ -238,16 +239,19 @@ class CudaBackend:
         mm = self.time(lambda: a @ b, [], 3, 20)["median_ms"]
         a16, b16 = a.to(torch.bfloat16), b.to(torch.bfloat16)
         mm16 = self.time(lambda: a16 @ b16, [], 3, 20)["median_ms"]
-        del x, y, a, b, a16, b16
+        ah, bh = a.to(torch.float16), b.to(torch.float16)
+        mmh = self.time(lambda: ah @ bh, [], 3, 20)["median_ms"]
+        del x, y, a, b, a16, b16, ah, bh
         return {"copy_gbps": 2 * (1 << 30) / (copy * 1e6), "fp32_tflops": 2 * 8192 ** 3 / (mm * 1e9),
-                "bf16_tflops": 2 * 8192 ** 3 / (mm16 * 1e9),
-                "how": "torch copy_ of 1 GiB (read + write); cuBLAS fp32 (tf32 off) and bf16 8192^3 via torch.matmul"}
+                "bf16_tflops": 2 * 8192 ** 3 / (mm16 * 1e9), "f16_tflops": 2 * 8192 ** 3 / (mmh * 1e9),
+                "how": "torch copy_ of 1 GiB (read + write); cuBLAS fp32 (tf32 off), bf16 and f16 8192^3 via "
+                       "torch.matmul"}
 
 
 def floor_ms(task_bytes, flops, ceilings, dtype="f32"):
     """The roofline floor: the larger of moving every argument once at copy bandwidth and the FLOPs at the
     matmul rate of the task's precision (cuBLAS fp32, or bf16 on tensor cores)."""
-    rate = ceilings.get("bf16_tflops") if dtype == "bf16" else ceilings["fp32_tflops"]
+    rate = ceilings.get(f"{dtype}_tflops") if dtype in ("bf16", "f16") else ceilings["fp32_tflops"]
     compute = flops / (rate * 1e9) if flops and rate else 0
     return max(task_bytes / (ceilings["copy_gbps"] * 1e6), compute)
 

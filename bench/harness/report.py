@@ -83,11 +83,13 @@ def _fraction(value):
 def markdown(results):
     rows, s, c = results["tasks"], summary(results["tasks"]), results["ceilings"]
     bf16 = f", bf16 matmul {c['bf16_tflops']:.0f} TFLOP/s" if c.get("bf16_tflops") else ""
+    if c.get("f16_tflops"):
+        bf16 += f", f16 matmul {c['f16_tflops']:.0f} TFLOP/s"
     partial = [] if results.get("complete", True) else [
         "**Incomplete: the run stopped after the tasks below; this is what it measured.**", ""]
     lines = partial + [f"Backend: {results['backend']}. Ceilings measured in this run: copy {c['copy_gbps']:.0f} GB/s, "
              f"fp32 matmul {c['fp32_tflops']:.1f} TFLOP/s{bf16} ({c['how']}). Correctness: {results['seeds']} seeds, "
-             f"relative L2 error against a float64 reference at most 1e-4 (fp32 tasks) or 1e-2 (bf16), no NaN/Inf. "
+             f"relative L2 error against a float64 reference at most 1e-4 (fp32 tasks), 1e-2 (bf16) or 1e-3 (f16), no NaN/Inf. "
              f"Timing: median of {results['reps']} repetitions after {results['warmup']} warm-up calls.",
              "",
              "| task | level | shape | kforge ms | eager ms | compile ms | vs eager | vs compile | floor ms | "

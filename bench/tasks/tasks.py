@@ -201,25 +201,25 @@ def _conv_mlir(shape):
 
 # --- bf16 variants of the matmul-bound tasks: bf16 operands, fp32 accumulation, a bf16 result ----------------
 
-def _to_bf16(source, dims):
-    """A linalg.generic rounding an fp32 tensor to bf16 (the task's output precision)."""
+def _to_bf16(source, dims, dtype="bf16"):
+    """A linalg.generic rounding an fp32 tensor to bf16 (or ``dtype``: f16), the task's output precision."""
     maps = ", ".join(["#map_id"] * 2)
     iterators = ", ".join(['"parallel"'] * len(dims))
-    return (f"  %out_bf16 = tensor.empty() : {_t(*dims, dtype='bf16')}\n"
+    return (f"  %out_bf16 = tensor.empty() : {_t(*dims, dtype=dtype)}\n"
             f"  %y = linalg.generic {{indexing_maps = [{maps}], iterator_types = [{iterators}]}}\n"
-            f"      ins({source} : {_t(*dims)}) outs(%out_bf16 : {_t(*dims, dtype='bf16')}) {{\n"
-            f"  ^bb0(%x: f32, %o: bf16):\n    %r = arith.truncf %x : f32 to bf16\n    linalg.yield %r : bf16\n"
-            f"  }} -> {_t(*dims, dtype='bf16')}\n  return %y : {_t(*dims, dtype='bf16')}\n}}\n")
+            f"      ins({source} : {_t(*dims)}) outs(%out_bf16 : {_t(*dims, dtype=dtype)}) {{\n"
+            f"  ^bb0(%x: f32, %o: {dtype}):\n    %r = arith.truncf %x : f32 to {dtype}\n    linalg.yield %r : {dtype}\n"
+            f"  }} -> {_t(*dims, dtype=dtype)}\n  return %y : {_t(*dims, dtype=dtype)}\n}}\n")
 
 
-def _matmul_bf16_mlir(name):
+def _matmul_bf16_mlir(name, dtype="bf16"):
     def build(shape):
         m, n, k = shape
         return (f"#map_id = affine_map<(i, j) -> (i, j)>\n"
-                f"func.func @{name}(%A: {_t(m, k, dtype='bf16')}, %B: {_t(k, n, dtype='bf16')}) -> "
-                f"{_t(m, n, dtype='bf16')} {{\n"
-                + _accumulate("linalg.matmul", _t(m, k, dtype='bf16'), _t(k, n, dtype='bf16'), (m, n))
-                + _to_bf16("%mm", (m, n)))
+                f"func.func @{name}(%A: {_t(m, k, dtype=dtype)}, %B: {_t(k, n, dtype=dtype)}) -> "
+                f"{_t(m, n, dtype=dtype)} {{\n"
+                + _accumulate("linalg.matmul", _t(m, k, dtype=dtype), _t(k, n, dtype=dtype), (m, n))
+                + _to_bf16("%mm", (m, n), dtype))
     return build
 
 
@@ -326,8 +326,9 @@ class Task:
 
     @property
     def tolerance(self):
-        """Relative L2 error allowed against a float64 reference (shared/MEASURE.md: 1e-4 fp32, 1e-2 bf16)."""
-        return 1e-2 if self.dtype == "bf16" else 1e-4
+        """Relative L2 error allowed against a float64 reference (shared/MEASURE.md: 1e-4 fp32, 1e-2 bf16; f16,
+        with 3 more mantissa bits than bf16, 1e-3)."""
+        return {"bf16": 1e-2, "f16": 1e-3}.get(self.dtype, 1e-4)
 
     def input_shapes(self, shape):
         return self.inputs(shape)
@@ -434,6 +435,13 @@ TASKS = [
 ]
 
 
+def _f16_twin(name, mlir):
+    """The f16 variant of the fp32 task ``name``: same shapes, definitions and FLOPs."""
+    fp32 = by_name(name)
+    return Task(name + "_f16", fp32.level, fp32.shape, fp32.small, mlir, fp32.numpy, fp32.torch, fp32.inputs,
+                fp32.flops, note="f16 operands and result, fp32 accumulation", dtype="f16", fp32_twin=name)
+
+
 def _bf16_twin(name, mlir):
     """The bf16 variant of the fp32 task ``name``: same shapes, definitions and FLOPs."""
     fp32 = by_name(name)
@@ -456,6 +464,7 @@ TASKS += [
     _bf16_twin("matmul_irregular", _matmul_bf16_mlir("matmul_irregular_bf16")),
     _bf16_twin("batch_matmul", _batch_matmul_bf16_mlir),
     _bf16_twin("gemm_bias_relu", _gemm_bias_relu_bf16_mlir),
+    _f16_twin("matmul_square", _matmul_bf16_mlir("matmul_square_f16", dtype="f16")),
 ]
 
 

@@ -27,6 +27,7 @@ def test_the_task_set_covers_levels_1_and_2():
 
 FP32_TASKS = [t for t in tasks.TASKS if t.dtype == "f32"]
 BF16_TASKS = [t for t in tasks.TASKS if t.dtype == "bf16"]
+HALF_TASKS = [t for t in tasks.TASKS if t.dtype in ("bf16", "f16")]
 
 
 def test_bf16_variants_of_the_matmul_bound_tasks():
@@ -36,10 +37,16 @@ def test_bf16_variants_of_the_matmul_bound_tasks():
         assert tasks.by_name(t.fp32_twin).dtype == "f32" and t.tolerance == 1e-2
 
 
-@pytest.mark.parametrize("task", BF16_TASKS, ids=lambda t: t.name)
+def test_f16_variant_of_the_square_matmul():
+    t = tasks.by_name("matmul_square_f16")
+    assert t.dtype == "f16" and t.fp32_twin == "matmul_square" and t.tolerance == 1e-3
+    assert "xf16>" in t.mlir(t.small) and "arith.truncf %x : f32 to f16" in t.mlir(t.small)
+
+
+@pytest.mark.parametrize("task", HALF_TASKS, ids=lambda t: t.name)
 def test_bf16_payload_matches_its_fp32_twin(task, tmp_path):
-    """NumPy has no bf16, so a bf16 payload is checked by kforge-run against its fp32 twin's payload (which the
-    test below checks against NumPy); the runner rounds the inputs to bf16 for both."""
+    """NumPy has no bf16, so a bf16 (or f16) payload is checked by kforge-run against its fp32 twin's payload
+    (which the test below checks against NumPy); the runner rounds the inputs to the half type for both."""
     for name, source in ((task.name, task), (task.fp32_twin, tasks.by_name(task.fp32_twin))):
         (tmp_path / f"{name}.mlir").write_text(source.mlir(task.small))
         subprocess.run([os.path.join(BUILD, "bin", "kforge-compile"), str(tmp_path / f"{name}.mlir"), "--target", "cpu",
