@@ -32,6 +32,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <iostream>
+#include <limits>
 #include <malloc.h>
 #include <map>
 #include <optional>
@@ -584,6 +585,7 @@ std::string evaluate(const Options &options) {
 
   std::string overall = "correct";
   double lastRunMs = 0; // the candidate's last verification run, with its copies: an upper bound of a timed call
+  double fastestLaterMs = std::numeric_limits<double>::infinity(); // its fastest run after the first
   int candidateKernels[2] = {0, 0}; // the runtime's kernel registry entries the candidate's first run added
   // A long-lived runner keeps each seed's inputs on the device (DeviceSeeds) when the seed cache knows the
   // reference's outputs: a candidate's inputs are then copied on the device and never touch the host.
@@ -614,14 +616,22 @@ std::string evaluate(const Options &options) {
       return fail("candidate: " + e);
     double firstMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     lastRunMs = firstMs;
-    // The cutoff looks at the second run when there is one: the first also loads the GPU module.
+    // The cutoff looks at the runs after the first when there are several seeds (the first also loads the GPU
+    // module), and at the fastest of them: a run can also pay one-time host costs (page faults on a first large
+    // output buffer made the 0.2 ms kernel of an 8192^2 bf16 output take 200 ms on the H200). A run ten times
+    // over the cutoff stops at once.
     int cutoffSeed = options.seeds > 1 ? 1 : 0;
-    if (seed == cutoffSeed && options.cutoffMs > 0 && firstMs > options.cutoffMs) {
-      // A search does not need to know how slow exactly: one run (with its launch and copies) says enough.
+    if (seed >= cutoffSeed)
+      fastestLaterMs = std::min(fastestLaterMs, firstMs);
+    bool farOver = seed == cutoffSeed && firstMs > 10 * options.cutoffMs;
+    bool over = seed == options.seeds - 1 && fastestLaterMs > options.cutoffMs;
+    if (options.cutoffMs > 0 && (farOver || over)) {
+      // A search does not need to know how slow exactly: a run (with its launch and copies) says enough.
+      double runMs = farOver ? firstMs : fastestLaterMs;
       report["status"] = "too-slow";
-      report["reason"] = "a run took " + std::to_string(firstMs) + " ms, more than the cutoff of " +
+      report["reason"] = "a run took " + std::to_string(runMs) + " ms, more than the cutoff of " +
                          std::to_string(options.cutoffMs) + " ms; not verified or timed further";
-      report["run_ms"] = firstMs;
+      report["run_ms"] = runMs;
       return report.dump();
     }
     if (seed == 0) {
