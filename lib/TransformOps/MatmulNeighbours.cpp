@@ -2,10 +2,27 @@
 
 #include "MatmulNeighbours.h"
 
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
+
+linalg::MatmulOp kforge::bufferizedMatmul(Operation *target, std::string &why) {
+  auto matmul = dyn_cast<linalg::MatmulOp>(target);
+  if (matmul && matmul.hasPureBufferSemantics())
+    return matmul;
+  why = "expected a linalg.matmul on memrefs";
+  return nullptr;
+}
+
+gpu::LaunchOp kforge::launchOfThreads(Operation *op, int64_t threads) {
+  auto launch = op->getParentOfType<gpu::LaunchOp>();
+  if (!launch || getConstantIntValue(launch.getBlockSizeX()) != threads ||
+      getConstantIntValue(launch.getBlockSizeY()) != 1 || getConstantIntValue(launch.getBlockSizeZ()) != 1)
+    return nullptr;
+  return launch;
+}
 
 std::optional<int64_t> kforge::innermostStride(MemRefType type) {
   SmallVector<int64_t> strides;
@@ -86,6 +103,17 @@ bool kforge::cUsedAfter(linalg::MatmulOp matmul, ArrayRef<linalg::GenericOp> epi
         user->getBlock() == matmul->getBlock() && matmul->isBeforeInBlock(user) && !isa<memref::DeallocOp>(user))
       return true;
   return false;
+}
+
+void kforge::eraseMatmulAndNeighbours(RewriterBase &rewriter, linalg::MatmulOp matmul,
+                                      const MatmulNeighbours &neighbours) {
+  for (linalg::GenericOp op : llvm::reverse(neighbours.epilogue))
+    rewriter.eraseOp(op);
+  rewriter.eraseOp(matmul);
+  if (neighbours.fill)
+    rewriter.eraseOp(neighbours.fill);
+  if (neighbours.cBuffer && neighbours.cBuffer->use_empty())
+    rewriter.eraseOp(neighbours.cBuffer);
 }
 
 Value kforge::epilogueChainElement(OpBuilder &b, Location loc, ArrayRef<linalg::GenericOp> epilogue, Value c,

@@ -2,19 +2,31 @@
 //
 // Shared by the transform ops that rewrite a bufferized linalg.matmul tile into explicit GPU code (tensor-core
 // mma.sync, staged SIMT): the fill that initialises its C, the elementwise epilogue that can take C's values
-// from registers, and that epilogue's body applied to one element.
+// from registers, that epilogue's body applied to one element, and the two-stage shared-memory K loop.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef KFORGE_LIB_TRANSFORMOPS_MATMULNEIGHBOURS_H
 #define KFORGE_LIB_TRANSFORMOPS_MATMULNEIGHBOURS_H
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
 
 #include <optional>
+#include <string>
 
 namespace kforge {
+
+/// The target as a bufferized linalg.matmul, or null with `why` set.
+mlir::linalg::MatmulOp bufferizedMatmul(mlir::Operation *target, std::string &why);
+
+/// The gpu.launch around `op` when its block is exactly `threads` x 1 x 1 threads (constants), else null.
+mlir::gpu::LaunchOp launchOfThreads(mlir::Operation *op, int64_t threads);
 
 /// The innermost stride of a memref, if static.
 std::optional<int64_t> innermostStride(mlir::MemRefType type);
@@ -42,6 +54,47 @@ MatmulNeighbours findMatmulNeighbours(mlir::linalg::MatmulOp matmul);
 /// Whether an op after the matmul in its block (other than a dealloc or the epilogue) uses C: each thread
 /// writes only its own elements of C, so such an op would read the others' without a barrier.
 bool cUsedAfter(mlir::linalg::MatmulOp matmul, llvm::ArrayRef<mlir::linalg::GenericOp> epilogue);
+
+/// Erases what a rewrite of the matmul replaced: its epilogue (last first), the matmul, its fill and C's buffer
+/// when nothing else uses it.
+void eraseMatmulAndNeighbours(mlir::RewriterBase &rewriter, mlir::linalg::MatmulOp matmul,
+                              const MatmulNeighbours &neighbours);
+
+/// The block's K loop over `tiles` tiles of `blockK` through two shared-memory stages, one barrier per tile:
+/// before the loop, tile 0 is copied into stage 0 (`copy(kOffset, stage)`; a barrier); in iteration t, the
+/// next tile's share is loaded from global memory into registers (`load(kOffset)`, the last iteration reloading
+/// its own tile into the unused stage: no branch, nothing reads it), the block multiplies stage t % 2
+/// (`multiply(stage, accumulators)`), then the share is stored into the other stage (`store`) and all threads
+/// meet at a barrier. Returns the accumulators after the loop.
+template <typename Share>
+llvm::SmallVector<mlir::Value> twoStageKLoop(
+    mlir::OpBuilder &b, mlir::Location loc, int64_t tiles, int64_t blockK, mlir::ValueRange init,
+    llvm::function_ref<Share(mlir::Value)> load, llvm::function_ref<void(const Share &, mlir::Value)> store,
+    llvm::function_ref<llvm::SmallVector<mlir::Value>(mlir::Value, llvm::SmallVector<mlir::Value>)> multiply) {
+  using namespace mlir;
+  auto index = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, loc, v); };
+  store(load(index(0)), index(0));
+  gpu::BarrierOp::create(b, loc);
+  auto loop = scf::ForOp::create(b, loc, index(0), index(tiles), index(1), init);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  MLIRContext *ctx = b.getContext();
+  AffineExpr t = getAffineDimExpr(0, ctx);
+  Value tile = loop.getInductionVar();
+  auto onTile = [&](AffineExpr e) -> Value {
+    return affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, e), tile);
+  };
+  Value stage = onTile(t % 2), other = onTile((t + 1) % 2);
+  Value next = affine::AffineMinOp::create(
+      b, loc, AffineMap::get(1, 0, {(t + 1) * blockK, getAffineConstantExpr((tiles - 1) * blockK, ctx)}, ctx),
+      ValueRange{tile});
+  Share share = load(next);
+  SmallVector<Value> acc = multiply(stage, SmallVector<Value>(loop.getRegionIterArgs()));
+  store(share, other);
+  gpu::BarrierOp::create(b, loc);
+  scf::YieldOp::create(b, loc, acc);
+  return SmallVector<Value>(loop.getResults());
+}
 
 /// The epilogue's ops for one element of C: `epilogueElement` for each in turn.
 mlir::Value epilogueChainElement(mlir::OpBuilder &b, mlir::Location loc,

@@ -87,12 +87,8 @@ static LogicalResult checkStaged(MmaPlan &plan, ArrayRef<int64_t> warpGrid, std:
     why = "expected B's rows contiguous (innermost stride 1)";
     return failure();
   }
-  plan.launch = plan.matmul->getParentOfType<gpu::LaunchOp>();
-  std::optional<int64_t> blockX =
-      plan.launch ? getConstantIntValue(plan.launch.getBlockSizeX()) : std::optional<int64_t>();
-  std::optional<int64_t> blockY = plan.launch ? getConstantIntValue(plan.launch.getBlockSizeY()) : std::nullopt;
-  std::optional<int64_t> blockZ = plan.launch ? getConstantIntValue(plan.launch.getBlockSizeZ()) : std::nullopt;
-  if (blockX != threads || blockY != 1 || blockZ != 1) {
+  plan.launch = kforge::launchOfThreads(plan.matmul, threads);
+  if (!plan.launch) {
     why = "a staged matmul must be in a gpu.launch of " + std::to_string(threads) +
           "x1x1 threads (32 per warp of the grid): its threads copy the tiles to shared memory together";
     return failure();
@@ -102,11 +98,9 @@ static LogicalResult checkStaged(MmaPlan &plan, ArrayRef<int64_t> warpGrid, std:
 
 static FailureOr<MmaPlan> planMma(Operation *target, int64_t kSteps, int64_t blockK, ArrayRef<int64_t> warpGrid,
                                   bool ldmatrix, std::string &why) {
-  auto matmul = dyn_cast<linalg::MatmulOp>(target);
-  if (!matmul || !matmul.hasPureBufferSemantics()) {
-    why = "expected a linalg.matmul on memrefs";
+  linalg::MatmulOp matmul = kforge::bufferizedMatmul(target, why);
+  if (!matmul)
     return failure();
-  }
   MmaPlan plan;
   plan.matmul = matmul;
   plan.a = matmul.getDpsInputs()[0];
@@ -409,29 +403,15 @@ private:
         MemRefType::get({2, plan.m, stride}, operandType, MemRefLayoutAttrInterface(), workgroup), loc);
     bShared = plan.launch.addWorkgroupAttribution(
         MemRefType::get({2, plan.n, stride}, operandType, MemRefLayoutAttrInterface(), workgroup), loc);
-    int64_t tiles = plan.k / plan.blockK;
-    storeTileShare(loadTileShare(index(0)), index(0));
-    gpu::BarrierOp::create(b, loc);
-    auto loop = scf::ForOp::create(b, loc, index(0), index(tiles), index(1), init);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    AffineExpr t = getAffineDimExpr(0, ctx);
-    Value tile = loop.getInductionVar();
-    Value stage = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t % 2), ValueRange{tile});
-    Value other = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (t + 1) % 2), ValueRange{tile});
-    // The last iteration reloads its own tile into the unused stage: no branch, nothing reads it.
-    Value next = affine::AffineMinOp::create(
-        b, loc, AffineMap::get(1, 0, {(t + 1) * plan.blockK, getAffineConstantExpr((tiles - 1) * plan.blockK, ctx)}, ctx),
-        ValueRange{tile});
-    TileShare share = loadTileShare(next);
-    aSource = stageView(aShared, stage);
-    bSource = stageView(bShared, stage);
-    bTransposed = true;
-    SmallVector<Value> acc = multiplySteps(index(0), plan.blockK / kTileK, SmallVector<Value>(loop.getRegionIterArgs()));
-    storeTileShare(share, other);
-    gpu::BarrierOp::create(b, loc);
-    scf::YieldOp::create(b, loc, acc);
-    return SmallVector<Value>(loop.getResults());
+    return kforge::twoStageKLoop<TileShare>(
+        b, loc, plan.k / plan.blockK, plan.blockK, init, [&](Value kOff) { return loadTileShare(kOff); },
+        [&](const TileShare &share, Value stage) { storeTileShare(share, stage); },
+        [&](Value stage, SmallVector<Value> acc) {
+          aSource = stageView(aShared, stage);
+          bSource = stageView(bShared, stage);
+          bTransposed = true;
+          return multiplySteps(index(0), plan.blockK / kTileK, std::move(acc));
+        });
   }
 
   /// One step of 16 along K: every (i, j) tile's accumulators times A's fragment i and B's fragment j.
@@ -522,14 +502,7 @@ DiagnosedSilenceableFailure transform::MatmulToMmaSyncOp::applyToOne(transform::
   if (failed(plan))
     return emitSilenceableError() << why;
   MmaEmitter(rewriter, *plan).emit();
-  kforge::MatmulNeighbours &neighbours = plan->neighbours;
-  for (linalg::GenericOp op : llvm::reverse(neighbours.epilogue))
-    rewriter.eraseOp(op);
-  rewriter.eraseOp(plan->matmul);
-  if (neighbours.fill)
-    rewriter.eraseOp(neighbours.fill);
-  if (neighbours.cBuffer && neighbours.cBuffer->use_empty())
-    rewriter.eraseOp(neighbours.cBuffer);
+  kforge::eraseMatmulAndNeighbours(rewriter, plan->matmul, plan->neighbours);
   return DiagnosedSilenceableFailure::success();
 }
 

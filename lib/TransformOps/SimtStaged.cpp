@@ -40,11 +40,9 @@ struct SimtPlan {
 };
 
 FailureOr<SimtPlan> planSimt(Operation *target, int64_t blockK, ArrayRef<int64_t> grid, std::string &why) {
-  auto matmul = dyn_cast<linalg::MatmulOp>(target);
-  if (!matmul || !matmul.hasPureBufferSemantics()) {
-    why = "expected a linalg.matmul on memrefs";
+  linalg::MatmulOp matmul = kforge::bufferizedMatmul(target, why);
+  if (!matmul)
     return failure();
-  }
   SimtPlan plan;
   plan.matmul = matmul;
   plan.a = matmul.getDpsInputs()[0];
@@ -92,11 +90,8 @@ FailureOr<SimtPlan> planSimt(Operation *target, int64_t blockK, ArrayRef<int64_t
           " bytes of shared memory; at most 49152 (static)";
     return failure();
   }
-  plan.launch = matmul->getParentOfType<gpu::LaunchOp>();
-  std::optional<int64_t> x = plan.launch ? getConstantIntValue(plan.launch.getBlockSizeX()) : std::nullopt;
-  std::optional<int64_t> y = plan.launch ? getConstantIntValue(plan.launch.getBlockSizeY()) : std::nullopt;
-  std::optional<int64_t> z = plan.launch ? getConstantIntValue(plan.launch.getBlockSizeZ()) : std::nullopt;
-  if (x != plan.threads() || y != 1 || z != 1) {
+  plan.launch = kforge::launchOfThreads(matmul, plan.threads());
+  if (!plan.launch) {
     why = "the matmul must be in a gpu.launch of " + std::to_string(plan.threads()) +
           "x1x1 threads (the grid's): its threads copy the tiles to shared memory together";
     return failure();
@@ -252,29 +247,14 @@ private:
         MemRefType::get({2, plan.blockK, plan.m + kPad}, f32, MemRefLayoutAttrInterface(), workgroup), loc);
     bShared = plan.launch.addWorkgroupAttribution(
         MemRefType::get({2, plan.blockK, plan.n}, f32, MemRefLayoutAttrInterface(), workgroup), loc);
-    int64_t tiles = plan.k / plan.blockK;
-    storeShare(loadShare(index(0)), index(0));
-    gpu::BarrierOp::create(b, loc);
-    auto loop = scf::ForOp::create(b, loc, index(0), index(tiles), index(1), init);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    AffineExpr t = getAffineDimExpr(0, ctx);
-    Value tile = loop.getInductionVar();
-    auto onTile = [&](AffineExpr e) { return affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, e), tile); };
-    Value stage = onTile(t % 2), other = onTile((t + 1) % 2);
-    // The last iteration reloads its own tile into the unused stage: no branch, nothing reads it.
-    Value next = affine::AffineMinOp::create(
-        b, loc,
-        AffineMap::get(1, 0, {(t + 1) * plan.blockK, getAffineConstantExpr((tiles - 1) * plan.blockK, ctx)}, ctx),
-        ValueRange{tile});
-    Share share = loadShare(next);
-    SmallVector<Value> acc(loop.getRegionIterArgs());
-    for (int64_t kk = 0; kk < plan.blockK; ++kk)
-      acc = multiply(stage, kk, acc);
-    storeShare(share, other);
-    gpu::BarrierOp::create(b, loc);
-    scf::YieldOp::create(b, loc, acc);
-    return SmallVector<Value>(loop.getResults());
+    return kforge::twoStageKLoop<Share>(
+        b, loc, plan.k / plan.blockK, plan.blockK, init, [&](Value kOff) { return loadShare(kOff); },
+        [&](const Share &share, Value stage) { storeShare(share, stage); },
+        [&](Value stage, SmallVector<Value> acc) {
+          for (int64_t kk = 0; kk < plan.blockK; ++kk)
+            acc = multiply(stage, kk, acc);
+          return acc;
+        });
   }
 
   RewriterBase &b;
@@ -294,15 +274,8 @@ DiagnosedSilenceableFailure transform::MatmulToSimtStagedOp::applyToOne(transfor
   FailureOr<SimtPlan> plan = planSimt(target, getBlockK(), getThreadGrid(), why);
   if (failed(plan))
     return emitSilenceableError() << why;
-  kforge::MatmulNeighbours neighbours = plan->neighbours;
   SimtEmitter(rewriter, *plan).emit();
-  for (linalg::GenericOp op : llvm::reverse(neighbours.epilogue))
-    rewriter.eraseOp(op);
-  rewriter.eraseOp(plan->matmul);
-  if (neighbours.fill)
-    rewriter.eraseOp(neighbours.fill);
-  if (neighbours.cBuffer && neighbours.cBuffer->use_empty())
-    rewriter.eraseOp(neighbours.cBuffer);
+  kforge::eraseMatmulAndNeighbours(rewriter, plan->matmul, plan->neighbours);
   return DiagnosedSilenceableFailure::success();
 }
 
