@@ -562,6 +562,17 @@ std::vector<int64_t> kforge::tune::blockDims(const Schedule &schedule, const Pay
   return dims;
 }
 
+/// An action that rewrites the matmul whole (mma, stage) leaves nothing for the actions that schedule its loops.
+template <typename Report>
+static void checkNoSimtMatmulActions(const Schedule &schedule, int index, StringRef kind, StringRef kSteps,
+                                     Report problem) {
+  for (StringRef other : {"recompute", "lanes", "unroll", "vectorize"})
+    if (findSlot(schedule, other))
+      problem(index, "unsupported", kind + " computes the matmul itself: it does not combine with " + other);
+  if (findSlot(schedule, "tile", "reduction"))
+    problem(index, "unsupported", kind + " walks K itself, " + kSteps + ": it does not combine with tile(reduction)");
+}
+
 /// mma's preconditions: a bf16/f16 linalg.matmul, warp tiles of whole m16n8 instruction tiles, K of whole k16
 /// steps, and none of the SIMT actions that would rewrite the matmul first.
 template <typename Report>
@@ -590,11 +601,7 @@ static void checkMma(const Schedule &schedule, const PayloadFacts &facts, int in
   if (mma.factor > 0 && facts.contractionK % (16 * mma.factor))
     problem(index, "shape", "mma(" + std::to_string(mma.factor) + "): K (" + std::to_string(facts.contractionK) +
                                 ") must be a multiple of 16 x k_steps");
-  for (StringRef other : {"recompute", "lanes", "unroll", "vectorize"})
-    if (findSlot(schedule, other))
-      problem(index, "unsupported", "mma computes the matmul itself: it does not combine with " + other.str());
-  if (findSlot(schedule, "tile", "reduction"))
-    problem(index, "unsupported", "mma walks K itself, in steps of 16: it does not combine with tile(reduction)");
+  checkNoSimtMatmulActions(schedule, index, "mma", "in steps of 16", problem);
 }
 
 /// stage's preconditions without mma (those transform.kforge.matmul_to_simt_staged checks): an fp32
@@ -615,11 +622,7 @@ static void checkSimtStage(const Schedule &schedule, const PayloadFacts &facts, 
     problem(index, "precondition", "stage needs tile(thread) before it (each thread's share of the block tile)");
     return;
   }
-  for (StringRef other : {"recompute", "lanes", "unroll", "vectorize"})
-    if (findSlot(schedule, other))
-      problem(index, "unsupported", "stage computes the matmul itself: it does not combine with " + other.str());
-  if (findSlot(schedule, "tile", "reduction"))
-    problem(index, "unsupported", "stage walks K itself, in tiles of block_k: it does not combine with tile(reduction)");
+  checkNoSimtMatmulActions(schedule, index, "stage", "in tiles of block_k", problem);
   int64_t blockK = schedule[index].factor;
   std::vector<int64_t> share = innermostTile(schedule, facts);
   int64_t rows = blockExtent(schedule, facts, 0), cols = blockExtent(schedule, facts, 1);

@@ -115,26 +115,13 @@ static Action vectorize() {
   a.kind = "vectorize";
   return a;
 }
-static std::string joinSizes(llvm::ArrayRef<int64_t> sizes) {
-  std::string text;
-  for (int64_t v : sizes)
-    text += (text.empty() ? "" : "x") + std::to_string(v);
-  return text;
-}
-
-static Action mma(int64_t kSteps) {
-  Action a;
-  a.kind = "mma";
-  a.factor = kSteps;
-  return a;
-}
-
 static Action recompute() {
   Action a;
   a.kind = "recompute";
   return a;
 }
-/// An action with one integer parameter (unroll, lanes, split, occupancy, max_registers) set to `value`.
+/// An action with one integer parameter (unroll, lanes, split, mma, stage, occupancy, max_registers) set to
+/// `value`.
 static Action intAction(StringRef kind, int64_t value) {
   Action a;
   a.kind = kind.str();
@@ -265,7 +252,7 @@ static Schedule randomScheduleOn(const PayloadFacts &facts, const HardwareProfil
     if (gpu(profile) && slot(s, "tile", "thread") && mmaApplies(facts) && coin(rng, 0.5)) {
       dropSimtMatmulActions(s);
       bool staged = coin(rng, 0.5);
-      s.push_back(mma(staged ? 1 : pick(rng, std::vector<int64_t>{1, 2, 4})));
+      s.push_back(intAction("mma", staged ? 1 : pick(rng, std::vector<int64_t>{1, 2, 4})));
       if (staged)
         s.push_back(intAction("stage", pick(rng, std::vector<int64_t>{16, 32, 64})));
       if (staged && coin(rng, 0.5))
@@ -402,7 +389,7 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     } else if (what == "recompute") {
       added = recompute();
     } else if (what == "mma") {
-      added = mma(pick(rng, std::vector<int64_t>{1, 2, 4}));
+      added = intAction("mma", pick(rng, std::vector<int64_t>{1, 2, 4}));
       dropSimtMatmulActions(s);
     } else if (what == "ldmatrix") {
       added = Action{"ldmatrix"};
@@ -767,10 +754,9 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
       Schedule v;
       v.push_back(tile("block", block));
       v.push_back(tile("thread", warp));
-      v.push_back(mma(1));
+      v.push_back(intAction("mma", 1));
       addRequiredFusions(v, facts, profile, /*always=*/true);
-      add(v, "", "heuristic: tensor cores (mma.sync), blocks of " + joinSizes(block) + ", warp tiles of " +
-                     joinSizes(warp));
+      add(v, "", "heuristic: tensor cores (mma.sync) on these block and warp tiles");
       // The same tiles with A and B staged through shared memory (32 of K per tile, two stages): the loads
       // straight from global memory are what bounds the unstaged kernel (docs/perf/tensorcores-h200.md).
       if (tried < 3) {
