@@ -45,11 +45,15 @@ struct MmaPlan {
 };
 } // namespace
 
-/// Shared memory a staged plan takes: two stages of A (BM x (BK + pad)) and of B transposed (BN x (BK + pad)).
-constexpr int64_t kSmemPad = 8; ///< bf16/f16 elements: rows 16 B longer, so fragment reads miss no bank.
+/// Shared memory a staged plan takes: two stages of A (BM x (BK + pad)) and of B (BK x (BN + pad)), both as
+/// they are in global memory. Rows 16 bytes longer than the tile's shift each row 4 banks from the one above,
+/// so the 8 rows an ldmatrix phase reads (and the rows a lane's 16-bit B loads touch) fall in different banks,
+/// while every row stays 16-byte aligned as ldmatrix and the vector stores need. (B stored transposed, as the
+/// first version did, cost a 16-way conflict on every element store: 0.2 of the H200's mma.sync rate.)
+constexpr int64_t kSmemPad = 8; ///< bf16/f16 elements
 constexpr int64_t kMaxStaticSmem = 48 * 1024;
 static int64_t stagedSmemBytes(const MmaPlan &plan) {
-  return 2 * (plan.m + plan.n) * (plan.blockK + kSmemPad) * 2;
+  return 2 * (plan.m * (plan.blockK + kSmemPad) + plan.blockK * (plan.n + kSmemPad)) * 2;
 }
 
 /// The staged plan's extra conditions: the warp grid divides the tile into whole instruction tiles, the
@@ -248,17 +252,11 @@ private:
     return regs;
   }
 
-  /// B's fragment of tile column j at K offset kk: column g, rows 2t, 2t+1 (b0b1) and 2t+8, 2t+9 (b2b3).
+  /// B's fragment of tile column j at K offset kk: column g, rows 2t, 2t+1 (b0b1) and 2t+8, 2t+9 (b2b3),
+  /// element by element (a pair lies in one column of the row-major B).
   SmallVector<Value> loadB(int64_t j, Value kk) {
     SmallVector<Value> regs;
     Value col = add(group, colBase, j * kTileN);
-    if (bTransposed) { // staged: B^T in shared memory, a lane's pairs contiguous along K
-      auto pairType = VectorType::get({2}, operandType);
-      for (int64_t half = 0; half < 2; ++half)
-        regs.push_back(
-            packPair(vector::LoadOp::create(b, loc, pairType, bSource, ValueRange{col, add(pair, kk, 8 * half)})));
-      return regs;
-    }
     for (int64_t half = 0; half < 2; ++half) {
       Value first = memref::LoadOp::create(b, loc, bSource, ValueRange{add(pair, kk, 8 * half), col});
       Value second = memref::LoadOp::create(b, loc, bSource, ValueRange{add(pair, kk, 8 * half + 1), col});
@@ -286,9 +284,9 @@ private:
     for (int64_t step = 0; step < steps; ++step) {
       Value kk = add(kBase, index(0), step * kTileK);
       for (int64_t i = 0; i < mTiles(); ++i)
-        aRegs[step].push_back(plan.ldmatrix && bTransposed ? ldmatrixA(i, kk) : loadA(i, kk));
-      for (int64_t j = 0; j < nTiles(); j += plan.ldmatrix && bTransposed ? 2 : 1) {
-        if (!(plan.ldmatrix && bTransposed)) {
+        aRegs[step].push_back(plan.ldmatrix && inShared ? ldmatrixA(i, kk) : loadA(i, kk));
+      for (int64_t j = 0; j < nTiles(); j += plan.ldmatrix && inShared ? 2 : 1) {
+        if (!(plan.ldmatrix && inShared)) {
           bRegs[step].push_back(loadB(j, kk));
           continue;
         }
@@ -304,9 +302,10 @@ private:
 
   /// Four 8x8 matrices of 16-bit elements from shared memory: lane l gives the address of row l % 8 of matrix
   /// l / 8, and receives in register q its pair (row l / 4, columns 2(l % 4), +1) of matrix q.
-  SmallVector<Value> ldmatrix(Value source, Value row, Value col) {
+  /// Transposed (.trans), lane l receives (rows 2(l % 4), +1, column l / 4) of each matrix instead.
+  SmallVector<Value> ldmatrix(Value source, Value row, Value col, bool transpose) {
     auto type = VectorType::get({4, 2}, operandType);
-    Value quad = nvgpu::LdMatrixOp::create(b, loc, type, source, ValueRange{row, col}, b.getBoolAttr(false),
+    Value quad = nvgpu::LdMatrixOp::create(b, loc, type, source, ValueRange{row, col}, b.getBoolAttr(transpose),
                                            b.getI32IntegerAttr(4));
     SmallVector<Value> regs;
     for (int64_t q = 0; q < 4; ++q)
@@ -319,15 +318,16 @@ private:
     AffineExpr l = getAffineDimExpr(0, ctx);
     Value row = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, l % 8 + (l.floorDiv(8) % 2) * 8), lane);
     Value col = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, l.floorDiv(16) * 8), lane);
-    return ldmatrix(aSource, add(row, rowBase, i * kTileM), add(col, kk, 0));
+    return ldmatrix(aSource, add(row, rowBase, i * kTileM), add(col, kk, 0), /*transpose=*/false);
   }
-  /// B's fragments of column tiles j and j + 1 from B^T: matrices (columns 0-7, K 0-7), (0-7, 8-15), (8-15,
-  /// 0-7), (8-15, 8-15), which are b0b1 and b2b3 of tile j, then of tile j + 1.
+  /// B's fragments of column tiles j and j + 1 from the row-major B, transposed by ldmatrix: matrices (K 0-7,
+  /// columns 0-7), (K 8-15, 0-7), (K 0-7, 8-15), (K 8-15, 8-15), which are b0b1 and b2b3 of tile j, then of
+  /// tile j + 1.
   std::pair<SmallVector<Value>, SmallVector<Value>> ldmatrixBPair(int64_t j, Value kk) {
     AffineExpr l = getAffineDimExpr(0, ctx);
-    Value row = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, l % 8 + l.floorDiv(16) * 8), lane);
-    Value col = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (l.floorDiv(8) % 2) * 8), lane);
-    SmallVector<Value> regs = ldmatrix(bSource, add(row, colBase, j * kTileN), add(col, kk, 0));
+    Value row = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, l % 8 + (l.floorDiv(8) % 2) * 8), lane);
+    Value col = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, l.floorDiv(16) * 8), lane);
+    SmallVector<Value> regs = ldmatrix(bSource, add(row, kk, 0), add(col, colBase, j * kTileN), /*transpose=*/true);
     return {{regs[0], regs[1]}, {regs[2], regs[3]}};
   }
 
@@ -364,7 +364,7 @@ private:
     }
     return share;
   }
-  /// Stores a share into stage `stage`: A as it is, B transposed (element by element).
+  /// Stores a share into stage `stage`, both tiles as they are (8-element vectors).
   void storeTileShare(const TileShare &share, Value stage) {
     int64_t i = 0;
     for (int64_t v = 0; v < plan.m * plan.blockK / 8; v += threads(), ++i) {
@@ -374,10 +374,7 @@ private:
     i = 0;
     for (int64_t v = 0; v < plan.blockK * plan.n / 8; v += threads(), ++i) {
       auto [row, col] = vectorPosition(v, plan.n);
-      for (int64_t e = 0; e < 8; ++e) {
-        Value element = vector::ExtractOp::create(b, loc, share.b[i], ArrayRef<int64_t>{e});
-        memref::StoreOp::create(b, loc, element, bShared, ValueRange{stage, add(col, index(0), e), row});
-      }
+      vector::StoreOp::create(b, loc, share.b[i], bShared, ValueRange{stage, row, col});
     }
   }
   /// Stage `stage` of a shared buffer as a 2-D view.
@@ -395,19 +392,20 @@ private:
   /// The K loop over tiles of block_k: while the warps multiply stage s, each thread's share of the next
   /// tile is loaded from global memory into registers and then stored into stage 1 - s; one barrier per tile.
   SmallVector<Value> stagedKLoop(ArrayRef<Value> init) {
-    int64_t stride = plan.blockK + kSmemPad;
     Attribute workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
     aShared = plan.launch.addWorkgroupAttribution(
-        MemRefType::get({2, plan.m, stride}, operandType, MemRefLayoutAttrInterface(), workgroup), loc);
+        MemRefType::get({2, plan.m, plan.blockK + kSmemPad}, operandType, MemRefLayoutAttrInterface(), workgroup),
+        loc);
     bShared = plan.launch.addWorkgroupAttribution(
-        MemRefType::get({2, plan.n, stride}, operandType, MemRefLayoutAttrInterface(), workgroup), loc);
+        MemRefType::get({2, plan.blockK, plan.n + kSmemPad}, operandType, MemRefLayoutAttrInterface(), workgroup),
+        loc);
     return kforge::twoStageKLoop<TileShare>(
         b, loc, plan.k / plan.blockK, plan.blockK, init, [&](Value kOff) { return loadTileShare(kOff); },
         [&](const TileShare &share, Value stage) { storeTileShare(share, stage); },
         [&](Value stage, SmallVector<Value> acc) {
           aSource = stageView(aShared, stage);
           bSource = stageView(bShared, stage);
-          bTransposed = true;
+          inShared = true;
           return multiplySteps(index(0), plan.blockK / kTileK, std::move(acc));
         });
   }
@@ -485,9 +483,9 @@ private:
   Value rowBase, colBase;       ///< The warp's tile's first row and column in the matmul's.
   Value thread;                 ///< Staged: the thread's index in the block.
   Value lane;
-  Value aShared, bShared;       ///< Staged: the two-stage buffers (B transposed).
+  Value aShared, bShared;       ///< Staged: the two-stage buffers.
   Value aSource, bSource;       ///< Where fragments are read: A and B, or a stage of the buffers.
-  bool bTransposed = false;
+  bool inShared = false;        ///< aSource and bSource are stages of the shared buffers.
 };
 } // namespace
 

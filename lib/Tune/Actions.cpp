@@ -669,7 +669,7 @@ static void checkStage(const Schedule &schedule, const PayloadFacts &facts, int 
                                 " threads of the block cannot copy the A (" + std::to_string(rows) + "x" +
                                 std::to_string(blockK) + ") and B (" + std::to_string(blockK) + "x" +
                                 std::to_string(cols) + ") tiles as whole 8-element vectors each");
-  int64_t bytes = 2 * (rows + cols) * (blockK + 8) * 2;
+  int64_t bytes = 2 * (rows * (blockK + 8) + blockK * (cols + 8)) * 2; // A (rows x block_k), B (block_k x cols), padded
   if (bytes > 48 * 1024)
     problem(index, "too-large", "stage(" + std::to_string(blockK) + "): two stages of A and B take " +
                                     std::to_string(bytes) + " bytes of shared memory; at most 49152");

@@ -132,20 +132,22 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-// Staged: a block's 128x128 tile over 4 x 2 warps (256 threads) with 32 of K per tile. Two stages of A and
-// of B transposed become workgroup attributions of the launch (rows padded to 40); A's share is copied as
-// 8-element vectors, B's transposed element by element; warps read 32-bit fragments from a stage; one
-// barrier after the first tile and one per tile in the loop.
+// Staged: a block's 128x128 tile over 4 x 2 warps (256 threads) with 32 of K per tile. Two stages of A
+// (128 x 32) and of B (32 x 128), rows padded by 8, become workgroup attributions of the launch; both shares
+// are copied as 8-element vectors; warps read A's fragments 32 bits at a time and B's element by element
+// from a stage; one barrier after the first tile and one per tile in the loop.
 // CHECK-LABEL: func.func @block_tile
-// CHECK: gpu.launch {{.*}} workgroup(%[[AS:.*]] : memref<2x128x40xbf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<2x128x40xbf16, #gpu.address_space<workgroup>>)
+// CHECK: gpu.launch {{.*}} workgroup(%[[AS:.*]] : memref<2x128x40xbf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<2x32x136xbf16, #gpu.address_space<workgroup>>)
 // CHECK: gpu.thread_id x
 // CHECK: vector.load %{{.*}} : memref<128x256xbf16>, vector<8xbf16>
 // CHECK: vector.store %{{.*}}, %[[AS]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<2x128x40xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
-// CHECK: memref.store %{{.*}}, %[[BS]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<2x128x40xbf16, #gpu.address_space<workgroup>>
+// CHECK: vector.store %{{.*}}, %[[BS]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<2x32x136xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK-NOT: memref.store
 // CHECK: gpu.barrier
 // CHECK: scf.for
 // CHECK: affine.min
 // CHECK: vector.load %{{.*}} : memref<128x40xbf16, strided<[40, 1], offset: ?>, #gpu.address_space<workgroup>>, vector<2xbf16>
+// CHECK: memref.load %{{.*}} : memref<32x136xbf16, strided<[136, 1], offset: ?>, #gpu.address_space<workgroup>>
 // CHECK-COUNT-32: nvvm.mma.sync
 // CHECK: gpu.barrier
 // CHECK-NEXT: scf.yield
@@ -210,7 +212,7 @@ func.func @too_much_shared(%a: memref<256x128xbf16>, %b: memref<128x256xbf16>, %
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
-    // expected-error @+1 {{two stages of A and B take 147456 bytes of shared memory; at most 49152 (static)}}
+    // expected-error @+1 {{two stages of A and B take 141312 bytes of shared memory; at most 49152 (static)}}
     transform.kforge.matmul_to_mma_sync %mm {block_k = 64, warp_grid = array<i64: 4, 4>} : (!transform.any_op) -> ()
     transform.yield
   }
@@ -233,12 +235,16 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-// Staged with ldmatrix: per step of 16 along K, one x4 ldmatrix per 16 rows of the warp's A (2) and one per
-// 16 columns of its B^T (4), no 32-bit fragment loads.
+// Staged with ldmatrix: per step of 16 along K, one x4 ldmatrix per 16 rows of the warp's A (2) and one,
+// transposed, per 16 columns of its B (4); no other fragment loads.
 // CHECK-LABEL: func.func @block_tile_ldmatrix
 // CHECK: scf.for
-// CHECK-COUNT-12: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<128x40xbf16, strided<[40, 1], offset: ?>, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
-// CHECK-NOT: vector.load %{{.*}} : memref<128x40xbf16
+// CHECK-COUNT-2: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<128x40xbf16, strided<[40, 1], offset: ?>, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// CHECK-COUNT-4: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true} : memref<32x136xbf16, strided<[136, 1], offset: ?>, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// CHECK-COUNT-2: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK-COUNT-4: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true}
+// CHECK-NOT: vector.load %{{.*}}#gpu.address_space<workgroup>
+// CHECK-NOT: memref.load %{{.*}}#gpu.address_space<workgroup>
 // CHECK: gpu.barrier
 func.func @block_tile_ldmatrix(%a: memref<128x256xbf16>, %b: memref<256x128xbf16>, %c: memref<128x128xf32>) {
   %c1 = arith.constant 1 : index

@@ -219,14 +219,14 @@ def MatmulToMmaSyncOp : Op<Transform_Dialect, "kforge.matmul_to_mma_sync",
     in a `gpu.launch` of 32 x rows x columns threads along x, and warp w computes the tile at
     (w / columns, w % columns) of the grid. The K loop walks tiles of `block_k`: the block's
     threads copy A's (M x block_k) and B's (block_k x N) tile into shared memory together
-    (8-element vectors, consecutive threads on consecutive 16 bytes), B transposed so that a
-    lane's B pairs are contiguous too; rows padded by 8 elements, so the fragment reads of a
-    warp touch 32 different banks. Two stages: while the warps multiply one, each thread's
+    (8-element vectors, consecutive threads on consecutive 16 bytes), both as they are in
+    global memory; rows padded by 8 elements (16 bytes), so the rows a warp's fragment reads
+    touch fall in different banks and every row stays 16-byte aligned. Two stages: while the warps multiply one, each thread's
     share of the next tile is loaded into registers and then stored into the other; one
     barrier per tile. The buffers are workgroup attributions of the launch (at most 48 KB).
     With `ldmatrix`, the warps read their fragments from shared memory with ldmatrix (four
-    8x8 matrices per instruction: one per A tile row and one per two B tile columns per
-    step of 16) instead of 32-bit loads.
+    8x8 matrices per instruction: one per A tile row and one, transposed, per two B tile
+    columns per step of 16) instead of 32-bit loads of A and 16-bit loads of B.
 
     #### Return modes
 
