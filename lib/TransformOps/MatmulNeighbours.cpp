@@ -24,6 +24,53 @@ gpu::LaunchOp kforge::launchOfThreads(Operation *op, int64_t threads) {
   return launch;
 }
 
+int64_t kforge::memrefBytes(MemRefType type) {
+  return type.getNumElements() * type.getElementTypeBitWidth() / 8;
+}
+
+std::string kforge::sharedBuffersProblem(gpu::LaunchOp launch, int64_t bytes) {
+  if (bytes > kMaxSharedBytesPerBlock)
+    return "take " + std::to_string(bytes) + " bytes of shared memory; a block has at most " +
+           std::to_string(kMaxSharedBytesPerBlock);
+  if (bytes > kMaxStaticSharedBytes && launch.getDynamicSharedMemorySize())
+    return "take " + std::to_string(bytes) +
+           " bytes of shared memory, more than static memory holds, and the launch already has dynamic shared memory";
+  return "";
+}
+
+/// Dynamic shared memory starts 1024-byte aligned (NVVM's lowering); each buffer starts 128-byte aligned in it.
+constexpr int64_t kDynamicSharedAlignment = 128;
+
+SmallVector<Value> kforge::sharedBuffers(OpBuilder &b, Location loc, gpu::LaunchOp launch, ArrayRef<MemRefType> types) {
+  int64_t total = 0;
+  for (MemRefType type : types)
+    total += memrefBytes(type);
+  SmallVector<Value> buffers;
+  if (total <= kMaxStaticSharedBytes) {
+    for (MemRefType type : types)
+      buffers.push_back(launch.addWorkgroupAttribution(type, loc));
+    return buffers;
+  }
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(launch);
+  SmallVector<int64_t> offsets;
+  int64_t offset = 0;
+  for (MemRefType type : types) {
+    offsets.push_back(offset);
+    offset = llvm::alignTo(offset + memrefBytes(type), kDynamicSharedAlignment);
+  }
+  Value size = arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset);
+  launch.getDynamicSharedMemorySizeMutable().assign(size);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  Attribute workgroup = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  auto bytesType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), MemRefLayoutAttrInterface(), workgroup);
+  Value base = gpu::DynamicSharedMemoryOp::create(b, loc, bytesType);
+  for (auto [type, at] : llvm::zip(types, offsets))
+    buffers.push_back(memref::ViewOp::create(b, loc, type, base, arith::ConstantIndexOp::create(b, loc, at),
+                                             ValueRange{}));
+  return buffers;
+}
+
 std::optional<int64_t> kforge::innermostStride(MemRefType type) {
   SmallVector<int64_t> strides;
   int64_t offset;

@@ -60,6 +60,24 @@ bool cUsedAfter(mlir::linalg::MatmulOp matmul, llvm::ArrayRef<mlir::linalg::Gene
 void eraseMatmulAndNeighbours(mlir::RewriterBase &rewriter, mlir::linalg::MatmulOp matmul,
                               const MatmulNeighbours &neighbours);
 
+/// Shared memory a block may use on sm_90: 48 KB as static declarations, 227 KB in all with the rest dynamic
+/// (the runtime raises a kernel's dynamic limit when its launch asks for more than 48 KB).
+constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
+constexpr int64_t kMaxSharedBytesPerBlock = 227 * 1024;
+
+/// Bytes of a statically shaped memref.
+int64_t memrefBytes(mlir::MemRefType type);
+
+/// Why `bytes` of shared buffers cannot be given to the launch (too many; or more than the static 48 KB in a
+/// launch that already takes dynamic shared memory), or "".
+std::string sharedBuffersProblem(mlir::gpu::LaunchOp launch, int64_t bytes);
+
+/// Shared buffers of these (static, workgroup address space) types for the launch: workgroup attributions while
+/// together they fit the 48 KB of static shared memory, else 128-byte aligned views of the launch's dynamic
+/// shared memory (`gpu.dynamic_shared_memory`, its size set on the launch). `sharedBuffersProblem` first.
+llvm::SmallVector<mlir::Value> sharedBuffers(mlir::OpBuilder &b, mlir::Location loc, mlir::gpu::LaunchOp launch,
+                                             llvm::ArrayRef<mlir::MemRefType> types);
+
 /// The block's K loop over `tiles` tiles of `blockK` through two shared-memory stages, one barrier per tile:
 /// before the loop, tile 0 is copied into stage 0 (`copy(kOffset, stage)`; a barrier); in iteration t, the
 /// next tile's share is loaded from global memory into registers (`load(kOffset)`, the last iteration reloading

@@ -51,9 +51,15 @@ struct MmaPlan {
 /// while every row stays 16-byte aligned as ldmatrix and the vector stores need. (B stored transposed, as the
 /// first version did, cost a 16-way conflict on every element store: 0.2 of the H200's mma.sync rate.)
 constexpr int64_t kSmemPad = 8; ///< bf16/f16 elements
-constexpr int64_t kMaxStaticSmem = 48 * 1024;
+static MemRefType stagedAType(const MmaPlan &plan, Type operand, Attribute space) {
+  return MemRefType::get({2, plan.m, plan.blockK + kSmemPad}, operand, MemRefLayoutAttrInterface(), space);
+}
+static MemRefType stagedBType(const MmaPlan &plan, Type operand, Attribute space) {
+  return MemRefType::get({2, plan.blockK, plan.n + kSmemPad}, operand, MemRefLayoutAttrInterface(), space);
+}
 static int64_t stagedSmemBytes(const MmaPlan &plan) {
-  return 2 * (plan.m * (plan.blockK + kSmemPad) + plan.blockK * (plan.n + kSmemPad)) * 2;
+  Type operand = cast<MemRefType>(plan.a.getType()).getElementType();
+  return kforge::memrefBytes(stagedAType(plan, operand, {})) + kforge::memrefBytes(stagedBType(plan, operand, {}));
 }
 
 /// The staged plan's extra conditions: the warp grid divides the tile into whole instruction tiles, the
@@ -80,19 +86,18 @@ static LogicalResult checkStaged(MmaPlan &plan, ArrayRef<int64_t> warpGrid, std:
           std::to_string(threads) + " threads)";
     return failure();
   }
-  if (stagedSmemBytes(plan) > kMaxStaticSmem) {
-    why = "two stages of A and B take " + std::to_string(stagedSmemBytes(plan)) +
-          " bytes of shared memory; at most 49152 (static)";
-    return failure();
-  }
-  if (innermostStride(cast<MemRefType>(plan.b.getType())) != 1) {
-    why = "expected B's rows contiguous (innermost stride 1)";
-    return failure();
-  }
   plan.launch = kforge::launchOfThreads(plan.matmul, threads);
   if (!plan.launch) {
     why = "a staged matmul must be in a gpu.launch of " + std::to_string(threads) +
           "x1x1 threads (32 per warp of the grid): its threads copy the tiles to shared memory together";
+    return failure();
+  }
+  if (std::string problem = kforge::sharedBuffersProblem(plan.launch, stagedSmemBytes(plan)); !problem.empty()) {
+    why = "two stages of A and B " + problem;
+    return failure();
+  }
+  if (innermostStride(cast<MemRefType>(plan.b.getType())) != 1) {
+    why = "expected B's rows contiguous (innermost stride 1)";
     return failure();
   }
   return success();
@@ -393,12 +398,10 @@ private:
   /// tile is loaded from global memory into registers and then stored into stage 1 - s; one barrier per tile.
   SmallVector<Value> stagedKLoop(ArrayRef<Value> init) {
     Attribute workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-    aShared = plan.launch.addWorkgroupAttribution(
-        MemRefType::get({2, plan.m, plan.blockK + kSmemPad}, operandType, MemRefLayoutAttrInterface(), workgroup),
-        loc);
-    bShared = plan.launch.addWorkgroupAttribution(
-        MemRefType::get({2, plan.blockK, plan.n + kSmemPad}, operandType, MemRefLayoutAttrInterface(), workgroup),
-        loc);
+    SmallVector<Value> buffers = kforge::sharedBuffers(
+        b, loc, plan.launch, {stagedAType(plan, operandType, workgroup), stagedBType(plan, operandType, workgroup)});
+    aShared = buffers[0];
+    bShared = buffers[1];
     return kforge::twoStageKLoop<TileShare>(
         b, loc, plan.k / plan.blockK, plan.blockK, init, [&](Value kOff) { return loadTileShare(kOff); },
         [&](const TileShare &share, Value stage) { storeTileShare(share, stage); },

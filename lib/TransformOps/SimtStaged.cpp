@@ -25,7 +25,6 @@ using namespace mlir;
 namespace {
 constexpr int64_t kVector = 4;       ///< f32 elements per 16-byte access.
 constexpr int64_t kPad = 4;          ///< A^T rows padded by 4 floats: the transposed stores spread over banks.
-constexpr int64_t kMaxStaticSmem = 48 * 1024;
 
 struct SimtPlan {
   linalg::MatmulOp matmul;
@@ -36,7 +35,15 @@ struct SimtPlan {
   int64_t threads() const { return threadRows * threadCols; }
   int64_t tileM() const { return m / threadRows; } ///< Rows per thread.
   int64_t tileN() const { return n / threadCols; } ///< Columns per thread.
-  int64_t smemBytes() const { return 2 * blockK * ((m + kPad) + n) * 4; }
+  /// Two stages of A^T (block_k x (M + pad)) and of B (block_k x N).
+  MemRefType aSharedType(Attribute space) const {
+    return MemRefType::get({2, blockK, m + kPad}, Float32Type::get(c.getContext()), MemRefLayoutAttrInterface(),
+                           space);
+  }
+  MemRefType bSharedType(Attribute space) const {
+    return MemRefType::get({2, blockK, n}, Float32Type::get(c.getContext()), MemRefLayoutAttrInterface(), space);
+  }
+  int64_t smemBytes() const { return kforge::memrefBytes(aSharedType({})) + kforge::memrefBytes(bSharedType({})); }
 };
 
 FailureOr<SimtPlan> planSimt(Operation *target, int64_t blockK, ArrayRef<int64_t> grid, std::string &why) {
@@ -85,15 +92,14 @@ FailureOr<SimtPlan> planSimt(Operation *target, int64_t blockK, ArrayRef<int64_t
           " threads)";
     return failure();
   }
-  if (plan.smemBytes() > kMaxStaticSmem) {
-    why = "two stages of A and B take " + std::to_string(plan.smemBytes()) +
-          " bytes of shared memory; at most 49152 (static)";
-    return failure();
-  }
   plan.launch = kforge::launchOfThreads(matmul, plan.threads());
   if (!plan.launch) {
     why = "the matmul must be in a gpu.launch of " + std::to_string(plan.threads()) +
           "x1x1 threads (the grid's): its threads copy the tiles to shared memory together";
+    return failure();
+  }
+  if (std::string problem = kforge::sharedBuffersProblem(plan.launch, plan.smemBytes()); !problem.empty()) {
+    why = "two stages of A and B " + problem;
     return failure();
   }
   plan.neighbours = kforge::findMatmulNeighbours(matmul);
@@ -242,11 +248,10 @@ private:
   /// the next tile is loaded into registers, then stored into stage 1 - s; one barrier per tile.
   SmallVector<Value> kLoop(ArrayRef<Value> init) {
     Attribute workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-    Type f32 = b.getF32Type();
-    aShared = plan.launch.addWorkgroupAttribution(
-        MemRefType::get({2, plan.blockK, plan.m + kPad}, f32, MemRefLayoutAttrInterface(), workgroup), loc);
-    bShared = plan.launch.addWorkgroupAttribution(
-        MemRefType::get({2, plan.blockK, plan.n}, f32, MemRefLayoutAttrInterface(), workgroup), loc);
+    SmallVector<Value> buffers =
+        kforge::sharedBuffers(b, loc, plan.launch, {plan.aSharedType(workgroup), plan.bSharedType(workgroup)});
+    aShared = buffers[0];
+    bShared = buffers[1];
     return kforge::twoStageKLoop<Share>(
         b, loc, plan.k / plan.blockK, plan.blockK, init, [&](Value kOff) { return loadShare(kOff); },
         [&](const Share &share, Value stage) { storeShare(share, stage); },

@@ -27,6 +27,8 @@ static const std::vector<int64_t> kReductionSizes = {1, 2, 4, 8, 16, 32, 64};
 /// compile and spills (a thread of a GPU block, or one iteration of the CPU's innermost loop).
 static constexpr int64_t kMaxVectorElements = 512;
 static constexpr int64_t kMaxLocalBytesPerThread = 512 * 1024; ///< CUDA's local memory limit per thread.
+/// Shared memory a block may have on sm_90 (above 48 KB it is dynamic: the staged ops and the runtime see to it).
+static constexpr int64_t kMaxSharedBytesPerBlock = 227 * 1024;
 
 llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
   static const std::vector<ActionSpec> registry = {
@@ -148,7 +150,7 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
        "a linalg.matmul; with bf16/f16 operands mma(1) before it, fp32 without mma and without tile(reduction), "
        "unroll, vectorize; tile(thread); block_k divides K; the A (block rows x block_k) and B (block_k x block "
        "columns) tiles are whole 16-byte vectors per thread; fp32 thread tiles in groups of 4 rows and columns; "
-       "two stages at most 48 KB of shared memory"},
+       "two stages at most 227 KB of shared memory (above 48 KB dynamic)"},
       {"ldmatrix",
        "Read the staged mma fragments from shared memory with ldmatrix: four 8x8 matrices per instruction (one "
        "per 16 rows of A, one per 16 columns of B, per step of 16 along K) instead of one 32-bit load per "
@@ -605,7 +607,7 @@ static void checkMma(const Schedule &schedule, const PayloadFacts &facts, int in
 }
 
 /// stage's preconditions without mma (those transform.kforge.matmul_to_simt_staged checks): an fp32
-/// linalg.matmul, thread shares of whole groups of 4 rows and columns, whole 4-element copies, 48 KB.
+/// linalg.matmul, thread shares of whole groups of 4 rows and columns, whole 4-element copies, 227 KB of shared memory.
 template <typename Report>
 static void checkSimtStage(const Schedule &schedule, const PayloadFacts &facts, int index, Report problem) {
   if (facts.contractionOp != "linalg.matmul" || facts.contractionOperandType != "f32" ||
@@ -639,9 +641,10 @@ static void checkSimtStage(const Schedule &schedule, const PayloadFacts &facts, 
                                 " threads must copy the A (" + std::to_string(rows) + "x" + std::to_string(blockK) +
                                 ") and B tiles as whole 4-element vectors each");
   int64_t bytes = 2 * blockK * ((rows + 4) + cols) * 4;
-  if (bytes > 48 * 1024)
+  if (bytes > kMaxSharedBytesPerBlock)
     problem(index, "too-large", "stage(" + std::to_string(blockK) + "): two stages of A and B take " +
-                                    std::to_string(bytes) + " bytes of shared memory; at most 49152");
+                                    std::to_string(bytes) + " bytes of shared memory; a block has at most " +
+                                    std::to_string(kMaxSharedBytesPerBlock));
 }
 
 /// stage's preconditions (those transform.kforge.matmul_to_mma_sync checks in its staged form).
@@ -670,9 +673,10 @@ static void checkStage(const Schedule &schedule, const PayloadFacts &facts, int 
                                 std::to_string(blockK) + ") and B (" + std::to_string(blockK) + "x" +
                                 std::to_string(cols) + ") tiles as whole 8-element vectors each");
   int64_t bytes = 2 * (rows * (blockK + 8) + blockK * (cols + 8)) * 2; // A (rows x block_k), B (block_k x cols), padded
-  if (bytes > 48 * 1024)
+  if (bytes > kMaxSharedBytesPerBlock)
     problem(index, "too-large", "stage(" + std::to_string(blockK) + "): two stages of A and B take " +
-                                    std::to_string(bytes) + " bytes of shared memory; at most 49152");
+                                    std::to_string(bytes) + " bytes of shared memory; a block has at most " +
+                                    std::to_string(kMaxSharedBytesPerBlock));
 }
 
 std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, const PayloadFacts &facts,

@@ -766,6 +766,13 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
             add(staged, "", "heuristic: tensor cores, A and B staged in shared memory (32 of K per tile)");
         staged.push_back(Action{"ldmatrix"});
         add(staged, stagedHash, "add ldmatrix (fragments four 8x8 matrices per instruction)");
+        // 64 of K per tile: half the barriers; the two stages (72 KB at 128x128) are dynamic shared memory.
+        if (tried < 2) {
+          Schedule deeper = v;
+          deeper.push_back(intAction("stage", 64));
+          deeper.push_back(Action{"ldmatrix"});
+          add(deeper, "", "heuristic: tensor cores, staged 64 of K per tile (dynamic shared memory), ldmatrix");
+        }
       }
       ++tried;
     }
@@ -839,7 +846,7 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
       add(warp, "", "heuristic: a warp per 16x256 block, 16x8 per thread, unroll(4)");
     }
     // The classic shared-memory SGEMM (stage without mma): 128x128 blocks, 8x8 (or 8x16) per thread in
-    // strided groups of 4, 16 (or 8) of K per staged tile. Measured on the H200 (4096^3, 2026-11-30): stage(16)
+    // strided groups of 4, 16 (or 32, or 8) of K per staged tile. Measured on the H200 (4096^3, 2026-11-30): stage(16)
     // 2.85 ms for gemm+bias+relu (95% of cuBLAS's rate) at 128 registers, two blocks per multiprocessor; the
     // plain gemm's same kernel took 143 registers, one block, 3.37 ms, hence the occupancy(2) variant; 8x16
     // per thread (128 threads) was the best gemm+scale+gelu, 2.84 ms.
@@ -860,6 +867,7 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
       staged({8, 8}, 16, 0);
       staged({8, 8}, 16, 2);
       staged({8, 16}, 16, 0);
+      staged({8, 8}, 32, 2); // 65 KB: dynamic shared memory
       staged({8, 8}, 8, 0);
     }
   }

@@ -205,15 +205,52 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-func.func @too_much_shared(%a: memref<256x128xbf16>, %b: memref<128x256xbf16>, %c: memref<256x256xf32>) {
-  linalg.matmul ins(%a, %b : memref<256x128xbf16>, memref<128x256xbf16>) outs(%c : memref<256x256xf32>)
+func.func @too_much_shared(%a: memref<512x128xbf16>, %b: memref<128x512xbf16>, %c: memref<512x512xf32>) {
+  %c1 = arith.constant 1 : index
+  %c512 = arith.constant 512 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c512, %sy = %c1, %sz = %c1) {
+    linalg.matmul ins(%a, %b : memref<512x128xbf16>, memref<128x512xbf16>) outs(%c : memref<512x512xf32>)
+    gpu.terminator
+  }
   return
 }
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
-    // expected-error @+1 {{two stages of A and B take 141312 bytes of shared memory; at most 49152 (static)}}
+    // expected-error @+1 {{two stages of A and B take 280576 bytes of shared memory; a block has at most 232448}}
     transform.kforge.matmul_to_mma_sync %mm {block_k = 64, warp_grid = array<i64: 4, 4>} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+// Two stages above 48 KB (64 of K per tile: 71680 bytes) are views of the launch's dynamic shared memory,
+// 128-byte aligned, its size set on the launch.
+// CHECK-LABEL: func.func @dynamic_shared
+// CHECK: %[[SIZE:.*]] = arith.constant 71680 : i32
+// CHECK: gpu.launch {{.*}} dynamic_shared_memory_size %[[SIZE]]
+// CHECK-NOT: workgroup(
+// CHECK: %[[BASE:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK: memref.view %[[BASE]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x128x72xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[C36864:.*]] = arith.constant 36864 : index
+// CHECK: memref.view %[[BASE]][%[[C36864]]][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x64x136xbf16, #gpu.address_space<workgroup>>
+// CHECK-COUNT-64: nvvm.mma.sync
+func.func @dynamic_shared(%a: memref<128x256xbf16>, %b: memref<256x128xbf16>, %c: memref<128x128xf32>) {
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    linalg.matmul ins(%a, %b : memref<128x256xbf16>, memref<256x128xbf16>) outs(%c : memref<128x128xf32>)
+    gpu.terminator
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.kforge.matmul_to_mma_sync %mm {block_k = 64, warp_grid = array<i64: 4, 2>} : (!transform.any_op) -> ()
     transform.yield
   }
 }

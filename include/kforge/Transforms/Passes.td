@@ -83,8 +83,12 @@ def KforgeLowerGpuMemorySpaces : Pass<"kforge-lower-gpu-memory-spaces", "mlir::g
     (1, 3, 5), in operations, block arguments and function types alike.
     `convert-gpu-to-nvvm` knows that mapping but the vector-to-LLVM patterns that must
     run before it do not ("conversion of memref memory space ... to integer address
-    space failed").
+    space failed"). `gpu.dynamic_shared_memory`, whose verifier insists on the
+    workgroup attribute, is lowered first as convert-gpu-to-nvvm would lower it: a
+    zero-sized external array in the shared address space (1024-byte aligned) whose
+    address becomes the base of a memref descriptor.
   }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
 def KforgeAlignSharedMemory : Pass<"kforge-align-shared-memory", "mlir::gpu::GPUModuleOp"> {
