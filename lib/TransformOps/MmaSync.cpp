@@ -40,6 +40,8 @@ struct MmaPlan {
   /// block_k, A and B staged through two shared-memory buffers.
   int64_t blockK = 0, warpRows = 1, warpCols = 1;
   bool ldmatrix = false;       ///< Staged: fragments read by ldmatrix (four 8x8 matrices per instruction).
+  int64_t asyncStages = 0;     ///< Staged: 0, two stages through registers; else this many filled by cp.async.
+  int64_t stages() const { return asyncStages > 0 ? asyncStages : 2; }
   gpu::LaunchOp launch;
   kforge::MatmulNeighbours neighbours; ///< Its fill and the epilogue applied to the accumulators in registers.
 };
@@ -52,10 +54,10 @@ struct MmaPlan {
 /// first version did, cost a 16-way conflict on every element store: 0.2 of the H200's mma.sync rate.)
 constexpr int64_t kSmemPad = 8; ///< bf16/f16 elements
 static MemRefType stagedAType(const MmaPlan &plan, Type operand, Attribute space) {
-  return MemRefType::get({2, plan.m, plan.blockK + kSmemPad}, operand, MemRefLayoutAttrInterface(), space);
+  return MemRefType::get({plan.stages(), plan.m, plan.blockK + kSmemPad}, operand, MemRefLayoutAttrInterface(), space);
 }
 static MemRefType stagedBType(const MmaPlan &plan, Type operand, Attribute space) {
-  return MemRefType::get({2, plan.blockK, plan.n + kSmemPad}, operand, MemRefLayoutAttrInterface(), space);
+  return MemRefType::get({plan.stages(), plan.blockK, plan.n + kSmemPad}, operand, MemRefLayoutAttrInterface(), space);
 }
 static int64_t stagedSmemBytes(const MmaPlan &plan) {
   Type operand = cast<MemRefType>(plan.a.getType()).getElementType();
@@ -93,7 +95,7 @@ static LogicalResult checkStaged(MmaPlan &plan, ArrayRef<int64_t> warpGrid, std:
     return failure();
   }
   if (std::string problem = kforge::sharedBuffersProblem(plan.launch, stagedSmemBytes(plan)); !problem.empty()) {
-    why = "two stages of A and B " + problem;
+    why = (plan.stages() == 2 ? std::string("two") : std::to_string(plan.stages())) + " stages of A and B " + problem;
     return failure();
   }
   if (innermostStride(cast<MemRefType>(plan.b.getType())) != 1) {
@@ -103,8 +105,18 @@ static LogicalResult checkStaged(MmaPlan &plan, ArrayRef<int64_t> warpGrid, std:
   return success();
 }
 
+/// Whether each row of a 2-D memref starts on a whole 16-byte copy: a static leading stride that is a multiple
+/// of 8 elements (cp.async copies 16 aligned bytes; the buffers themselves are at least 16-byte aligned).
+static bool rowsWholeCopies(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.size() != 2)
+    return false;
+  return !ShapedType::isDynamic(strides[0]) && strides[0] % 8 == 0;
+}
+
 static FailureOr<MmaPlan> planMma(Operation *target, int64_t kSteps, int64_t blockK, ArrayRef<int64_t> warpGrid,
-                                  bool ldmatrix, std::string &why) {
+                                  bool ldmatrix, int64_t asyncStages, std::string &why) {
   linalg::MatmulOp matmul = kforge::bufferizedMatmul(target, why);
   if (!matmul)
     return failure();
@@ -147,6 +159,17 @@ static FailureOr<MmaPlan> planMma(Operation *target, int64_t kSteps, int64_t blo
     why = "block_k must be 0 (not staged) or positive";
     return failure();
   }
+  if (asyncStages != 0 && (blockK == 0 || asyncStages < 2)) {
+    why = "async_stages (" + std::to_string(asyncStages) +
+          ") must be 0, or at least 2 stages of a staged matmul (block_k > 0)";
+    return failure();
+  }
+  if (asyncStages != 0 && (!rowsWholeCopies(aType) || !rowsWholeCopies(bType))) {
+    why = "async_stages copies 16 bytes at a time: A's and B's rows must start on whole 8-element copies "
+          "(a static leading stride that is a multiple of 8)";
+    return failure();
+  }
+  plan.asyncStages = asyncStages;
   if (blockK > 0 && failed(checkStaged(plan, warpGrid, why)))
     return failure();
   if (ldmatrix && blockK == 0) {
@@ -402,6 +425,8 @@ private:
         b, loc, plan.launch, {stagedAType(plan, operandType, workgroup), stagedBType(plan, operandType, workgroup)});
     aShared = buffers[0];
     bShared = buffers[1];
+    if (plan.asyncStages > 0)
+      return asyncKLoop(init);
     return kforge::twoStageKLoop<TileShare>(
         b, loc, plan.k / plan.blockK, plan.blockK, init, [&](Value kOff) { return loadTileShare(kOff); },
         [&](const TileShare &share, Value stage) { storeTileShare(share, stage); },
@@ -411,6 +436,66 @@ private:
           inShared = true;
           return multiplySteps(index(0), plan.blockK / kTileK, std::move(acc));
         });
+  }
+
+  /// Issues this thread's asynchronous 16-byte copies of the tile at K offset kOff into stage `stage` (the
+  /// same vectors loadTileShare reads) and commits them as one group.
+  void copyTileAsync(Value kOff, Value stage) {
+    SmallVector<Value> tokens;
+    auto copy = [&](Value source, ValueRange from, Value shared, ValueRange to) {
+      tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(b, loc, shared, to, source, from, b.getIndexAttr(8),
+                                                        /*srcElements=*/Value(), /*bypassL1=*/b.getUnitAttr()));
+    };
+    for (int64_t v = 0; v < plan.m * plan.blockK / 8; v += threads()) {
+      auto [row, col] = vectorPosition(v, plan.blockK);
+      copy(plan.a, ValueRange{row, add(col, kOff, 0)}, aShared, ValueRange{stage, row, col});
+    }
+    for (int64_t v = 0; v < plan.blockK * plan.n / 8; v += threads()) {
+      auto [row, col] = vectorPosition(v, plan.n);
+      copy(plan.b, ValueRange{add(row, kOff, 0), col}, bShared, ValueRange{stage, row, col});
+    }
+    lastGroup = nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, nvgpu::DeviceAsyncTokenType::get(ctx), tokens);
+  }
+
+  /// The K loop over S = async_stages stages filled by cp.async: tiles 0 .. S - 2 in flight before the loop;
+  /// iteration t waits for tile t (its group and those before it done: S - 2 may stay pending), meets the
+  /// block at a barrier (tile t is visible; every warp is done with tile t - 1), issues tile t + S - 1 into
+  /// tile t - 1's stage (the last S - 1 iterations reload the last tile into a stage nothing reads again: no
+  /// branch) and multiplies tile t.
+  SmallVector<Value> asyncKLoop(ArrayRef<Value> init) {
+    int64_t stages = plan.asyncStages, tiles = plan.k / plan.blockK;
+    for (int64_t s = 0; s < stages - 1; ++s)
+      copyTileAsync(index(std::min(s, tiles - 1) * plan.blockK), index(s));
+    // nvgpu.device_async_wait names a group, but it lowers to cp.async.wait_group N, which counts the
+    // thread's pending groups: the prologue's last group stands for whichever group the count reaches.
+    Value prologueGroup = lastGroup;
+    auto loop = scf::ForOp::create(b, loc, index(0), index(tiles), index(1), init);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      AffineExpr t = getAffineDimExpr(0, ctx);
+      Value tile = loop.getInductionVar();
+      nvgpu::DeviceAsyncWaitOp::create(b, loc, prologueGroup, b.getI32IntegerAttr(stages - 2));
+      gpu::BarrierOp::create(b, loc);
+      Value nextOffset = affine::AffineMinOp::create(
+          b, loc,
+          AffineMap::get(1, 0, {(t + stages - 1) * plan.blockK, getAffineConstantExpr((tiles - 1) * plan.blockK, ctx)},
+                         ctx),
+          ValueRange{tile});
+      Value nextStage =
+          affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (t + stages - 1) % stages), ValueRange{tile});
+      copyTileAsync(nextOffset, nextStage);
+      Value stage = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t % stages), ValueRange{tile});
+      aSource = stageView(aShared, stage);
+      bSource = stageView(bShared, stage);
+      inShared = true;
+      SmallVector<Value> acc =
+          multiplySteps(index(0), plan.blockK / kTileK, SmallVector<Value>(loop.getRegionIterArgs()));
+      scf::YieldOp::create(b, loc, acc);
+    }
+    // No copy may still be writing shared memory when the block's threads leave.
+    nvgpu::DeviceAsyncWaitOp::create(b, loc, prologueGroup, b.getI32IntegerAttr(0));
+    return SmallVector<Value>(loop.getResults());
   }
 
   /// One step of 16 along K: every (i, j) tile's accumulators times A's fragment i and B's fragment j.
@@ -489,6 +574,7 @@ private:
   Value aShared, bShared;       ///< Staged: the two-stage buffers.
   Value aSource, bSource;       ///< Where fragments are read: A and B, or a stage of the buffers.
   bool inShared = false;        ///< aSource and bSource are stages of the shared buffers.
+  Value lastGroup;              ///< async_stages: the group of the copies issued last.
 };
 } // namespace
 
@@ -497,7 +583,8 @@ DiagnosedSilenceableFailure transform::MatmulToMmaSyncOp::applyToOne(transform::
                                                                      transform::ApplyToEachResultList &results,
                                                                      transform::TransformState &state) {
   std::string why;
-  FailureOr<MmaPlan> plan = planMma(target, getKSteps(), getBlockK(), getWarpGrid(), getLdmatrix(), why);
+  FailureOr<MmaPlan> plan =
+      planMma(target, getKSteps(), getBlockK(), getWarpGrid(), getLdmatrix(), getAsyncStages(), why);
   if (failed(plan))
     return emitSilenceableError() << why;
   MmaEmitter(rewriter, *plan).emit();

@@ -138,13 +138,13 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
        "each warp's) share of the block tile without a thread loop; the block's matmul walks K in tiles of "
        "`block_k`, all threads copying A's and B's tile into shared memory together (16-byte vectors, "
        "coalesced; rows padded against bank conflicts), two stages (the next tile is loaded into registers while "
-       "the block multiplies this one), one barrier per tile. With mma, B is stored transposed and each warp "
-       "reads its fragments from shared memory. Without (fp32, SIMT), A is stored transposed and each thread "
+       "the block multiplies this one), one barrier per tile. With mma, A and B are stored as they are and each "
+       "warp reads its fragments from shared memory. Without (fp32, SIMT), A is stored transposed and each thread "
        "owns groups of 4 rows and 4 columns strided over the thread grid, read 4 at a time from shared memory, "
        "one FMA per output per step of K, the accumulators and the epilogue in registers.",
        "with mma: transform.kforge.matmul_to_mma_sync {block_k, warp_grid}; fp32: "
        "transform.kforge.matmul_to_simt_staged {block_k, thread_grid}; on the block's linalg.matmul after "
-       "bufferization and the GPU mapping (a 1-D block; workgroup attributions)",
+       "bufferization and the GPU mapping (a 1-D block; workgroup attributions, dynamic shared memory above 48 KB)",
        {{"block_k", ParamType::Int, {8, 16, 32, 64}, {}, "K of each staged tile (with mma a multiple of 16)"}},
        {"gpu"},
        "a linalg.matmul; with bf16/f16 operands mma(1) before it, fp32 without mma and without tile(reduction), "
@@ -159,6 +159,16 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
        {},
        {"gpu"},
        "stage before it; the warp tile's columns a multiple of 16"},
+      {"pipeline",
+       "Fill the staged mma tiles with asynchronous copies (cp.async, 16 bytes each, straight to shared memory "
+       "without registers) through `stages` stages: stages - 1 tiles in flight while the block multiplies one, "
+       "one barrier per tile.",
+       "the async_stages option of transform.kforge.matmul_to_mma_sync (nvgpu.device_async_copy, "
+       "device_async_create_group, device_async_wait)",
+       {{"stages", ParamType::Int, {2, 3, 4}, {}, "shared-memory stages (tiles in flight: stages - 1)"}},
+       {"gpu"},
+       "mma and stage before it; K and the matmul's columns multiples of 8 (rows of whole 16-byte copies); the "
+       "stages at most 227 KB of shared memory"},
       {"occupancy",
        "Ask the kernel's compiler to fit this many blocks on a multiprocessor (PTX .minnctapersm): ptxas limits "
        "each thread's registers to make room, trading spills for occupancy.",
@@ -492,10 +502,12 @@ int kforge::tune::actionPhase(const Action &action) {
   if (action.kind == "lanes")
     return 45;
   if (action.kind == "mma")
-    return 47;
+    return 46;
   if (action.kind == "stage")
-    return 48;
+    return 47;
   if (action.kind == "ldmatrix")
+    return 48;
+  if (action.kind == "pipeline")
     return 49;
   if (action.kind == "unroll")
     return 60;
@@ -647,6 +659,20 @@ static void checkSimtStage(const Schedule &schedule, const PayloadFacts &facts, 
                                     std::to_string(kMaxSharedBytesPerBlock));
 }
 
+/// pipeline's preconditions (those of matmul_to_mma_sync's async_stages): a staged mma, and rows of A (K
+/// long) and B (N long) that start on whole 16-byte copies. Its shared memory is checked with stage's.
+template <typename Report>
+static void checkPipeline(const Schedule &schedule, const PayloadFacts &facts, int index, Report problem) {
+  if (!findSlot(schedule, "mma") || !findSlot(schedule, "stage")) {
+    problem(index, "precondition", "pipeline needs mma and stage before it (it fills the staged tensor-core tiles)");
+    return;
+  }
+  int64_t n = facts.parallelSizes.empty() ? 0 : facts.parallelSizes.back();
+  if (facts.contractionK % 8 || n % 8)
+    problem(index, "shape", "pipeline copies 16 bytes at a time: K (" + std::to_string(facts.contractionK) +
+                                ") and the columns (" + std::to_string(n) + ") must be multiples of 8");
+}
+
 /// stage's preconditions (those transform.kforge.matmul_to_mma_sync checks in its staged form).
 template <typename Report>
 static void checkStage(const Schedule &schedule, const PayloadFacts &facts, int index, Report problem) {
@@ -672,9 +698,13 @@ static void checkStage(const Schedule &schedule, const PayloadFacts &facts, int 
                                 " threads of the block cannot copy the A (" + std::to_string(rows) + "x" +
                                 std::to_string(blockK) + ") and B (" + std::to_string(blockK) + "x" +
                                 std::to_string(cols) + ") tiles as whole 8-element vectors each");
-  int64_t bytes = 2 * (rows * (blockK + 8) + blockK * (cols + 8)) * 2; // A (rows x block_k), B (block_k x cols), padded
+  const Action *pipeline = findSlot(schedule, "pipeline");
+  int64_t stages = pipeline && pipeline->factor >= 2 ? pipeline->factor : 2;
+  // A (rows x block_k) and B (block_k x cols), rows padded by 8 elements, in each stage.
+  int64_t bytes = stages * (rows * (blockK + 8) + blockK * (cols + 8)) * 2;
   if (bytes > kMaxSharedBytesPerBlock)
-    problem(index, "too-large", "stage(" + std::to_string(blockK) + "): two stages of A and B take " +
+    problem(index, "too-large", "stage(" + std::to_string(blockK) + "): " + std::to_string(stages) +
+                                    " stages of A and B take " +
                                     std::to_string(bytes) + " bytes of shared memory; a block has at most " +
                                     std::to_string(kMaxSharedBytesPerBlock));
 }
@@ -753,7 +783,7 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       problem(index, "order",
               slotName(action) + " is out of order or repeated: each slot appears at most once, in the order "
                                  "tile(block), fuse(block), tile(thread), fuse(thread), recompute, lanes, mma, stage, "
-                                 "ldmatrix, tile(reduction), unroll, vectorize, occupancy, max_registers");
+                                 "ldmatrix, pipeline, tile(reduction), unroll, vectorize, occupancy, max_registers");
     }
     lastPhase = std::max(lastPhase, phase);
 
@@ -818,6 +848,8 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       checkMma(schedule, facts, index, problem);
     if (action.kind == "stage")
       checkStage(schedule, facts, index, problem);
+    if (action.kind == "pipeline")
+      checkPipeline(schedule, facts, index, problem);
     if (action.kind == "ldmatrix") {
       if (!before("stage", ""))
         problem(index, "precondition", "ldmatrix needs stage before it (it reads the staged shared memory)");
@@ -1048,7 +1080,8 @@ public:
     for (auto [i, action] : llvm::enumerate(schedule)) {
       if (twoKernels && i == 0)
         continue;
-      if (isLaunchBound(action) || action.kind == "mma" || action.kind == "stage" || action.kind == "ldmatrix")
+      if (isLaunchBound(action) || action.kind == "mma" || action.kind == "stage" || action.kind == "ldmatrix" ||
+          action.kind == "pipeline")
         continue; // after the finish: it needs the gpu.launch the mapping makes (mma: the bufferized warp tiles)
       starts[i] = static_cast<int>(lines.size()) + 1;
       line("    // action " + std::to_string(i) + ": " + describe(action));
@@ -1116,6 +1149,8 @@ public:
         staging = ", block_k = " + std::to_string(stage->factor) + ", warp_grid = array<i64: " +
                   std::to_string(warpRows) + ", " + std::to_string(warpCols) + ">" +
                   (findSlot(schedule, "ldmatrix") ? ", ldmatrix" : "");
+        if (const Action *pipeline = findSlot(schedule, "pipeline"))
+          staging += ", async_stages = " + std::to_string(pipeline->factor);
       }
       line("    transform.kforge.matmul_to_mma_sync " + matmuls + " {k_steps = " + std::to_string(action.factor) +
            staging + "} : (!transform.any_op) -> ()");

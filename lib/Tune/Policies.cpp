@@ -257,6 +257,8 @@ static Schedule randomScheduleOn(const PayloadFacts &facts, const HardwareProfil
         s.push_back(intAction("stage", pick(rng, std::vector<int64_t>{16, 32, 64})));
       if (staged && coin(rng, 0.5))
         s.push_back(Action{"ldmatrix"});
+      if (staged && coin(rng, 0.5))
+        s.push_back(intAction("pipeline", pick(rng, std::vector<int64_t>{2, 3, 4})));
     }
     if (gpu(profile) && slot(s, "tile", "thread") && facts.contractionOp == "linalg.matmul" &&
         facts.contractionOperandType == "f32" && coin(rng, 0.25)) {
@@ -367,6 +369,8 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     (slot(s, "stage") ? removes : adds).push_back("stage");
   if (slot(s, "stage"))
     (slot(s, "ldmatrix") ? removes : adds).push_back("ldmatrix");
+  if (slot(s, "stage") && slot(s, "mma"))
+    (slot(s, "pipeline") ? removes : adds).push_back("pipeline");
   bool add = !adds.empty() && (removes.empty() || coin(rng, 0.5));
   if (!add && removes.empty())
     return false;
@@ -393,6 +397,8 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
       dropSimtMatmulActions(s);
     } else if (what == "ldmatrix") {
       added = Action{"ldmatrix"};
+    } else if (what == "pipeline") {
+      added = intAction("pipeline", pick(rng, std::vector<int64_t>{2, 3, 4}));
     } else if (what == "stage") {
       if (Action *tensorCores = slot(s, "mma")) {
         added = intAction("stage", pick(rng, std::vector<int64_t>{16, 32, 64}));
@@ -412,11 +418,14 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     step = "add " + describe(added);
     return true;
   }
-  if (what == "mma" || what == "stage")
+  if (what == "mma" || what == "stage") {
     removeSlot(s, "ldmatrix");
+    removeSlot(s, "pipeline");
+  }
   if (what == "mma")
     removeSlot(s, "stage");
   if (what == "tile-thread") {
+    removeSlot(s, "pipeline");
     removeSlot(s, "ldmatrix");
     removeSlot(s, "stage");
     removeSlot(s, "mma");
@@ -747,6 +756,31 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
     // Measured on the H200 (bf16 4096^3): 128x128 / 32x64 1.78 ms, 128x128 / 64x32 2.05, the 4-warp tiles
     // 2.37; at 1024x1024x32768, 64x64 / 32x32 1.77 ms (more blocks), 128x128 / 32x64 3.9. More steps of K per
     // iteration (mma(2), mma(4)) changed nothing (1.783 / 1.782 / 1.779 ms): left to the search.
+    // Asynchronous copies (cp.async) through 3-4 stages, no registers held for the next tile: they also leave
+    // room for 64x64 warp tiles (fewer fragment reads per mma; ptxas: 168-218 registers, no spills).
+    struct Pipelined {
+      std::vector<int64_t> block, warp;
+      int64_t blockK, stages;
+    };
+    const std::vector<Pipelined> pipelined = {{{128, 128}, {32, 64}, 64, 3}, {{128, 128}, {32, 64}, 32, 4},
+                                              {{128, 256}, {64, 64}, 32, 3}, {{256, 128}, {64, 64}, 32, 3},
+                                              {{128, 128}, {64, 64}, 64, 3}};
+    auto addPipelined = [&] {
+      for (const Pipelined &p : pipelined) {
+        if (m % p.block[0] || n % p.block[1])
+          continue;
+        Schedule v;
+        v.push_back(tile("block", p.block));
+        v.push_back(tile("thread", p.warp));
+        v.push_back(intAction("mma", 1));
+        v.push_back(intAction("stage", p.blockK));
+        v.push_back(Action{"ldmatrix"});
+        v.push_back(intAction("pipeline", p.stages));
+        addRequiredFusions(v, facts, profile, /*always=*/true);
+        add(v, "", "heuristic: tensor cores, " + std::to_string(p.stages) + " stages of " +
+                       std::to_string(p.blockK) + " of K filled by cp.async, ldmatrix");
+      }
+    };
     int tried = 0;
     for (const auto &[block, warp] : mmaTiles) {
       if (m % block[0] || n % block[1])
@@ -774,7 +808,8 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
           add(deeper, "", "heuristic: tensor cores, staged 64 of K per tile (dynamic shared memory), ldmatrix");
         }
       }
-      ++tried;
+      if (++tried == 1)
+        addPipelined(); // right after the fastest tile's register-staged forms: the next step up
     }
   }
 

@@ -315,3 +315,107 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// async_stages = 3: three stages (56832 bytes: dynamic shared memory) filled by cp.async (16 bytes, bypassing
+// L1), no register prefetch. Before the
+// loop tiles 0 and 1 are issued (4 copies each per thread: 2 of A's vectors and 2 of B's), one group per tile;
+// each iteration waits until at most one group is pending (tile t has landed), meets at a barrier, issues tile
+// t + 2 into stage (t + 2) % 3 and multiplies stage t % 3; after the loop every copy is waited for.
+// CHECK-LABEL: func.func @block_tile_async
+// CHECK: gpu.launch {{.*}} dynamic_shared_memory_size
+// CHECK: %[[AS:.*]] = memref.view {{.*}} to memref<3x128x40xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[BS:.*]] = memref.view {{.*}} to memref<3x32x136xbf16, #gpu.address_space<workgroup>>
+// CHECK-COUNT-2: nvgpu.device_async_copy %{{.*}}, %[[AS]][%{{.*}}, %{{.*}}, %{{.*}}], 8 {bypassL1} : memref<128x256xbf16> to memref<3x128x40xbf16, #gpu.address_space<workgroup>>
+// CHECK-COUNT-2: nvgpu.device_async_copy %{{.*}}, %[[BS]][%{{.*}}, %{{.*}}, %{{.*}}], 8 {bypassL1} : memref<256x128xbf16> to memref<3x32x136xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[G0:.*]] = nvgpu.device_async_create_group
+// CHECK-COUNT-4: nvgpu.device_async_copy
+// CHECK: %[[G1:.*]] = nvgpu.device_async_create_group
+// CHECK-NOT: vector.store
+// CHECK: scf.for
+// CHECK-NEXT: nvgpu.device_async_wait %[[G1]] {numGroups = 1 : i32}
+// CHECK-NEXT: gpu.barrier
+// CHECK: affine.min
+// CHECK-COUNT-4: nvgpu.device_async_copy
+// CHECK: nvgpu.device_async_create_group
+// CHECK: nvgpu.ldmatrix
+// CHECK-COUNT-32: nvvm.mma.sync
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.yield
+// CHECK: nvgpu.device_async_wait %[[G1]] {numGroups = 0 : i32}
+func.func @block_tile_async(%a: memref<128x256xbf16>, %b: memref<256x128xbf16>, %c: memref<128x128xf32>) {
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    linalg.matmul ins(%a, %b : memref<128x256xbf16>, memref<256x128xbf16>) outs(%c : memref<128x128xf32>)
+    gpu.terminator
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.kforge.matmul_to_mma_sync %mm {block_k = 32, warp_grid = array<i64: 4, 2>, ldmatrix, async_stages = 3} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+func.func @async_one_stage(%a: memref<128x256xbf16>, %b: memref<256x128xbf16>, %c: memref<128x128xf32>) {
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    linalg.matmul ins(%a, %b : memref<128x256xbf16>, memref<256x128xbf16>) outs(%c : memref<128x128xf32>)
+    gpu.terminator
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{async_stages (1) must be 0, or at least 2 stages of a staged matmul (block_k > 0)}}
+    transform.kforge.matmul_to_mma_sync %mm {block_k = 32, warp_grid = array<i64: 4, 2>, async_stages = 1} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+func.func @async_unstaged(%a: memref<16x16xbf16>, %b: memref<16x16xbf16>, %c: memref<16x16xf32>) {
+  linalg.matmul ins(%a, %b : memref<16x16xbf16>, memref<16x16xbf16>) outs(%c : memref<16x16xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{async_stages (3) must be 0, or at least 2 stages of a staged matmul (block_k > 0)}}
+    transform.kforge.matmul_to_mma_sync %mm {async_stages = 3} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+// A's rows 260 elements apart: row 1 starts 520 bytes in, not on a 16-byte copy.
+func.func @async_misaligned_rows(%a: memref<128x256xbf16, strided<[260, 1]>>, %b: memref<256x128xbf16>, %c: memref<128x128xf32>) {
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    linalg.matmul ins(%a, %b : memref<128x256xbf16, strided<[260, 1]>>, memref<256x128xbf16>) outs(%c : memref<128x128xf32>)
+    gpu.terminator
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{async_stages copies 16 bytes at a time: A's and B's rows must start on whole 8-element copies (a static leading stride that is a multiple of 8)}}
+    transform.kforge.matmul_to_mma_sync %mm {block_k = 32, warp_grid = array<i64: 4, 2>, async_stages = 3} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}

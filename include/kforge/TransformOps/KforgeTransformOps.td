@@ -228,6 +228,14 @@ def MatmulToMmaSyncOp : Op<Transform_Dialect, "kforge.matmul_to_mma_sync",
     8x8 matrices per instruction: one per A tile row and one, transposed, per two B tile
     columns per step of 16) instead of 32-bit loads of A and 16-bit loads of B.
 
+    With `async_stages` = S (at least 2; staged only), the tiles are copied by asynchronous
+    copies (`cp.async`, 16 bytes each, no registers) into S stages: S - 1 tiles are in
+    flight before the loop; in iteration t each thread waits until its copies of tile t
+    have landed, the block meets at a barrier (tile t is visible, and every warp is done
+    with tile t - 1), the copies of tile t + S - 1 are issued into tile t - 1's stage, and
+    the warps multiply tile t. Stages above 48 KB in all are dynamic shared memory (at
+    most 227 KB).
+
     #### Return modes
 
     Produces a silenceable failure, leaving the IR untouched, when the target is not such a
@@ -238,13 +246,16 @@ def MatmulToMmaSyncOp : Op<Transform_Dialect, "kforge.matmul_to_mma_sync",
     `block_k` is not a multiple of 16 dividing K or the tiles are not whole vectors per thread,
     the two stages exceed 48 KB, B's rows are not contiguous, or the matmul is not in a
     gpu.launch of exactly the grid's threads; with `ldmatrix`, also when not staged or when the
-    warp tile's columns are not a multiple of 16. Returns nothing (the matmul is gone).
+    warp tile's columns are not a multiple of 16; with `async_stages`, also when not staged,
+    when it is 1 or negative, or when A's or B's rows are not whole 16-byte copies (a leading
+    stride not a multiple of 8 elements). Returns nothing (the matmul is gone).
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        DefaultValuedAttr<I64Attr, "1">:$k_steps,
                        DefaultValuedAttr<I64Attr, "0">:$block_k,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$warp_grid,
-                       UnitAttr:$ldmatrix);
+                       UnitAttr:$ldmatrix,
+                       DefaultValuedAttr<I64Attr, "0">:$async_stages);
   let results = (outs);
   let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
   let extraClassDeclaration = [{
