@@ -85,11 +85,9 @@ FailureOr<SimtPlan> planSimt(Operation *target, int64_t blockK, ArrayRef<int64_t
           " tile into shares of whole groups of 4 rows and 4 columns";
     return failure();
   }
-  if (blockK < 1 || plan.k % blockK || (plan.m * blockK) % (kVector * plan.threads()) ||
-      (blockK * plan.n) % (kVector * plan.threads()) || blockK % kVector) {
+  if (blockK < 1 || plan.k % blockK || blockK % kVector) {
     why = "block_k (" + std::to_string(blockK) + ") must be a multiple of 4 dividing K (" + std::to_string(plan.k) +
-          "), with the A and B tiles whole 4-element vectors per thread (" + std::to_string(plan.threads()) +
-          " threads)";
+          ")";
     return failure();
   }
   plan.launch = kforge::launchOfThreads(matmul, plan.threads());
@@ -181,11 +179,19 @@ private:
       }
   }
 
-  /// Row and column of the thread's vector `first` of a rows x cols tile of 4-element vectors.
-  std::pair<Value, Value> vectorPosition(int64_t first, int64_t cols) {
+  /// Row and column of the thread's vector `first` of a rows x cols tile of 4-element vectors. When the
+  /// threads do not divide the tile's vectors, the last round's extra threads take the tile's last vector
+  /// again (no branch: they load the same values and store them to the same place as its own thread).
+  std::pair<Value, Value> vectorPosition(int64_t first, int64_t rows, int64_t cols) {
     AffineExpr t = getAffineDimExpr(0, ctx);
-    int64_t perRow = cols / kVector;
-    return {apply((t + first).floorDiv(perRow)), apply(((t + first) % perRow) * kVector)};
+    int64_t perRow = cols / kVector, vectors = rows * perRow;
+    if (first + plan.threads() <= vectors)
+      return {apply((t + first).floorDiv(perRow)), apply(((t + first) % perRow) * kVector)};
+    Value v = affine::AffineMinOp::create(
+        b, loc, AffineMap::get(1, 0, {t + first, getAffineConstantExpr(vectors - 1, ctx)}, ctx), ValueRange{thread});
+    AffineExpr d = getAffineDimExpr(0, ctx);
+    return {affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, d.floorDiv(perRow)), ValueRange{v}),
+            affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (d % perRow) * kVector), ValueRange{v})};
   }
   struct Share {
     SmallVector<Value> a, b;
@@ -194,11 +200,11 @@ private:
     Share share;
     auto vec = VectorType::get({kVector}, b.getF32Type());
     for (int64_t v = 0; v < plan.m * plan.blockK / kVector; v += plan.threads()) {
-      auto [r, c] = vectorPosition(v, plan.blockK);
+      auto [r, c] = vectorPosition(v, plan.m, plan.blockK);
       share.a.push_back(vector::LoadOp::create(b, loc, vec, plan.a, ValueRange{r, add(c, kOff)}));
     }
     for (int64_t v = 0; v < plan.blockK * plan.n / kVector; v += plan.threads()) {
-      auto [r, c] = vectorPosition(v, plan.n);
+      auto [r, c] = vectorPosition(v, plan.blockK, plan.n);
       share.b.push_back(vector::LoadOp::create(b, loc, vec, plan.b, ValueRange{add(r, kOff), c}));
     }
     return share;
@@ -207,7 +213,7 @@ private:
   void storeShare(const Share &share, Value stage) {
     int64_t i = 0;
     for (int64_t v = 0; v < plan.m * plan.blockK / kVector; v += plan.threads(), ++i) {
-      auto [r, c] = vectorPosition(v, plan.blockK);
+      auto [r, c] = vectorPosition(v, plan.m, plan.blockK);
       for (int64_t e = 0; e < kVector; ++e) {
         Value element = vector::ExtractOp::create(b, loc, share.a[i], ArrayRef<int64_t>{e});
         memref::StoreOp::create(b, loc, element, aShared, ValueRange{stage, add(c, e), r});
@@ -215,7 +221,7 @@ private:
     }
     i = 0;
     for (int64_t v = 0; v < plan.blockK * plan.n / kVector; v += plan.threads(), ++i) {
-      auto [r, c] = vectorPosition(v, plan.n);
+      auto [r, c] = vectorPosition(v, plan.blockK, plan.n);
       vector::StoreOp::create(b, loc, share.b[i], bShared, ValueRange{stage, r, c});
     }
   }

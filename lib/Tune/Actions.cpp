@@ -646,12 +646,9 @@ static void checkSimtStage(const Schedule &schedule, const PayloadFacts &facts, 
   if (share[0] % 4 || share[1] % 4)
     problem(index, "shape", "stage: each thread's share " + joinInts(share, "x") +
                                 " must be whole groups of 4 rows and 4 columns");
-  if (blockK <= 0 || facts.contractionK % blockK || (rows * blockK) % (4 * threads) ||
-      (blockK * cols) % (4 * threads))
-    problem(index, "shape", "stage(" + std::to_string(blockK) + "): block_k must divide K (" +
-                                std::to_string(facts.contractionK) + ") and the " + std::to_string(threads) +
-                                " threads must copy the A (" + std::to_string(rows) + "x" + std::to_string(blockK) +
-                                ") and B tiles as whole 4-element vectors each");
+  if (blockK <= 0 || facts.contractionK % blockK || blockK % 4)
+    problem(index, "shape", "stage(" + std::to_string(blockK) + "): block_k must be a multiple of 4 dividing K (" +
+                                std::to_string(facts.contractionK) + ")");
   int64_t bytes = 2 * blockK * ((rows + 4) + cols) * 4;
   if (bytes > kMaxSharedBytesPerBlock)
     problem(index, "too-large", "stage(" + std::to_string(blockK) + "): two stages of A and B take " +

@@ -907,6 +907,35 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
       staged({8, 16}, 16, 0);
       staged({8, 8}, 32, 2); // 65 KB: dynamic shared memory
       staged({8, 8}, 8, 0);
+    } else if (facts.contractionOperandType == "f32" && rank == 2) {
+      // Sizes that 128 does not divide (e.g. 2000x3000x1000): the largest block tiles of 8x8 per thread that
+      // divide M and N (multiples of 8 rows and columns, at most 256 threads), 16 or 8 of K per tile.
+      int64_t m = facts.parallelSizes[0], n = facts.parallelSizes[1];
+      int64_t blockK = facts.contractionK % 16 == 0 ? 16 : facts.contractionK % 8 == 0 ? 8 : 0;
+      std::vector<std::pair<int64_t, int64_t>> blocks;
+      for (int64_t bm = 8; bm <= 256 && blockK; bm += 8)
+        for (int64_t bn = 8; bn <= 256; bn += 8)
+          if (m % bm == 0 && n % bn == 0 && (bm / 8) * (bn / 8) <= 256 && (bm / 8) * (bn / 8) >= 64)
+            blocks.push_back({bm, bn});
+      std::stable_sort(blocks.begin(), blocks.end(),
+                       [](const auto &x, const auto &y) { return x.first * x.second > y.first * y.second; });
+      // Each as many blocks per multiprocessor as fit 16 warps (ptxas otherwise takes 130-149 registers for
+      // these tiles, one block fewer), then without the bound.
+      for (bool bounded : {true, false})
+        for (size_t i = 0; i < blocks.size() && i < 3; ++i) {
+          int64_t threads = (blocks[i].first / 8) * (blocks[i].second / 8);
+          int64_t perSM = std::max<int64_t>(1, 512 / ((threads + 31) / 32 * 32));
+          Schedule v;
+          v.push_back(tile("block", {blocks[i].first, blocks[i].second}));
+          v.push_back(tile("thread", {8, 8}));
+          v.push_back(intAction("stage", blockK));
+          if (bounded)
+            v.push_back(intAction("occupancy", perSM));
+          addRequiredFusions(v, facts, profile, /*always=*/true);
+          add(v, "", "heuristic: A and B staged in shared memory on " + std::to_string(blocks[i].first) + "x" +
+                         std::to_string(blocks[i].second) + " blocks that divide the matmul, 8x8 per thread" +
+                         (bounded ? ", " + std::to_string(perSM) + " blocks per multiprocessor" : ""));
+        }
     }
   }
   if (contraction) {

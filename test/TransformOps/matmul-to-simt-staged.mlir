@@ -141,3 +141,38 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Threads that do not divide a tile's vectors (a 40x40 tile over a 5x5 grid: 25 threads, A's 40x8 tile is 80
+// vectors, B's 8x40 is 80): each copy takes ceil(80 / 25) = 4 rounds and the last round's extra threads take
+// the last vector (79) again, no branch.
+// CHECK: #[[$LASTMAP:.*]] = affine_map<(d0) -> (d0 + 75, 79)>
+// CHECK-LABEL: func.func @threads_not_dividing_the_copy
+// CHECK: gpu.launch
+// CHECK-COUNT-3: vector.load %{{.*}} : memref<40x16xf32>, vector<4xf32>
+// CHECK: affine.min #[[$LASTMAP]](%{{.*}})
+// CHECK: vector.load %{{.*}} : memref<40x16xf32>, vector<4xf32>
+// CHECK-NOT: scf.if
+// CHECK: scf.for
+// CHECK-COUNT-64: math.fma
+// CHECK: vector.store %{{.*}} : memref<40x40xf32>, vector<4xf32>
+func.func @threads_not_dividing_the_copy(%a: memref<40x16xf32>, %b: memref<16x40xf32>, %c: memref<40x40xf32>) {
+  %c1 = arith.constant 1 : index
+  %c25 = arith.constant 25 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c25, %sy = %c1, %sz = %c1) {
+    %zero = arith.constant 0.0 : f32
+    linalg.fill ins(%zero : f32) outs(%c : memref<40x40xf32>)
+    linalg.matmul ins(%a, %b : memref<40x16xf32>, memref<16x40xf32>) outs(%c : memref<40x40xf32>)
+    gpu.terminator
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.kforge.matmul_to_simt_staged %mm {block_k = 8, thread_grid = array<i64: 5, 5>} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
