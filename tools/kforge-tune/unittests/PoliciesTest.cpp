@@ -177,16 +177,16 @@ TEST(Policies, MutationAndCrossoverStayValid) {
 }
 
 TEST(Policies, TensorCoreActionsStayValidUnderMutation) {
-  // A bf16 matmul: the heuristic starts with mma (and stage, ldmatrix); mutation and crossover keep the
-  // tensor-core schedules valid (no SIMT matmul actions next to mma, stage only with mma(1), ldmatrix only
-  // staged), and reach all three actions.
+  // A bf16 matmul: the heuristic starts with mma (and stage, ldmatrix, pipeline); mutation and crossover keep
+  // the tensor-core schedules valid (no SIMT matmul actions next to mma, stage only with mma(1), ldmatrix and
+  // pipeline only staged, the stages within shared memory), and reach all four actions.
   std::mt19937_64 rng(5);
   PayloadFacts facts = gemmBiasReluBf16();
   HardwareProfile profile = h200();
   std::vector<Proposal> guesses = heuristicSchedules(facts, profile);
   ASSERT_FALSE(guesses.empty());
   EXPECT_TRUE(findSlot(guesses[0].schedule, "mma")) << describe(guesses[0].schedule);
-  bool sawMma = false, sawStage = false, sawLdmatrix = false, sawSimt = false;
+  bool sawMma = false, sawStage = false, sawLdmatrix = false, sawPipeline = false, sawSimt = false;
   for (int i = 0; i < 400; ++i) {
     const Schedule &a = guesses[i % guesses.size()].schedule, &b = guesses[(i * 5 + 1) % guesses.size()].schedule;
     std::string step;
@@ -199,10 +199,15 @@ TEST(Policies, TensorCoreActionsStayValidUnderMutation) {
       sawMma |= findSlot(*s, "mma") != nullptr;
       sawStage |= findSlot(*s, "stage") != nullptr;
       sawLdmatrix |= findSlot(*s, "ldmatrix") != nullptr;
+      sawPipeline |= findSlot(*s, "pipeline") != nullptr;
       sawSimt |= !s->empty() && !findSlot(*s, "mma");
     }
   }
-  EXPECT_TRUE(sawMma && sawStage && sawLdmatrix && sawSimt);
+  EXPECT_TRUE(sawMma && sawStage && sawLdmatrix && sawPipeline && sawSimt);
+  // The heuristic proposes pipeline only on staged tiles.
+  for (const Proposal &p : guesses)
+    if (findSlot(p.schedule, "pipeline"))
+      EXPECT_TRUE(findSlot(p.schedule, "stage")) << describe(p.schedule);
   // An fp32 matmul never gets them.
   for (const Proposal &p : heuristicSchedules(gemmBiasRelu(), profile))
     EXPECT_FALSE(findSlot(p.schedule, "mma")) << describe(p.schedule);
