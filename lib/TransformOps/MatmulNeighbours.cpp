@@ -41,12 +41,13 @@ std::string kforge::sharedBuffersProblem(gpu::LaunchOp launch, int64_t bytes) {
 /// Dynamic shared memory starts 1024-byte aligned (NVVM's lowering); each buffer starts 128-byte aligned in it.
 constexpr int64_t kDynamicSharedAlignment = 128;
 
-SmallVector<Value> kforge::sharedBuffers(OpBuilder &b, Location loc, gpu::LaunchOp launch, ArrayRef<MemRefType> types) {
+SmallVector<Value> kforge::sharedBuffers(OpBuilder &b, Location loc, gpu::LaunchOp launch, ArrayRef<MemRefType> types,
+                                         bool swizzled) {
   int64_t total = 0;
   for (MemRefType type : types)
     total += memrefBytes(type);
   SmallVector<Value> buffers;
-  if (total <= kMaxStaticSharedBytes) {
+  if (total <= kMaxStaticSharedBytes && !swizzled) {
     for (MemRefType type : types)
       buffers.push_back(launch.addWorkgroupAttribution(type, loc));
     return buffers;
@@ -57,7 +58,7 @@ SmallVector<Value> kforge::sharedBuffers(OpBuilder &b, Location loc, gpu::Launch
   int64_t offset = 0;
   for (MemRefType type : types) {
     offsets.push_back(offset);
-    offset = llvm::alignTo(offset + memrefBytes(type), kDynamicSharedAlignment);
+    offset = llvm::alignTo(offset + memrefBytes(type), swizzled ? 1024 : kDynamicSharedAlignment);
   }
   Value size = arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset);
   launch.getDynamicSharedMemorySizeMutable().assign(size);

@@ -75,8 +75,10 @@ std::string sharedBuffersProblem(mlir::gpu::LaunchOp launch, int64_t bytes);
 /// Shared buffers of these (static, workgroup address space) types for the launch: workgroup attributions while
 /// together they fit the 48 KB of static shared memory, else 128-byte aligned views of the launch's dynamic
 /// shared memory (`gpu.dynamic_shared_memory`, its size set on the launch). `sharedBuffersProblem` first.
+/// `swizzled`: always dynamic, each buffer 1024-byte aligned (a 128-byte swizzle's pattern repeats every 1024
+/// bytes of address, which wgmma's descriptors assume start at a multiple of 1024).
 llvm::SmallVector<mlir::Value> sharedBuffers(mlir::OpBuilder &b, mlir::Location loc, mlir::gpu::LaunchOp launch,
-                                             llvm::ArrayRef<mlir::MemRefType> types);
+                                             llvm::ArrayRef<mlir::MemRefType> types, bool swizzled = false);
 
 /// The block's K loop over `tiles` tiles of `blockK` through two shared-memory stages, one barrier per tile:
 /// before the loop, tile 0 is copied into stage 0 (`copy(kOffset, stage)`; a barrier); in iteration t, the

@@ -41,6 +41,9 @@ struct MmaPlan {
   int64_t blockK = 0, warpRows = 1, warpCols = 1;
   bool ldmatrix = false;       ///< Staged: fragments read by ldmatrix (four 8x8 matrices per instruction).
   int64_t asyncStages = 0;     ///< Staged: 0, two stages through registers; else this many filled by cp.async.
+  /// Staged and async: Hopper's warpgroup MMA (wgmma.mma_async m64nNk16) on 128-byte swizzled stages instead
+  /// of mma.sync: each warpgroup (4 warps) multiplies 64 rows by the block's N columns.
+  bool wgmma = false;
   int64_t stages() const { return asyncStages > 0 ? asyncStages : 2; }
   gpu::LaunchOp launch;
   kforge::MatmulNeighbours neighbours; ///< Its fill and the epilogue applied to the accumulators in registers.
@@ -53,10 +56,20 @@ struct MmaPlan {
 /// while every row stays 16-byte aligned as ldmatrix and the vector stores need. (B stored transposed, as the
 /// first version did, cost a 16-way conflict on every element store: 0.2 of the H200's mma.sync rate.)
 constexpr int64_t kSmemPad = 8; ///< bf16/f16 elements
+/// wgmma reads its operands through descriptors of 128-byte swizzled layouts: 64 elements (128 bytes) per row,
+/// the row's 16-byte chunks permuted by chunk ^ (row % 8). A is K-major: M rows of the 64 K of a tile. B is
+/// N-major (as in global memory), in atoms of 64 columns: for each atom, the tile's 64 K rows of those columns.
+constexpr int64_t kSwizzleRow = 64; ///< 16-bit elements per 128-byte row
+
 static MemRefType stagedAType(const MmaPlan &plan, Type operand, Attribute space) {
+  if (plan.wgmma)
+    return MemRefType::get({plan.stages(), plan.m, kSwizzleRow}, operand, MemRefLayoutAttrInterface(), space);
   return MemRefType::get({plan.stages(), plan.m, plan.blockK + kSmemPad}, operand, MemRefLayoutAttrInterface(), space);
 }
 static MemRefType stagedBType(const MmaPlan &plan, Type operand, Attribute space) {
+  if (plan.wgmma)
+    return MemRefType::get({plan.stages(), plan.n / kSwizzleRow, plan.blockK, kSwizzleRow}, operand,
+                           MemRefLayoutAttrInterface(), space);
   return MemRefType::get({plan.stages(), plan.blockK, plan.n + kSmemPad}, operand, MemRefLayoutAttrInterface(), space);
 }
 static int64_t stagedSmemBytes(const MmaPlan &plan) {
@@ -116,7 +129,7 @@ static bool rowsWholeCopies(MemRefType type) {
 }
 
 static FailureOr<MmaPlan> planMma(Operation *target, int64_t kSteps, int64_t blockK, ArrayRef<int64_t> warpGrid,
-                                  bool ldmatrix, int64_t asyncStages, std::string &why) {
+                                  bool ldmatrix, int64_t asyncStages, bool wgmma, std::string &why) {
   linalg::MatmulOp matmul = kforge::bufferizedMatmul(target, why);
   if (!matmul)
     return failure();
@@ -170,8 +183,29 @@ static FailureOr<MmaPlan> planMma(Operation *target, int64_t kSteps, int64_t blo
     return failure();
   }
   plan.asyncStages = asyncStages;
+  plan.wgmma = wgmma; // sizes the stages (swizzled, unpadded) for checkStaged
   if (blockK > 0 && failed(checkStaged(plan, warpGrid, why)))
     return failure();
+  if (wgmma) {
+    // Each warpgroup takes 64 rows: warps stacked 16 rows each, one column of warps; the swizzled rows are 64
+    // of K; wgmma's N is at most 256 and B's atoms are 64 columns wide.
+    if (asyncStages < 2 || blockK != kSwizzleRow || ldmatrix) {
+      why = "wgmma needs async_stages (at least 2), block_k = 64 (one 128-byte swizzled row) and no ldmatrix";
+      return failure();
+    }
+    if (plan.warpCols != 1 || plan.warpRows % 4 || plan.m != 16 * plan.warpRows || plan.n % kSwizzleRow ||
+        plan.n > 256) {
+      why = "wgmma needs warp_grid = [4 x warpgroups, 1] over 16 rows per warp (the tile's rows 64 per warpgroup) "
+            "and the tile's columns a multiple of 64, at most 256; got a " +
+            std::to_string(plan.warpRows) + "x" + std::to_string(plan.warpCols) + " grid on " +
+            std::to_string(plan.m) + "x" + std::to_string(plan.n);
+      return failure();
+    }
+    if (plan.launch.getDynamicSharedMemorySize()) {
+      why = "wgmma's swizzled stages are dynamic shared memory, and the launch already has some";
+      return failure();
+    }
+  }
   if (ldmatrix && blockK == 0) {
     why = "ldmatrix reads shared memory: it needs the staged form (block_k > 0)";
     return failure();
@@ -422,7 +456,8 @@ private:
   SmallVector<Value> stagedKLoop(ArrayRef<Value> init) {
     Attribute workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
     SmallVector<Value> buffers = kforge::sharedBuffers(
-        b, loc, plan.launch, {stagedAType(plan, operandType, workgroup), stagedBType(plan, operandType, workgroup)});
+        b, loc, plan.launch, {stagedAType(plan, operandType, workgroup), stagedBType(plan, operandType, workgroup)},
+        /*swizzled=*/plan.wgmma);
     aShared = buffers[0];
     bShared = buffers[1];
     if (plan.asyncStages > 0)
@@ -448,13 +483,33 @@ private:
     };
     for (int64_t v = 0; v < plan.m * plan.blockK / 8; v += threads()) {
       auto [row, col] = vectorPosition(v, plan.blockK);
-      copy(plan.a, ValueRange{row, add(col, kOff, 0)}, aShared, ValueRange{stage, row, col});
+      if (plan.wgmma)
+        copy(plan.a, ValueRange{row, add(col, kOff, 0)}, aShared, ValueRange{stage, row, swizzled(row, col)});
+      else
+        copy(plan.a, ValueRange{row, add(col, kOff, 0)}, aShared, ValueRange{stage, row, col});
     }
     for (int64_t v = 0; v < plan.blockK * plan.n / 8; v += threads()) {
       auto [row, col] = vectorPosition(v, plan.n);
-      copy(plan.b, ValueRange{add(row, kOff, 0), col}, bShared, ValueRange{stage, row, col});
+      if (plan.wgmma) {
+        AffineExpr c = getAffineDimExpr(0, ctx);
+        Value atom = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, c.floorDiv(kSwizzleRow)), col);
+        Value inAtom = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, c % kSwizzleRow), col);
+        copy(plan.b, ValueRange{add(row, kOff, 0), col}, bShared, ValueRange{stage, atom, row, swizzled(row, inAtom)});
+      } else {
+        copy(plan.b, ValueRange{add(row, kOff, 0), col}, bShared, ValueRange{stage, row, col});
+      }
     }
     lastGroup = nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, nvgpu::DeviceAsyncTokenType::get(ctx), tokens);
+  }
+
+  /// The column a 16-byte chunk starting at `col` (a multiple of 8) of swizzled row `row` is stored at: chunk
+  /// (col / 8) ^ (row % 8) of the 128-byte row.
+  Value swizzled(Value row, Value col) {
+    AffineExpr r = getAffineDimExpr(0, ctx), c = getAffineDimExpr(1, ctx);
+    Value rowPhase = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, r % 8), row);
+    Value chunk = affine::AffineApplyOp::create(b, loc, AffineMap::get(2, 0, c.floorDiv(8)), ValueRange{row, col});
+    Value xored = arith::XOrIOp::create(b, loc, chunk, rowPhase);
+    return arith::MulIOp::create(b, loc, xored, index(8));
   }
 
   /// The K loop over S = async_stages stages filled by cp.async: tiles 0 .. S - 2 in flight before the loop;
@@ -476,6 +531,10 @@ private:
       AffineExpr t = getAffineDimExpr(0, ctx);
       Value tile = loop.getInductionVar();
       nvgpu::DeviceAsyncWaitOp::create(b, loc, prologueGroup, b.getI32IntegerAttr(stages - 2));
+      // wgmma reads shared memory through the async proxy: the copies' writes are made visible to it first.
+      if (plan.wgmma)
+        NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
+                                   NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
       gpu::BarrierOp::create(b, loc);
       Value nextOffset = affine::AffineMinOp::create(
           b, loc,
@@ -486,6 +545,12 @@ private:
           affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (t + stages - 1) % stages), ValueRange{tile});
       copyTileAsync(nextOffset, nextStage);
       Value stage = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t % stages), ValueRange{tile});
+      if (plan.wgmma) {
+        scf::YieldOp::create(b, loc, wgmmaTile(stage, SmallVector<Value>(loop.getRegionIterArgs())));
+        b.setInsertionPointAfter(loop);
+        nvgpu::DeviceAsyncWaitOp::create(b, loc, prologueGroup, b.getI32IntegerAttr(0));
+        return SmallVector<Value>(loop.getResults());
+      }
       aSource = stageView(aShared, stage);
       bSource = stageView(bShared, stage);
       inShared = true;
@@ -496,6 +561,77 @@ private:
     // No copy may still be writing shared memory when the block's threads leave.
     nvgpu::DeviceAsyncWaitOp::create(b, loc, prologueGroup, b.getI32IntegerAttr(0));
     return SmallVector<Value>(loop.getResults());
+  }
+
+  /// A wgmma shared-memory descriptor: the start address and the two byte offsets in 16-byte units, the
+  /// 128-byte swizzle in bits 62-63.
+  Value descriptor(Value address, int64_t leadingBytes, int64_t strideBytes) {
+    Type i64 = b.getI64Type();
+    auto constant = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, i64, v); };
+    Value start = arith::ShRUIOp::create(b, loc, arith::AndIOp::create(b, loc, address, constant(0x3FFFF)),
+                                         constant(4));
+    int64_t fixed = ((leadingBytes >> 4) << 16) | ((strideBytes >> 4) << 32) | (int64_t(1) << 62);
+    return arith::OrIOp::create(b, loc, start, constant(fixed));
+  }
+  /// The shared-memory address of a buffer's element (indices), as an i64.
+  Value sharedAddress(Value buffer, int64_t byteOffset, Value stage, int64_t stageBytes) {
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+    AffineExpr s0 = getAffineSymbolExpr(0, ctx), s1 = getAffineSymbolExpr(1, ctx);
+    Value offset = affine::AffineApplyOp::create(
+        b, loc, AffineMap::get(0, 2, s0 + s1 * stageBytes + byteOffset), ValueRange{base, stage});
+    return arith::IndexCastOp::create(b, loc, b.getI64Type(), offset);
+  }
+
+  /// One staged tile on Hopper's tensor cores: each warpgroup runs 4 wgmma.mma_async m64nNk16 (16 of K each)
+  /// on descriptors of its 64 rows of A (K-major: 16 of K is 32 bytes along the swizzled rows; 8-row groups
+  /// 1024 bytes apart) and of B (N-major, transposed by the instruction: 16 of K is two 8-row groups, 2048
+  /// bytes; 64-column atoms 64 x 128 bytes apart), then waits for them. The accumulators go in and out as one
+  /// struct per warpgroup; lane l of warp w holds rows 16 (w % 4) + l / 4 (+ 8), columns 8 j + 2 (l % 4) (+ 1)
+  /// in the order of the mma.sync tiles, so the epilogue is the same.
+  SmallVector<Value> wgmmaTile(Value stage, SmallVector<Value> acc) {
+    Type f32 = b.getF32Type();
+    SmallVector<Type> fields(acc.size(), f32);
+    auto structType = LLVM::LLVMStructType::getLiteral(ctx, fields);
+    AffineExpr t = getAffineDimExpr(0, ctx);
+    Value group = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t.floorDiv(128)), ValueRange{thread});
+    int64_t rowBytes = 2 * kSwizzleRow;
+    int64_t aStageBytes = plan.m * rowBytes, bStageBytes = plan.n * plan.blockK * 2;
+    // The warpgroup's 64 rows of A: 64 x 128 bytes into the stage.
+    AffineExpr s0 = getAffineSymbolExpr(0, ctx), s1 = getAffineSymbolExpr(1, ctx);
+    Value aBase = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, aShared);
+    Value aStart = arith::IndexCastOp::create(
+        b, loc, b.getI64Type(),
+        affine::AffineApplyOp::create(b, loc, AffineMap::get(0, 3, s0 + s1 * aStageBytes + getAffineSymbolExpr(2, ctx) * (64 * rowBytes)),
+                                      ValueRange{aBase, stage, group}));
+    Value bStart = sharedAddress(bShared, 0, stage, bStageBytes);
+    Value packed = LLVM::UndefOp::create(b, loc, structType);
+    for (auto [i, v] : llvm::enumerate(acc))
+      packed = LLVM::InsertValueOp::create(b, loc, packed, v, ArrayRef<int64_t>{int64_t(i)});
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+    auto ptxType = operandType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+    Type i64 = b.getI64Type();
+    for (int64_t step = 0; step < plan.blockK / kTileK; ++step) {
+      Value aAddress = arith::AddIOp::create(b, loc, aStart, arith::ConstantIntOp::create(b, loc, i64, step * 32));
+      Value bAddress =
+          arith::AddIOp::create(b, loc, bStart, arith::ConstantIntOp::create(b, loc, i64, step * 16 * rowBytes));
+      Value descA = descriptor(aAddress, /*leadingBytes=*/16, /*strideBytes=*/8 * rowBytes);
+      Value descB = descriptor(bAddress, /*leadingBytes=*/plan.blockK * rowBytes, /*strideBytes=*/8 * rowBytes);
+      packed = NVVM::WgmmaMmaAsyncOp::create(
+          b, loc, structType, packed, descA, descB, NVVM::MMAShapeAttr::get(ctx, 64, plan.n, kTileK),
+          NVVM::WGMMATypesAttr::get(ctx, ptxType), NVVM::WGMMATypesAttr::get(ctx, ptxType),
+          NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+          NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
+          NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+          NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+          NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row), NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+          /*satfinite=*/NVVM::MMAIntOverflowAttr());
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, uint64_t(0));
+    SmallVector<Value> next;
+    for (int64_t i = 0; i < int64_t(acc.size()); ++i)
+      next.push_back(LLVM::ExtractValueOp::create(b, loc, packed, ArrayRef<int64_t>{i}));
+    return next;
   }
 
   /// One step of 16 along K: every (i, j) tile's accumulators times A's fragment i and B's fragment j.
@@ -584,7 +720,7 @@ DiagnosedSilenceableFailure transform::MatmulToMmaSyncOp::applyToOne(transform::
                                                                      transform::TransformState &state) {
   std::string why;
   FailureOr<MmaPlan> plan =
-      planMma(target, getKSteps(), getBlockK(), getWarpGrid(), getLdmatrix(), getAsyncStages(), why);
+      planMma(target, getKSteps(), getBlockK(), getWarpGrid(), getLdmatrix(), getAsyncStages(), getWgmma(), why);
   if (failed(plan))
     return emitSilenceableError() << why;
   MmaEmitter(rewriter, *plan).emit();

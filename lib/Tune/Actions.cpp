@@ -169,6 +169,17 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
        {"gpu"},
        "mma and stage before it; K and the matmul's columns multiples of 8 (rows of whole 16-byte copies); the "
        "stages at most 227 KB of shared memory"},
+      {"wgmma",
+       "Multiply the pipelined tiles with Hopper's warpgroup MMA (wgmma.mma_async m64nNk16, sm_90a) instead of "
+       "mma.sync: the stages are 128-byte swizzled (A K-major, B N-major as in global memory, read transposed by "
+       "the instruction through shared-memory descriptors); each warpgroup of 4 warps multiplies 64 rows by the "
+       "block's columns, its accumulators in registers and the epilogue applied there. Not yet run on a GPU.",
+       "the wgmma option of transform.kforge.matmul_to_mma_sync (nvvm.wgmma.mma_async; the candidate is "
+       "compiled for sm_90a)",
+       {},
+       {"gpu"},
+       "mma, stage(64) and pipeline before it, no ldmatrix; tile(thread) of 16 rows and the block's columns "
+       "(warps stacked: 64 rows per warpgroup); the block's columns a multiple of 64, at most 256"},
       {"occupancy",
        "Ask the kernel's compiler to fit this many blocks on a multiprocessor (PTX .minnctapersm): ptxas limits "
        "each thread's registers to make room, trading spills for occupancy.",
@@ -494,7 +505,7 @@ int kforge::tune::actionPhase(const Action &action) {
   if (action.kind == "split" || action.kind == "split_k")
     return 5;
   if (action.kind == "tile")
-    return action.level == "block" ? 10 : action.level == "thread" ? 30 : 50;
+    return action.level == "block" ? 10 : action.level == "thread" ? 30 : 51;
   if (action.kind == "fuse")
     return action.level == "block" ? 20 : 40;
   if (action.kind == "recompute")
@@ -509,6 +520,8 @@ int kforge::tune::actionPhase(const Action &action) {
     return 48;
   if (action.kind == "pipeline")
     return 49;
+  if (action.kind == "wgmma")
+    return 50;
   if (action.kind == "unroll")
     return 60;
   if (action.kind == "vectorize")
@@ -670,6 +683,27 @@ static void checkPipeline(const Schedule &schedule, const PayloadFacts &facts, i
                                 ") and the columns (" + std::to_string(n) + ") must be multiples of 8");
 }
 
+/// wgmma's preconditions (those of matmul_to_mma_sync's wgmma option).
+template <typename Report>
+static void checkWgmma(const Schedule &schedule, const PayloadFacts &facts, int index, Report problem) {
+  const Action *stage = findSlot(schedule, "stage");
+  if (!findSlot(schedule, "mma") || !stage || !findSlot(schedule, "pipeline")) {
+    problem(index, "precondition", "wgmma needs mma, stage and pipeline before it (it multiplies the pipelined stages)");
+    return;
+  }
+  if (stage->factor != 64)
+    problem(index, "shape", "wgmma: stage(" + std::to_string(stage->factor) +
+                                ") must be stage(64) (one 128-byte swizzled row of K per tile)");
+  if (findSlot(schedule, "ldmatrix"))
+    problem(index, "unsupported", "wgmma reads shared memory itself: it does not combine with ldmatrix");
+  std::vector<int64_t> warpTile = innermostTile(schedule, facts);
+  int64_t rows = blockExtent(schedule, facts, 0), cols = blockExtent(schedule, facts, 1);
+  if (warpTile[0] != 16 || warpTile[1] != cols || rows % 64 || cols % 64 || cols > 256)
+    problem(index, "shape", "wgmma: the warp tile " + joinInts(warpTile, "x") + " must be 16 rows by the block's " +
+                                std::to_string(cols) + " columns, the block " + std::to_string(rows) + "x" +
+                                std::to_string(cols) + " a multiple of 64 rows and of 64 columns, at most 256");
+}
+
 /// stage's preconditions (those transform.kforge.matmul_to_mma_sync checks in its staged form).
 template <typename Report>
 static void checkStage(const Schedule &schedule, const PayloadFacts &facts, int index, Report problem) {
@@ -780,7 +814,7 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       problem(index, "order",
               slotName(action) + " is out of order or repeated: each slot appears at most once, in the order "
                                  "tile(block), fuse(block), tile(thread), fuse(thread), recompute, lanes, mma, stage, "
-                                 "ldmatrix, pipeline, tile(reduction), unroll, vectorize, occupancy, max_registers");
+                                 "ldmatrix, pipeline, wgmma, tile(reduction), unroll, vectorize, occupancy, max_registers");
     }
     lastPhase = std::max(lastPhase, phase);
 
@@ -847,6 +881,8 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       checkStage(schedule, facts, index, problem);
     if (action.kind == "pipeline")
       checkPipeline(schedule, facts, index, problem);
+    if (action.kind == "wgmma")
+      checkWgmma(schedule, facts, index, problem);
     if (action.kind == "ldmatrix") {
       if (!before("stage", ""))
         problem(index, "precondition", "ldmatrix needs stage before it (it reads the staged shared memory)");
@@ -1078,7 +1114,7 @@ public:
       if (twoKernels && i == 0)
         continue;
       if (isLaunchBound(action) || action.kind == "mma" || action.kind == "stage" || action.kind == "ldmatrix" ||
-          action.kind == "pipeline")
+          action.kind == "pipeline" || action.kind == "wgmma")
         continue; // after the finish: it needs the gpu.launch the mapping makes (mma: the bufferized warp tiles)
       starts[i] = static_cast<int>(lines.size()) + 1;
       line("    // action " + std::to_string(i) + ": " + describe(action));
@@ -1148,6 +1184,8 @@ public:
                   (findSlot(schedule, "ldmatrix") ? ", ldmatrix" : "");
         if (const Action *pipeline = findSlot(schedule, "pipeline"))
           staging += ", async_stages = " + std::to_string(pipeline->factor);
+        if (findSlot(schedule, "wgmma"))
+          staging += ", wgmma";
       }
       line("    transform.kforge.matmul_to_mma_sync " + matmuls + " {k_steps = " + std::to_string(action.factor) +
            staging + "} : (!transform.any_op) -> ()");

@@ -371,6 +371,8 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     (slot(s, "ldmatrix") ? removes : adds).push_back("ldmatrix");
   if (slot(s, "stage") && slot(s, "mma"))
     (slot(s, "pipeline") ? removes : adds).push_back("pipeline");
+  if (slot(s, "wgmma")) // proposed by the heuristic with its own tiles; the search may take it away
+    removes.push_back("wgmma");
   bool add = !adds.empty() && (removes.empty() || coin(rng, 0.5));
   if (!add && removes.empty())
     return false;
@@ -418,6 +420,8 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     step = "add " + describe(added);
     return true;
   }
+  if (what == "mma" || what == "stage" || what == "pipeline")
+    removeSlot(s, "wgmma"); // it multiplies the pipelined stages
   if (what == "mma" || what == "stage") {
     removeSlot(s, "ldmatrix");
     removeSlot(s, "pipeline");
@@ -425,6 +429,7 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
   if (what == "mma")
     removeSlot(s, "stage");
   if (what == "tile-thread") {
+    removeSlot(s, "wgmma");
     removeSlot(s, "pipeline");
     removeSlot(s, "ldmatrix");
     removeSlot(s, "stage");
@@ -782,6 +787,24 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
         addRequiredFusions(v, facts, profile, /*always=*/true);
         add(v, "", "heuristic: tensor cores, " + std::to_string(p.stages) + " stages of " +
                        std::to_string(p.blockK) + " of K filled by cp.async, ldmatrix");
+      }
+      // Hopper's warpgroup MMA on the same pipelined stages (swizzled): 64 rows per warpgroup by the block's
+      // columns. Built and checked down to ptxas (sm_90a), not yet run on a GPU: the runner's verification
+      // decides.
+      for (const auto &[block, stages] : std::vector<std::pair<std::vector<int64_t>, int64_t>>{
+               {{128, 128}, 3}, {{128, 256}, 3}}) {
+        if (m % block[0] || n % block[1] || facts.contractionK % 64)
+          continue;
+        Schedule v;
+        v.push_back(tile("block", block));
+        v.push_back(tile("thread", {16, block[1]}));
+        v.push_back(intAction("mma", 1));
+        v.push_back(intAction("stage", 64));
+        v.push_back(intAction("pipeline", stages));
+        v.push_back(Action{"wgmma"});
+        addRequiredFusions(v, facts, profile, /*always=*/true);
+        add(v, "", "heuristic: Hopper wgmma on " + std::to_string(block[0]) + "x" + std::to_string(block[1]) +
+                       " blocks, " + std::to_string(stages) + " swizzled stages of 64 of K filled by cp.async");
       }
     };
     int tried = 0;

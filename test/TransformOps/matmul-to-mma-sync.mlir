@@ -419,3 +419,101 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// wgmma: a 128x128 tile over two warpgroups (8 warps stacked, 16 rows each), three stages of 64 of K in
+// 1024-byte aligned dynamic shared memory, 128-byte swizzled: A 128 x 64 (K-major), B as two 64-column atoms
+// of 64 K rows (N-major). The copies' 16-byte chunks land at chunk ^ (row % 8); before the barrier the copies
+// are fenced for the async proxy; each tile is 4 wgmma m64n128k16 on shared-memory descriptors (B transposed
+// by the instruction: layout row), committed and waited for; the bf16 epilogue is applied to the accumulators.
+// CHECK-LABEL: func.func @block_tile_wgmma
+// CHECK: %[[SIZE:.*]] = arith.constant 98304 : i32
+// CHECK: gpu.launch {{.*}} dynamic_shared_memory_size %[[SIZE]]
+// CHECK: memref.view {{.*}} to memref<3x128x64xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[C49152:.*]] = arith.constant 49152 : index
+// CHECK: memref.view %{{.*}}[%[[C49152]]][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3x2x64x64xbf16, #gpu.address_space<workgroup>>
+// CHECK: arith.xori
+// CHECK: nvgpu.device_async_copy
+// CHECK: scf.for
+// CHECK: nvgpu.device_async_wait %{{.*}} {numGroups = 1 : i32}
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: gpu.barrier
+// CHECK: memref.extract_aligned_pointer_as_index
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: scf.yield
+// CHECK: nvgpu.device_async_wait %{{.*}} {numGroups = 0 : i32}
+// CHECK: arith.truncf
+// CHECK: vector.store %{{.*}} : memref<128x128xbf16>, vector<2xbf16>
+func.func @block_tile_wgmma(%a: memref<128x256xbf16>, %b: memref<256x128xbf16>, %out: memref<128x128xbf16>) {
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    %zero = arith.constant 0.0 : f32
+    %c = memref.alloc() : memref<128x128xf32>
+    linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
+    linalg.matmul ins(%a, %b : memref<128x256xbf16>, memref<256x128xbf16>) outs(%c : memref<128x128xf32>)
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                    iterator_types = ["parallel", "parallel"]}
+        ins(%c : memref<128x128xf32>) outs(%out : memref<128x128xbf16>) {
+    ^bb0(%x: f32, %o: bf16):
+      %t = arith.truncf %x : f32 to bf16
+      linalg.yield %t : bf16
+    }
+    gpu.terminator
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.kforge.matmul_to_mma_sync %mm {block_k = 64, warp_grid = array<i64: 8, 1>, async_stages = 3, wgmma} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+func.func @wgmma_without_async(%a: memref<128x256xbf16>, %b: memref<256x128xbf16>, %c: memref<128x128xf32>) {
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    linalg.matmul ins(%a, %b : memref<128x256xbf16>, memref<256x128xbf16>) outs(%c : memref<128x128xf32>)
+    gpu.terminator
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{wgmma needs async_stages (at least 2), block_k = 64 (one 128-byte swizzled row) and no ldmatrix}}
+    transform.kforge.matmul_to_mma_sync %mm {block_k = 64, warp_grid = array<i64: 8, 1>, wgmma} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+func.func @wgmma_warp_grid(%a: memref<128x256xbf16>, %b: memref<256x128xbf16>, %c: memref<128x128xf32>) {
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    linalg.matmul ins(%a, %b : memref<128x256xbf16>, memref<256x128xbf16>) outs(%c : memref<128x128xf32>)
+    gpu.terminator
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{wgmma needs warp_grid = [4 x warpgroups, 1] over 16 rows per warp (the tile's rows 64 per warpgroup) and the tile's columns a multiple of 64, at most 256; got a 4x2 grid on 128x128}}
+    transform.kforge.matmul_to_mma_sync %mm {block_k = 64, warp_grid = array<i64: 4, 2>, async_stages = 3, wgmma} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}

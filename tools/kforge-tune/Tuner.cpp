@@ -127,7 +127,11 @@ static void compileCandidate(const TuneConfig &config, const Tools &tools, Candi
   auto start = std::chrono::steady_clock::now();
   llvm::sys::fs::create_directories(c.dir);
   std::string diagnosticsPath = joinPath(c.dir, "diagnostics.json");
-  std::vector<std::string> args = compileArgs(config, c.dir, naive ? "" : c.recipePath);
+  // wgmma exists only in the architecture-specific sm_90a target (the same GPU as sm_90).
+  TuneConfig forChip = config;
+  if (!naive && config.chip == "sm_90" && findSlot(c.proposal.schedule, "wgmma"))
+    forChip.chip = "sm_90a";
+  std::vector<std::string> args = compileArgs(forChip, c.dir, naive ? "" : c.recipePath);
   args.insert(args.end(), {"--diagnostics-json", diagnosticsPath});
   if (config.useCache)
     args.insert(args.end(), {"--cache-dir", joinPath(config.runDir, "cache")});

@@ -255,7 +255,8 @@ def MatmulToMmaSyncOp : Op<Transform_Dialect, "kforge.matmul_to_mma_sync",
                        DefaultValuedAttr<I64Attr, "0">:$block_k,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$warp_grid,
                        UnitAttr:$ldmatrix,
-                       DefaultValuedAttr<I64Attr, "0">:$async_stages);
+                       DefaultValuedAttr<I64Attr, "0">:$async_stages,
+                       UnitAttr:$wgmma);
   let results = (outs);
   let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
   let extraClassDeclaration = [{

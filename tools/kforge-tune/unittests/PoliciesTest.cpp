@@ -204,10 +204,18 @@ TEST(Policies, TensorCoreActionsStayValidUnderMutation) {
     }
   }
   EXPECT_TRUE(sawMma && sawStage && sawLdmatrix && sawPipeline && sawSimt);
-  // The heuristic proposes pipeline only on staged tiles.
-  for (const Proposal &p : guesses)
+  // The heuristic proposes pipeline only on staged tiles, and wgmma (valid) on pipelined ones.
+  bool proposedWgmma = false;
+  for (const Proposal &p : guesses) {
     if (findSlot(p.schedule, "pipeline"))
       EXPECT_TRUE(findSlot(p.schedule, "stage")) << describe(p.schedule);
+    if (findSlot(p.schedule, "wgmma")) {
+      proposedWgmma = true;
+      EXPECT_TRUE(findSlot(p.schedule, "pipeline")) << describe(p.schedule);
+      EXPECT_TRUE(validateSchedule(p.schedule, facts, profile.target).empty()) << describe(p.schedule);
+    }
+  }
+  EXPECT_TRUE(proposedWgmma);
   // An fp32 matmul never gets them.
   for (const Proposal &p : heuristicSchedules(gemmBiasRelu(), profile))
     EXPECT_FALSE(findSlot(p.schedule, "mma")) << describe(p.schedule);
