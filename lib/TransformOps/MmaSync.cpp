@@ -573,12 +573,13 @@ private:
     int64_t fixed = ((leadingBytes >> 4) << 16) | ((strideBytes >> 4) << 32) | (int64_t(1) << 62);
     return arith::OrIOp::create(b, loc, start, constant(fixed));
   }
-  /// The shared-memory address of a buffer's element (indices), as an i64.
-  Value sharedAddress(Value buffer, int64_t byteOffset, Value stage, int64_t stageBytes) {
+  /// The shared-memory address, as an i64, of `buffer`'s stage `stage` (each `stageBytes` long) plus `part`
+  /// times `partBytes`.
+  Value sharedAddress(Value buffer, Value stage, int64_t stageBytes, Value part, int64_t partBytes) {
     Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
-    AffineExpr s0 = getAffineSymbolExpr(0, ctx), s1 = getAffineSymbolExpr(1, ctx);
-    Value offset = affine::AffineApplyOp::create(
-        b, loc, AffineMap::get(0, 2, s0 + s1 * stageBytes + byteOffset), ValueRange{base, stage});
+    AffineExpr s0 = getAffineSymbolExpr(0, ctx), s1 = getAffineSymbolExpr(1, ctx), s2 = getAffineSymbolExpr(2, ctx);
+    Value offset = affine::AffineApplyOp::create(b, loc, AffineMap::get(0, 3, s0 + s1 * stageBytes + s2 * partBytes),
+                                                 ValueRange{base, stage, part});
     return arith::IndexCastOp::create(b, loc, b.getI64Type(), offset);
   }
 
@@ -596,14 +597,9 @@ private:
     Value group = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t.floorDiv(128)), ValueRange{thread});
     int64_t rowBytes = 2 * kSwizzleRow;
     int64_t aStageBytes = plan.m * rowBytes, bStageBytes = plan.n * plan.blockK * 2;
-    // The warpgroup's 64 rows of A: 64 x 128 bytes into the stage.
-    AffineExpr s0 = getAffineSymbolExpr(0, ctx), s1 = getAffineSymbolExpr(1, ctx);
-    Value aBase = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, aShared);
-    Value aStart = arith::IndexCastOp::create(
-        b, loc, b.getI64Type(),
-        affine::AffineApplyOp::create(b, loc, AffineMap::get(0, 3, s0 + s1 * aStageBytes + getAffineSymbolExpr(2, ctx) * (64 * rowBytes)),
-                                      ValueRange{aBase, stage, group}));
-    Value bStart = sharedAddress(bShared, 0, stage, bStageBytes);
+    // The warpgroup's 64 rows of A (64 x 128 bytes each group) and the whole of B's stage.
+    Value aStart = sharedAddress(aShared, stage, aStageBytes, group, 64 * rowBytes);
+    Value bStart = sharedAddress(bShared, stage, bStageBytes, index(0), 0);
     Value packed = LLVM::UndefOp::create(b, loc, structType);
     for (auto [i, v] : llvm::enumerate(acc))
       packed = LLVM::InsertValueOp::create(b, loc, packed, v, ArrayRef<int64_t>{int64_t(i)});
