@@ -666,6 +666,99 @@ static std::vector<TileConfig> rowConfigs(const PayloadFacts &facts, const Hardw
   return configs;
 }
 
+/// The tensor-core schedules the heuristic tries first for a bf16/f16 matmul (SIMT code runs it at a few
+/// percent of the GPU's bf16 rate): mma.sync tiles, staged, with ldmatrix, pipelined, then wgmma.
+static void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &profile,
+                                   llvm::function_ref<std::string(Schedule, std::string, std::string)> add) {
+  // Tensor cores first for a bf16/f16 matmul: SIMT code runs it at a few percent of the GPU's bf16 rate. Warp
+  // tiles of 32-64 rows and columns (4-16 mma.sync tiles, 32-64 accumulators per lane) in blocks of 4-8 warps.
+  if (!gpu(profile) || !mmaApplies(facts))
+    return;
+  int64_t m = facts.parallelSizes[0], n = facts.parallelSizes[1];
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> mmaTiles = {
+      {{128, 128}, {32, 64}}, {{64, 64}, {32, 32}}, {{128, 128}, {64, 32}},
+      {{128, 64}, {32, 32}},  {{64, 128}, {32, 32}}, {{128, 256}, {64, 64}}};
+  // Measured on the H200 (bf16 4096^3): 128x128 / 32x64 1.78 ms, 128x128 / 64x32 2.05, the 4-warp tiles
+  // 2.37; at 1024x1024x32768, 64x64 / 32x32 1.77 ms (more blocks), 128x128 / 32x64 3.9. More steps of K per
+  // iteration (mma(2), mma(4)) changed nothing (1.783 / 1.782 / 1.779 ms): left to the search.
+  // Asynchronous copies (cp.async) through 3-4 stages, no registers held for the next tile: they also leave
+  // room for 64x64 warp tiles (fewer fragment reads per mma; ptxas: 168-218 registers, no spills). Measured on
+  // the H200 (bf16 4096^3, 2026-11-30): 128x128 / 32x64, 3 stages of 64: 0.411 ms against 0.482 with two
+  // register-filled stages; 128x256 / 64x64 0.432. The 64x64 blocks are for outputs too small to fill the
+  // GPU with 128x128 ones (1024x1024: 64 blocks for 132 multiprocessors).
+  struct Pipelined {
+    std::vector<int64_t> block, warp;
+    int64_t blockK, stages;
+  };
+  const std::vector<Pipelined> pipelined = {{{128, 128}, {32, 64}, 64, 3}, {{128, 128}, {32, 64}, 32, 4},
+                                            {{128, 256}, {64, 64}, 32, 3}, {{256, 128}, {64, 64}, 32, 3},
+                                            {{128, 128}, {64, 64}, 64, 3}, {{64, 64}, {32, 32}, 64, 3}};
+  auto addPipelined = [&] {
+    for (const Pipelined &p : pipelined) {
+      if (m % p.block[0] || n % p.block[1])
+        continue;
+      Schedule v;
+      v.push_back(tile("block", p.block));
+      v.push_back(tile("thread", p.warp));
+      v.push_back(intAction("mma", 1));
+      v.push_back(intAction("stage", p.blockK));
+      v.push_back(Action{"ldmatrix"});
+      v.push_back(intAction("pipeline", p.stages));
+      addRequiredFusions(v, facts, profile, /*always=*/true);
+      add(v, "", "heuristic: tensor cores, " + std::to_string(p.stages) + " stages of " +
+                     std::to_string(p.blockK) + " of K filled by cp.async, ldmatrix");
+    }
+    // Hopper's warpgroup MMA on the same pipelined stages (swizzled): 64 rows per warpgroup by the block's
+    // columns. Built and checked down to ptxas (sm_90a), not yet run on a GPU: the runner's verification
+    // decides.
+    for (const auto &[block, stages] : std::vector<std::pair<std::vector<int64_t>, int64_t>>{
+             {{128, 128}, 3}, {{128, 256}, 3}}) {
+      if (m % block[0] || n % block[1] || facts.contractionK % 64)
+        continue;
+      Schedule v;
+      v.push_back(tile("block", block));
+      v.push_back(tile("thread", {16, block[1]}));
+      v.push_back(intAction("mma", 1));
+      v.push_back(intAction("stage", 64));
+      v.push_back(intAction("pipeline", stages));
+      v.push_back(Action{"wgmma"});
+      addRequiredFusions(v, facts, profile, /*always=*/true);
+      add(v, "", "heuristic: Hopper wgmma on " + std::to_string(block[0]) + "x" + std::to_string(block[1]) +
+                     " blocks, " + std::to_string(stages) + " swizzled stages of 64 of K filled by cp.async");
+    }
+  };
+  int tried = 0;
+  for (const auto &[block, warp] : mmaTiles) {
+    if (m % block[0] || n % block[1])
+      continue;
+    Schedule v;
+    v.push_back(tile("block", block));
+    v.push_back(tile("thread", warp));
+    v.push_back(intAction("mma", 1));
+    addRequiredFusions(v, facts, profile, /*always=*/true);
+    add(v, "", "heuristic: tensor cores (mma.sync) on these block and warp tiles");
+    // The same tiles with A and B staged through shared memory (32 of K per tile, two stages): the loads
+    // straight from global memory are what bounds the unstaged kernel (docs/perf/tensorcores-h200.md).
+    if (tried < 3) {
+      Schedule staged = v;
+      staged.push_back(intAction("stage", 32));
+      std::string stagedHash =
+          add(staged, "", "heuristic: tensor cores, A and B staged in shared memory (32 of K per tile)");
+      staged.push_back(Action{"ldmatrix"});
+      add(staged, stagedHash, "add ldmatrix (fragments four 8x8 matrices per instruction)");
+      // 64 of K per tile: half the barriers; the two stages (72 KB at 128x128) are dynamic shared memory.
+      if (tried < 2) {
+        Schedule deeper = v;
+        deeper.push_back(intAction("stage", 64));
+        deeper.push_back(Action{"ldmatrix"});
+        add(deeper, "", "heuristic: tensor cores, staged 64 of K per tile (dynamic shared memory), ldmatrix");
+      }
+    }
+    if (++tried == 1)
+      addPipelined(); // right after the fastest tile's register-staged forms: the next step up
+  }
+}
+
 static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, const HardwareProfile &profile) {
   std::vector<Proposal> out;
   llvm::StringSet<> seen;
@@ -751,93 +844,7 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
     }
   }
 
-  // Tensor cores first for a bf16/f16 matmul: SIMT code runs it at a few percent of the GPU's bf16 rate. Warp
-  // tiles of 32-64 rows and columns (4-16 mma.sync tiles, 32-64 accumulators per lane) in blocks of 4-8 warps.
-  if (gpu(profile) && mmaApplies(facts)) {
-    int64_t m = facts.parallelSizes[0], n = facts.parallelSizes[1];
-    const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> mmaTiles = {
-        {{128, 128}, {32, 64}}, {{64, 64}, {32, 32}}, {{128, 128}, {64, 32}},
-        {{128, 64}, {32, 32}},  {{64, 128}, {32, 32}}, {{128, 256}, {64, 64}}};
-    // Measured on the H200 (bf16 4096^3): 128x128 / 32x64 1.78 ms, 128x128 / 64x32 2.05, the 4-warp tiles
-    // 2.37; at 1024x1024x32768, 64x64 / 32x32 1.77 ms (more blocks), 128x128 / 32x64 3.9. More steps of K per
-    // iteration (mma(2), mma(4)) changed nothing (1.783 / 1.782 / 1.779 ms): left to the search.
-    // Asynchronous copies (cp.async) through 3-4 stages, no registers held for the next tile: they also leave
-    // room for 64x64 warp tiles (fewer fragment reads per mma; ptxas: 168-218 registers, no spills). Measured on
-    // the H200 (bf16 4096^3, 2026-11-30): 128x128 / 32x64, 3 stages of 64: 0.411 ms against 0.482 with two
-    // register-filled stages; 128x256 / 64x64 0.432. The 64x64 blocks are for outputs too small to fill the
-    // GPU with 128x128 ones (1024x1024: 64 blocks for 132 multiprocessors).
-    struct Pipelined {
-      std::vector<int64_t> block, warp;
-      int64_t blockK, stages;
-    };
-    const std::vector<Pipelined> pipelined = {{{128, 128}, {32, 64}, 64, 3}, {{128, 128}, {32, 64}, 32, 4},
-                                              {{128, 256}, {64, 64}, 32, 3}, {{256, 128}, {64, 64}, 32, 3},
-                                              {{128, 128}, {64, 64}, 64, 3}, {{64, 64}, {32, 32}, 64, 3}};
-    auto addPipelined = [&] {
-      for (const Pipelined &p : pipelined) {
-        if (m % p.block[0] || n % p.block[1])
-          continue;
-        Schedule v;
-        v.push_back(tile("block", p.block));
-        v.push_back(tile("thread", p.warp));
-        v.push_back(intAction("mma", 1));
-        v.push_back(intAction("stage", p.blockK));
-        v.push_back(Action{"ldmatrix"});
-        v.push_back(intAction("pipeline", p.stages));
-        addRequiredFusions(v, facts, profile, /*always=*/true);
-        add(v, "", "heuristic: tensor cores, " + std::to_string(p.stages) + " stages of " +
-                       std::to_string(p.blockK) + " of K filled by cp.async, ldmatrix");
-      }
-      // Hopper's warpgroup MMA on the same pipelined stages (swizzled): 64 rows per warpgroup by the block's
-      // columns. Built and checked down to ptxas (sm_90a), not yet run on a GPU: the runner's verification
-      // decides.
-      for (const auto &[block, stages] : std::vector<std::pair<std::vector<int64_t>, int64_t>>{
-               {{128, 128}, 3}, {{128, 256}, 3}}) {
-        if (m % block[0] || n % block[1] || facts.contractionK % 64)
-          continue;
-        Schedule v;
-        v.push_back(tile("block", block));
-        v.push_back(tile("thread", {16, block[1]}));
-        v.push_back(intAction("mma", 1));
-        v.push_back(intAction("stage", 64));
-        v.push_back(intAction("pipeline", stages));
-        v.push_back(Action{"wgmma"});
-        addRequiredFusions(v, facts, profile, /*always=*/true);
-        add(v, "", "heuristic: Hopper wgmma on " + std::to_string(block[0]) + "x" + std::to_string(block[1]) +
-                       " blocks, " + std::to_string(stages) + " swizzled stages of 64 of K filled by cp.async");
-      }
-    };
-    int tried = 0;
-    for (const auto &[block, warp] : mmaTiles) {
-      if (m % block[0] || n % block[1])
-        continue;
-      Schedule v;
-      v.push_back(tile("block", block));
-      v.push_back(tile("thread", warp));
-      v.push_back(intAction("mma", 1));
-      addRequiredFusions(v, facts, profile, /*always=*/true);
-      add(v, "", "heuristic: tensor cores (mma.sync) on these block and warp tiles");
-      // The same tiles with A and B staged through shared memory (32 of K per tile, two stages): the loads
-      // straight from global memory are what bounds the unstaged kernel (docs/perf/tensorcores-h200.md).
-      if (tried < 3) {
-        Schedule staged = v;
-        staged.push_back(intAction("stage", 32));
-        std::string stagedHash =
-            add(staged, "", "heuristic: tensor cores, A and B staged in shared memory (32 of K per tile)");
-        staged.push_back(Action{"ldmatrix"});
-        add(staged, stagedHash, "add ldmatrix (fragments four 8x8 matrices per instruction)");
-        // 64 of K per tile: half the barriers; the two stages (72 KB at 128x128) are dynamic shared memory.
-        if (tried < 2) {
-          Schedule deeper = v;
-          deeper.push_back(intAction("stage", 64));
-          deeper.push_back(Action{"ldmatrix"});
-          add(deeper, "", "heuristic: tensor cores, staged 64 of K per tile (dynamic shared memory), ldmatrix");
-        }
-      }
-      if (++tried == 1)
-        addPipelined(); // right after the fastest tile's register-staged forms: the next step up
-    }
-  }
+  addTensorCoreProposals(facts, profile, add);
 
   // The best-ranked configuration, built one action at a time (each step a trial).
   const TileConfig &best = configs.front();
