@@ -16,6 +16,32 @@ linalg::MatmulOp kforge::bufferizedMatmul(Operation *target, std::string &why) {
   return nullptr;
 }
 
+FailureOr<kforge::MatmulTile>
+kforge::staticMatmulTile(Operation *target, function_ref<std::string(Type, Type, Type)> elementTypesProblem,
+                         std::string &why) {
+  linalg::MatmulOp matmul = bufferizedMatmul(target, why);
+  if (!matmul)
+    return failure();
+  MatmulTile tile;
+  tile.matmul = matmul;
+  tile.a = matmul.getDpsInputs()[0];
+  tile.b = matmul.getDpsInputs()[1];
+  tile.c = matmul.getDpsInits()[0];
+  auto aType = cast<MemRefType>(tile.a.getType()), bType = cast<MemRefType>(tile.b.getType()),
+       cType = cast<MemRefType>(tile.c.getType());
+  why = elementTypesProblem(aType.getElementType(), bType.getElementType(), cType.getElementType());
+  if (!why.empty())
+    return failure();
+  if (!aType.hasStaticShape() || !bType.hasStaticShape() || !cType.hasStaticShape()) {
+    why = "expected static shapes";
+    return failure();
+  }
+  tile.m = cType.getDimSize(0);
+  tile.n = cType.getDimSize(1);
+  tile.k = aType.getDimSize(1);
+  return tile;
+}
+
 gpu::LaunchOp kforge::launchOfThreads(Operation *op, int64_t threads) {
   auto launch = op->getParentOfType<gpu::LaunchOp>();
   if (!launch || getConstantIntValue(launch.getBlockSizeX()) != threads ||

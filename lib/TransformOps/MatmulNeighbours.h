@@ -25,6 +25,20 @@ namespace kforge {
 /// The target as a bufferized linalg.matmul, or null with `why` set.
 mlir::linalg::MatmulOp bufferizedMatmul(mlir::Operation *target, std::string &why);
 
+/// A bufferized matmul with static shapes: its operands and sizes (C is M x N, A M x K).
+struct MatmulTile {
+  mlir::linalg::MatmulOp matmul;
+  mlir::Value a, b, c;
+  int64_t m = 0, n = 0, k = 0;
+};
+
+/// The target as a MatmulTile, or failure with `why` set: not a bufferized linalg.matmul, element types that
+/// `elementTypesProblem` (given A's, B's and C's) rejects with a reason, or dynamic shapes.
+mlir::FailureOr<MatmulTile>
+staticMatmulTile(mlir::Operation *target,
+                 llvm::function_ref<std::string(mlir::Type, mlir::Type, mlir::Type)> elementTypesProblem,
+                 std::string &why);
+
 /// The gpu.launch around `op` when its block is exactly `threads` x 1 x 1 threads (constants), else null.
 mlir::gpu::LaunchOp launchOfThreads(mlir::Operation *op, int64_t threads);
 

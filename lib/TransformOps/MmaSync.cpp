@@ -31,10 +31,7 @@ namespace {
 constexpr int64_t kTileM = 16, kTileN = 8, kTileK = 16;
 
 /// What the rewrite needs to know about the matmul and its neighbours.
-struct MmaPlan {
-  linalg::MatmulOp matmul;
-  Value a, b, c;
-  int64_t m = 0, n = 0, k = 0;
+struct MmaPlan : kforge::MatmulTile {
   int64_t kSteps = 1;          ///< Steps of 16 per iteration of the K loop.
   /// Staged (block_k > 0): the matmul is a block's tile, split over a warp grid; its K loop walks tiles of
   /// block_k, A and B staged through two shared-memory buffers.
@@ -130,29 +127,20 @@ static bool rowsWholeCopies(MemRefType type) {
 
 static FailureOr<MmaPlan> planMma(Operation *target, int64_t kSteps, int64_t blockK, ArrayRef<int64_t> warpGrid,
                                   bool ldmatrix, int64_t asyncStages, bool wgmma, std::string &why) {
-  linalg::MatmulOp matmul = kforge::bufferizedMatmul(target, why);
-  if (!matmul)
+  FailureOr<kforge::MatmulTile> tile = kforge::staticMatmulTile(
+      target,
+      [](Type a, Type b, Type c) {
+        return (a.isBF16() || a.isF16()) && b == a && c.isF32()
+                   ? std::string()
+                   : std::string("expected bf16 or f16 operands (both the same) and an f32 result");
+      },
+      why);
+  if (failed(tile))
     return failure();
   MmaPlan plan;
-  plan.matmul = matmul;
-  plan.a = matmul.getDpsInputs()[0];
-  plan.b = matmul.getDpsInputs()[1];
-  plan.c = matmul.getDpsInits()[0];
-  auto aType = cast<MemRefType>(plan.a.getType()), bType = cast<MemRefType>(plan.b.getType()),
-       cType = cast<MemRefType>(plan.c.getType());
-  Type operand = aType.getElementType();
-  if (!(operand.isBF16() || operand.isF16()) || bType.getElementType() != operand ||
-      !cType.getElementType().isF32()) {
-    why = "expected bf16 or f16 operands (both the same) and an f32 result";
-    return failure();
-  }
-  if (!aType.hasStaticShape() || !bType.hasStaticShape() || !cType.hasStaticShape()) {
-    why = "expected static shapes";
-    return failure();
-  }
-  plan.m = cType.getDimSize(0);
-  plan.n = cType.getDimSize(1);
-  plan.k = aType.getDimSize(1);
+  static_cast<kforge::MatmulTile &>(plan) = *tile;
+  linalg::MatmulOp matmul = plan.matmul;
+  auto aType = cast<MemRefType>(plan.a.getType()), bType = cast<MemRefType>(plan.b.getType());
   if (plan.m % kTileM || plan.n % kTileN || plan.k % kTileK) {
     why = "expected M, N and K multiples of 16, 8 and 16 (the mma.sync m16n8k16 tile), got " +
           std::to_string(plan.m) + "x" + std::to_string(plan.n) + "x" + std::to_string(plan.k);

@@ -26,10 +26,8 @@ namespace {
 constexpr int64_t kVector = 4;       ///< f32 elements per 16-byte access.
 constexpr int64_t kPad = 4;          ///< A^T rows padded by 4 floats: the transposed stores spread over banks.
 
-struct SimtPlan {
-  linalg::MatmulOp matmul;
-  Value a, b, c;
-  int64_t m = 0, n = 0, k = 0, blockK = 0, threadRows = 0, threadCols = 0;
+struct SimtPlan : kforge::MatmulTile {
+  int64_t blockK = 0, threadRows = 0, threadCols = 0;
   gpu::LaunchOp launch;
   kforge::MatmulNeighbours neighbours;
   int64_t threads() const { return threadRows * threadCols; }
@@ -47,31 +45,22 @@ struct SimtPlan {
 };
 
 FailureOr<SimtPlan> planSimt(Operation *target, int64_t blockK, ArrayRef<int64_t> grid, std::string &why) {
-  linalg::MatmulOp matmul = kforge::bufferizedMatmul(target, why);
-  if (!matmul)
+  FailureOr<kforge::MatmulTile> tile = kforge::staticMatmulTile(
+      target,
+      [](Type a, Type b, Type c) {
+        return a.isF32() && b.isF32() && c.isF32() ? std::string() : std::string("expected f32 operands and result");
+      },
+      why);
+  if (failed(tile))
     return failure();
   SimtPlan plan;
-  plan.matmul = matmul;
-  plan.a = matmul.getDpsInputs()[0];
-  plan.b = matmul.getDpsInputs()[1];
-  plan.c = matmul.getDpsInits()[0];
-  auto aType = cast<MemRefType>(plan.a.getType()), bType = cast<MemRefType>(plan.b.getType()),
-       cType = cast<MemRefType>(plan.c.getType());
-  if (!aType.getElementType().isF32() || !bType.getElementType().isF32() || !cType.getElementType().isF32()) {
-    why = "expected f32 operands and result";
-    return failure();
-  }
-  if (!aType.hasStaticShape() || !bType.hasStaticShape() || !cType.hasStaticShape()) {
-    why = "expected static shapes";
-    return failure();
-  }
-  if (kforge::innermostStride(aType) != 1 || kforge::innermostStride(bType) != 1) {
+  static_cast<kforge::MatmulTile &>(plan) = *tile;
+  linalg::MatmulOp matmul = plan.matmul;
+  if (kforge::innermostStride(cast<MemRefType>(plan.a.getType())) != 1 ||
+      kforge::innermostStride(cast<MemRefType>(plan.b.getType())) != 1) {
     why = "expected A's and B's rows contiguous (innermost stride 1)";
     return failure();
   }
-  plan.m = cType.getDimSize(0);
-  plan.n = cType.getDimSize(1);
-  plan.k = aType.getDimSize(1);
   if (grid.size() != 2 || grid[0] < 1 || grid[1] < 1) {
     why = "expected thread_grid = [rows, columns] of threads";
     return failure();

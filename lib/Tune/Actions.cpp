@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
@@ -502,31 +503,17 @@ static bool isLaunchBound(const Action &action) {
 }
 
 int kforge::tune::actionPhase(const Action &action) {
-  if (action.kind == "split" || action.kind == "split_k")
-    return 5;
   if (action.kind == "tile")
     return action.level == "block" ? 10 : action.level == "thread" ? 30 : 51;
   if (action.kind == "fuse")
     return action.level == "block" ? 20 : 40;
-  if (action.kind == "recompute")
-    return 42;
-  if (action.kind == "lanes")
-    return 45;
-  if (action.kind == "mma")
-    return 46;
-  if (action.kind == "stage")
-    return 47;
-  if (action.kind == "ldmatrix")
-    return 48;
-  if (action.kind == "pipeline")
-    return 49;
-  if (action.kind == "wgmma")
-    return 50;
-  if (action.kind == "unroll")
-    return 60;
-  if (action.kind == "vectorize")
-    return 70;
-  return action.kind == "occupancy" ? 80 : 90; // launch bounds: applied to the kernel, last
+  // The other kinds, one slot each; launch bounds are applied to the kernel, last.
+  static const llvm::StringMap<int> phases = {
+      {"split", 5},     {"split_k", 5},   {"recompute", 42}, {"lanes", 45},     {"mma", 46},
+      {"stage", 47},    {"ldmatrix", 48}, {"pipeline", 49},  {"wgmma", 50},     {"unroll", 60},
+      {"vectorize", 70}, {"occupancy", 80}};
+  auto phase = phases.find(action.kind);
+  return phase != phases.end() ? phase->second : 90;
 }
 
 static std::string slotName(const Action &action) {
