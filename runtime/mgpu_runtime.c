@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void check(CUresult result, const char *call) {
   if (result == CUDA_SUCCESS)
@@ -184,4 +185,58 @@ void mgpuMemFree(void *pointer, CUstream stream) {
     CHECK(cuMemFreeAsync((CUdeviceptr)pointer, stream));
   else
     CHECK(cuMemFree((CUdeviceptr)pointer));
+}
+
+/* TMA tensor maps, for kernels that copy with cp.async.bulk.tensor (transform.kforge.matmul_to_mma_sync's tma):
+ * the lowered host code calls kforge_tensor_map_2d before the launch, with the address and shape of a 2-D
+ * row-major tensor and the box the kernel copies (boxRows x boxCols elements, landing 128-byte swizzled in
+ * shared memory), and passes the returned device address to the kernel, which reads the map there. Maps are
+ * cached by their parameters, so a kernel called again on the same buffers pays neither the encoding nor the
+ * copy (the map describes only the address and the layout: a buffer freed and allocated again at the same
+ * address gets the same map). When the cache is full, the device is synchronised before its slots are
+ * reused, since a kernel still running may read them. */
+enum { kMaxTensorMaps = 64, kTensorMapKey = 7 };
+static struct {
+  uint64_t key[kTensorMapKey];
+} tensorMaps[kMaxTensorMaps];
+static int tensorMapCount = 0;
+static CUdeviceptr tensorMapPool = 0;
+
+uint64_t kforge_tensor_map_2d(uint64_t address, uint64_t rows, uint64_t cols, uint64_t rowBytes, uint64_t boxRows,
+                              uint64_t boxCols, uint64_t elementBytes) {
+  ensureContext();
+  uint64_t key[kTensorMapKey] = {address, rows, cols, rowBytes, boxRows, boxCols, elementBytes};
+  for (int i = 0; i < tensorMapCount; ++i)
+    if (memcmp(tensorMaps[i].key, key, sizeof(key)) == 0)
+      return (uint64_t)(tensorMapPool + (CUdeviceptr)i * sizeof(CUtensorMap));
+  CUtensorMapDataType type;
+  switch (elementBytes) {
+  case 1: type = CU_TENSOR_MAP_DATA_TYPE_UINT8; break;
+  case 2: type = CU_TENSOR_MAP_DATA_TYPE_UINT16; break;
+  case 4: type = CU_TENSOR_MAP_DATA_TYPE_UINT32; break;
+  default:
+    fprintf(stderr, "kforge runtime: kforge_tensor_map_2d: elements of %llu bytes are not supported\n",
+            (unsigned long long)elementBytes);
+    abort();
+  }
+  if (!tensorMapPool)
+    CHECK(cuMemAlloc(&tensorMapPool, kMaxTensorMaps * sizeof(CUtensorMap)));
+  if (tensorMapCount == kMaxTensorMaps) {
+    CHECK(cuCtxSynchronize());
+    tensorMapCount = 0;
+  }
+  /* Innermost dimension first. */
+  cuuint64_t dims[2] = {cols, rows};
+  cuuint64_t strides[1] = {rowBytes};
+  cuuint32_t box[2] = {(cuuint32_t)boxCols, (cuuint32_t)boxRows};
+  cuuint32_t elementStrides[2] = {1, 1};
+  CUtensorMap map;
+  CHECK(cuTensorMapEncodeTiled(&map, type, 2, (void *)(uintptr_t)address, dims, strides, box, elementStrides,
+                               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                               CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  CUdeviceptr slot = tensorMapPool + (CUdeviceptr)tensorMapCount * sizeof(CUtensorMap);
+  CHECK(cuMemcpyHtoD(slot, &map, sizeof(map)));
+  memcpy(tensorMaps[tensorMapCount].key, key, sizeof(key));
+  ++tensorMapCount;
+  return (uint64_t)slot;
 }

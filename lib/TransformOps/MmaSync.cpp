@@ -10,6 +10,7 @@
 #include "kforge/TransformOps/KforgeTransformOps.h"
 
 #include "MatmulNeighbours.h"
+#include "TensorMap.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -41,6 +42,10 @@ struct MmaPlan : kforge::MatmulTile {
   /// Staged and async: Hopper's warpgroup MMA (wgmma.mma_async m64nNk16) on 128-byte swizzled stages instead
   /// of mma.sync: each warpgroup (4 warps) multiplies 64 rows by the block's N columns.
   bool wgmma = false;
+  /// wgmma with TMA: each stage is filled by the tensor memory accelerator (one thread issues a bulk tensor
+  /// copy per box, completing on the stage's mbarrier) instead of every thread's cp.async.
+  bool tma = false;
+  kforge::GlobalTile aGlobal, bGlobal; ///< tma: the global memrefs A's and B's tiles are cut from.
   int64_t stages() const { return asyncStages > 0 ? asyncStages : 2; }
   gpu::LaunchOp launch;
   kforge::MatmulNeighbours neighbours; ///< Its fill and the epilogue applied to the accumulators in registers.
@@ -69,9 +74,15 @@ static MemRefType stagedBType(const MmaPlan &plan, Type operand, Attribute space
                            MemRefLayoutAttrInterface(), space);
   return MemRefType::get({plan.stages(), plan.blockK, plan.n + kSmemPad}, operand, MemRefLayoutAttrInterface(), space);
 }
+/// tma: one 8-byte mbarrier per stage (a 1024-byte aligned buffer after the swizzled stages).
+static MemRefType barriersType(const MmaPlan &plan, Builder &b, Attribute space) {
+  return MemRefType::get({plan.stages()}, b.getI64Type(), MemRefLayoutAttrInterface(), space);
+}
+constexpr int64_t kBarriersBytes = 1024;
 static int64_t stagedSmemBytes(const MmaPlan &plan) {
   Type operand = cast<MemRefType>(plan.a.getType()).getElementType();
-  return kforge::memrefBytes(stagedAType(plan, operand, {})) + kforge::memrefBytes(stagedBType(plan, operand, {}));
+  return kforge::memrefBytes(stagedAType(plan, operand, {})) + kforge::memrefBytes(stagedBType(plan, operand, {})) +
+         (plan.tma ? kBarriersBytes : 0);
 }
 
 /// The staged plan's extra conditions: the warp grid divides the tile into whole instruction tiles, the
@@ -126,7 +137,7 @@ static bool rowsWholeCopies(MemRefType type) {
 }
 
 static FailureOr<MmaPlan> planMma(Operation *target, int64_t kSteps, int64_t blockK, ArrayRef<int64_t> warpGrid,
-                                  bool ldmatrix, int64_t asyncStages, bool wgmma, std::string &why) {
+                                  bool ldmatrix, int64_t asyncStages, bool wgmma, bool tma, std::string &why) {
   FailureOr<kforge::MatmulTile> tile = kforge::staticMatmulTile(
       target,
       [](Type a, Type b, Type c) {
@@ -172,6 +183,11 @@ static FailureOr<MmaPlan> planMma(Operation *target, int64_t kSteps, int64_t blo
   }
   plan.asyncStages = asyncStages;
   plan.wgmma = wgmma; // sizes the stages (swizzled, unpadded) for checkStaged
+  plan.tma = tma;     // and adds the stages' mbarriers
+  if (tma && !wgmma) {
+    why = "tma fills wgmma's swizzled stages: it needs wgmma";
+    return failure();
+  }
   if (blockK > 0 && failed(checkStaged(plan, warpGrid, why)))
     return failure();
   if (wgmma) {
@@ -192,6 +208,16 @@ static FailureOr<MmaPlan> planMma(Operation *target, int64_t kSteps, int64_t blo
     if (plan.launch.getDynamicSharedMemorySize()) {
       why = "wgmma's swizzled stages are dynamic shared memory, and the launch already has some";
       return failure();
+    }
+    if (tma) {
+      FailureOr<kforge::GlobalTile> a = kforge::globalTileOf(plan.a, plan.launch, why);
+      FailureOr<kforge::GlobalTile> b = failed(a) ? a : kforge::globalTileOf(plan.b, plan.launch, why);
+      if (failed(b)) {
+        why = "tma copies boxes of global memrefs: expected A and B each " + why;
+        return failure();
+      }
+      plan.aGlobal = *a;
+      plan.bGlobal = *b;
     }
   }
   if (ldmatrix && blockK == 0) {
@@ -443,11 +469,15 @@ private:
   /// tile is loaded from global memory into registers and then stored into stage 1 - s; one barrier per tile.
   SmallVector<Value> stagedKLoop(ArrayRef<Value> init) {
     Attribute workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-    SmallVector<Value> buffers = kforge::sharedBuffers(
-        b, loc, plan.launch, {stagedAType(plan, operandType, workgroup), stagedBType(plan, operandType, workgroup)},
-        /*swizzled=*/plan.wgmma);
+    SmallVector<MemRefType> types = {stagedAType(plan, operandType, workgroup),
+                                     stagedBType(plan, operandType, workgroup)};
+    if (plan.tma)
+      types.push_back(barriersType(plan, b, workgroup));
+    SmallVector<Value> buffers = kforge::sharedBuffers(b, loc, plan.launch, types, /*swizzled=*/plan.wgmma);
     aShared = buffers[0];
     bShared = buffers[1];
+    if (plan.tma)
+      return tmaKLoop(buffers[2], init);
     if (plan.asyncStages > 0)
       return asyncKLoop(init);
     return kforge::twoStageKLoop<TileShare>(
@@ -550,6 +580,108 @@ private:
     nvgpu::DeviceAsyncWaitOp::create(b, loc, prologueGroup, b.getI32IntegerAttr(0));
     return SmallVector<Value>(loop.getResults());
   }
+
+  //===--- TMA: the stages filled by the tensor memory accelerator ---===//
+
+  /// A shared-memory pointer (!llvm.ptr<3>) `bytes` into `buffer`.
+  Value sharedPointer(Value buffer, Value bytes) {
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+    Value at = arith::IndexCastOp::create(b, loc, b.getI64Type(), add(base, bytes, 0));
+    return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, 3), at);
+  }
+  Value scaled(Value v, int64_t factor) {
+    AffineExpr d = getAffineDimExpr(0, ctx);
+    return affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, d * factor), ValueRange{v});
+  }
+  Value i32(Value indexValue) { return arith::IndexCastOp::create(b, loc, b.getI32Type(), indexValue); }
+  Value i32(int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); }
+  Value barrier(Value stage) { return sharedPointer(barriers, scaled(stage, 8)); }
+
+  /// Thread 0 fills stage `stage` with the tile at K offset kOff: it tells the stage's mbarrier how many bytes
+  /// to expect (and arrives), then issues one TMA copy of A's box (BM rows x 64 of K) and one per 64-column
+  /// atom of B (64 K rows x 64 columns); the copies complete on the mbarrier. The tensor maps swizzle as the
+  /// cp.async path does (128 bytes), so wgmma's descriptors are the same.
+  void issueTileTma(Value kOff, Value stage) {
+    int64_t rowBytes = 2 * kSwizzleRow;
+    int64_t aStageBytes = plan.m * rowBytes, bStageBytes = plan.n * plan.blockK * 2;
+    Value bar = barrier(stage);
+    NVVM::MBarrierArriveExpectTxOp::create(b, loc, /*res=*/Type(), bar, i32(aStageBytes + bStageBytes),
+                                           NVVM::MemScopeKindAttr(), BoolAttr(), /*predicate=*/Value());
+    // The copies' destination is in the shared::cluster window (a block without a cluster is a cluster of
+    // one, its shared::cta addresses valid there), as PTX's cp.async.bulk.tensor.shared::cluster takes it.
+    auto copy = [&](Value map, Value shared, ValueRange coordinates) {
+      Value destination = LLVM::AddrSpaceCastOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, 7), shared);
+      Value descriptor = LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx), map);
+      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+          b, loc, destination, descriptor, coordinates, bar, /*im2colOffsets=*/ValueRange{},
+          /*multicastMask=*/Value(), /*l2CacheHint=*/Value(), NVVM::TMALoadModeAttr(), BoolAttr(),
+          NVVM::CTAGroupKindAttr(), /*predicate=*/Value());
+    };
+    // Coordinates are innermost first: (column, row).
+    copy(aMap, sharedPointer(aShared, scaled(stage, aStageBytes)),
+         {i32(add(plan.aGlobal.col, kOff, 0)), i32(plan.aGlobal.row)});
+    for (int64_t atom = 0; atom < plan.n / kSwizzleRow; ++atom) {
+      Value at = add(scaled(stage, bStageBytes), index(atom * plan.blockK * rowBytes), 0);
+      copy(bMap, sharedPointer(bShared, at),
+           {i32(add(plan.bGlobal.col, index(0), atom * kSwizzleRow)), i32(add(plan.bGlobal.row, kOff, 0))});
+    }
+  }
+
+  /// `then` under `if (thread == 0)`.
+  void onFirstThread(llvm::function_ref<void()> then) {
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread, index(0));
+    auto branch = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    then();
+  }
+
+  /// The K loop over S = async_stages stages filled by TMA, one mbarrier per stage (thread 0 initialises them
+  /// to one arrival and issues every copy). Tiles 0 .. S - 2 are issued before the loop; iteration t waits on
+  /// its stage's mbarrier for phase t / S (parity), meets the block at a barrier (every warp is done with tile
+  /// t - 1: its wgmma were waited for), thread 0 issues tile t + S - 1 into tile t - 1's stage (while there is
+  /// one: no copy is left in flight when the block exits), and the warpgroups multiply tile t.
+  SmallVector<Value> tmaKLoop(Value barrierBuffer, ArrayRef<Value> init) {
+    barriers = barrierBuffer;
+    int64_t stages = plan.asyncStages, tiles = plan.k / plan.blockK;
+    aMap = kforge::createTensorMap2d(b, loc, plan.launch, plan.aGlobal.global, plan.m, kSwizzleRow);
+    bMap = kforge::createTensorMap2d(b, loc, plan.launch, plan.bGlobal.global, plan.blockK, kSwizzleRow);
+    onFirstThread([&] {
+      for (int64_t s = 0; s < stages; ++s)
+        NVVM::MBarrierInitOp::create(b, loc, barrier(index(s)), i32(1), /*predicate=*/Value());
+      // The initialised mbarriers are visible to the async proxy (the TMA units) before the first copy.
+      NVVM::FenceMbarrierInitOp::create(b, loc);
+    });
+    gpu::BarrierOp::create(b, loc);
+    onFirstThread([&] {
+      for (int64_t s = 0; s < std::min(stages - 1, tiles); ++s)
+        issueTileTma(index(s * plan.blockK), index(s));
+    });
+    auto loop = scf::ForOp::create(b, loc, index(0), index(tiles), index(1), init);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    AffineExpr t = getAffineDimExpr(0, ctx);
+    Value tile = loop.getInductionVar();
+    Value stage = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t % stages), ValueRange{tile});
+    Value parity = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t.floorDiv(stages) % 2), ValueRange{tile});
+    NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier(stage), i32(parity), i32(kTryWaitTicks));
+    gpu::BarrierOp::create(b, loc);
+    Value next = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t + stages - 1), ValueRange{tile});
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread, index(0));
+    Value remains = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, next, index(tiles));
+    auto issue = scf::IfOp::create(b, loc, arith::AndIOp::create(b, loc, first, remains), /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(issue.thenBlock());
+      Value nextStage =
+          affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (t + stages - 1) % stages), ValueRange{tile});
+      issueTileTma(scaled(next, plan.blockK), nextStage);
+    }
+    scf::YieldOp::create(b, loc, wgmmaTile(stage, SmallVector<Value>(loop.getRegionIterArgs())));
+    return SmallVector<Value>(loop.getResults());
+  }
+  /// The suspend-time hint of mbarrier.try_wait (ns), as CUTLASS and MLIR's nvgpu lowering use.
+  static constexpr int64_t kTryWaitTicks = 10000000;
 
   /// A wgmma shared-memory descriptor: the start address and the two byte offsets in 16-byte units, the
   /// 128-byte swizzle in bits 62-63.
@@ -695,6 +827,8 @@ private:
   Value aSource, bSource;       ///< Where fragments are read: A and B, or a stage of the buffers.
   bool inShared = false;        ///< aSource and bSource are stages of the shared buffers.
   Value lastGroup;              ///< async_stages: the group of the copies issued last.
+  Value barriers;               ///< tma: the stages' mbarriers (S x i64 in shared memory).
+  Value aMap, bMap;             ///< tma: A's and B's tensor maps (device addresses, i64, from the host).
 };
 } // namespace
 
@@ -704,7 +838,7 @@ DiagnosedSilenceableFailure transform::MatmulToMmaSyncOp::applyToOne(transform::
                                                                      transform::TransformState &state) {
   std::string why;
   FailureOr<MmaPlan> plan =
-      planMma(target, getKSteps(), getBlockK(), getWarpGrid(), getLdmatrix(), getAsyncStages(), getWgmma(), why);
+      planMma(target, getKSteps(), getBlockK(), getWarpGrid(), getLdmatrix(), getAsyncStages(), getWgmma(), getTma(), why);
   if (failed(plan))
     return emitSilenceableError() << why;
   MmaEmitter(rewriter, *plan).emit();

@@ -181,6 +181,16 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
        {"gpu"},
        "mma, stage(64) and pipeline before it, no ldmatrix; tile(thread) of 16 rows and the block's columns "
        "(warps stacked: 64 rows per warpgroup); the block's columns a multiple of 64, at most 256"},
+      {"tma",
+       "Fill wgmma's stages with Hopper's tensor memory accelerator instead of cp.async: the host builds a tensor "
+       "map of A and of B before the launch (kforge's runtime, cuTensorMapEncodeTiled, 128-byte swizzled); in the "
+       "kernel one thread issues a bulk tensor copy per box (cp.async.bulk.tensor) completing on the stage's "
+       "mbarrier, which the block waits on.",
+       "the tma option of transform.kforge.matmul_to_mma_sync (nvvm.cp.async.bulk.tensor, nvvm.mbarrier.*; a "
+       "call to the runtime's kforge_tensor_map_2d before the launch)",
+       {},
+       {"gpu"},
+       "wgmma before it; A and B function arguments or buffers of the host code with rows a multiple of 16 bytes"},
       {"occupancy",
        "Ask the kernel's compiler to fit this many blocks on a multiprocessor (PTX .minnctapersm): ptxas limits "
        "each thread's registers to make room, trading spills for occupancy.",
@@ -504,13 +514,13 @@ static bool isLaunchBound(const Action &action) {
 
 int kforge::tune::actionPhase(const Action &action) {
   if (action.kind == "tile")
-    return action.level == "block" ? 10 : action.level == "thread" ? 30 : 51;
+    return action.level == "block" ? 10 : action.level == "thread" ? 30 : 52;
   if (action.kind == "fuse")
     return action.level == "block" ? 20 : 40;
   // The other kinds, one slot each; launch bounds are applied to the kernel, last.
   static const llvm::StringMap<int> phases = {
       {"split", 5},     {"split_k", 5},   {"recompute", 42}, {"lanes", 45},     {"mma", 46},
-      {"stage", 47},    {"ldmatrix", 48}, {"pipeline", 49},  {"wgmma", 50},     {"unroll", 60},
+      {"stage", 47},    {"ldmatrix", 48}, {"pipeline", 49},  {"wgmma", 50},     {"tma", 51},       {"unroll", 60},
       {"vectorize", 70}, {"occupancy", 80}};
   auto phase = phases.find(action.kind);
   return phase != phases.end() ? phase->second : 90;
@@ -801,7 +811,7 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       problem(index, "order",
               slotName(action) + " is out of order or repeated: each slot appears at most once, in the order "
                                  "tile(block), fuse(block), tile(thread), fuse(thread), recompute, lanes, mma, stage, "
-                                 "ldmatrix, pipeline, wgmma, tile(reduction), unroll, vectorize, occupancy, max_registers");
+                                 "ldmatrix, pipeline, wgmma, tma, tile(reduction), unroll, vectorize, occupancy, max_registers");
     }
     lastPhase = std::max(lastPhase, phase);
 
@@ -870,6 +880,8 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       checkPipeline(schedule, facts, index, problem);
     if (action.kind == "wgmma")
       checkWgmma(schedule, facts, index, problem);
+    if (action.kind == "tma" && !findSlot(schedule, "wgmma"))
+      problem(index, "precondition", "tma needs wgmma before it (it fills wgmma's swizzled stages)");
     if (action.kind == "ldmatrix") {
       if (!before("stage", ""))
         problem(index, "precondition", "ldmatrix needs stage before it (it reads the staged shared memory)");
@@ -1101,7 +1113,7 @@ public:
       if (twoKernels && i == 0)
         continue;
       if (isLaunchBound(action) || action.kind == "mma" || action.kind == "stage" || action.kind == "ldmatrix" ||
-          action.kind == "pipeline" || action.kind == "wgmma")
+          action.kind == "pipeline" || action.kind == "wgmma" || action.kind == "tma")
         continue; // after the finish: it needs the gpu.launch the mapping makes (mma: the bufferized warp tiles)
       starts[i] = static_cast<int>(lines.size()) + 1;
       line("    // action " + std::to_string(i) + ": " + describe(action));
@@ -1173,6 +1185,8 @@ public:
           staging += ", async_stages = " + std::to_string(pipeline->factor);
         if (findSlot(schedule, "wgmma"))
           staging += ", wgmma";
+        if (findSlot(schedule, "tma"))
+          staging += ", tma";
       }
       line("    transform.kforge.matmul_to_mma_sync " + matmuls + " {k_steps = " + std::to_string(action.factor) +
            staging + "} : (!transform.any_op) -> ()");

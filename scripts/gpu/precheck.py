@@ -48,8 +48,11 @@ def main():
                 rendered = subprocess.run([os.path.join(args.bin, "kforge-tune"), payload, "--target", "gpu",
                                            "--render", schedule], stdout=f, stderr=subprocess.PIPE, text=True)
             started = time.time()
+            # As kforge-tune compiles them: wgmma exists only in the architecture-specific sm_90a target.
+            chip = ["--chip", "sm_90a"] if any(a["kind"] == "wgmma" for a in proposal["actions"]) else []
             built = subprocess.run([os.path.join(args.bin, "kforge-compile"), payload, "--target", "gpu", "--recipe",
-                                    library, "-o", os.path.join(directory, f"s{i}")], capture_output=True, text=True)
+                                    library, "-o", os.path.join(directory, f"s{i}")] + chip,
+                                   capture_output=True, text=True)
             ok = rendered.returncode == 0 and built.returncode == 0
             failures += not ok
             why = "" if ok else " | " + (rendered.stderr or built.stderr).strip().splitlines()[-1][:200]

@@ -48,8 +48,8 @@ struct TuneConfig {
   int jobs = 0;              ///< Parallel compiles; 0: all cores.
   int seeds = 5, reps = 20;  ///< Verification seeds and timing repetitions (kforge-run).
   int compileTimeout = 120, runTimeout = 300, memoryLimitMB = 8192;
-  double cutoffFactor = 20;  ///< A candidate's run slower than this x the baseline (+20 ms): "too-slow".
-  double cutoffBestFactor = 4; ///< ... or slower than this x the best so far (+20 ms); 0: off.
+  double cutoffFactor = 20;  ///< A candidate's run slower than this x the baseline (+100 ms): "too-slow".
+  double cutoffBestFactor = 4; ///< ... or slower than this x the best so far (+100 ms); 0: off.
   double timingBudgetMs = 1000; ///< A trial's timed repetitions stop near this (at least 10 of them); 0: off.
   /// How trials are run: "serve" (one long-lived kforge-run --serve for the whole search) or "process" (a
   /// kforge-run per candidate, each in a child process of its own).
@@ -67,14 +67,14 @@ struct TuneConfig {
 /// The payload's facts, from `kforge-compile --facts-json` (kforge-tune itself links no MLIR).
 /// The run time above which a candidate is recorded "too-slow" without full verification and timing: it cannot
 /// become the best. Far slower than the untransformed payload (baselineFactor x baseline), or than the best kernel
-/// found so far (bestFactor x best); 20 ms of slack covers a run's launch and host work (the fastest run after
-/// the first is compared, so a one-time page fault does not count). 0 turns a bound off;
+/// found so far (bestFactor x best); 100 ms of slack covers a run's launch and copies (measured on the H200: a
+/// 0.04 ms softmax kernel's run, the fastest after the first, took 21-29 ms; with 20 ms of slack nearly every
+/// softmax candidate was cut, docs/perf/search-h200/study-5-discarded). 0 turns a bound off;
 /// returns 0 when both are off.
-constexpr double kTooSlowSlackMs = 20;
 inline double tooSlowCutoffMs(double baselineFactor, double baselineMs, double bestFactor, double bestMs) {
-  double cutoff = baselineFactor > 0 ? baselineFactor * baselineMs + kTooSlowSlackMs : 0;
+  double cutoff = baselineFactor > 0 ? baselineFactor * baselineMs + 100 : 0;
   if (bestFactor > 0 && bestMs > 0) {
-    double fromBest = bestFactor * bestMs + kTooSlowSlackMs;
+    double fromBest = bestFactor * bestMs + 100;
     cutoff = cutoff > 0 ? std::min(cutoff, fromBest) : fromBest;
   }
   return cutoff;

@@ -236,6 +236,26 @@ def MatmulToMmaSyncOp : Op<Transform_Dialect, "kforge.matmul_to_mma_sync",
     the warps multiply tile t. Stages above 48 KB in all are dynamic shared memory (at
     most 227 KB).
 
+    With `wgmma` (sm_90a; with `async_stages`, `block_k` = 64, no `ldmatrix`, and a warp
+    grid of 4 x G warps by 1 over 16-row warp tiles), each warpgroup of 4 warps multiplies
+    its 64 rows by the tile's N columns (a multiple of 64, at most 256) with
+    `wgmma.mma_async` m64nNk16 on shared-memory descriptors: the stages are 128-byte
+    swizzled (16-byte chunk c of row r stored at c ^ (r % 8)), A K-major, B N-major in
+    atoms of 64 columns read transposed by the instruction. The copies are fenced for the
+    async proxy before the barrier; each tile is 4 wgmma, committed and waited for. The
+    accumulators stay in registers in mma.sync's fragment order, so the epilogue is the
+    same.
+
+    With `tma` (with `wgmma`), the stages are filled by the tensor memory accelerator
+    instead of cp.async: before the launch the host builds a tensor map of A's and of B's
+    global memref (a call to the runtime's `kforge_tensor_map_2d`, which encodes it with
+    cuTensorMapEncodeTiled, 128-byte swizzled, and keeps it in device memory); in the
+    kernel thread 0 initialises one mbarrier per stage, and for each tile tells the stage's
+    mbarrier the bytes to expect and issues `cp.async.bulk.tensor.2d` copies (A's box, one
+    box per 64-column atom of B) that complete on it. Iteration t waits on its stage's
+    mbarrier (phase parity t / S), meets the block at a barrier, and thread 0 issues tile
+    t + S - 1 into tile t - 1's stage while there is one.
+
     #### Return modes
 
     Produces a silenceable failure, leaving the IR untouched, when the target is not such a
@@ -248,7 +268,11 @@ def MatmulToMmaSyncOp : Op<Transform_Dialect, "kforge.matmul_to_mma_sync",
     gpu.launch of exactly the grid's threads; with `ldmatrix`, also when not staged or when the
     warp tile's columns are not a multiple of 16; with `async_stages`, also when not staged,
     when it is 1 or negative, or when A's or B's rows are not whole 16-byte copies (a leading
-    stride not a multiple of 8 elements). Returns nothing (the matmul is gone).
+    stride not a multiple of 8 elements); with `wgmma`, also when its conditions above do
+    not hold or the launch already has dynamic shared memory; with `tma`, also without
+    `wgmma`, or when A or B is not a unit-stride subview of a row-major, static-shape
+    memref defined outside the gpu.launch with rows a multiple of 16 bytes. Returns nothing
+    (the matmul is gone).
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        DefaultValuedAttr<I64Attr, "1">:$k_steps,
@@ -256,7 +280,8 @@ def MatmulToMmaSyncOp : Op<Transform_Dialect, "kforge.matmul_to_mma_sync",
                        DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$warp_grid,
                        UnitAttr:$ldmatrix,
                        DefaultValuedAttr<I64Attr, "0">:$async_stages,
-                       UnitAttr:$wgmma);
+                       UnitAttr:$wgmma,
+                       UnitAttr:$tma);
   let results = (outs);
   let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
   let extraClassDeclaration = [{

@@ -37,7 +37,7 @@ CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
 }
 CUresult cuDevicePrimaryCtxRetain(void **context, int device) { (void)device; *context = (void *)1; return 0; }
 CUresult cuCtxSetCurrent(void *context) { (void)context; return 0; }
-CUresult cuCtxSynchronize(void) { return 0; }
+CUresult cuCtxSynchronize(void) { fprintf(stderr, "mock-cuda: synchronize context\n"); return 0; }
 CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
   void *p = aligned_alloc(256, (bytes + 255) / 256 * 256);
   *pointer = (CUdeviceptr)p;
@@ -123,3 +123,15 @@ CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
 }
 CUresult cuFuncSetAttribute(void *function, int attribute, int value) { (void)function, (void)attribute, (void)value; return 0; }
 CUresult cuMemAllocManaged(CUdeviceptr *pointer, size_t bytes, unsigned flags) { (void)flags; return cuMemAlloc_v2(pointer, bytes); }
+/* TMA tensor maps: the parameters are printed (test/Runner/tensor-map.test), the map is filled with a marker. */
+CUresult cuTensorMapEncodeTiled(void *map, int type, unsigned rank, void *address, const unsigned long long *dims,
+                                const unsigned long long *strides, const unsigned *box, const unsigned *elementStrides,
+                                int interleave, int swizzle, int l2Promotion, int oobFill) {
+  fprintf(stderr,
+          "mock-cuda: tensor map type %d rank %u address %p dims %llu x %llu stride %llu box %u x %u element strides "
+          "%u %u interleave %d swizzle %d l2 %d oob %d\n",
+          type, rank, address, dims[0], dims[1], strides[0], box[0], box[1], elementStrides[0], elementStrides[1],
+          interleave, swizzle, l2Promotion, oobFill);
+  memset(map, 0xab, 128);
+  return 0;
+}
