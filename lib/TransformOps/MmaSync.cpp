@@ -45,6 +45,11 @@ struct MmaPlan : kforge::MatmulTile {
   /// wgmma with TMA: each stage is filled by the tensor memory accelerator (one thread issues a bulk tensor
   /// copy per box, completing on the stage's mbarrier) instead of every thread's cp.async.
   bool tma = false;
+  /// wgmma: tiles whose wgmma may still run while the next tile's are issued (0 or 1). With 1, each tile's
+  /// wgmma are waited for one tile later, so copies run S - 2 tiles ahead instead of S - 1.
+  int64_t wgmmaInFlight = 0;
+  /// Tiles copied ahead of the one multiplied: S - 1, one less while a wgmma tile is still in flight.
+  int64_t prefetch() const { return asyncStages - 1 - wgmmaInFlight; }
   kforge::GlobalTile aGlobal, bGlobal; ///< tma: the global memrefs A's and B's tiles are cut from.
   int64_t stages() const { return asyncStages > 0 ? asyncStages : 2; }
   gpu::LaunchOp launch;
@@ -137,7 +142,8 @@ static bool rowsWholeCopies(MemRefType type) {
 }
 
 static FailureOr<MmaPlan> planMma(Operation *target, int64_t kSteps, int64_t blockK, ArrayRef<int64_t> warpGrid,
-                                  bool ldmatrix, int64_t asyncStages, bool wgmma, bool tma, std::string &why) {
+                                  bool ldmatrix, int64_t asyncStages, bool wgmma, bool tma,
+                                  int64_t wgmmaInFlight, std::string &why) {
   FailureOr<kforge::MatmulTile> tile = kforge::staticMatmulTile(
       target,
       [](Type a, Type b, Type c) {
@@ -188,6 +194,11 @@ static FailureOr<MmaPlan> planMma(Operation *target, int64_t kSteps, int64_t blo
     why = "tma fills wgmma's swizzled stages: it needs wgmma";
     return failure();
   }
+  if (wgmmaInFlight != 0 && (!wgmma || wgmmaInFlight != 1 || asyncStages < 3)) {
+    why = "wgmma_in_flight must be 0, or 1 with wgmma and at least 3 async_stages (copies run S - 2 tiles ahead)";
+    return failure();
+  }
+  plan.wgmmaInFlight = wgmmaInFlight;
   if (blockK > 0 && failed(checkStaged(plan, warpGrid, why)))
     return failure();
   if (wgmma) {
@@ -536,8 +547,8 @@ private:
   /// tile t - 1's stage (the last S - 1 iterations reload the last tile into a stage nothing reads again: no
   /// branch) and multiplies tile t.
   SmallVector<Value> asyncKLoop(ArrayRef<Value> init) {
-    int64_t stages = plan.asyncStages, tiles = plan.k / plan.blockK;
-    for (int64_t s = 0; s < stages - 1; ++s)
+    int64_t stages = plan.asyncStages, tiles = plan.k / plan.blockK, ahead = plan.prefetch();
+    for (int64_t s = 0; s < ahead; ++s)
       copyTileAsync(index(std::min(s, tiles - 1) * plan.blockK), index(s));
     // nvgpu.device_async_wait names a group, but it lowers to cp.async.wait_group N, which counts the
     // thread's pending groups: the prologue's last group stands for whichever group the count reaches.
@@ -548,7 +559,7 @@ private:
       b.setInsertionPointToStart(loop.getBody());
       AffineExpr t = getAffineDimExpr(0, ctx);
       Value tile = loop.getInductionVar();
-      nvgpu::DeviceAsyncWaitOp::create(b, loc, prologueGroup, b.getI32IntegerAttr(stages - 2));
+      nvgpu::DeviceAsyncWaitOp::create(b, loc, prologueGroup, b.getI32IntegerAttr(ahead - 1));
       // wgmma reads shared memory through the async proxy: the copies' writes are made visible to it first.
       if (plan.wgmma)
         NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
@@ -556,18 +567,18 @@ private:
       gpu::BarrierOp::create(b, loc);
       Value nextOffset = affine::AffineMinOp::create(
           b, loc,
-          AffineMap::get(1, 0, {(t + stages - 1) * plan.blockK, getAffineConstantExpr((tiles - 1) * plan.blockK, ctx)},
+          AffineMap::get(1, 0, {(t + ahead) * plan.blockK, getAffineConstantExpr((tiles - 1) * plan.blockK, ctx)},
                          ctx),
           ValueRange{tile});
       Value nextStage =
-          affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (t + stages - 1) % stages), ValueRange{tile});
+          affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (t + ahead) % stages), ValueRange{tile});
       copyTileAsync(nextOffset, nextStage);
       Value stage = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t % stages), ValueRange{tile});
       if (plan.wgmma) {
         scf::YieldOp::create(b, loc, wgmmaTile(stage, SmallVector<Value>(loop.getRegionIterArgs())));
         b.setInsertionPointAfter(loop);
         nvgpu::DeviceAsyncWaitOp::create(b, loc, prologueGroup, b.getI32IntegerAttr(0));
-        return SmallVector<Value>(loop.getResults());
+        return afterWgmmaLoop(loop);
       }
       aSource = stageView(aShared, stage);
       bSource = stageView(bShared, stage);
@@ -578,6 +589,13 @@ private:
     }
     // No copy may still be writing shared memory when the block's threads leave.
     nvgpu::DeviceAsyncWaitOp::create(b, loc, prologueGroup, b.getI32IntegerAttr(0));
+    return SmallVector<Value>(loop.getResults());
+  }
+
+  /// The K loop's results once every wgmma has finished (the last tile's may still run with wgmma_in_flight).
+  SmallVector<Value> afterWgmmaLoop(scf::ForOp loop) {
+    if (plan.wgmmaInFlight > 0)
+      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, uint64_t(0));
     return SmallVector<Value>(loop.getResults());
   }
 
@@ -643,7 +661,7 @@ private:
   /// one: no copy is left in flight when the block exits), and the warpgroups multiply tile t.
   SmallVector<Value> tmaKLoop(Value barrierBuffer, ArrayRef<Value> init) {
     barriers = barrierBuffer;
-    int64_t stages = plan.asyncStages, tiles = plan.k / plan.blockK;
+    int64_t stages = plan.asyncStages, tiles = plan.k / plan.blockK, ahead = plan.prefetch();
     aMap = kforge::createTensorMap2d(b, loc, plan.launch, plan.aGlobal.global, plan.m, kSwizzleRow);
     bMap = kforge::createTensorMap2d(b, loc, plan.launch, plan.bGlobal.global, plan.blockK, kSwizzleRow);
     onFirstThread([&] {
@@ -654,7 +672,7 @@ private:
     });
     gpu::BarrierOp::create(b, loc);
     onFirstThread([&] {
-      for (int64_t s = 0; s < std::min(stages - 1, tiles); ++s)
+      for (int64_t s = 0; s < std::min(ahead, tiles); ++s)
         issueTileTma(index(s * plan.blockK), index(s));
     });
     auto loop = scf::ForOp::create(b, loc, index(0), index(tiles), index(1), init);
@@ -666,7 +684,7 @@ private:
     Value parity = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t.floorDiv(stages) % 2), ValueRange{tile});
     NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier(stage), i32(parity), i32(kTryWaitTicks));
     gpu::BarrierOp::create(b, loc);
-    Value next = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t + stages - 1), ValueRange{tile});
+    Value next = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t + ahead), ValueRange{tile});
     Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread, index(0));
     Value remains = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, next, index(tiles));
     auto issue = scf::IfOp::create(b, loc, arith::AndIOp::create(b, loc, first, remains), /*withElseRegion=*/false);
@@ -674,11 +692,12 @@ private:
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(issue.thenBlock());
       Value nextStage =
-          affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (t + stages - 1) % stages), ValueRange{tile});
+          affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (t + ahead) % stages), ValueRange{tile});
       issueTileTma(scaled(next, plan.blockK), nextStage);
     }
     scf::YieldOp::create(b, loc, wgmmaTile(stage, SmallVector<Value>(loop.getRegionIterArgs())));
-    return SmallVector<Value>(loop.getResults());
+    b.setInsertionPointAfter(loop);
+    return afterWgmmaLoop(loop);
   }
   /// The suspend-time hint of mbarrier.try_wait (ns), as CUTLASS and MLIR's nvgpu lowering use.
   static constexpr int64_t kTryWaitTicks = 10000000;
@@ -743,7 +762,9 @@ private:
           /*satfinite=*/NVVM::MMAIntOverflowAttr());
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, uint64_t(0));
+    // Wait for this tile's wgmma, or (wgmma_in_flight) for the previous tile's: this one's may still run
+    // while the next tile is awaited and its wgmma issued; they accumulate into the same registers in order.
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, uint64_t(plan.wgmmaInFlight));
     SmallVector<Value> next;
     for (int64_t i = 0; i < int64_t(acc.size()); ++i)
       next.push_back(LLVM::ExtractValueOp::create(b, loc, packed, ArrayRef<int64_t>{i}));
@@ -838,7 +859,8 @@ DiagnosedSilenceableFailure transform::MatmulToMmaSyncOp::applyToOne(transform::
                                                                      transform::TransformState &state) {
   std::string why;
   FailureOr<MmaPlan> plan =
-      planMma(target, getKSteps(), getBlockK(), getWarpGrid(), getLdmatrix(), getAsyncStages(), getWgmma(), getTma(), why);
+      planMma(target, getKSteps(), getBlockK(), getWarpGrid(), getLdmatrix(), getAsyncStages(), getWgmma(), getTma(),
+              getWgmmaInFlight(), why);
   if (failed(plan))
     return emitSilenceableError() << why;
   MmaEmitter(rewriter, *plan).emit();

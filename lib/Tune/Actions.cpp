@@ -191,6 +191,14 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
        {},
        {"gpu"},
        "wgmma before it; A and B function arguments or buffers of the host code with rows a multiple of 16 bytes"},
+      {"overlap",
+       "Keep one tile's wgmma in flight: each tile's warpgroup MMAs are waited for one tile later (wgmma.wait_group "
+       "1), so they overlap the wait for the next tile and the issue of its MMAs; the copies then run stages - 2 "
+       "tiles ahead.",
+       "the wgmma_in_flight = 1 option of transform.kforge.matmul_to_mma_sync",
+       {},
+       {"gpu"},
+       "wgmma and pipeline(3) or more before it"},
       {"occupancy",
        "Ask the kernel's compiler to fit this many blocks on a multiprocessor (PTX .minnctapersm): ptxas limits "
        "each thread's registers to make room, trading spills for occupancy.",
@@ -514,13 +522,14 @@ static bool isLaunchBound(const Action &action) {
 
 int kforge::tune::actionPhase(const Action &action) {
   if (action.kind == "tile")
-    return action.level == "block" ? 10 : action.level == "thread" ? 30 : 52;
+    return action.level == "block" ? 10 : action.level == "thread" ? 30 : 53;
   if (action.kind == "fuse")
     return action.level == "block" ? 20 : 40;
   // The other kinds, one slot each; launch bounds are applied to the kernel, last.
   static const llvm::StringMap<int> phases = {
       {"split", 5},     {"split_k", 5},   {"recompute", 42}, {"lanes", 45},     {"mma", 46},
-      {"stage", 47},    {"ldmatrix", 48}, {"pipeline", 49},  {"wgmma", 50},     {"tma", 51},       {"unroll", 60},
+      {"stage", 47},    {"ldmatrix", 48}, {"pipeline", 49},  {"wgmma", 50},     {"tma", 51},       {"overlap", 52},
+      {"unroll", 60},
       {"vectorize", 70}, {"occupancy", 80}};
   auto phase = phases.find(action.kind);
   return phase != phases.end() ? phase->second : 90;
@@ -811,7 +820,8 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       problem(index, "order",
               slotName(action) + " is out of order or repeated: each slot appears at most once, in the order "
                                  "tile(block), fuse(block), tile(thread), fuse(thread), recompute, lanes, mma, stage, "
-                                 "ldmatrix, pipeline, wgmma, tma, tile(reduction), unroll, vectorize, occupancy, max_registers");
+                                 "ldmatrix, pipeline, wgmma, tma, overlap, tile(reduction), unroll, vectorize, occupancy, "
+                                 "max_registers");
     }
     lastPhase = std::max(lastPhase, phase);
 
@@ -882,6 +892,12 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       checkWgmma(schedule, facts, index, problem);
     if (action.kind == "tma" && !findSlot(schedule, "wgmma"))
       problem(index, "precondition", "tma needs wgmma before it (it fills wgmma's swizzled stages)");
+    if (action.kind == "overlap") {
+      const Action *pipeline = findSlot(schedule, "pipeline");
+      if (!findSlot(schedule, "wgmma") || !pipeline || pipeline->factor < 3)
+        problem(index, "precondition",
+                "overlap needs wgmma and pipeline(3) or more before it (the copies run stages - 2 tiles ahead)");
+    }
     if (action.kind == "ldmatrix") {
       if (!before("stage", ""))
         problem(index, "precondition", "ldmatrix needs stage before it (it reads the staged shared memory)");
@@ -1113,7 +1129,7 @@ public:
       if (twoKernels && i == 0)
         continue;
       if (isLaunchBound(action) || action.kind == "mma" || action.kind == "stage" || action.kind == "ldmatrix" ||
-          action.kind == "pipeline" || action.kind == "wgmma" || action.kind == "tma")
+          action.kind == "pipeline" || action.kind == "wgmma" || action.kind == "tma" || action.kind == "overlap")
         continue; // after the finish: it needs the gpu.launch the mapping makes (mma: the bufferized warp tiles)
       starts[i] = static_cast<int>(lines.size()) + 1;
       line("    // action " + std::to_string(i) + ": " + describe(action));
@@ -1187,6 +1203,8 @@ public:
           staging += ", wgmma";
         if (findSlot(schedule, "tma"))
           staging += ", tma";
+        if (findSlot(schedule, "overlap"))
+          staging += ", wgmma_in_flight = 1";
       }
       line("    transform.kforge.matmul_to_mma_sync " + matmuls + " {k_steps = " + std::to_string(action.factor) +
            staging + "} : (!transform.any_op) -> ()");

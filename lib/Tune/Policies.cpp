@@ -375,6 +375,8 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     removes.push_back("wgmma");
   if (slot(s, "wgmma"))
     (slot(s, "tma") ? removes : adds).push_back("tma");
+  if (slot(s, "wgmma") && (slot(s, "overlap") || (slot(s, "pipeline") && slot(s, "pipeline")->factor >= 3)))
+    (slot(s, "overlap") ? removes : adds).push_back("overlap");
   bool add = !adds.empty() && (removes.empty() || coin(rng, 0.5));
   if (!add && removes.empty())
     return false;
@@ -401,8 +403,8 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
       dropSimtMatmulActions(s);
     } else if (what == "ldmatrix") {
       added = Action{"ldmatrix"};
-    } else if (what == "tma") {
-      added = Action{"tma"};
+    } else if (what == "tma" || what == "overlap") {
+      added = Action{what};
     } else if (what == "pipeline") {
       added = intAction("pipeline", pick(rng, std::vector<int64_t>{2, 3, 4}));
     } else if (what == "stage") {
@@ -427,6 +429,7 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
   if (what == "mma" || what == "stage" || what == "pipeline" || what == "wgmma") {
     removeSlot(s, "wgmma"); // it multiplies the pipelined stages
     removeSlot(s, "tma");   // it fills wgmma's stages
+    removeSlot(s, "overlap");
   }
   if (what == "mma" || what == "stage") {
     removeSlot(s, "ldmatrix");
@@ -435,6 +438,7 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
   if (what == "mma")
     removeSlot(s, "stage");
   if (what == "tile-thread") {
+    removeSlot(s, "overlap");
     removeSlot(s, "tma");
     removeSlot(s, "wgmma");
     removeSlot(s, "pipeline");
@@ -717,28 +721,40 @@ static void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProf
     }
   };
   // Hopper's warpgroup MMA first (sm_90a): pipelined, 128-byte swizzled stages of 64 of K, 64 rows per
-  // warpgroup by the block's columns; their stages filled by TMA (tma), then by cp.async. Measured on the H200
-  // (bf16 4096^3, 2026-11-30, cp.async): 128x128 blocks with 3 stages 0.215 ms (82% of cuBLAS), 128x256 0.240;
-  // the best mma.sync kernel 0.410.
-  for (bool tma : {true, false})
-    for (const auto &[block, stages] : std::vector<std::pair<std::vector<int64_t>, int64_t>>{
-             {{128, 128}, 3}, {{128, 256}, 3}}) {
-      if (m % block[0] || n % block[1] || facts.contractionK % 64)
-        continue;
-      Schedule v;
-      v.push_back(tile("block", block));
-      v.push_back(tile("thread", {16, block[1]}));
-      v.push_back(intAction("mma", 1));
-      v.push_back(intAction("stage", 64));
-      v.push_back(intAction("pipeline", stages));
-      v.push_back(Action{"wgmma"});
-      if (tma)
-        v.push_back(Action{"tma"});
-      addRequiredFusions(v, facts, profile, /*always=*/true);
-      add(v, "", "heuristic: Hopper wgmma on " + std::to_string(block[0]) + "x" + std::to_string(block[1]) +
-                     " blocks, " + std::to_string(stages) + " swizzled stages of 64 of K filled by " +
-                     (tma ? "TMA" : "cp.async"));
-    }
+  // warpgroup by the block's columns; their stages filled by cp.async or by TMA (tma), each tile's wgmma waited
+  // for at once or one tile later (overlap). Measured on the H200 (bf16 4096^3, 2026-11-30): 128x128 blocks
+  // with 3 stages 0.214 ms by cp.async (82-84% of cuBLAS), 0.225 by TMA; 128x256 0.240 / 0.233; the best
+  // mma.sync kernel 0.410.
+  struct Warpgroup {
+    std::vector<int64_t> block;
+    int64_t stages;
+    bool tma, overlap;
+  };
+  for (const Warpgroup &w : std::vector<Warpgroup>{{{128, 128}, 3, false, false},
+                                                   {{128, 128}, 4, false, true},
+                                                   {{128, 128}, 4, true, true},
+                                                   {{128, 128}, 3, true, false},
+                                                   {{128, 256}, 3, true, false},
+                                                   {{128, 256}, 4, false, true},
+                                                   {{128, 256}, 3, false, false}}) {
+    if (m % w.block[0] || n % w.block[1] || facts.contractionK % 64)
+      continue;
+    Schedule v;
+    v.push_back(tile("block", w.block));
+    v.push_back(tile("thread", {16, w.block[1]}));
+    v.push_back(intAction("mma", 1));
+    v.push_back(intAction("stage", 64));
+    v.push_back(intAction("pipeline", w.stages));
+    v.push_back(Action{"wgmma"});
+    if (w.tma)
+      v.push_back(Action{"tma"});
+    if (w.overlap)
+      v.push_back(Action{"overlap"});
+    addRequiredFusions(v, facts, profile, /*always=*/true);
+    add(v, "", "heuristic: Hopper wgmma on " + std::to_string(w.block[0]) + "x" + std::to_string(w.block[1]) +
+                   " blocks, " + std::to_string(w.stages) + " swizzled stages of 64 of K filled by " +
+                   (w.tma ? "TMA" : "cp.async") + (w.overlap ? ", one tile's wgmma in flight" : ""));
+  }
   int tried = 0;
   for (const auto &[block, warp] : mmaTiles) {
     if (m % block[0] || n % block[1])

@@ -29,7 +29,7 @@ fi
   --section Occupancy --section LaunchStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
   --export "$out/profile" --force-overwrite \
   "$tools/bin/kforge-run" --candidate "$run/best" --reference "$run/best" --runtime "$tools/lib/libkforge_mgpu.so" \
-  --seeds 1 --reps 2 --warmup 1 > "$out/ncu.txt" 2>&1
+  --seeds 1 --reps 10 --warmup 1 > "$out/ncu.txt" 2>&1
 status=$?
 [ $status -eq 0 ] || echo "profile.sh: ncu exited with $status (see $out/ncu.txt)" >&2
 exit $status

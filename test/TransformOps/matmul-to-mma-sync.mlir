@@ -517,3 +517,123 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// tma: the host builds A's and B's tensor maps before the launch (boxes of 128 x 64 and 64 x 64 elements);
+// thread 0 initialises the three stages' mbarriers (after the 96 KB of stages) and, for each tile, tells its
+// stage's mbarrier 32 KB and issues one bulk tensor copy of A's box and one per 64-column atom of B, at the
+// block's row and column (innermost coordinate first); the K loop waits on the mbarrier's phase parity.
+// CHECK-LABEL: func.func @block_tile_tma
+// CHECK: %[[A:.*]] = call @kforge_tensor_map_2d(%{{.*}}, %c256_i64{{.*}}, %c256_i64{{.*}}, %c512_i64{{.*}}, %c128_i64{{.*}}, %c64_i64{{.*}}, %c2_i64{{.*}})
+// CHECK: %[[B:.*]] = call @kforge_tensor_map_2d(%{{.*}}, %c256_i64{{.*}}, %c256_i64{{.*}}, %c512_i64{{.*}}, %c64_i64{{.*}}, %c64_i64{{.*}}, %c2_i64{{.*}})
+// CHECK: gpu.launch
+// CHECK: memref.view {{.*}} to memref<3xi64, #gpu.address_space<workgroup>>
+// CHECK-COUNT-3: nvvm.mbarrier.init
+// CHECK: nvvm.fence.mbarrier.init
+// CHECK: gpu.barrier
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c32768_i32
+// CHECK: llvm.inttoptr %[[A]] : i64 to !llvm.ptr
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: llvm.inttoptr %[[B]] : i64 to !llvm.ptr
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: gpu.barrier
+// CHECK: nvvm.wgmma.mma_async
+func.func @block_tile_tma(%a: memref<256x256xbf16>, %b: memref<256x256xbf16>, %out: memref<256x256xbf16>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c256 = arith.constant 256 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c2, %gy = %c2, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    %row = affine.apply affine_map<(d) -> (d * 128)>(%by)
+    %col = affine.apply affine_map<(d) -> (d * 128)>(%bx)
+    %at = memref.subview %a[%row, 0] [128, 256] [1, 1] : memref<256x256xbf16> to memref<128x256xbf16, strided<[256, 1], offset: ?>>
+    %bt = memref.subview %b[0, %col] [256, 128] [1, 1] : memref<256x256xbf16> to memref<256x128xbf16, strided<[256, 1], offset: ?>>
+    %ot = memref.subview %out[%row, %col] [128, 128] [1, 1] : memref<256x256xbf16> to memref<128x128xbf16, strided<[256, 1], offset: ?>>
+    %zero = arith.constant 0.0 : f32
+    %c = memref.alloc() : memref<128x128xf32>
+    linalg.fill ins(%zero : f32) outs(%c : memref<128x128xf32>)
+    linalg.matmul ins(%at, %bt : memref<128x256xbf16, strided<[256, 1], offset: ?>>, memref<256x128xbf16, strided<[256, 1], offset: ?>>) outs(%c : memref<128x128xf32>)
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                    iterator_types = ["parallel", "parallel"]}
+        ins(%c : memref<128x128xf32>) outs(%ot : memref<128x128xbf16, strided<[256, 1], offset: ?>>) {
+    ^bb0(%x: f32, %o: bf16):
+      %t = arith.truncf %x : f32 to bf16
+      linalg.yield %t : bf16
+    }
+    gpu.terminator
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.kforge.matmul_to_mma_sync %mm {block_k = 64, warp_grid = array<i64: 8, 1>, async_stages = 3, wgmma, tma} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+func.func @tma_not_a_subview(%a: memref<128x256xbf16>, %b: memref<256x128xbf16>, %c: memref<128x128xf32>) {
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    linalg.matmul ins(%a, %b : memref<128x256xbf16>, memref<256x128xbf16>) outs(%c : memref<128x128xf32>)
+    gpu.terminator
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{tma copies boxes of global memrefs: expected A and B each a unit-stride 2-D memref.subview}}
+    transform.kforge.matmul_to_mma_sync %mm {block_k = 64, warp_grid = array<i64: 8, 1>, async_stages = 3, wgmma, tma} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+func.func @tma_without_wgmma(%a: memref<128x256xbf16>, %b: memref<256x128xbf16>, %c: memref<128x128xf32>) {
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    linalg.matmul ins(%a, %b : memref<128x256xbf16>, memref<256x128xbf16>) outs(%c : memref<128x128xf32>)
+    gpu.terminator
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{tma fills wgmma's swizzled stages: it needs wgmma}}
+    transform.kforge.matmul_to_mma_sync %mm {block_k = 64, warp_grid = array<i64: 8, 1>, async_stages = 3, tma} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+func.func @in_flight_two_stages(%a: memref<128x256xbf16>, %b: memref<256x128xbf16>, %c: memref<128x128xf32>) {
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    linalg.matmul ins(%a, %b : memref<128x256xbf16>, memref<256x128xbf16>) outs(%c : memref<128x128xf32>)
+    gpu.terminator
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{wgmma_in_flight must be 0, or 1 with wgmma and at least 3 async_stages}}
+    transform.kforge.matmul_to_mma_sync %mm {block_k = 64, warp_grid = array<i64: 8, 1>, async_stages = 2, wgmma, wgmma_in_flight = 1} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}

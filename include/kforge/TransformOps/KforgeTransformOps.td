@@ -256,6 +256,11 @@ def MatmulToMmaSyncOp : Op<Transform_Dialect, "kforge.matmul_to_mma_sync",
     mbarrier (phase parity t / S), meets the block at a barrier, and thread 0 issues tile
     t + S - 1 into tile t - 1's stage while there is one.
 
+    With `wgmma_in_flight` = 1 (with `wgmma` and at least 3 stages), each tile's wgmma are
+    waited for one tile later (`wgmma.wait_group 1`; all of them after the loop), so a
+    tile's multiplies overlap the wait for the next tile and the issue of its wgmma; the
+    copies then run S - 2 tiles ahead (into the stage of tile t - 2, whose wgmma are done).
+
     #### Return modes
 
     Produces a silenceable failure, leaving the IR untouched, when the target is not such a
@@ -281,7 +286,8 @@ def MatmulToMmaSyncOp : Op<Transform_Dialect, "kforge.matmul_to_mma_sync",
                        UnitAttr:$ldmatrix,
                        DefaultValuedAttr<I64Attr, "0">:$async_stages,
                        UnitAttr:$wgmma,
-                       UnitAttr:$tma);
+                       UnitAttr:$tma,
+                       DefaultValuedAttr<I64Attr, "0">:$wgmma_in_flight);
   let results = (outs);
   let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
   let extraClassDeclaration = [{
