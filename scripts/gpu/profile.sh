@@ -6,7 +6,8 @@
 # database (kforge-tune --replay --build-only, so a run carried without its artifacts works), then kforge-run
 # launches it under ncu (the clocks left alone: --clock-control none) and one launch after the first is
 # profiled: speed of light, warp stall reasons, scheduler and instruction statistics, occupancy, memory.
-# Writes OUT/replay.json, OUT/ncu.txt (the sections as text) and OUT/profile.ncu-rep. Profiling only: the kernel
+# Writes OUT/replay.json, OUT/ncu.txt (ncu's log), OUT/details.txt (the sections as text) and
+# OUT/profile.ncu-rep. Profiling only: the kernel
 # is its own reference here (kforge-tune --replay verifies it against the naive kernel).
 set -uo pipefail
 if [ $# -ne 2 ] || [ ! -f "$1/db.jsonl" ]; then
@@ -32,4 +33,6 @@ fi
   --seeds 1 --reps 10 --warmup 1 > "$out/ncu.txt" 2>&1
 status=$?
 [ $status -eq 0 ] || echo "profile.sh: ncu exited with $status (see $out/ncu.txt)" >&2
+# The sections as text (an exported run prints none): the report read back, every metric of the sections.
+"$ncu" --import "$out/profile.ncu-rep" --page details > "$out/details.txt" 2>&1 || status=$?
 exit $status
