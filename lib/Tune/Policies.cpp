@@ -722,21 +722,23 @@ static void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProf
   };
   // Hopper's warpgroup MMA first (sm_90a): pipelined, 128-byte swizzled stages of 64 of K, 64 rows per
   // warpgroup by the block's columns; their stages filled by cp.async or by TMA (tma), each tile's wgmma waited
-  // for at once or one tile later (overlap). Measured on the H200 (bf16 4096^3, 2026-11-30): 128x128 blocks
-  // with 3 stages 0.214 ms by cp.async (82-84% of cuBLAS), 0.225 by TMA; 128x256 0.240 / 0.233; the best
-  // mma.sync kernel 0.410.
+  // for at once or one tile later (overlap). Measured on the H200 (bf16 4096^3, 2026-11-30, calls 8-9):
+  // 128x256 blocks, 4 stages, overlap 0.199 ms (87% of cuBLAS); 128x128, 3 stages 0.214 by cp.async, 0.225 by
+  // TMA; 128x256, 3 stages 0.240 / 0.233; overlap on 128x128 (4 stages: one block per multiprocessor instead
+  // of two) 0.258 / 0.270; the best mma.sync kernel 0.410. For a small output with a long K (1024x1024x32768)
+  // the search found 64x128 blocks, 4 TMA stages, overlap: 0.208 ms (mma.sync: 0.382).
   struct Warpgroup {
     std::vector<int64_t> block;
     int64_t stages;
     bool tma, overlap;
   };
-  for (const Warpgroup &w : std::vector<Warpgroup>{{{128, 128}, 3, false, false},
-                                                   {{128, 128}, 4, false, true},
-                                                   {{128, 128}, 4, true, true},
+  for (const Warpgroup &w : std::vector<Warpgroup>{{{128, 256}, 4, false, true},
+                                                   {{128, 128}, 3, false, false},
+                                                   {{64, 128}, 4, true, true},
                                                    {{128, 128}, 3, true, false},
                                                    {{128, 256}, 3, true, false},
-                                                   {{128, 256}, 4, false, true},
-                                                   {{128, 256}, 3, false, false}}) {
+                                                   {{128, 256}, 4, true, true},
+                                                   {{128, 128}, 4, false, true}}) {
     if (m % w.block[0] || n % w.block[1] || facts.contractionK % 64)
       continue;
     Schedule v;
