@@ -967,6 +967,20 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
           problem(index, "too-large", "tile(thread) makes " + std::to_string(threads) +
                                           " threads per block; the GPU allows 1024");
       }
+      // One thread running a whole block's tile: a block of 1 thread keeps a multiprocessor at most 1/64 busy
+      // (32 resident blocks of 1 thread against 2048 threads), and that thread runs the tile serially. On the
+      // H200 the search's tile(block, 128x128) alone ran a 4096^3 gemm's launch in 15 s (the naive kernel:
+      // 85 ms), costing a trial its whole run timeout; such schedules are rejected before compiling.
+      if (gpu && action.level == "block" && !kernelSplit(schedule)) {
+        std::vector<int64_t> dims = blockDims(schedule, facts);
+        int64_t points = 1;
+        for (size_t d = 0; d < facts.parallelSizes.size(); ++d)
+          points *= blockExtent(schedule, facts, d);
+        if (dims[0] * dims[1] * dims[2] == 1 && points > 1)
+          problem(index, "too-slow",
+                  "tile(block) with one thread per block: each block's " + std::to_string(points) +
+                      " points would run on a single thread; tile(thread) spreads them over the block's threads");
+      }
     }
     if (action.kind == "tile" && action.level == "reduction") {
       std::string innermost = before("tile", "thread") ? "thread" : before("tile", "block") ? "block" : "";

@@ -293,7 +293,9 @@ TEST(Policies, SplitSchedulesForContractionsBehindRowReductions) {
     }
   }
   EXPECT_GT(splits, 50);
-  EXPECT_GT(mutated, 150);
+  // (Fewer than before the validator rejected block tiles run by one thread: a mutation that removes
+  // tile(thread) now yields such a schedule and is retried; 144 of 200 succeed with this seed.)
+  EXPECT_GT(mutated, 130);
   EXPECT_GT(crossed, 100);
   // Not on the CPU (split is a GPU action), nor for a softmax without a contraction.
   for (const Proposal &p : heuristicSchedules(facts, cpu()))
