@@ -546,6 +546,9 @@ const Action *kforge::tune::findSlot(const Schedule &schedule, StringRef kind, S
   return nullptr;
 }
 
+/// The most output points a SIMT contraction's thread tile may have on the GPU (an accumulator register each).
+constexpr int64_t kMaxSimtAccumulators = 256;
+
 int64_t kforge::tune::blockExtent(const Schedule &schedule, const PayloadFacts &facts, size_t d) {
   const Action *block = findSlot(schedule, "tile", "block");
   if (block && d < block->sizes.size() && block->sizes[d] > 0)
@@ -966,6 +969,20 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
         if (gpu && threads > 1024)
           problem(index, "too-large", "tile(thread) makes " + std::to_string(threads) +
                                           " threads per block; the GPU allows 1024");
+        // A SIMT contraction keeps one accumulator per output point of its thread tile in registers; past 256
+        // (a thread has 255 registers) they spill, and the unrolled tile makes compiles that ran out the
+        // search's 30 s limit on the H200 (tile(thread, 0x8) of 128x128 blocks: 1024 per thread).
+        std::vector<int64_t> perThread = innermostTile(schedule, facts);
+        int64_t points = 1;
+        for (int64_t extent : perThread)
+          points *= extent;
+        // (Contractions without a row reduction after them: a softmax's whole-row thread tiles are its own
+        // matter, bounded by the local-memory check above.)
+        if (gpu && !facts.contractionOp.empty() && facts.reductionSize == 0 && !findSlot(schedule, "mma") &&
+            points > kMaxSimtAccumulators)
+          problem(index, "too-large",
+                  "tile(thread): " + std::to_string(points) + " output points per thread, each an accumulator in " +
+                      "registers; at most " + std::to_string(kMaxSimtAccumulators) + " (a thread has 255 registers)");
       }
       // One thread running a whole block's tile: a block of 1 thread keeps a multiprocessor at most 1/64 busy
       // (32 resident blocks of 1 thread against 2048 threads), and that thread runs the tile serially. On the
