@@ -618,6 +618,8 @@ std::string evaluate(const Options &options) {
       return fail("candidate: " + e);
     double firstMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     lastRunMs = firstMs;
+    // Each verification run's wall time (launch, copies, host work): what calibrates the too-slow cutoff.
+    report["verification_runs_ms"].push_back(firstMs);
     // The cutoff looks at the runs after the first when there are several seeds (the first also loads the GPU
     // module), and at the fastest of them: a run can also pay one-time host costs (page faults on a first large
     // output buffer made the 0.2 ms kernel of an 8192^2 bf16 output take 200 ms on the H200). A run ten times
