@@ -138,10 +138,19 @@ static Operation *nextWithEffects(Operation *op) {
   return next;
 }
 
+/// The op before `op` that has memory effects or regions, skipping pure ones (views of the operands).
+static Operation *previousWithEffects(Operation *op) {
+  Operation *previous = op->getPrevNode();
+  while (previous && isMemoryEffectFree(previous) && previous->getNumRegions() == 0)
+    previous = previous->getPrevNode();
+  return previous;
+}
+
 kforge::MatmulNeighbours kforge::findMatmulNeighbours(linalg::MatmulOp matmul) {
   MatmulNeighbours found;
   Value c = matmul.getDpsInits()[0];
-  auto fill = dyn_cast_or_null<linalg::FillOp>(matmul->getPrevNode());
+  // (A batch_matmul's block folded to a matmul has the views of A and B between its fill and its matmul.)
+  auto fill = dyn_cast_or_null<linalg::FillOp>(previousWithEffects(matmul));
   if (fill && fill.hasPureBufferSemantics() && fill.getDpsInits().size() == 1 && fill.getDpsInits()[0] == c)
     found.fill = fill;
   Operation *at = matmul;

@@ -47,7 +47,7 @@ std::optional<int64_t> innermostStride(mlir::MemRefType type);
 
 /// What surrounds a bufferized matmul writing C.
 struct MatmulNeighbours {
-  mlir::linalg::FillOp fill; ///< Initialises C just before the matmul, or null.
+  mlir::linalg::FillOp fill; ///< Initialises C just before the matmul (pure ops between them aside), or null.
   /// The epilogue, applied to C's values in registers in this order (empty: none): elementwise ops that
   /// update C in place, then possibly one that writes another buffer.
   llvm::SmallVector<mlir::linalg::GenericOp> epilogue;
@@ -58,7 +58,7 @@ struct MatmulNeighbours {
   }
 };
 
-/// The fill right before the matmul that writes C (its only output); then the epilogue: the next ops with
+/// The fill right before the matmul (pure ops between them aside) that writes C (its only output); then the epilogue: the next ops with
 /// effects after the matmul that are all-parallel rank-2 linalg.generics with one output (identity map),
 /// reading C through the identity map and not their output's old values, without linalg.index; each either
 /// writes C in place (the chain goes on) or writes another buffer (the chain ends there; C must then be a

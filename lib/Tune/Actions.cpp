@@ -131,9 +131,10 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
          "steps of 16 along K per iteration of the K loop, all their fragments loaded before the first multiply "
          "(more loads in flight, more registers)"}},
        {"gpu"},
-       "a linalg.matmul with bf16 or f16 operands (f32 accumulation); tile(thread) (and fuse(thread) when there "
-       "are producers) whose tile is a multiple of 16 rows and 8 columns, at most 64x64; K a multiple of 16; "
-       "no tile(reduction), unroll, vectorize, recompute or lanes"},
+       "a linalg.matmul with bf16 or f16 operands (f32 accumulation), or a linalg.batch_matmul staged with one "
+       "batch per block (tile(block, 1x...) and stage: the block's unit batch is folded away before bufferization); "
+       "tile(thread) (and fuse(thread) when there are producers) whose tile is a multiple of 16 rows and 8 "
+       "columns, at most 64x64; K a multiple of 16; no tile(reduction), unroll, vectorize, recompute or lanes"},
       {"stage",
        "Stage the matmul's operands through shared memory: tile(thread) then gives each thread's (with mma: "
        "each warp's) share of the block tile without a thread loop; the block's matmul walks K in tiles of "
@@ -148,7 +149,8 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
        "bufferization and the GPU mapping (a 1-D block; workgroup attributions, dynamic shared memory above 48 KB)",
        {{"block_k", ParamType::Int, {8, 16, 32, 64}, {}, "K of each staged tile (with mma a multiple of 16)"}},
        {"gpu"},
-       "a linalg.matmul; with bf16/f16 operands mma(1) before it, fp32 without mma and without tile(reduction), "
+       "a linalg.matmul, or a linalg.batch_matmul with one batch per block (tile(block, 1x...)); with bf16/f16 "
+       "operands mma(1) before it, fp32 without mma and without tile(reduction), "
        "unroll, vectorize; tile(thread); block_k divides K; the A (block rows x block_k) and B (block_k x block "
        "columns) tiles are whole 16-byte vectors per thread; fp32 thread tiles in groups of 4 rows and columns; "
        "two stages at most 227 KB of shared memory (above 48 KB dynamic)"},
@@ -315,10 +317,37 @@ bool kforge::tune::splitKApplies(const PayloadFacts &facts) {
          facts.parallelSizes.size() == 2 && facts.contractionK > 0;
 }
 
+/// A batch_matmul payload: its staged forms take one batch per block (tile(block, 1x...)); the block's unit
+/// batch is folded away before bufferization, leaving a linalg.matmul for the staged ops.
+static bool isBatch(const PayloadFacts &facts) {
+  return facts.contractionOp == "linalg.batch_matmul" && facts.parallelSizes.size() == 3;
+}
+size_t kforge::tune::matmulRowDim(const PayloadFacts &facts) { return isBatch(facts) ? 1 : 0; }
+
+/// A tile's rows and columns of the matmul (a batch_matmul's batch extent dropped).
+static std::vector<int64_t> matmulTile(std::vector<int64_t> tile, const PayloadFacts &facts) {
+  if (isBatch(facts) && tile.size() == 3)
+    tile.erase(tile.begin());
+  return tile;
+}
+
 bool kforge::tune::mmaApplies(const PayloadFacts &facts) {
-  return facts.contractionOp == "linalg.matmul" && facts.parallelSizes.size() == 2 && facts.contractionK > 0 &&
-         facts.contractionK % 16 == 0 &&
+  bool matmul = facts.contractionOp == "linalg.matmul" && facts.parallelSizes.size() == 2;
+  return (matmul || isBatch(facts)) && facts.contractionK > 0 && facts.contractionK % 16 == 0 &&
          (facts.contractionOperandType == "bf16" || facts.contractionOperandType == "f16");
+}
+
+/// A batch_matmul's staged forms need stage and one batch per block.
+template <typename Report>
+static void checkBatchStaged(const Schedule &schedule, const PayloadFacts &facts, int index, StringRef kind,
+                             Report problem) {
+  if (!isBatch(facts))
+    return;
+  if (!findSlot(schedule, "stage"))
+    problem(index, "unsupported", kind + " on a batch_matmul needs stage (its staged form takes one batch per block)");
+  if (blockExtent(schedule, facts, 0) != 1)
+    problem(index, "shape", kind + " on a batch_matmul needs one batch per block: tile(block, 1x...), not " +
+                                std::to_string(blockExtent(schedule, facts, 0)));
 }
 
 PayloadFacts kforge::tune::splitKFacts(const PayloadFacts &facts, int64_t parts) {
@@ -613,22 +642,24 @@ static void checkNoSimtMatmulActions(const Schedule &schedule, int index, String
 /// steps, and none of the SIMT actions that would rewrite the matmul first.
 template <typename Report>
 static void checkMma(const Schedule &schedule, const PayloadFacts &facts, int index, Report problem) {
-  if (facts.contractionOp != "linalg.matmul" ||
+  if ((facts.contractionOp != "linalg.matmul" && !isBatch(facts)) ||
       (facts.contractionOperandType != "bf16" && facts.contractionOperandType != "f16")) {
-    problem(index, "unsupported", "mma needs a linalg.matmul with bf16 or f16 operands; this payload's contraction is " +
+    problem(index, "unsupported", "mma needs a linalg.matmul (or batch_matmul) with bf16 or f16 operands; this "
+                                  "payload's contraction is " +
                                       (facts.contractionOp.empty() ? std::string("none")
                                                                    : facts.contractionOp + " on " +
                                                                          facts.contractionOperandType));
     return;
   }
   const Action *thread = findSlot(schedule, "tile", "thread");
-  if (!thread || facts.parallelSizes.size() != 2) {
+  if (!thread) {
     problem(index, "precondition", "mma needs tile(thread) before it (its tile is a warp's)");
     return;
   }
   if (facts.linalgOps > 1 && !findSlot(schedule, "fuse", "thread"))
     problem(index, "precondition", "mma needs fuse(thread) before it (the matmul in the warp's loop)");
-  std::vector<int64_t> warpTile = innermostTile(schedule, facts);
+  checkBatchStaged(schedule, facts, index, "mma", problem);
+  std::vector<int64_t> warpTile = matmulTile(innermostTile(schedule, facts), facts);
   if (warpTile[0] % 16 || warpTile[1] % 8 || warpTile[0] * warpTile[1] > 64 * 64)
     problem(index, "shape", "mma: the warp tile " + joinInts(warpTile, "x") +
                                 " must be a multiple of 16 rows and 8 columns (the m16n8k16 instruction), at most 64x64 "
@@ -644,8 +675,8 @@ static void checkMma(const Schedule &schedule, const PayloadFacts &facts, int in
 /// linalg.matmul, thread shares of whole groups of 4 rows and columns, whole 4-element copies, 227 KB of shared memory.
 template <typename Report>
 static void checkSimtStage(const Schedule &schedule, const PayloadFacts &facts, int index, Report problem) {
-  if (facts.contractionOp != "linalg.matmul" || facts.contractionOperandType != "f32" ||
-      facts.parallelSizes.size() != 2) {
+  if (!((facts.contractionOp == "linalg.matmul" && facts.parallelSizes.size() == 2) || isBatch(facts)) ||
+      facts.contractionOperandType != "f32") {
     problem(index, "unsupported", "stage without mma needs an fp32 linalg.matmul (with bf16/f16 operands: mma "
                                   "first); this payload's contraction is " +
                                       (facts.contractionOp.empty() ? std::string("none")
@@ -659,9 +690,11 @@ static void checkSimtStage(const Schedule &schedule, const PayloadFacts &facts, 
     return;
   }
   checkNoSimtMatmulActions(schedule, index, "stage", "in tiles of block_k", problem);
+  checkBatchStaged(schedule, facts, index, "stage", problem);
   int64_t blockK = schedule[index].factor;
-  std::vector<int64_t> share = innermostTile(schedule, facts);
-  int64_t rows = blockExtent(schedule, facts, 0), cols = blockExtent(schedule, facts, 1);
+  std::vector<int64_t> share = matmulTile(innermostTile(schedule, facts), facts);
+  size_t m = matmulRowDim(facts);
+  int64_t rows = blockExtent(schedule, facts, m), cols = blockExtent(schedule, facts, m + 1);
   int64_t threads = blockDims(schedule, facts)[0];
   if (threads <= 0 || share[0] <= 0 || share[1] <= 0)
     return; // a thread tile larger than its block: tile(thread) reports it
@@ -705,8 +738,9 @@ static void checkWgmma(const Schedule &schedule, const PayloadFacts &facts, int 
                                 ") must be stage(64) (one 128-byte swizzled row of K per tile)");
   if (findSlot(schedule, "ldmatrix"))
     problem(index, "unsupported", "wgmma reads shared memory itself: it does not combine with ldmatrix");
-  std::vector<int64_t> warpTile = innermostTile(schedule, facts);
-  int64_t rows = blockExtent(schedule, facts, 0), cols = blockExtent(schedule, facts, 1);
+  std::vector<int64_t> warpTile = matmulTile(innermostTile(schedule, facts), facts);
+  size_t m = matmulRowDim(facts);
+  int64_t rows = blockExtent(schedule, facts, m), cols = blockExtent(schedule, facts, m + 1);
   if (warpTile[0] != 16 || warpTile[1] != cols || rows % 64 || cols % 64 || cols > 256)
     problem(index, "shape", "wgmma: the warp tile " + joinInts(warpTile, "x") + " must be 16 rows by the block's " +
                                 std::to_string(cols) + " columns, the block " + std::to_string(rows) + "x" +
@@ -727,7 +761,8 @@ static void checkStage(const Schedule &schedule, const PayloadFacts &facts, int 
   if (blockK % 16)
     problem(index, "shape", "stage(" + std::to_string(blockK) + ") with mma: block_k must be a multiple of 16");
   std::vector<int64_t> dims = blockDims(schedule, facts);
-  int64_t threads = dims[0], rows = blockExtent(schedule, facts, 0), cols = blockExtent(schedule, facts, 1);
+  size_t m = matmulRowDim(facts);
+  int64_t threads = dims[0], rows = blockExtent(schedule, facts, m), cols = blockExtent(schedule, facts, m + 1);
   if (threads <= 0)
     return; // a thread tile larger than its block: tile(thread) reports it
   if (blockK <= 0 || facts.contractionK % blockK)
@@ -895,6 +930,8 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       checkWgmma(schedule, facts, index, problem);
     if (action.kind == "tma" && !findSlot(schedule, "wgmma"))
       problem(index, "precondition", "tma needs wgmma before it (it fills wgmma's swizzled stages)");
+    if (action.kind == "tma" && isBatch(facts))
+      problem(index, "unsupported", "tma builds 2-D tensor maps: not for a batch_matmul's 3-D operands yet");
     if (action.kind == "overlap") {
       const Action *pipeline = findSlot(schedule, "pipeline");
       if (!findSlot(schedule, "wgmma") || !pipeline || pipeline->factor < 3)
@@ -1190,6 +1227,8 @@ public:
       renderPartialsSum();
       facts = splitKFacts(rootFacts, splitK->factor);
     }
+    if (isBatch(facts) && (findSlot(schedule, "mma") || findSlot(schedule, "stage")))
+      renderFoldUnitBatch();
     int finishStart = static_cast<int>(lines.size()) + 1;
     line("    // finish (" + std::string(gpu ? "gpu" : "cpu") + "): bufferize" +
          (gpu ? ", map loops to the grid and the block" : "") + ", lower vectors");
@@ -1198,9 +1237,10 @@ public:
       if (action.kind != "stage" || findSlot(schedule, "mma"))
         continue;
       starts[i] = static_cast<int>(lines.size()) + 1;
-      std::vector<int64_t> share = innermostTile(schedule, facts);
-      int64_t threadRows = blockExtent(schedule, facts, 0) / share[0],
-              threadCols = blockExtent(schedule, facts, 1) / share[1];
+      std::vector<int64_t> share = matmulTile(innermostTile(schedule, facts), facts);
+      size_t m = matmulRowDim(facts);
+      int64_t threadRows = blockExtent(schedule, facts, m) / share[0],
+              threadCols = blockExtent(schedule, facts, m + 1) / share[1];
       line("    // action " + std::to_string(i) + ": " + describe(action) +
            ": the block's matmul through shared memory, each thread's share in registers");
       std::string stageFunc = fresh("stage_func"), matmuls = fresh("block_matmuls");
@@ -1222,9 +1262,10 @@ public:
       line("    " + matmuls + " = transform.structured.match ops{[\"linalg.matmul\"]} in " + mmaFunc + " : " + kUnary);
       std::string staging;
       if (const Action *stage = findSlot(schedule, "stage")) {
-        std::vector<int64_t> warpTile = innermostTile(schedule, facts);
-        int64_t warpRows = blockExtent(schedule, facts, 0) / warpTile[0],
-                warpCols = blockExtent(schedule, facts, 1) / warpTile[1];
+        std::vector<int64_t> warpTile = matmulTile(innermostTile(schedule, facts), facts);
+        size_t m = matmulRowDim(facts);
+        int64_t warpRows = blockExtent(schedule, facts, m) / warpTile[0],
+                warpCols = blockExtent(schedule, facts, m + 1) / warpTile[1];
         staging = ", block_k = " + std::to_string(stage->factor) + ", warp_grid = array<i64: " +
                   std::to_string(warpRows) + ", " + std::to_string(warpCols) + ">" +
                   (findSlot(schedule, "ldmatrix") ? ", ldmatrix" : "");
@@ -1518,6 +1559,32 @@ private:
       vectorized = true;
       return;
     }
+  }
+
+  /// A batch_matmul's block (one batch) as a matmul: the block's batch_matmul, fill and elementwise ops in
+  /// their generic form, the unit batch folded away (rank-reducing slices), then named again where they are a
+  /// matmul or a fill (the epilogue stays generic: specialize fails on it, which is suppressed). The staged
+  /// ops then take a linalg.matmul, its fill and its epilogue as for a plain gemm.
+  void renderFoldUnitBatch() {
+    line("    // the block's unit batch folded away: its batch_matmul becomes a matmul");
+    std::string named = fresh("batch_ops"), generic = fresh("generic"), unitFunc = fresh("func"),
+                generics = fresh("generics");
+    line("    " + named + " = transform.structured.match ops{[\"linalg.batch_matmul\", \"linalg.fill\", "
+         "\"linalg.generic\"]} in " + blockLoop + " : " + kUnary);
+    line("    " + generic + " = transform.structured.generalize " + named + " : " + kUnary);
+    line("    " + unitFunc + " = " + matchFunc("%module"));
+    line("    transform.apply_patterns to " + unitFunc + " {");
+    line("      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices");
+    line("    } : !transform.any_op");
+    line("    " + generics + " = transform.structured.match ops{[\"linalg.generic\"]} in " + blockLoop + " : " +
+         kUnary);
+    line("    transform.foreach " + generics + " : !transform.any_op {");
+    line("    ^bb0(%one: !transform.any_op):");
+    line("      transform.sequence %one : !transform.any_op failures(suppress) {");
+    line("      ^bb1(%each: !transform.any_op):");
+    line("        %named = transform.structured.specialize %each : " + kUnary);
+    line("      }");
+    line("    }");
   }
 
   void renderFinish(const Schedule &schedule) {

@@ -685,7 +685,15 @@ static void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProf
   // tiles of 32-64 rows and columns (4-16 mma.sync tiles, 32-64 accumulators per lane) in blocks of 4-8 warps.
   if (!gpu(profile) || !mmaApplies(facts))
     return;
-  int64_t m = facts.parallelSizes[0], n = facts.parallelSizes[1];
+  // A batch_matmul's forms take one batch per block (its tiles get a leading 1) and must be staged.
+  size_t rowDim = matmulRowDim(facts);
+  bool batch = rowDim > 0;
+  int64_t m = facts.parallelSizes[rowDim], n = facts.parallelSizes[rowDim + 1];
+  auto tiles = [&](std::vector<int64_t> sizes) {
+    if (batch)
+      sizes.insert(sizes.begin(), 1);
+    return sizes;
+  };
   const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> mmaTiles = {
       {{128, 128}, {32, 64}}, {{64, 64}, {32, 32}}, {{128, 128}, {64, 32}},
       {{128, 64}, {32, 32}},  {{64, 128}, {32, 32}}, {{128, 256}, {64, 64}}};
@@ -709,8 +717,8 @@ static void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProf
       if (m % p.block[0] || n % p.block[1])
         continue;
       Schedule v;
-      v.push_back(tile("block", p.block));
-      v.push_back(tile("thread", p.warp));
+      v.push_back(tile("block", tiles(p.block)));
+      v.push_back(tile("thread", tiles(p.warp)));
       v.push_back(intAction("mma", 1));
       v.push_back(intAction("stage", p.blockK));
       v.push_back(Action{"ldmatrix"});
@@ -739,11 +747,11 @@ static void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProf
                                                    {{128, 256}, 3, true, false},
                                                    {{128, 256}, 4, true, true},
                                                    {{128, 128}, 4, false, true}}) {
-    if (m % w.block[0] || n % w.block[1] || facts.contractionK % 64)
-      continue;
+    if (m % w.block[0] || n % w.block[1] || facts.contractionK % 64 || (batch && w.tma))
+      continue; // (tma's tensor maps are 2-D: not for a batch_matmul's operands yet)
     Schedule v;
-    v.push_back(tile("block", w.block));
-    v.push_back(tile("thread", {16, w.block[1]}));
+    v.push_back(tile("block", tiles(w.block)));
+    v.push_back(tile("thread", tiles({16, w.block[1]})));
     v.push_back(intAction("mma", 1));
     v.push_back(intAction("stage", 64));
     v.push_back(intAction("pipeline", w.stages));
@@ -758,6 +766,10 @@ static void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProf
                    (w.tma ? "TMA" : "cp.async") + (w.overlap ? ", one tile's wgmma in flight" : ""));
   }
   int tried = 0;
+  if (batch) {
+    addPipelined(); // the unstaged and register-staged forms below are for a plain matmul
+    return;
+  }
   for (const auto &[block, warp] : mmaTiles) {
     if (m % block[0] || n % block[1])
       continue;
@@ -948,12 +960,14 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
     // 2.85 ms for gemm+bias+relu (95% of cuBLAS's rate) at 128 registers, two blocks per multiprocessor; the
     // plain gemm's same kernel took 143 registers, one block, 3.37 ms, hence the occupancy(2) variant; 8x16
     // per thread (128 threads) was the best gemm+scale+gelu, 2.84 ms.
+    // (A batch_matmul's: one batch per block, folded to a matmul before the staged op.)
+    bool batch = matmulRowDim(facts) > 0;
     if (facts.contractionOperandType == "f32" && facts.parallelSizes[rank - 2] % 128 == 0 &&
-        facts.parallelSizes[rank - 1] % 128 == 0 && rank == 2) {
+        facts.parallelSizes[rank - 1] % 128 == 0 && (rank == 2 || batch)) {
       auto staged = [&](std::vector<int64_t> thread, int64_t blockK, int64_t occupancy) {
         Schedule v;
-        v.push_back(tile("block", {128, 128}));
-        v.push_back(tile("thread", thread));
+        v.push_back(tile("block", batch ? std::vector<int64_t>{1, 128, 128} : std::vector<int64_t>{128, 128}));
+        v.push_back(tile("thread", batch ? std::vector<int64_t>{1, thread[0], thread[1]} : thread));
         v.push_back(intAction("stage", blockK));
         if (occupancy > 0)
           v.push_back(intAction("occupancy", occupancy));

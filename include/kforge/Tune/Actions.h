@@ -118,6 +118,9 @@ PayloadFacts contractionFacts(const PayloadFacts &facts);
 bool splitKApplies(const PayloadFacts &facts);
 /// Whether `mma` can apply: a 2-D linalg.matmul with bf16 or f16 operands and K a multiple of 16.
 bool mmaApplies(const PayloadFacts &facts);
+/// The matmul's row dimension among the payload's parallel loops (its column one follows): 0 for a
+/// linalg.matmul, 1 for a linalg.batch_matmul (whose staged forms take one batch per block).
+size_t matmulRowDim(const PayloadFacts &facts);
 /// The facts the actions after split_k(parts) are checked and rendered against: the partial matmul over
 /// (parts, M, N) with K / parts, a linalg.generic.
 PayloadFacts splitKFacts(const PayloadFacts &facts, int64_t parts);
