@@ -2,6 +2,7 @@
 
 #include "TensorMap.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -11,9 +12,12 @@ using namespace mlir;
 
 FailureOr<kforge::GlobalTile> kforge::globalTileOf(Value tile, gpu::LaunchOp launch, std::string &why) {
   auto subview = tile.getDefiningOp<memref::SubViewOp>();
-  if (!subview || subview.getSourceType().getRank() != 2 || subview.getType().getRank() != 2 ||
-      !subview.hasUnitStride()) {
-    why = "a unit-stride 2-D memref.subview";
+  int64_t sourceRank = subview ? subview.getSourceType().getRank() : 0;
+  // A 2-D tile of a 2-D memref, or of a 3-D one with the leading dim dropped (a batch_matmul's block: one batch),
+  // which TMA sees as a 2-D tensor of batch x rows rows.
+  bool batched = sourceRank == 3 && subview.getStaticSizes()[0] == 1;
+  if (!subview || (sourceRank != 2 && !batched) || subview.getType().getRank() != 2 || !subview.hasUnitStride()) {
+    why = "a unit-stride 2-D memref.subview (of a 2-D memref, or of one batch of a 3-D one)";
     return failure();
   }
   Value global = subview.getSource();
@@ -26,19 +30,26 @@ FailureOr<kforge::GlobalTile> kforge::globalTileOf(Value tile, gpu::LaunchOp lau
     why = "a subview of a row-major memref with a static shape";
     return failure();
   }
-  int64_t rowBytes = type.getDimSize(1) * type.getElementTypeBitWidth() / 8;
+  int64_t rowBytes = type.getDimSize(sourceRank - 1) * type.getElementTypeBitWidth() / 8;
   if (rowBytes % 16) {
     why = "a subview of a memref whose rows are a multiple of 16 bytes (TMA's global strides)";
     return failure();
   }
   OpBuilder b(subview);
+  Location loc = subview.getLoc();
   auto offset = [&](int64_t dim) -> Value {
     OpFoldResult at = subview.getMixedOffsets()[dim];
     if (auto value = dyn_cast<Value>(at))
       return value;
-    return arith::ConstantIndexOp::create(b, subview.getLoc(), cast<IntegerAttr>(cast<Attribute>(at)).getInt());
+    return arith::ConstantIndexOp::create(b, loc, cast<IntegerAttr>(cast<Attribute>(at)).getInt());
   };
-  return GlobalTile{global, offset(0), offset(1)};
+  if (!batched)
+    return GlobalTile{global, offset(0), offset(1)};
+  // Row b * rows + r of the batch-major rows.
+  AffineExpr batch = b.getAffineDimExpr(0), row = b.getAffineDimExpr(1);
+  Value flatRow = affine::AffineApplyOp::create(
+      b, loc, AffineMap::get(2, 0, batch * type.getDimSize(1) + row), ValueRange{offset(0), offset(1)});
+  return GlobalTile{global, flatRow, offset(2)};
 }
 
 /// `func.func private @kforge_tensor_map_2d(i64 x 7) -> i64` in the module around `from`.
@@ -64,15 +75,17 @@ Value kforge::createTensorMap2d(OpBuilder &b, Location loc, gpu::LaunchOp launch
   b.setInsertionPoint(launch);
   auto type = cast<MemRefType>(global.getType());
   int64_t elementBytes = type.getElementTypeBitWidth() / 8;
+  // All leading dims are rows (a 3-D memref's batches one after another).
+  int64_t cols = type.getShape().back(), rows = type.getNumElements() / cols;
   Type i64 = b.getI64Type();
   auto constant = [&](int64_t v) -> Value { return arith::ConstantIntOp::create(b, loc, i64, v); };
   Value pointer = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, global);
   Value address = arith::IndexCastOp::create(b, loc, i64, pointer);
   // address, rows, columns, bytes per row, box rows, box columns, bytes per element
   SmallVector<Value> args = {address,
-                             constant(type.getDimSize(0)),
-                             constant(type.getDimSize(1)),
-                             constant(type.getDimSize(1) * elementBytes),
+                             constant(rows),
+                             constant(cols),
+                             constant(cols * elementBytes),
                              constant(boxRows),
                              constant(boxCols),
                              constant(elementBytes)};

@@ -19,8 +19,9 @@
 
 namespace kforge {
 
-/// A tile of a global 2-D memref as TMA sees it: the memref (row-major, static shape, defined outside the
-/// launch) and the tile's first row and column (values inside the launch).
+/// A tile of a global memref as TMA sees it: the memref (row-major, static shape, defined outside the launch;
+/// 2-D, or 3-D seen as 2-D with its batches' rows one after another) and the tile's first row and column in that
+/// 2-D view (values inside the launch).
 struct GlobalTile {
   mlir::Value global;
   mlir::Value row, col;
@@ -32,9 +33,9 @@ mlir::FailureOr<GlobalTile> globalTileOf(mlir::Value tile, mlir::gpu::LaunchOp l
 /// The runtime function that builds a tensor map (declared in the module on first use).
 constexpr const char *kTensorMapFunction = "kforge_tensor_map_2d";
 
-/// Emits, right before `launch`, the call that builds a tensor map of `global` (a row-major 2-D memref with a
-/// static shape) for boxes of boxRows x boxCols elements landing 128-byte swizzled in shared memory; returns
-/// its device address (i64), for the kernel to use.
+/// Emits, right before `launch`, the call that builds a tensor map of `global` (a row-major memref with a
+/// static shape, its leading dims flattened into rows) for boxes of boxRows x boxCols elements landing 128-byte
+/// swizzled in shared memory; returns its device address (i64), for the kernel to use.
 mlir::Value createTensorMap2d(mlir::OpBuilder &b, mlir::Location loc, mlir::gpu::LaunchOp launch, mlir::Value global,
                               int64_t boxRows, int64_t boxCols);
 

@@ -930,8 +930,6 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       checkWgmma(schedule, facts, index, problem);
     if (action.kind == "tma" && !findSlot(schedule, "wgmma"))
       problem(index, "precondition", "tma needs wgmma before it (it fills wgmma's swizzled stages)");
-    if (action.kind == "tma" && isBatch(facts))
-      problem(index, "unsupported", "tma builds 2-D tensor maps: not for a batch_matmul's 3-D operands yet");
     if (action.kind == "overlap") {
       const Action *pipeline = findSlot(schedule, "pipeline");
       if (!findSlot(schedule, "wgmma") || !pipeline || pipeline->factor < 3)

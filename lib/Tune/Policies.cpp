@@ -747,8 +747,8 @@ static void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProf
                                                    {{128, 256}, 3, true, false},
                                                    {{128, 256}, 4, true, true},
                                                    {{128, 128}, 4, false, true}}) {
-    if (m % w.block[0] || n % w.block[1] || facts.contractionK % 64 || (batch && w.tma))
-      continue; // (tma's tensor maps are 2-D: not for a batch_matmul's operands yet)
+    if (m % w.block[0] || n % w.block[1] || facts.contractionK % 64)
+      continue;
     Schedule v;
     v.push_back(tile("block", tiles(w.block)));
     v.push_back(tile("thread", tiles({16, w.block[1]})));
