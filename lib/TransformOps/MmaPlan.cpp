@@ -1,0 +1,201 @@
+//===- MmaPlan.cpp - what transform.kforge.matmul_to_mma_sync rewrites -----===//
+//
+// The checks behind matmul_to_mma_sync's silenceable failures, and its staged forms' shared-memory layouts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MmaPlan.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using kforge::innermostStride;
+
+namespace kforge::mma {
+
+MemRefType stagedAType(const MmaPlan &plan, Type operand, Attribute space) {
+  if (plan.wgmma)
+    return MemRefType::get({plan.stages(), plan.m, kSwizzleRow}, operand, MemRefLayoutAttrInterface(), space);
+  return MemRefType::get({plan.stages(), plan.m, plan.blockK + kSmemPad}, operand, MemRefLayoutAttrInterface(), space);
+}
+MemRefType stagedBType(const MmaPlan &plan, Type operand, Attribute space) {
+  if (plan.wgmma)
+    return MemRefType::get({plan.stages(), plan.n / kSwizzleRow, plan.blockK, kSwizzleRow}, operand,
+                           MemRefLayoutAttrInterface(), space);
+  return MemRefType::get({plan.stages(), plan.blockK, plan.n + kSmemPad}, operand, MemRefLayoutAttrInterface(), space);
+}
+/// tma: one 8-byte mbarrier per stage (a 1024-byte aligned buffer after the swizzled stages).
+MemRefType barriersType(const MmaPlan &plan, Builder &b, Attribute space) {
+  return MemRefType::get({plan.stages()}, b.getI64Type(), MemRefLayoutAttrInterface(), space);
+}
+constexpr int64_t kBarriersBytes = 1024;
+static int64_t stagedSmemBytes(const MmaPlan &plan) {
+  Type operand = cast<MemRefType>(plan.a.getType()).getElementType();
+  return kforge::memrefBytes(stagedAType(plan, operand, {})) + kforge::memrefBytes(stagedBType(plan, operand, {})) +
+         (plan.tma ? kBarriersBytes : 0);
+}
+
+/// The staged plan's extra conditions: the warp grid divides the tile into whole instruction tiles, the
+/// block's threads copy whole 8-element vectors, the two stages fit in static shared memory, and the matmul
+/// runs in a gpu.launch of exactly the grid's threads (along x).
+static LogicalResult checkStaged(MmaPlan &plan, ArrayRef<int64_t> warpGrid, std::string &why) {
+  if (warpGrid.size() != 2 || warpGrid[0] < 1 || warpGrid[1] < 1) {
+    why = "expected warp_grid = [rows, columns] of warps";
+    return failure();
+  }
+  plan.warpRows = warpGrid[0];
+  plan.warpCols = warpGrid[1];
+  int64_t threads = 32 * plan.warpRows * plan.warpCols;
+  if (plan.m % (kTileM * plan.warpRows) || plan.n % (kTileN * plan.warpCols)) {
+    why = "the warp grid " + std::to_string(plan.warpRows) + "x" + std::to_string(plan.warpCols) +
+          " does not cut the " + std::to_string(plan.m) + "x" + std::to_string(plan.n) +
+          " tile into warp tiles of whole 16x8 instruction tiles";
+    return failure();
+  }
+  if (plan.blockK % kTileK || plan.k % plan.blockK || (plan.m * plan.blockK) % (8 * threads) ||
+      (plan.blockK * plan.n) % (8 * threads)) {
+    why = "block_k (" + std::to_string(plan.blockK) + ") must be a multiple of 16 dividing K (" +
+          std::to_string(plan.k) + "), with the A and B tiles whole 8-element vectors per thread (" +
+          std::to_string(threads) + " threads)";
+    return failure();
+  }
+  plan.launch = kforge::launchOfThreads(plan.matmul, threads);
+  if (!plan.launch) {
+    why = "a staged matmul must be in a gpu.launch of " + std::to_string(threads) +
+          "x1x1 threads (32 per warp of the grid): its threads copy the tiles to shared memory together";
+    return failure();
+  }
+  if (std::string problem = kforge::sharedBuffersProblem(plan.launch, stagedSmemBytes(plan)); !problem.empty()) {
+    why = (plan.stages() == 2 ? std::string("two") : std::to_string(plan.stages())) + " stages of A and B " + problem;
+    return failure();
+  }
+  if (innermostStride(cast<MemRefType>(plan.b.getType())) != 1) {
+    why = "expected B's rows contiguous (innermost stride 1)";
+    return failure();
+  }
+  return success();
+}
+
+/// Whether each row of a 2-D memref starts on a whole 16-byte copy: a static leading stride that is a multiple
+/// of 8 elements (cp.async copies 16 aligned bytes; the buffers themselves are at least 16-byte aligned).
+static bool rowsWholeCopies(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.size() != 2)
+    return false;
+  return !ShapedType::isDynamic(strides[0]) && strides[0] % 8 == 0;
+}
+
+FailureOr<MmaPlan> planMma(Operation *target, int64_t kSteps, int64_t blockK, ArrayRef<int64_t> warpGrid,
+                                  bool ldmatrix, int64_t asyncStages, bool wgmma, bool tma,
+                                  int64_t wgmmaInFlight, std::string &why) {
+  FailureOr<kforge::MatmulTile> tile = kforge::staticMatmulTile(
+      target,
+      [](Type a, Type b, Type c) {
+        return (a.isBF16() || a.isF16()) && b == a && c.isF32()
+                   ? std::string()
+                   : std::string("expected bf16 or f16 operands (both the same) and an f32 result");
+      },
+      why);
+  if (failed(tile))
+    return failure();
+  MmaPlan plan;
+  static_cast<kforge::MatmulTile &>(plan) = *tile;
+  linalg::MatmulOp matmul = plan.matmul;
+  auto aType = cast<MemRefType>(plan.a.getType()), bType = cast<MemRefType>(plan.b.getType());
+  if (plan.m % kTileM || plan.n % kTileN || plan.k % kTileK) {
+    why = "expected M, N and K multiples of 16, 8 and 16 (the mma.sync m16n8k16 tile), got " +
+          std::to_string(plan.m) + "x" + std::to_string(plan.n) + "x" + std::to_string(plan.k);
+    return failure();
+  }
+  if (kSteps < 1 || plan.k % (kTileK * kSteps)) {
+    why = "expected K (" + std::to_string(plan.k) + ") a multiple of 16 x k_steps (" + std::to_string(kSteps) + ")";
+    return failure();
+  }
+  plan.kSteps = kSteps;
+  if (innermostStride(aType) != 1) {
+    why = "expected A's rows contiguous (innermost stride 1)";
+    return failure();
+  }
+  plan.blockK = blockK;
+  if (blockK < 0) {
+    why = "block_k must be 0 (not staged) or positive";
+    return failure();
+  }
+  if (asyncStages != 0 && (blockK == 0 || asyncStages < 2)) {
+    why = "async_stages (" + std::to_string(asyncStages) +
+          ") must be 0, or at least 2 stages of a staged matmul (block_k > 0)";
+    return failure();
+  }
+  if (asyncStages != 0 && (!rowsWholeCopies(aType) || !rowsWholeCopies(bType))) {
+    why = "async_stages copies 16 bytes at a time: A's and B's rows must start on whole 8-element copies "
+          "(a static leading stride that is a multiple of 8)";
+    return failure();
+  }
+  plan.asyncStages = asyncStages;
+  plan.wgmma = wgmma; // sizes the stages (swizzled, unpadded) for checkStaged
+  plan.tma = tma;     // and adds the stages' mbarriers
+  if (tma && !wgmma) {
+    why = "tma fills wgmma's swizzled stages: it needs wgmma";
+    return failure();
+  }
+  if (wgmmaInFlight != 0 && (!wgmma || wgmmaInFlight != 1 || asyncStages < 3)) {
+    why = "wgmma_in_flight must be 0, or 1 with wgmma and at least 3 async_stages (copies run S - 2 tiles ahead)";
+    return failure();
+  }
+  plan.wgmmaInFlight = wgmmaInFlight;
+  if (blockK > 0 && failed(checkStaged(plan, warpGrid, why)))
+    return failure();
+  if (wgmma) {
+    // Each warpgroup takes 64 rows: warps stacked 16 rows each, one column of warps; the swizzled rows are 64
+    // of K; wgmma's N is at most 256 and B's atoms are 64 columns wide.
+    if (asyncStages < 2 || blockK != kSwizzleRow || ldmatrix) {
+      why = "wgmma needs async_stages (at least 2), block_k = 64 (one 128-byte swizzled row) and no ldmatrix";
+      return failure();
+    }
+    if (plan.warpCols != 1 || plan.warpRows % 4 || plan.m != 16 * plan.warpRows || plan.n % kSwizzleRow ||
+        plan.n > 256) {
+      why = "wgmma needs warp_grid = [4 x warpgroups, 1] over 16 rows per warp (the tile's rows 64 per warpgroup) "
+            "and the tile's columns a multiple of 64, at most 256; got a " +
+            std::to_string(plan.warpRows) + "x" + std::to_string(plan.warpCols) + " grid on " +
+            std::to_string(plan.m) + "x" + std::to_string(plan.n);
+      return failure();
+    }
+    if (plan.launch.getDynamicSharedMemorySize()) {
+      why = "wgmma's swizzled stages are dynamic shared memory, and the launch already has some";
+      return failure();
+    }
+    if (tma) {
+      FailureOr<kforge::GlobalTile> a = kforge::globalTileOf(plan.a, plan.launch, why);
+      FailureOr<kforge::GlobalTile> b = failed(a) ? a : kforge::globalTileOf(plan.b, plan.launch, why);
+      if (failed(b)) {
+        why = "tma copies boxes of global memrefs: expected A and B each " + why;
+        return failure();
+      }
+      plan.aGlobal = *a;
+      plan.bGlobal = *b;
+    }
+  }
+  if (ldmatrix && blockK == 0) {
+    why = "ldmatrix reads shared memory: it needs the staged form (block_k > 0)";
+    return failure();
+  }
+  if (ldmatrix && (plan.n / plan.warpCols) % (2 * kTileN)) {
+    why = "ldmatrix reads B's fragments two column tiles at a time: the warp tile's columns (" +
+          std::to_string(plan.n / plan.warpCols) + ") must be a multiple of 16";
+    return failure();
+  }
+  plan.ldmatrix = ldmatrix;
+  plan.neighbours = kforge::findMatmulNeighbours(matmul);
+  // Each lane stores only its own elements of C: an op of the warp that read C afterwards would read the
+  // other lanes' elements without a barrier.
+  if (kforge::cUsedAfter(matmul, plan.neighbours.epilogue)) {
+    why = "C is used after the matmul by an op that cannot take its values from registers";
+    return failure();
+  }
+  return plan;
+}
+
+
+} // namespace kforge::mma

@@ -1,0 +1,73 @@
+//===- MmaPlan.h - what transform.kforge.matmul_to_mma_sync rewrites ----*- C++ -*-===//
+//
+// The plan of one matmul_to_mma_sync rewrite (the matmul, its options and its neighbours, checked), and the
+// shared-memory layouts of its staged forms; MmaSync.cpp emits the code for a plan.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KFORGE_LIB_TRANSFORMOPS_MMAPLAN_H
+#define KFORGE_LIB_TRANSFORMOPS_MMAPLAN_H
+
+#include "MatmulNeighbours.h"
+#include "TensorMap.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+
+#include <string>
+
+namespace kforge::mma {
+
+/// The instruction: mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}.{bf16,f16}.f32.
+inline constexpr int64_t kTileM = 16, kTileN = 8, kTileK = 16;
+
+/// What the rewrite needs to know about the matmul and its neighbours.
+struct MmaPlan : kforge::MatmulTile {
+  int64_t kSteps = 1;          ///< Steps of 16 per iteration of the K loop.
+  /// Staged (block_k > 0): the matmul is a block's tile, split over a warp grid; its K loop walks tiles of
+  /// block_k, A and B staged through two shared-memory buffers.
+  int64_t blockK = 0, warpRows = 1, warpCols = 1;
+  bool ldmatrix = false;       ///< Staged: fragments read by ldmatrix (four 8x8 matrices per instruction).
+  int64_t asyncStages = 0;     ///< Staged: 0, two stages through registers; else this many filled by cp.async.
+  /// Staged and async: Hopper's warpgroup MMA (wgmma.mma_async m64nNk16) on 128-byte swizzled stages instead
+  /// of mma.sync: each warpgroup (4 warps) multiplies 64 rows by the block's N columns.
+  bool wgmma = false;
+  /// wgmma with TMA: each stage is filled by the tensor memory accelerator (one thread issues a bulk tensor
+  /// copy per box, completing on the stage's mbarrier) instead of every thread's cp.async.
+  bool tma = false;
+  /// wgmma: tiles whose wgmma may still run while the next tile's are issued (0 or 1). With 1, each tile's
+  /// wgmma are waited for one tile later, so copies run S - 2 tiles ahead instead of S - 1.
+  int64_t wgmmaInFlight = 0;
+  /// Tiles copied ahead of the one multiplied: S - 1, one less while a wgmma tile is still in flight.
+  int64_t prefetch() const { return asyncStages - 1 - wgmmaInFlight; }
+  kforge::GlobalTile aGlobal, bGlobal; ///< tma: the global memrefs A's and B's tiles are cut from.
+  int64_t stages() const { return asyncStages > 0 ? asyncStages : 2; }
+  mlir::gpu::LaunchOp launch;
+  kforge::MatmulNeighbours neighbours; ///< Its fill and the epilogue applied to the accumulators in registers.
+};
+
+/// Shared memory a staged plan takes: two stages of A (BM x (BK + pad)) and of B (BK x (BN + pad)), both as
+/// they are in global memory. Rows 16 bytes longer than the tile's shift each row 4 banks from the one above,
+/// so the 8 rows an ldmatrix phase reads (and the rows a lane's 16-bit B loads touch) fall in different banks,
+/// while every row stays 16-byte aligned as ldmatrix and the vector stores need. (B stored transposed, as the
+/// first version did, cost a 16-way conflict on every element store: 0.2 of the H200's mma.sync rate.)
+inline constexpr int64_t kSmemPad = 8; ///< bf16/f16 elements
+/// wgmma reads its operands through descriptors of 128-byte swizzled layouts: 64 elements (128 bytes) per row,
+/// the row's 16-byte chunks permuted by chunk ^ (row % 8). A is K-major: M rows of the 64 K of a tile. B is
+/// N-major (as in global memory), in atoms of 64 columns: for each atom, the tile's 64 K rows of those columns.
+inline constexpr int64_t kSwizzleRow = 64; ///< 16-bit elements per 128-byte row
+
+/// The staged buffers: S stages of A and of B (padded rows; wgmma: swizzled, B in 64-column atoms), and (tma)
+/// one 8-byte mbarrier per stage.
+mlir::MemRefType stagedAType(const MmaPlan &plan, mlir::Type operand, mlir::Attribute space);
+mlir::MemRefType stagedBType(const MmaPlan &plan, mlir::Type operand, mlir::Attribute space);
+mlir::MemRefType barriersType(const MmaPlan &plan, mlir::Builder &b, mlir::Attribute space);
+
+/// The target and the op's options as a plan, or failure with `why` set (the op's silenceable failures).
+mlir::FailureOr<MmaPlan> planMma(mlir::Operation *target, int64_t kSteps, int64_t blockK,
+                                 llvm::ArrayRef<int64_t> warpGrid, bool ldmatrix, int64_t asyncStages, bool wgmma,
+                                 bool tma, int64_t wgmmaInFlight, std::string &why);
+
+} // namespace kforge::mma
+
+#endif // KFORGE_LIB_TRANSFORMOPS_MMAPLAN_H
