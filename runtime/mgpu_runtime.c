@@ -12,6 +12,7 @@
  *===----------------------------------------------------------------------===*/
 
 #include <cuda.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,17 +195,18 @@ void mgpuMemFree(void *pointer, CUstream stream) {
  * cached by their parameters, so a kernel called again on the same buffers pays neither the encoding nor the
  * copy (the map describes only the address and the layout: a buffer freed and allocated again at the same
  * address gets the same map). When the cache is full, the device is synchronised before its slots are
- * reused, since a kernel still running may read them. */
+ * reused, since a kernel still running may read them. The cache is shared by the process's threads (a
+ * framework may call kernels from several), under a lock. */
 enum { kMaxTensorMaps = 64, kTensorMapKey = 7 };
 static struct {
   uint64_t key[kTensorMapKey];
 } tensorMaps[kMaxTensorMaps];
 static int tensorMapCount = 0;
 static CUdeviceptr tensorMapPool = 0;
+static pthread_mutex_t tensorMapLock = PTHREAD_MUTEX_INITIALIZER;
 
-uint64_t kforge_tensor_map_2d(uint64_t address, uint64_t rows, uint64_t cols, uint64_t rowBytes, uint64_t boxRows,
-                              uint64_t boxCols, uint64_t elementBytes) {
-  ensureContext();
+static uint64_t tensorMap2dLocked(uint64_t address, uint64_t rows, uint64_t cols, uint64_t rowBytes,
+                                  uint64_t boxRows, uint64_t boxCols, uint64_t elementBytes) {
   uint64_t key[kTensorMapKey] = {address, rows, cols, rowBytes, boxRows, boxCols, elementBytes};
   for (int i = 0; i < tensorMapCount; ++i)
     if (memcmp(tensorMaps[i].key, key, sizeof(key)) == 0)
@@ -239,4 +241,13 @@ uint64_t kforge_tensor_map_2d(uint64_t address, uint64_t rows, uint64_t cols, ui
   memcpy(tensorMaps[tensorMapCount].key, key, sizeof(key));
   ++tensorMapCount;
   return (uint64_t)slot;
+}
+
+uint64_t kforge_tensor_map_2d(uint64_t address, uint64_t rows, uint64_t cols, uint64_t rowBytes, uint64_t boxRows,
+                              uint64_t boxCols, uint64_t elementBytes) {
+  ensureContext();
+  pthread_mutex_lock(&tensorMapLock);
+  uint64_t map = tensorMap2dLocked(address, rows, cols, rowBytes, boxRows, boxCols, elementBytes);
+  pthread_mutex_unlock(&tensorMapLock);
+  return map;
 }
