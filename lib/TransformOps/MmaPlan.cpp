@@ -53,11 +53,13 @@ static LogicalResult checkStaged(MmaPlan &plan, ArrayRef<int64_t> warpGrid, std:
           " tile into warp tiles of whole 16x8 instruction tiles";
     return failure();
   }
-  if (plan.blockK % kTileK || plan.k % plan.blockK || (plan.m * plan.blockK) % (8 * threads) ||
-      (plan.blockK * plan.n) % (8 * threads)) {
+  // (The threads need not divide the tiles' vectors: the last round repeats the last vector. With async
+  // stages K need not be a multiple of block_k: the last tile's copies past K are zero-filled.)
+  bool partialK = plan.k % plan.blockK != 0;
+  if (plan.blockK % kTileK || (partialK && (plan.asyncStages == 0 || plan.k % 8)) || plan.n % 8) {
     why = "block_k (" + std::to_string(plan.blockK) + ") must be a multiple of 16 dividing K (" +
-          std::to_string(plan.k) + "), with the A and B tiles whole 8-element vectors per thread (" +
-          std::to_string(threads) + " threads)";
+          std::to_string(plan.k) + "), or with async_stages any multiple of 16 when K is a multiple of 8; the "
+          "tile's columns a multiple of 8 (whole 8-element vectors)";
     return failure();
   }
   plan.launch = kforge::launchOfThreads(plan.matmul, threads);
@@ -104,12 +106,15 @@ FailureOr<MmaPlan> planMma(Operation *target, int64_t kSteps, int64_t blockK, Ar
   static_cast<kforge::MatmulTile &>(plan) = *tile;
   linalg::MatmulOp matmul = plan.matmul;
   auto aType = cast<MemRefType>(plan.a.getType()), bType = cast<MemRefType>(plan.b.getType());
-  if (plan.m % kTileM || plan.n % kTileN || plan.k % kTileK) {
-    why = "expected M, N and K multiples of 16, 8 and 16 (the mma.sync m16n8k16 tile), got " +
+  // With async stages K may end inside the last tile of block_k (zero-filled): a multiple of 8 is enough.
+  bool zeroFilledK = asyncStages > 0 && blockK > 0 && plan.k % 8 == 0;
+  if (plan.m % kTileM || plan.n % kTileN || (plan.k % kTileK && !zeroFilledK)) {
+    why = "expected M, N and K multiples of 16, 8 and 16 (the mma.sync m16n8k16 tile; K a multiple of 8 with "
+          "async_stages), got " +
           std::to_string(plan.m) + "x" + std::to_string(plan.n) + "x" + std::to_string(plan.k);
     return failure();
   }
-  if (kSteps < 1 || plan.k % (kTileK * kSteps)) {
+  if (kSteps < 1 || (plan.k % (kTileK * kSteps) && !zeroFilledK)) {
     why = "expected K (" + std::to_string(plan.k) + ") a multiple of 16 x k_steps (" + std::to_string(kSteps) + ")";
     return failure();
   }

@@ -42,6 +42,9 @@ struct MmaPlan : kforge::MatmulTile {
   int64_t prefetch() const { return asyncStages - 1 - wgmmaInFlight; }
   kforge::GlobalTile aGlobal, bGlobal; ///< tma: the global memrefs A's and B's tiles are cut from.
   int64_t stages() const { return asyncStages > 0 ? asyncStages : 2; }
+  /// Tiles of block_k along K; the last one partial when block_k does not divide K (async stages only: its
+  /// copies past K are zero-filled).
+  int64_t tiles() const { return blockK > 0 ? (k + blockK - 1) / blockK : 0; }
   mlir::gpu::LaunchOp launch;
   kforge::MatmulNeighbours neighbours; ///< Its fill and the epilogue applied to the accumulators in registers.
 };

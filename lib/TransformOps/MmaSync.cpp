@@ -208,25 +208,33 @@ private:
   struct TileShare {
     SmallVector<Value> a, b;
   };
-  /// Row and column of vector `v` in a rows x cols tile of 8-element vectors.
-  std::pair<Value, Value> vectorPosition(int64_t first, int64_t cols) {
+  /// Row and column of this thread's vector `t + first` in a rows x cols tile of 8-element vectors. When the
+  /// block's threads do not divide the tile's vectors, the last round's extra threads take the tile's last
+  /// vector again (the same bytes to the same place: no branch).
+  std::pair<Value, Value> vectorPosition(int64_t first, int64_t cols, int64_t rows) {
     AffineExpr t = getAffineDimExpr(0, ctx);
-    int64_t perRow = cols / 8;
-    Value row = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (t + first).floorDiv(perRow)),
-                                              ValueRange{thread});
-    Value col = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, ((t + first) % perRow) * 8),
-                                              ValueRange{thread});
+    int64_t perRow = cols / 8, last = rows * perRow - 1;
+    Value v = thread;
+    if (first + threads() - 1 > last)
+      v = affine::AffineMinOp::create(
+          b, loc, AffineMap::get(1, 0, {t + first, getAffineConstantExpr(last, ctx)}, ctx), ValueRange{thread});
+    else
+      v = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t + first), ValueRange{thread});
+    Value row = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t.floorDiv(perRow)), ValueRange{v});
+    Value col = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (t % perRow) * 8), ValueRange{v});
     return {row, col};
   }
+  /// The rounds of this thread's copies of a rows x cols tile (8-element vectors over the block's threads).
+  int64_t rounds(int64_t rows, int64_t cols) { return llvm::divideCeil(rows * cols / 8, threads()); }
   TileShare loadTileShare(Value kOff) {
     TileShare share;
     auto vec = VectorType::get({8}, operandType);
-    for (int64_t v = 0; v < plan.m * plan.blockK / 8; v += threads()) {
-      auto [row, col] = vectorPosition(v, plan.blockK);
+    for (int64_t r = 0; r < rounds(plan.m, plan.blockK); ++r) {
+      auto [row, col] = vectorPosition(r * threads(), plan.blockK, plan.m);
       share.a.push_back(vector::LoadOp::create(b, loc, vec, plan.a, ValueRange{row, add(col, kOff, 0)}));
     }
-    for (int64_t v = 0; v < plan.blockK * plan.n / 8; v += threads()) {
-      auto [row, col] = vectorPosition(v, plan.n);
+    for (int64_t r = 0; r < rounds(plan.blockK, plan.n); ++r) {
+      auto [row, col] = vectorPosition(r * threads(), plan.n, plan.blockK);
       share.b.push_back(vector::LoadOp::create(b, loc, vec, plan.b, ValueRange{add(row, kOff, 0), col}));
     }
     return share;
@@ -234,13 +242,13 @@ private:
   /// Stores a share into stage `stage`, both tiles as they are (8-element vectors).
   void storeTileShare(const TileShare &share, Value stage) {
     int64_t i = 0;
-    for (int64_t v = 0; v < plan.m * plan.blockK / 8; v += threads(), ++i) {
-      auto [row, col] = vectorPosition(v, plan.blockK);
+    for (int64_t r = 0; r < rounds(plan.m, plan.blockK); ++r, ++i) {
+      auto [row, col] = vectorPosition(r * threads(), plan.blockK, plan.m);
       vector::StoreOp::create(b, loc, share.a[i], aShared, ValueRange{stage, row, col});
     }
     i = 0;
-    for (int64_t v = 0; v < plan.blockK * plan.n / 8; v += threads(), ++i) {
-      auto [row, col] = vectorPosition(v, plan.n);
+    for (int64_t r = 0; r < rounds(plan.blockK, plan.n); ++r, ++i) {
+      auto [row, col] = vectorPosition(r * threads(), plan.n, plan.blockK);
       vector::StoreOp::create(b, loc, share.b[i], bShared, ValueRange{stage, row, col});
     }
   }
@@ -286,26 +294,43 @@ private:
   /// same vectors loadTileShare reads) and commits them as one group.
   void copyTileAsync(Value kOff, Value stage) {
     SmallVector<Value> tokens;
-    auto copy = [&](Value source, ValueRange from, Value shared, ValueRange to) {
+    // K not a multiple of block_k: the last tile's vectors past K are zero-filled (cp.async with a source size
+    // of 0 bytes) from a clamped, valid address; zeros add nothing to the products.
+    bool partialK = plan.k % plan.blockK != 0;
+    auto copy = [&](Value source, ValueRange from, Value shared, ValueRange to, Value kIndex) {
+      Value elements;
+      if (partialK) {
+        Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, kIndex, index(plan.k));
+        elements = arith::SelectOp::create(b, loc, inside, index(8), index(0));
+      }
       tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(b, loc, shared, to, source, from, b.getIndexAttr(8),
-                                                        /*srcElements=*/Value(), /*bypassL1=*/b.getUnitAttr()));
+                                                        /*srcElements=*/elements, /*bypassL1=*/b.getUnitAttr()));
     };
-    for (int64_t v = 0; v < plan.m * plan.blockK / 8; v += threads()) {
-      auto [row, col] = vectorPosition(v, plan.blockK);
-      if (plan.wgmma)
-        copy(plan.a, ValueRange{row, add(col, kOff, 0)}, aShared, ValueRange{stage, row, swizzled(row, col)});
-      else
-        copy(plan.a, ValueRange{row, add(col, kOff, 0)}, aShared, ValueRange{stage, row, col});
+    // The K index of a vector, and where it is read from (within K).
+    auto kAt = [&](Value inTile) { return add(inTile, kOff, 0); };
+    auto kRead = [&](Value inTile) -> Value {
+      if (!partialK)
+        return kAt(inTile);
+      AffineExpr s0 = getAffineSymbolExpr(0, ctx), s1 = getAffineSymbolExpr(1, ctx);
+      return affine::AffineMinOp::create(
+          b, loc, AffineMap::get(0, 2, {s0 + s1, getAffineConstantExpr(plan.k - 8, ctx)}, ctx),
+          ValueRange{inTile, kOff});
+    };
+    for (int64_t r = 0; r < rounds(plan.m, plan.blockK); ++r) {
+      auto [row, col] = vectorPosition(r * threads(), plan.blockK, plan.m);
+      Value to = plan.wgmma ? swizzled(row, col) : col;
+      copy(plan.a, ValueRange{row, kRead(col)}, aShared, ValueRange{stage, row, to}, kAt(col));
     }
-    for (int64_t v = 0; v < plan.blockK * plan.n / 8; v += threads()) {
-      auto [row, col] = vectorPosition(v, plan.n);
+    for (int64_t r = 0; r < rounds(plan.blockK, plan.n); ++r) {
+      auto [row, col] = vectorPosition(r * threads(), plan.n, plan.blockK);
       if (plan.wgmma) {
         AffineExpr c = getAffineDimExpr(0, ctx);
         Value atom = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, c.floorDiv(kSwizzleRow)), col);
         Value inAtom = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, c % kSwizzleRow), col);
-        copy(plan.b, ValueRange{add(row, kOff, 0), col}, bShared, ValueRange{stage, atom, row, swizzled(row, inAtom)});
+        copy(plan.b, ValueRange{kRead(row), col}, bShared, ValueRange{stage, atom, row, swizzled(row, inAtom)},
+             kAt(row));
       } else {
-        copy(plan.b, ValueRange{add(row, kOff, 0), col}, bShared, ValueRange{stage, row, col});
+        copy(plan.b, ValueRange{kRead(row), col}, bShared, ValueRange{stage, row, col}, kAt(row));
       }
     }
     lastGroup = nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, nvgpu::DeviceAsyncTokenType::get(ctx), tokens);
@@ -327,7 +352,7 @@ private:
   /// tile t - 1's stage (the last S - 1 iterations reload the last tile into a stage nothing reads again: no
   /// branch) and multiplies tile t.
   SmallVector<Value> asyncKLoop(ArrayRef<Value> init) {
-    int64_t stages = plan.asyncStages, tiles = plan.k / plan.blockK, ahead = plan.prefetch();
+    int64_t stages = plan.asyncStages, tiles = plan.tiles(), ahead = plan.prefetch();
     for (int64_t s = 0; s < ahead; ++s)
       copyTileAsync(index(std::min(s, tiles - 1) * plan.blockK), index(s));
     // nvgpu.device_async_wait names a group, but it lowers to cp.async.wait_group N, which counts the
@@ -441,7 +466,7 @@ private:
   /// one: no copy is left in flight when the block exits), and the warpgroups multiply tile t.
   SmallVector<Value> tmaKLoop(Value barrierBuffer, ArrayRef<Value> init) {
     barriers = barrierBuffer;
-    int64_t stages = plan.asyncStages, tiles = plan.k / plan.blockK, ahead = plan.prefetch();
+    int64_t stages = plan.asyncStages, tiles = plan.tiles(), ahead = plan.prefetch();
     aMap = kforge::createTensorMap2d(b, loc, plan.launch, plan.aGlobal.global, plan.m, kSwizzleRow);
     bMap = kforge::createTensorMap2d(b, loc, plan.launch, plan.bGlobal.global, plan.blockK, kSwizzleRow);
     onFirstThread([&] {

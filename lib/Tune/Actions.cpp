@@ -333,8 +333,14 @@ static std::vector<int64_t> matmulTile(std::vector<int64_t> tile, const PayloadF
 
 bool kforge::tune::mmaApplies(const PayloadFacts &facts) {
   bool matmul = facts.contractionOp == "linalg.matmul" && facts.parallelSizes.size() == 2;
-  return (matmul || isBatch(facts)) && facts.contractionK > 0 && facts.contractionK % 16 == 0 &&
+  // (K a multiple of 8 but not of 16: only the pipelined staged forms, their last tile zero-filled.)
+  return (matmul || isBatch(facts)) && facts.contractionK > 0 && facts.contractionK % 8 == 0 &&
          (facts.contractionOperandType == "bf16" || facts.contractionOperandType == "f16");
+}
+
+/// K ends inside the last tile of the staged, pipelined forms: cp.async zero-fills the copies past it.
+static bool zeroFilledK(const Schedule &schedule, const PayloadFacts &facts) {
+  return findSlot(schedule, "stage") && findSlot(schedule, "pipeline") && facts.contractionK % 8 == 0;
 }
 
 /// A batch_matmul's staged forms need stage and one batch per block.
@@ -408,23 +414,29 @@ static std::optional<std::string> intOutOfDomain(StringRef kind, const ParamSpec
 /// Every tile size in its level's domain: the powers of two; at block level also a divisor of an irregular
 /// loop (2000 = 16 x 125 has no power-of-two tile above 16: 80 or 125 are the useful ones). Without the
 /// payload's facts (parsing) such a size is left to the validation against the payload.
+/// A tile size outside the level's domain is allowed where the tiled extent is irregular (not a multiple of
+/// 32) and the size divides it: the loop's extent for a block tile, the block's for a thread tile (`block`,
+/// when the schedule has one; e.g. 16x40 warp tiles of 80x120 blocks of a 2000x3000 matmul). Without facts
+/// (parsing) such sizes are left to the validation against the payload.
 static void checkTileDomain(const Action &action, int index, std::vector<Problem> &problems,
-                            const PayloadFacts *facts = nullptr) {
+                            const PayloadFacts *facts = nullptr, const Action *block = nullptr) {
   llvm::ArrayRef<int64_t> domain = tileSizeDomain(action.level);
+  bool dividing = action.level == "block" || action.level == "thread";
   for (auto [d, size] : llvm::enumerate(action.sizes)) {
     if (llvm::is_contained(domain, size))
       continue;
-    bool blockLevel = action.level == "block" && size > 0 && size <= domain.back();
-    if (blockLevel && !facts)
+    bool deferred = dividing && size > 0 && size <= domain.back();
+    if (deferred && !facts)
       continue;
     int64_t extent = facts && d < facts->parallelSizes.size() ? facts->parallelSizes[d] : 0;
-    if (blockLevel && irregularExtent(extent) && extent % size == 0)
+    if (action.level == "thread" && block && d < block->sizes.size() && block->sizes[d] > 0)
+      extent = block->sizes[d];
+    if (deferred && irregularExtent(extent) && extent % size == 0)
       continue;
     problems.push_back({index, "out-of-domain",
                         "tile(" + action.level + ") size " + std::to_string(size) + " is not one of " +
                             joinInts(domain, ", ") +
-                            (action.level == "block" ? " (or, for a loop that is not a multiple of 32, a divisor of it)"
-                                                     : "")});
+                            (dividing ? " (or, for an extent that is not a multiple of 32, a divisor of it)" : "")});
   }
 }
 
@@ -665,7 +677,7 @@ static void checkMma(const Schedule &schedule, const PayloadFacts &facts, int in
                                 " must be a multiple of 16 rows and 8 columns (the m16n8k16 instruction), at most 64x64 "
                                 "(its accumulators live in registers)");
   const Action &mma = schedule[index];
-  if (mma.factor > 0 && facts.contractionK % (16 * mma.factor))
+  if (mma.factor > 0 && facts.contractionK % (16 * mma.factor) && !zeroFilledK(schedule, facts))
     problem(index, "shape", "mma(" + std::to_string(mma.factor) + "): K (" + std::to_string(facts.contractionK) +
                                 ") must be a multiple of 16 x k_steps");
   checkNoSimtMatmulActions(schedule, index, "mma", "in steps of 16", problem);
@@ -765,14 +777,13 @@ static void checkStage(const Schedule &schedule, const PayloadFacts &facts, int 
   int64_t threads = dims[0], rows = blockExtent(schedule, facts, m), cols = blockExtent(schedule, facts, m + 1);
   if (threads <= 0)
     return; // a thread tile larger than its block: tile(thread) reports it
-  if (blockK <= 0 || facts.contractionK % blockK)
+  // (The block's threads need not divide the tiles' 8-element vectors: the last round repeats the last one.)
+  if (blockK <= 0 || (facts.contractionK % blockK && !zeroFilledK(schedule, facts)))
     problem(index, "shape", "stage(" + std::to_string(blockK) + "): K (" + std::to_string(facts.contractionK) +
-                                ") is not a multiple of block_k");
-  else if ((rows * blockK) % (8 * threads) || (blockK * cols) % (8 * threads))
-    problem(index, "shape", "stage(" + std::to_string(blockK) + "): the " + std::to_string(threads) +
-                                " threads of the block cannot copy the A (" + std::to_string(rows) + "x" +
-                                std::to_string(blockK) + ") and B (" + std::to_string(blockK) + "x" +
-                                std::to_string(cols) + ") tiles as whole 8-element vectors each");
+                                ") is not a multiple of block_k (with pipeline, K a multiple of 8 is enough)");
+  else if (cols % 8)
+    problem(index, "shape", "stage(" + std::to_string(blockK) + "): the block's " + std::to_string(cols) +
+                                " columns are not whole 8-element vectors");
   const Action *pipeline = findSlot(schedule, "pipeline");
   int64_t stages = pipeline && pipeline->factor >= 2 ? pipeline->factor : 2;
   // A (rows x block_k) and B (block_k x cols), rows padded by 8 elements, in each stage.
@@ -849,7 +860,7 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       problem(index, "target", action.kind + " is not available on the " + target + " target");
     // Domains again: schedules built in memory (by a policy) have not been through parseSchedule.
     if (action.kind == "tile")
-      checkTileDomain(action, index, problems, &facts);
+      checkTileDomain(action, index, problems, &facts, findSlot(schedule, "tile", "block"));
     if (spec->params.size() == 1 && spec->params[0].type == ParamType::Int)
       if (std::optional<std::string> why = intOutOfDomain(action.kind, spec->params[0], action.factor))
         problem(index, "out-of-domain", *why);

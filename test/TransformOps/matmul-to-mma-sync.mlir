@@ -91,7 +91,7 @@ func.func @partial_tile(%a: memref<24x16xbf16>, %b: memref<16x8xbf16>, %c: memre
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
-    // expected-error @+1 {{expected M, N and K multiples of 16, 8 and 16 (the mma.sync m16n8k16 tile), got 24x8x16}}
+    // expected-error @+1 {{expected M, N and K multiples of 16, 8 and 16 (the mma.sync m16n8k16 tile; K a multiple of 8 with async_stages), got 24x8x16}}
     transform.kforge.matmul_to_mma_sync %mm : (!transform.any_op) -> ()
     transform.yield
   }
@@ -634,6 +634,46 @@ module attributes {transform.with_named_sequence} {
     %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
     // expected-error @+1 {{wgmma_in_flight must be 0, or 1 with wgmma and at least 3 async_stages}}
     transform.kforge.matmul_to_mma_sync %mm {block_k = 64, warp_grid = array<i64: 8, 1>, async_stages = 2, wgmma, wgmma_in_flight = 1} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+// Irregular: a 5x3 warp grid (480 threads) over an 80x120 tile, K = 1000 in tiles of 64. A's tile (80 x 64:
+// 640 vectors) takes two rounds of copies, the second clamped to the tile's last vector (affine.min); K ends
+// inside the 16th tile, whose copies past K read a clamped address with a source size of 0 (zero-filled).
+// CHECK-LABEL: func.func @irregular
+// CHECK: affine.min
+// CHECK: arith.cmpi slt
+// CHECK: arith.select %{{.*}}, %c8{{.*}}, %c0{{.*}} : index
+// CHECK: nvgpu.device_async_copy %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}], 8, %{{.*}} {bypassL1}
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c16{{.*}} step %c1
+// CHECK: nvvm.mma.sync
+func.func @irregular(%a: memref<80x1000xbf16>, %b: memref<1000x120xbf16>, %out: memref<80x120xbf16>) {
+  %c1 = arith.constant 1 : index
+  %c480 = arith.constant 480 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c480, %sy = %c1, %sz = %c1) {
+    %zero = arith.constant 0.0 : f32
+    %c = memref.alloc() : memref<80x120xf32>
+    linalg.fill ins(%zero : f32) outs(%c : memref<80x120xf32>)
+    linalg.matmul ins(%a, %b : memref<80x1000xbf16>, memref<1000x120xbf16>) outs(%c : memref<80x120xf32>)
+    linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                    iterator_types = ["parallel", "parallel"]}
+        ins(%c : memref<80x120xf32>) outs(%out : memref<80x120xbf16>) {
+    ^bb0(%x: f32, %o: bf16):
+      %t = arith.truncf %x : f32 to bf16
+      linalg.yield %t : bf16
+    }
+    gpu.terminator
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.kforge.matmul_to_mma_sync %mm {block_k = 64, warp_grid = array<i64: 5, 3>, async_stages = 3} : (!transform.any_op) -> ()
     transform.yield
   }
 }

@@ -268,7 +268,10 @@ def MatmulToMmaSyncOp : Op<Transform_Dialect, "kforge.matmul_to_mma_sync",
     -> f32 (A and B the same), dynamic shapes, M, N or K not multiples of 16, 8 and 16, or
     A's innermost stride not 1, or K not a multiple of 16 x `k_steps` (`k_steps` must be at
     least 1); staged, also when the warp grid does not cut the tile into whole instruction tiles,
-    `block_k` is not a multiple of 16 dividing K or the tiles are not whole vectors per thread,
+    `block_k` is not a multiple of 16 dividing K (with `async_stages`, K need only be a
+    multiple of 8: the last tile's copies past K are zero-filled), or the tile's columns are not a
+    multiple of 8 (the block's threads need not divide the tiles' 8-element vectors: the last round
+    of copies repeats the last vector),
     the two stages exceed 48 KB, B's rows are not contiguous, or the matmul is not in a
     gpu.launch of exactly the grid's threads; with `ldmatrix`, also when not staged or when the
     warp tile's columns are not a multiple of 16; with `async_stages`, also when not staged,
