@@ -677,6 +677,46 @@ static std::vector<TileConfig> rowConfigs(const PayloadFacts &facts, const Hardw
   return configs;
 }
 
+/// Tensor-core proposals for sizes the fixed blocks do not divide (e.g. 2000x3000, K = 1000): pipelined mma.sync
+/// on the largest blocks of whole 16x8 instruction tiles that divide M and N, warp tiles of 16 or 32 rows by up
+/// to 64 columns, 4 to 32 warps; the last tile of K zero-filled when block_k does not divide it. `tiles` adds a
+/// batch_matmul's leading 1.
+static void addIrregularMmaProposals(
+    const PayloadFacts &facts, const HardwareProfile &profile, int64_t m, int64_t n,
+    llvm::function_ref<std::vector<int64_t>(std::vector<int64_t>)> tiles,
+    llvm::function_ref<std::string(Schedule, std::string, std::string)> add) {
+  std::vector<std::pair<int64_t, int64_t>> blocks;
+  for (int64_t bm = 128; bm >= 16; bm -= 16)
+    for (int64_t bn = 256; bn >= 8; bn -= 8)
+      if (m % bm == 0 && n % bn == 0)
+        blocks.push_back({bm, bn});
+  std::stable_sort(blocks.begin(), blocks.end(),
+                   [](const auto &x, const auto &y) { return x.first * x.second > y.first * y.second; });
+  int proposed = 0;
+  for (auto [bm, bn] : blocks) {
+    int64_t wm = bm % 32 == 0 ? 32 : 16, wn = 0;
+    for (int64_t c = 64; c >= 8 && !wn; c -= 8)
+      if (bn % c == 0)
+        wn = c;
+    int64_t warps = (bm / wm) * (bn / wn);
+    if (warps < 4 || warps > 32)
+      continue;
+    Schedule v;
+    v.push_back(tile("block", tiles({bm, bn})));
+    v.push_back(tile("thread", tiles({wm, wn})));
+    v.push_back(intAction("mma", 1));
+    v.push_back(intAction("stage", 64));
+    if (wn % 16 == 0)
+      v.push_back(Action{"ldmatrix"});
+    v.push_back(intAction("pipeline", 3));
+    addRequiredFusions(v, facts, profile, /*always=*/true);
+    add(v, "", "heuristic: tensor cores on " + std::to_string(bm) + "x" + std::to_string(bn) +
+                   " blocks that divide the matmul, 3 cp.async stages of 64 of K");
+    if (++proposed == 3)
+      break;
+  }
+}
+
 /// The tensor-core schedules the heuristic tries first for a bf16/f16 matmul (SIMT code runs it at a few
 /// percent of the GPU's bf16 rate): mma.sync tiles, staged, with ldmatrix, pipelined, then wgmma.
 static void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &profile,
@@ -766,41 +806,8 @@ static void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProf
                    (w.tma ? "TMA" : "cp.async") + (w.overlap ? ", one tile's wgmma in flight" : ""));
   }
   int tried = 0;
-  // Sizes the fixed blocks do not divide (e.g. 2000x3000, K = 1000): pipelined mma.sync on the largest blocks
-  // of whole 16x8 instruction tiles that divide M and N, warp tiles of 16 or 32 rows by up to 64 columns, 4 to
-  // 32 warps; the last tile of K zero-filled when block_k does not divide it.
-  if (m % 64 || n % 64) {
-    std::vector<std::pair<int64_t, int64_t>> blocks;
-    for (int64_t bm = 128; bm >= 16; bm -= 16)
-      for (int64_t bn = 256; bn >= 8; bn -= 8)
-        if (m % bm == 0 && n % bn == 0)
-          blocks.push_back({bm, bn});
-    std::stable_sort(blocks.begin(), blocks.end(),
-                     [](const auto &x, const auto &y) { return x.first * x.second > y.first * y.second; });
-    int proposed = 0;
-    for (auto [bm, bn] : blocks) {
-      int64_t wm = bm % 32 == 0 ? 32 : 16, wn = 0;
-      for (int64_t c = 64; c >= 8 && !wn; c -= 8)
-        if (bn % c == 0)
-          wn = c;
-      int64_t warps = (bm / wm) * (bn / wn);
-      if (warps < 4 || warps > 32)
-        continue;
-      Schedule v;
-      v.push_back(tile("block", tiles({bm, bn})));
-      v.push_back(tile("thread", tiles({wm, wn})));
-      v.push_back(intAction("mma", 1));
-      v.push_back(intAction("stage", 64));
-      if (wn % 16 == 0)
-        v.push_back(Action{"ldmatrix"});
-      v.push_back(intAction("pipeline", 3));
-      addRequiredFusions(v, facts, profile, /*always=*/true);
-      add(v, "", "heuristic: tensor cores on " + std::to_string(bm) + "x" + std::to_string(bn) +
-                     " blocks that divide the matmul, 3 cp.async stages of 64 of K");
-      if (++proposed == 3)
-        break;
-    }
-  }
+  if (m % 64 || n % 64)
+    addIrregularMmaProposals(facts, profile, m, n, tiles, add);
   if (batch) {
     addPipelined(); // the unstaged and register-staged forms below are for a plain matmul
     return;
