@@ -23,6 +23,8 @@ llvm::json::Value kforge::tune::toJSON(const HardwareProfile &p) {
                             {"shared_bytes_per_block", p.sharedBytesPerBlock},
                             {"registers_per_block", p.registersPerBlock},
                             {"l2_bytes", p.l2Bytes}};
+  if (!p.chip.empty())
+    object["chip"] = p.chip;
   if (p.measuredCopyGBps > 0)
     object["measured_copy_gbps"] = p.measuredCopyGBps;
   if (p.measuredFp32Tflops > 0)
@@ -39,7 +41,7 @@ bool kforge::tune::fromJSON(const llvm::json::Value &value, HardwareProfile &p, 
          o.map("shared_bytes_per_block", p.sharedBytesPerBlock) && o.map("registers_per_block", p.registersPerBlock) &&
          o.map("l2_bytes", p.l2Bytes) && o.mapOptional("measured_copy_gbps", p.measuredCopyGBps) &&
          o.mapOptional("measured_fp32_matmul_tflops", p.measuredFp32Tflops) &&
-         o.mapOptional("measured_by", p.ceilingsSource);
+         o.mapOptional("measured_by", p.ceilingsSource) && o.mapOptional("chip", p.chip);
 }
 
 std::string kforge::tune::proposalHash(const Proposal &proposal) {
@@ -780,6 +782,8 @@ static void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProf
     int64_t stages;
     bool tma, overlap;
   };
+  // (Only on Hopper, sm_90: elsewhere wgmma does not exist; an unknown chip gets them too.)
+  bool hopper = profile.chip.empty() || StringRef(profile.chip).starts_with("sm_90");
   for (const Warpgroup &w : std::vector<Warpgroup>{{{128, 256}, 4, false, true},
                                                    {{128, 128}, 3, false, false},
                                                    {{64, 128}, 4, true, true},
@@ -787,7 +791,7 @@ static void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProf
                                                    {{128, 256}, 3, true, false},
                                                    {{128, 256}, 4, true, true},
                                                    {{128, 128}, 4, false, true}}) {
-    if (m % w.block[0] || n % w.block[1] || facts.contractionK % 64)
+    if (!hopper || m % w.block[0] || n % w.block[1] || facts.contractionK % 64)
       continue;
     Schedule v;
     v.push_back(tile("block", tiles(w.block)));

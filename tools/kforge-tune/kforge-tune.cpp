@@ -214,6 +214,7 @@ static std::optional<HardwareProfile> probeGpu(const Tools &tools) {
   p.l2Bytes = o->getInteger("l2_bytes").value_or(0);
   if (chip.empty())
     chip = o->getString("chip").value_or("sm_90").str();
+  p.chip = chip;
   return p;
 }
 

@@ -34,6 +34,8 @@ struct HardwareProfile {
   /// Measured ceilings (kforge-tune --ceilings), 0 when unknown: device copy bandwidth, fp32 matmul rate.
   double measuredCopyGBps = 0, measuredFp32Tflops = 0;
   std::string ceilingsSource; ///< Where the measured numbers come from.
+  /// GPU: the architecture kernels are compiled for (sm_90 for the H200); empty when unknown.
+  std::string chip;
 };
 llvm::json::Value toJSON(const HardwareProfile &profile);
 bool fromJSON(const llvm::json::Value &value, HardwareProfile &profile, llvm::json::Path path);

@@ -216,6 +216,18 @@ TEST(Policies, TensorCoreActionsStayValidUnderMutation) {
     }
   }
   EXPECT_TRUE(proposedWgmma);
+  // wgmma only where it exists: on an sm_90 GPU (or one whose chip is unknown), not on an sm_80 one.
+  HardwareProfile ampere = profile, hopper = profile;
+  ampere.chip = "sm_80";
+  hopper.chip = "sm_90";
+  auto anyWgmma = [&](const HardwareProfile &on) {
+    for (const Proposal &p : heuristicSchedules(facts, on))
+      if (findSlot(p.schedule, "wgmma"))
+        return true;
+    return false;
+  };
+  EXPECT_FALSE(anyWgmma(ampere));
+  EXPECT_TRUE(anyWgmma(hopper));
   // An fp32 matmul never gets them.
   for (const Proposal &p : heuristicSchedules(gemmBiasRelu(), profile))
     EXPECT_FALSE(findSlot(p.schedule, "mma")) << describe(p.schedule);
