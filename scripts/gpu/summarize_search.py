@@ -3,7 +3,9 @@
 outcomes, baseline, best time, and the best found within the first N trials for each N of --at; plus an SVG
 of best-so-far time against trials, one line per run, for comparing policies at equal budgets.
 
-usage: summarize_search.py RUN_DIR... [--at 50 200 1000] [--svg FILE]
+usage: summarize_search.py RUN_DIR... [--at 50 200 1000] [--svg FILE] [--verdict]
+--verdict adds issue 4's criterion per payload: evolve's best within its first 200 trials at most 10% slower
+than its best at 1000, and faster than random's best at 200 ("not yet" while a run has fewer trials).
 """
 import argparse
 import collections
@@ -69,7 +71,9 @@ def main(argv):
     parser.add_argument("runs", nargs="+")
     parser.add_argument("--at", type=int, nargs="*", default=[50, 200, 1000])
     parser.add_argument("--svg")
+    parser.add_argument("--verdict", action="store_true")
     args = parser.parse_args(argv)
+    runs_by_payload = collections.defaultdict(list)
     header = ["run", "payload", "policy", "trials", "outcomes", "baseline ms", "best ms"] + \
              [f"best in {n}" for n in args.at]
     print("| " + " | ".join(header) + " |")
@@ -90,9 +94,40 @@ def main(argv):
             cells.append(f"{value:.3f}" if value else "-")
         print("| " + " | ".join(cells) + " |")
         curves.append((os.path.basename(run.rstrip("/")), curve))
+        runs_by_payload[os.path.basename(description["payload"])].append((description["policy"], curve))
     if args.svg:
         svg(curves, args.svg)
+    if args.verdict:
+        print()
+        for line in verdicts(runs_by_payload):
+            print(line)
     return 0
+
+
+def verdicts(runs_by_payload, early=200, late=1000, margin=1.10):
+    """Per payload: evolve at `early` trials within `margin` of evolve at `late`, and ahead of random at `early`."""
+    lines = []
+    for payload, runs in sorted(runs_by_payload.items()):
+        evolve = next((c for policy, c in runs if "evolve" in policy), None)
+        random_ = next((c for policy, c in runs if policy == "random"), None)
+        if evolve is None:
+            continue
+        def at(curve, n):
+            return curve[n - 1] if curve is not None and len(curve) >= n and curve[n - 1] else None
+        e_early, e_late, r_early = at(evolve, early), at(evolve, late), at(random_, early)
+        if e_early is None or e_late is None:
+            within = f"not yet (evolve has {len(evolve)} of {late} trials)"
+        else:
+            ratio = e_early / e_late
+            within = f"{'met' if ratio <= margin else 'not met'} ({e_early:.3f} ms at {early} vs {e_late:.3f} at {late}: {ratio:.2f}x)"
+        if e_early is None or r_early is None:
+            have = len(random_) if random_ is not None else 0
+            beats = f"not yet (random has {have} of {early} trials)" if random_ is not None else "no random run"
+        else:
+            beats = f"{'met' if e_early < r_early else 'not met'} (evolve {e_early:.3f} ms vs random {r_early:.3f} at {early})"
+        lines.append(f"{payload}: evolve at {early} within {round((margin - 1) * 100)}% of {late}: {within}; "
+                     f"evolve beats random at {early}: {beats}")
+    return lines
 
 
 if __name__ == "__main__":
