@@ -1594,7 +1594,20 @@ private:
     line("        %named = transform.structured.specialize %each : " + kUnary);
     line("      }");
     line("    }");
+    // specialize also names elementwise epilogues (a residual add becomes linalg.add); the staged ops take an
+    // epilogue as linalg.generic, so those are generic again.
+    std::string elementwise = fresh("elementwise");
+    line("    " + elementwise + " = transform.structured.match ops{[" + kSpecializedElementwise + "]} in " +
+         blockLoop + " : " + kUnary);
+    line("    " + fresh("generic") + " = transform.structured.generalize " + elementwise + " : " + kUnary);
   }
+  /// The named ops transform.structured.specialize may turn an elementwise linalg.generic into (MLIR 22).
+  static constexpr const char *kSpecializedElementwise =
+      "\"linalg.copy\", \"linalg.exp\", \"linalg.log\", \"linalg.abs\", \"linalg.ceil\", \"linalg.floor\", "
+      "\"linalg.negf\", \"linalg.reciprocal\", \"linalg.round\", \"linalg.sqrt\", \"linalg.rsqrt\", "
+      "\"linalg.square\", \"linalg.tanh\", \"linalg.erf\", \"linalg.add\", \"linalg.sub\", \"linalg.mul\", "
+      "\"linalg.div\", \"linalg.div_unsigned\", \"linalg.max\", \"linalg.min\", \"linalg.powf\", "
+      "\"linalg.select\", \"linalg.transpose\", \"linalg.broadcast\", \"linalg.elementwise\", \"linalg.map\"";
 
   void renderFinish(const Schedule &schedule) {
     // Producers fused into loops leave their originals dead: erase them while they are tensors (after
