@@ -91,7 +91,7 @@ static bool rowsWholeCopies(MemRefType type) {
 
 FailureOr<MmaPlan> planMma(Operation *target, int64_t kSteps, int64_t blockK, ArrayRef<int64_t> warpGrid,
                                   bool ldmatrix, int64_t asyncStages, bool wgmma, bool tma,
-                                  int64_t wgmmaInFlight, std::string &why) {
+                                  int64_t wgmmaInFlight, bool stageEpilogue, std::string &why) {
   FailureOr<kforge::MatmulTile> tile = kforge::staticMatmulTile(
       target,
       [](Type a, Type b, Type c) {
@@ -199,7 +199,25 @@ FailureOr<MmaPlan> planMma(Operation *target, int64_t kSteps, int64_t blockK, Ar
     why = "C is used after the matmul by an op that cannot take its values from registers";
     return failure();
   }
+  if (stageEpilogue) {
+    auto result = cast<MemRefType>(plan.neighbours.result(plan.c).getType());
+    int64_t bits = result.getElementTypeBitWidth();
+    bool dynamicStages = plan.wgmma || stagedSmemBytes(plan) > kforge::kMaxStaticSharedBytes;
+    if (blockK == 0 || asyncStages == 0 || !dynamicStages || innermostStride(result) != 1 ||
+        (bits != 16 && bits != 32) || (plan.n * bits / 8) % 16 ||
+        kforge::memrefBytes(resultTileType(plan, result.getElementType(), {})) > stagedSmemBytes(plan)) {
+      why = "stage_epilogue needs async stages in dynamic shared memory that hold the result tile, and a result "
+            "of 16- or 32-bit elements in contiguous rows of whole 16-byte vectors";
+      return failure();
+    }
+    plan.stageEpilogue = true;
+  }
   return plan;
+}
+
+MemRefType resultTileType(const MmaPlan &plan, Type element, Attribute space) {
+  int64_t pad = 128 / element.getIntOrFloatBitWidth(); // 16 bytes
+  return MemRefType::get({plan.m, plan.n + pad}, element, MemRefLayoutAttrInterface(), space);
 }
 
 

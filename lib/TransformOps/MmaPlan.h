@@ -41,6 +41,8 @@ struct MmaPlan : kforge::MatmulTile {
   /// Tiles copied ahead of the one multiplied: S - 1, one less while a wgmma tile is still in flight.
   int64_t prefetch() const { return asyncStages - 1 - wgmmaInFlight; }
   kforge::GlobalTile aGlobal, bGlobal; ///< tma: the global memrefs A's and B's tiles are cut from.
+  /// Staged, async, dynamic shared memory: the result goes out through a shared tile in 16-byte row vectors.
+  bool stageEpilogue = false;
   int64_t stages() const { return asyncStages > 0 ? asyncStages : 2; }
   /// Tiles of block_k along K; the last one partial when block_k does not divide K (async stages only: its
   /// copies past K are zero-filled).
@@ -69,7 +71,10 @@ mlir::MemRefType barriersType(const MmaPlan &plan, mlir::Builder &b, mlir::Attri
 /// The target and the op's options as a plan, or failure with `why` set (the op's silenceable failures).
 mlir::FailureOr<MmaPlan> planMma(mlir::Operation *target, int64_t kSteps, int64_t blockK,
                                  llvm::ArrayRef<int64_t> warpGrid, bool ldmatrix, int64_t asyncStages, bool wgmma,
-                                 bool tma, int64_t wgmmaInFlight, std::string &why);
+                                 bool tma, int64_t wgmmaInFlight, bool stageEpilogue, std::string &why);
+
+/// stage_epilogue: the shared tile the result goes through (rows padded by 16 bytes).
+mlir::MemRefType resultTileType(const MmaPlan &plan, mlir::Type element, mlir::Attribute space);
 
 } // namespace kforge::mma
 

@@ -600,12 +600,45 @@ private:
 
   /// Stores each tile's accumulators into `target` (f32 MxN): two contiguous pairs per tile and lane.
   void storeAccumulators(ArrayRef<Value> values, Value target) {
+    if (plan.stageEpilogue)
+      return storeThroughShared(values, target);
     for (int64_t i = 0; i < mTiles(); ++i)
       for (int64_t j = 0; j < nTiles(); ++j)
         for (int64_t h = 0; h < 2; ++h) {
           int64_t first = (i * nTiles() + j) * 4 + 2 * h;
           storePair(values[first], values[first + 1], target, accRow(i, h), accCol(j, 0));
         }
+  }
+
+  /// stage_epilogue: the lanes' pairs into a shared tile of the result (over the stages, which every warp is
+  /// done with at the first barrier), then the block's threads copy it out in 16-byte vectors of whole rows:
+  /// consecutive threads on consecutive 16 bytes (the last round clamped to the last vector, as the copies in).
+  void storeThroughShared(ArrayRef<Value> values, Value target) {
+    Type element = cast<MemRefType>(target.getType()).getElementType();
+    Attribute workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    auto bytesType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), MemRefLayoutAttrInterface(), workgroup);
+    Value base = gpu::DynamicSharedMemoryOp::create(b, loc, bytesType);
+    Value tile = memref::ViewOp::create(b, loc, resultTileType(plan, element, workgroup), base, index(0), ValueRange{});
+    gpu::BarrierOp::create(b, loc);
+    for (int64_t i = 0; i < mTiles(); ++i)
+      for (int64_t j = 0; j < nTiles(); ++j)
+        for (int64_t h = 0; h < 2; ++h) {
+          int64_t first = (i * nTiles() + j) * 4 + 2 * h;
+          storePair(values[first], values[first + 1], tile, accRow(i, h), accCol(j, 0));
+        }
+    gpu::BarrierOp::create(b, loc);
+    int64_t width = 128 / element.getIntOrFloatBitWidth(); // elements per 16 bytes
+    auto vec = VectorType::get({width}, element);
+    int64_t perRow = plan.n / width, last = plan.m * perRow - 1;
+    AffineExpr t = getAffineDimExpr(0, ctx);
+    for (int64_t first = 0; first <= last; first += threads()) {
+      Value v = affine::AffineMinOp::create(
+          b, loc, AffineMap::get(1, 0, {t + first, getAffineConstantExpr(last, ctx)}, ctx), ValueRange{thread});
+      Value row = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t.floorDiv(perRow)), ValueRange{v});
+      Value col = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (t % perRow) * width), ValueRange{v});
+      Value x = vector::LoadOp::create(b, loc, vec, tile, ValueRange{row, col});
+      vector::StoreOp::create(b, loc, x, target, ValueRange{row, col});
+    }
   }
 
   /// Two adjacent elements of a row, as one vector store where the row is contiguous.
@@ -665,7 +698,7 @@ DiagnosedSilenceableFailure transform::MatmulToMmaSyncOp::applyToOne(transform::
   std::string why;
   FailureOr<MmaPlan> plan =
       planMma(target, getKSteps(), getBlockK(), getWarpGrid(), getLdmatrix(), getAsyncStages(), getWgmma(), getTma(),
-              getWgmmaInFlight(), why);
+              getWgmmaInFlight(), getStageEpilogue(), why);
   if (failed(plan))
     return emitSilenceableError() << why;
   MmaEmitter(rewriter, *plan).emit();

@@ -201,6 +201,15 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
        {},
        {"gpu"},
        "wgmma and pipeline(3) or more before it"},
+      {"stage_epilogue",
+       "Store the result through shared memory: after the K loop each lane writes its (epilogue-applied) pairs "
+       "into a tile of the result over the stages' memory, then the block writes whole rows in 16-byte vectors "
+       "(coalesced) instead of each lane's 4- or 8-byte pairs: for outputs large against the work (a short K).",
+       "the stage_epilogue option of transform.kforge.matmul_to_mma_sync",
+       {},
+       {"gpu"},
+       "mma, stage and pipeline before it (stages in dynamic shared memory: more than 48 KB, or wgmma) that hold "
+       "the result tile; a result of 16- or 32-bit elements, its columns whole 16-byte vectors"},
       {"occupancy",
        "Ask the kernel's compiler to fit this many blocks on a multiprocessor (PTX .minnctapersm): ptxas limits "
        "each thread's registers to make room, trading spills for occupancy.",
@@ -563,13 +572,13 @@ static bool isLaunchBound(const Action &action) {
 
 int kforge::tune::actionPhase(const Action &action) {
   if (action.kind == "tile")
-    return action.level == "block" ? 10 : action.level == "thread" ? 30 : 53;
+    return action.level == "block" ? 10 : action.level == "thread" ? 30 : 54;
   if (action.kind == "fuse")
     return action.level == "block" ? 20 : 40;
   // The other kinds, one slot each; launch bounds are applied to the kernel, last.
   static const llvm::StringMap<int> phases = {
       {"split", 5},     {"split_k", 5},   {"recompute", 42}, {"lanes", 45},     {"mma", 46},
-      {"stage", 47},    {"ldmatrix", 48}, {"pipeline", 49},  {"wgmma", 50},     {"tma", 51},       {"overlap", 52},
+      {"stage", 47},    {"ldmatrix", 48}, {"pipeline", 49},  {"wgmma", 50},     {"tma", 51},       {"overlap", 52},    {"stage_epilogue", 53},
       {"unroll", 60},
       {"vectorize", 70}, {"occupancy", 80}};
   auto phase = phases.find(action.kind);
@@ -869,7 +878,7 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       problem(index, "order",
               slotName(action) + " is out of order or repeated: each slot appears at most once, in the order "
                                  "tile(block), fuse(block), tile(thread), fuse(thread), recompute, lanes, mma, stage, "
-                                 "ldmatrix, pipeline, wgmma, tma, overlap, tile(reduction), unroll, vectorize, occupancy, "
+                                 "ldmatrix, pipeline, wgmma, tma, overlap, stage_epilogue, tile(reduction), unroll, vectorize, occupancy, "
                                  "max_registers");
     }
     lastPhase = std::max(lastPhase, phase);
@@ -941,6 +950,9 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       checkWgmma(schedule, facts, index, problem);
     if (action.kind == "tma" && !findSlot(schedule, "wgmma"))
       problem(index, "precondition", "tma needs wgmma before it (it fills wgmma's swizzled stages)");
+    if (action.kind == "stage_epilogue" && (!findSlot(schedule, "mma") || !findSlot(schedule, "pipeline")))
+      problem(index, "precondition",
+              "stage_epilogue needs mma, stage and pipeline before it (the result goes through the stages' memory)");
     if (action.kind == "overlap") {
       const Action *pipeline = findSlot(schedule, "pipeline");
       if (!findSlot(schedule, "wgmma") || !pipeline || pipeline->factor < 3)
@@ -1206,7 +1218,8 @@ public:
       if (twoKernels && i == 0)
         continue;
       if (isLaunchBound(action) || action.kind == "mma" || action.kind == "stage" || action.kind == "ldmatrix" ||
-          action.kind == "pipeline" || action.kind == "wgmma" || action.kind == "tma" || action.kind == "overlap")
+          action.kind == "pipeline" || action.kind == "wgmma" || action.kind == "tma" || action.kind == "overlap" ||
+          action.kind == "stage_epilogue")
         continue; // after the finish: it needs the gpu.launch the mapping makes (mma: the bufferized warp tiles)
       starts[i] = static_cast<int>(lines.size()) + 1;
       line("    // action " + std::to_string(i) + ": " + describe(action));
@@ -1286,6 +1299,8 @@ public:
           staging += ", tma";
         if (findSlot(schedule, "overlap"))
           staging += ", wgmma_in_flight = 1";
+        if (findSlot(schedule, "stage_epilogue"))
+          staging += ", stage_epilogue";
       }
       line("    transform.kforge.matmul_to_mma_sync " + matmuls + " {k_steps = " + std::to_string(action.factor) +
            staging + "} : (!transform.any_op) -> ()");

@@ -379,6 +379,8 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     (slot(s, "tma") ? removes : adds).push_back("tma");
   if (slot(s, "wgmma") && (slot(s, "overlap") || (slot(s, "pipeline") && slot(s, "pipeline")->factor >= 3)))
     (slot(s, "overlap") ? removes : adds).push_back("overlap");
+  if (slot(s, "mma") && slot(s, "pipeline"))
+    (slot(s, "stage_epilogue") ? removes : adds).push_back("stage_epilogue");
   bool add = !adds.empty() && (removes.empty() || coin(rng, 0.5));
   if (!add && removes.empty())
     return false;
@@ -405,7 +407,7 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
       dropSimtMatmulActions(s);
     } else if (what == "ldmatrix") {
       added = Action{"ldmatrix"};
-    } else if (what == "tma" || what == "overlap") {
+    } else if (what == "tma" || what == "overlap" || what == "stage_epilogue") {
       added = Action{what};
     } else if (what == "pipeline") {
       added = intAction("pipeline", pick(rng, std::vector<int64_t>{2, 3, 4}));
@@ -433,6 +435,8 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     removeSlot(s, "tma");   // it fills wgmma's stages
     removeSlot(s, "overlap");
   }
+  if (what == "mma" || what == "stage" || what == "pipeline")
+    removeSlot(s, "stage_epilogue"); // it goes through the pipelined stages' memory
   if (what == "mma" || what == "stage") {
     removeSlot(s, "ldmatrix");
     removeSlot(s, "pipeline");
@@ -440,6 +444,7 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
   if (what == "mma")
     removeSlot(s, "stage");
   if (what == "tile-thread") {
+    removeSlot(s, "stage_epilogue");
     removeSlot(s, "overlap");
     removeSlot(s, "tma");
     removeSlot(s, "wgmma");
@@ -766,8 +771,13 @@ static void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProf
       v.push_back(Action{"ldmatrix"});
       v.push_back(intAction("pipeline", p.stages));
       addRequiredFusions(v, facts, profile, /*always=*/true);
-      add(v, "", "heuristic: tensor cores, " + std::to_string(p.stages) + " stages of " +
-                     std::to_string(p.blockK) + " of K filled by cp.async, ldmatrix");
+      std::string parent = add(v, "", "heuristic: tensor cores, " + std::to_string(p.stages) + " stages of " +
+                                          std::to_string(p.blockK) + " of K filled by cp.async, ldmatrix");
+      // The first (fastest measured) also with its result through shared memory (16-byte row stores).
+      if (&p == &pipelined.front()) {
+        v.push_back(Action{"stage_epilogue"});
+        add(v, parent, "add stage_epilogue (the result stored through shared memory in 16-byte rows)");
+      }
     }
   };
   // Hopper's warpgroup MMA first (sm_90a): pipelined, 128-byte swizzled stages of 64 of K, 64 rows per
@@ -780,7 +790,7 @@ static void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProf
   struct Warpgroup {
     std::vector<int64_t> block;
     int64_t stages;
-    bool tma, overlap;
+    bool tma, overlap, stageEpilogue = false;
   };
   // (Only on Hopper, sm_90: elsewhere wgmma does not exist; an unknown chip gets them too.)
   bool hopper = profile.chip.empty() || StringRef(profile.chip).starts_with("sm_90");
@@ -790,7 +800,9 @@ static void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProf
                                                    {{128, 128}, 3, true, false},
                                                    {{128, 256}, 3, true, false},
                                                    {{128, 256}, 4, true, true},
-                                                   {{128, 128}, 4, false, true}}) {
+                                                   {{128, 128}, 4, false, true},
+                                                   // the result through shared memory: 16-byte row stores
+                                                   {{128, 256}, 4, false, true, true}}) {
     if (!hopper || m % w.block[0] || n % w.block[1] || facts.contractionK % 64)
       continue;
     Schedule v;
@@ -804,10 +816,13 @@ static void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProf
       v.push_back(Action{"tma"});
     if (w.overlap)
       v.push_back(Action{"overlap"});
+    if (w.stageEpilogue)
+      v.push_back(Action{"stage_epilogue"});
     addRequiredFusions(v, facts, profile, /*always=*/true);
     add(v, "", "heuristic: Hopper wgmma on " + std::to_string(w.block[0]) + "x" + std::to_string(w.block[1]) +
                    " blocks, " + std::to_string(w.stages) + " swizzled stages of 64 of K filled by " +
-                   (w.tma ? "TMA" : "cp.async") + (w.overlap ? ", one tile's wgmma in flight" : ""));
+                   (w.tma ? "TMA" : "cp.async") + (w.overlap ? ", one tile's wgmma in flight" : "") +
+                   (w.stageEpilogue ? ", the result stored through shared memory" : ""));
   }
   int tried = 0;
   if (m % 64 || n % 64)

@@ -261,6 +261,14 @@ def MatmulToMmaSyncOp : Op<Transform_Dialect, "kforge.matmul_to_mma_sync",
     tile's multiplies overlap the wait for the next tile and the issue of its wgmma; the
     copies then run S - 2 tiles ahead (into the stage of tile t - 2, whose wgmma are done).
 
+    With `stage_epilogue` (staged, with `async_stages` and the stages in dynamic shared
+    memory), the result goes out through shared memory: after the K loop the block meets at
+    a barrier, each lane writes its (epilogue-applied) pairs into a tile of the result in
+    the stages' memory (rows padded by 16 bytes), the block meets again, and its threads
+    store whole rows in 16-byte vectors (coalesced), instead of each lane's 4- or 8-byte
+    pairs. It fails when the result tile does not fit in the stages, its rows are not
+    contiguous or not whole 16-byte vectors, or its elements are not 16 or 32 bits.
+
     #### Return modes
 
     Produces a silenceable failure, leaving the IR untouched, when the target is not such a
@@ -290,7 +298,8 @@ def MatmulToMmaSyncOp : Op<Transform_Dialect, "kforge.matmul_to_mma_sync",
                        DefaultValuedAttr<I64Attr, "0">:$async_stages,
                        UnitAttr:$wgmma,
                        UnitAttr:$tma,
-                       DefaultValuedAttr<I64Attr, "0">:$wgmma_in_flight);
+                       DefaultValuedAttr<I64Attr, "0">:$wgmma_in_flight,
+                       UnitAttr:$stage_epilogue);
   let results = (outs);
   let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
   let extraClassDeclaration = [{
