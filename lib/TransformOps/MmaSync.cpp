@@ -208,12 +208,12 @@ private:
   struct TileShare {
     SmallVector<Value> a, b;
   };
-  /// Row and column of this thread's vector `t + first` in a rows x cols tile of 8-element vectors. When the
-  /// block's threads do not divide the tile's vectors, the last round's extra threads take the tile's last
+  /// Row and column of this thread's vector `t + first` in a rows x cols tile of `width`-element vectors. When
+  /// the block's threads do not divide the tile's vectors, the last round's extra threads take the tile's last
   /// vector again (the same bytes to the same place: no branch).
-  std::pair<Value, Value> vectorPosition(int64_t first, int64_t cols, int64_t rows) {
+  std::pair<Value, Value> vectorPosition(int64_t first, int64_t cols, int64_t rows, int64_t width = 8) {
     AffineExpr t = getAffineDimExpr(0, ctx);
-    int64_t perRow = cols / 8, last = rows * perRow - 1;
+    int64_t perRow = cols / width, last = rows * perRow - 1;
     Value v = thread;
     if (first + threads() - 1 > last)
       v = affine::AffineMinOp::create(
@@ -221,11 +221,13 @@ private:
     else
       v = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t + first), ValueRange{thread});
     Value row = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t.floorDiv(perRow)), ValueRange{v});
-    Value col = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (t % perRow) * 8), ValueRange{v});
+    Value col = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (t % perRow) * width), ValueRange{v});
     return {row, col};
   }
-  /// The rounds of this thread's copies of a rows x cols tile (8-element vectors over the block's threads).
-  int64_t rounds(int64_t rows, int64_t cols) { return llvm::divideCeil(rows * cols / 8, threads()); }
+  /// The rounds of this thread's copies of a rows x cols tile (`width`-element vectors over the block's threads).
+  int64_t rounds(int64_t rows, int64_t cols, int64_t width = 8) {
+    return llvm::divideCeil(rows * cols / width, threads());
+  }
   TileShare loadTileShare(Value kOff) {
     TileShare share;
     auto vec = VectorType::get({8}, operandType);
@@ -408,9 +410,7 @@ private:
 
   /// A shared-memory pointer (!llvm.ptr<3>) `bytes` into `buffer`.
   Value sharedPointer(Value buffer, Value bytes) {
-    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
-    Value at = arith::IndexCastOp::create(b, loc, b.getI64Type(), add(base, bytes, 0));
-    return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, 3), at);
+    return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, 3), sharedByteAddress(buffer, bytes));
   }
   Value scaled(Value v, int64_t factor) {
     AffineExpr d = getAffineDimExpr(0, ctx);
@@ -520,11 +520,15 @@ private:
   /// The shared-memory address, as an i64, of `buffer`'s stage `stage` (each `stageBytes` long) plus `part`
   /// times `partBytes`.
   Value sharedAddress(Value buffer, Value stage, int64_t stageBytes, Value part, int64_t partBytes) {
+    AffineExpr s0 = getAffineSymbolExpr(0, ctx), s1 = getAffineSymbolExpr(1, ctx);
+    Value bytes = affine::AffineApplyOp::create(b, loc, AffineMap::get(0, 2, s0 * stageBytes + s1 * partBytes),
+                                                ValueRange{stage, part});
+    return sharedByteAddress(buffer, bytes);
+  }
+  /// The shared-memory address, as an i64, `bytes` into `buffer`.
+  Value sharedByteAddress(Value buffer, Value bytes) {
     Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
-    AffineExpr s0 = getAffineSymbolExpr(0, ctx), s1 = getAffineSymbolExpr(1, ctx), s2 = getAffineSymbolExpr(2, ctx);
-    Value offset = affine::AffineApplyOp::create(b, loc, AffineMap::get(0, 3, s0 + s1 * stageBytes + s2 * partBytes),
-                                                 ValueRange{base, stage, part});
-    return arith::IndexCastOp::create(b, loc, b.getI64Type(), offset);
+    return arith::IndexCastOp::create(b, loc, b.getI64Type(), add(base, bytes, 0));
   }
 
   /// One staged tile on Hopper's tensor cores: each warpgroup runs 4 wgmma.mma_async m64nNk16 (16 of K each)
@@ -629,13 +633,8 @@ private:
     gpu::BarrierOp::create(b, loc);
     int64_t width = 128 / element.getIntOrFloatBitWidth(); // elements per 16 bytes
     auto vec = VectorType::get({width}, element);
-    int64_t perRow = plan.n / width, last = plan.m * perRow - 1;
-    AffineExpr t = getAffineDimExpr(0, ctx);
-    for (int64_t first = 0; first <= last; first += threads()) {
-      Value v = affine::AffineMinOp::create(
-          b, loc, AffineMap::get(1, 0, {t + first, getAffineConstantExpr(last, ctx)}, ctx), ValueRange{thread});
-      Value row = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t.floorDiv(perRow)), ValueRange{v});
-      Value col = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (t % perRow) * width), ValueRange{v});
+    for (int64_t r = 0; r < rounds(plan.m, plan.n, width); ++r) {
+      auto [row, col] = vectorPosition(r * threads(), plan.n, plan.m, width);
       Value x = vector::LoadOp::create(b, loc, vec, tile, ValueRange{row, col});
       vector::StoreOp::create(b, loc, x, target, ValueRange{row, col});
     }

@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/SymbolTable.h"
@@ -37,11 +38,8 @@ FailureOr<kforge::GlobalTile> kforge::globalTileOf(Value tile, gpu::LaunchOp lau
   }
   OpBuilder b(subview);
   Location loc = subview.getLoc();
-  auto offset = [&](int64_t dim) -> Value {
-    OpFoldResult at = subview.getMixedOffsets()[dim];
-    if (auto value = dyn_cast<Value>(at))
-      return value;
-    return arith::ConstantIndexOp::create(b, loc, cast<IntegerAttr>(cast<Attribute>(at)).getInt());
+  auto offset = [&](int64_t dim) {
+    return getValueOrCreateConstantIndexOp(b, loc, subview.getMixedOffsets()[dim]);
   };
   if (!batched)
     return GlobalTile{global, offset(0), offset(1)};

@@ -1557,18 +1557,8 @@ private:
       // Unit dims first (a 1xN thread tile): vector patterns on vector<1xN> ops can rewrite each other forever
       // (seen as an out-of-memory abort). Then matched and vectorized before any cleanup pattern can replace
       // the loop the handle points to.
-      if (facts.contractionOp == "linalg.batch_matmul") {
-        // A named op keeps its unit batch dim; its generic form lets the dim be folded away below.
-        std::string named = fresh("batch_matmuls");
-        line("    " + named + " = transform.structured.match ops{[\"linalg.batch_matmul\"]} in " + inner + " : " +
-             kUnary);
-        line("    " + fresh("generic") + " = transform.structured.generalize " + named + " : " + kUnary);
-      }
-      std::string unitFunc = fresh("func");
-      line("    " + unitFunc + " = " + matchFunc("%module"));
-      line("    transform.apply_patterns to " + unitFunc + " {");
-      line("      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices");
-      line("    } : !transform.any_op");
+      // (A named batch_matmul keeps its unit batch dim; its generic form lets the dim be folded away.)
+      renderFoldUnitDims(facts.contractionOp == "linalg.batch_matmul" ? "\"linalg.batch_matmul\"" : "", inner);
       std::string ops = fresh("tile_ops");
       line("    " + ops + " = transform.structured.match interface{LinalgOp} in " + inner + " : " + kUnary);
       line("    transform.structured.vectorize " + ops + " : !transform.any_op");
@@ -1585,21 +1575,29 @@ private:
     }
   }
 
-  /// A batch_matmul's block (one batch) as a matmul: the block's batch_matmul, fill and elementwise ops in
-  /// their generic form, the unit batch folded away (rank-reducing slices), then named again where they are a
-  /// matmul or a fill (the epilogue stays generic: specialize fails on it, which is suppressed). The staged
-  /// ops then take a linalg.matmul, its fill and its epilogue as for a plain gemm.
-  void renderFoldUnitBatch() {
-    line("    // the block's unit batch folded away: its batch_matmul becomes a matmul");
-    std::string named = fresh("batch_ops"), generic = fresh("generic"), unitFunc = fresh("func"),
-                generics = fresh("generics");
-    line("    " + named + " = transform.structured.match ops{[\"linalg.batch_matmul\", \"linalg.fill\", "
-         "\"linalg.generic\"]} in " + blockLoop + " : " + kUnary);
-    line("    " + generic + " = transform.structured.generalize " + named + " : " + kUnary);
+  /// The ops named `opNames` (a quoted, comma-separated list; none: skip) in `in` in their generic form, then
+  /// every generic's unit dims folded away (rank-reducing slices).
+  void renderFoldUnitDims(const std::string &opNames, const std::string &in) {
+    if (!opNames.empty()) {
+      std::string named = fresh("named_ops");
+      line("    " + named + " = transform.structured.match ops{[" + opNames + "]} in " + in + " : " + kUnary);
+      line("    " + fresh("generic") + " = transform.structured.generalize " + named + " : " + kUnary);
+    }
+    std::string unitFunc = fresh("func");
     line("    " + unitFunc + " = " + matchFunc("%module"));
     line("    transform.apply_patterns to " + unitFunc + " {");
     line("      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices");
     line("    } : !transform.any_op");
+  }
+
+  /// A batch_matmul's block (one batch) as a matmul: the block's batch_matmul and fill in their generic form,
+  /// the unit batch folded away, then every generic that specialize can name is named (the matmul, the fill;
+  /// failures suppressed), and the elementwise ones among them made generic again, since the staged ops take
+  /// their epilogue as linalg.generic. They then see a linalg.matmul, its fill and its epilogue as for a gemm.
+  void renderFoldUnitBatch() {
+    line("    // the block's unit batch folded away: its batch_matmul becomes a matmul");
+    renderFoldUnitDims("\"linalg.batch_matmul\", \"linalg.fill\"", blockLoop);
+    std::string generics = fresh("generics");
     line("    " + generics + " = transform.structured.match ops{[\"linalg.generic\"]} in " + blockLoop + " : " +
          kUnary);
     line("    transform.foreach " + generics + " : !transform.any_op {");
