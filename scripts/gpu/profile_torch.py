@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""PyTorch's kernels for a benchmark task under Nsight Compute, beside scripts/gpu/profile.sh's profile of
+kforge's: what eager PyTorch or torch.compile launches for one call of the task, on the GPU machine.
+
+    ncu --profile-from-start off ... python3 scripts/gpu/profile_torch.py TASK {eager,compile}
+    scripts/gpu/profile_torch.py TASK MODE --ncu OUT   (runs ncu itself: OUT/details.txt, OUT/torch.ncu-rep)
+
+The task's PyTorch definition (bench/tasks/tasks.py) runs on its full shape: warm-up calls first (torch.compile
+compiles in them), then exactly one call between cudaProfilerStart and cudaProfilerStop, so ncu sees only the
+kernels of that call. Profiling only: nothing here is timed or verified (bench/run does both).
+"""
+import argparse
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SECTIONS = ["SpeedOfLight", "WarpStateStats", "SchedulerStats", "InstructionStats", "Occupancy", "LaunchStats",
+            "ComputeWorkloadAnalysis", "MemoryWorkloadAnalysis"]
+
+
+def load_task(name):
+    spec = importlib.util.spec_from_file_location("tasks", os.path.join(ROOT, "bench", "tasks", "tasks.py"))
+    tasks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tasks)
+    by_name = {t.name: t for t in tasks.TASKS}
+    if name not in by_name:
+        sys.exit(f"profile_torch.py: no task '{name}' (tasks: {', '.join(sorted(by_name))})")
+    return by_name[name]
+
+
+def run_once_profiled(task, mode):
+    import torch
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
+    fn = eval(task.torch, {"torch": torch})
+    if mode == "compile":
+        fn = torch.compile(fn)
+    dtype = {"bf16": torch.bfloat16, "f16": torch.float16}.get(task.dtype, torch.float32)
+    generator = torch.Generator(device="cuda").manual_seed(0)
+    inputs = [torch.randn(s, generator=generator, device="cuda").to(dtype) for s in task.input_shapes(task.shape)]
+    with torch.no_grad():
+        for _ in range(3):
+            fn(*inputs)
+        torch.cuda.synchronize()
+        torch.cuda.profiler.start()
+        fn(*inputs)
+        torch.cuda.synchronize()
+        torch.cuda.profiler.stop()
+
+
+def run_ncu(task, mode, out):
+    ncu = shutil.which("ncu") or "/usr/local/cuda/bin/ncu"
+    if not os.path.exists(ncu):
+        sys.exit("profile_torch.py: no ncu on this machine")
+    os.makedirs(out, exist_ok=True)
+    report = os.path.join(out, f"{task.name}-{mode}")
+    command = [ncu, "--clock-control", "none", "--profile-from-start", "off", "--target-processes", "all",
+               "--export", report, "--force-overwrite"]
+    for section in SECTIONS:
+        command += ["--section", section]
+    command += [sys.executable, os.path.abspath(__file__), task.name, mode]
+    with open(os.path.join(out, f"{task.name}-{mode}.ncu.txt"), "w") as log:
+        status = subprocess.call(command, stdout=log, stderr=subprocess.STDOUT)
+    with open(os.path.join(out, f"{task.name}-{mode}.details.txt"), "w") as details:
+        subprocess.call([ncu, "--import", report + ".ncu-rep", "--page", "details"], stdout=details,
+                        stderr=subprocess.STDOUT)
+    return status
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("task", help="a task of bench/tasks/tasks.py, e.g. layernorm")
+    parser.add_argument("mode", choices=["eager", "compile"])
+    parser.add_argument("--ncu", metavar="OUT", help="run the profile under ncu, writing into OUT")
+    args = parser.parse_args()
+    task = load_task(args.task)
+    if args.ncu:
+        sys.exit(run_ncu(task, args.mode, args.ncu))
+    run_once_profiled(task, args.mode)
+
+
+if __name__ == "__main__":
+    main()
