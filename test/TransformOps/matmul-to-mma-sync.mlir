@@ -364,6 +364,39 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// K = 40, not a multiple of block_k = 32: the last tile's vectors past K are zero-filled (cp.async with a
+// source size of 0 bytes). Their source addresses are clamped inside K: an A vector's first column to K - 8 = 32
+// (it spans 8 columns), a B vector's row to the last row, K - 1 = 39 (a row clamped to K - 8 would read row 32
+// in place of rows 33 .. 39, which are inside K).
+// (The maps are printed before the function.)
+// CHECK-DAG: #[[$ACOL:.*]] = affine_map<()[s0, s1] -> (s0 + s1, 32)>
+// CHECK-DAG: #[[$BROW:.*]] = affine_map<()[s0, s1] -> (s0 + s1, 39)>
+// CHECK-LABEL: func.func @async_partial_k
+// CHECK: scf.for
+// CHECK: affine.min #[[$ACOL]]
+// CHECK: nvgpu.device_async_copy {{.*}} : memref<128x40xbf16> to
+// CHECK: affine.min #[[$BROW]]
+// CHECK: nvgpu.device_async_copy {{.*}} : memref<40x128xbf16> to
+func.func @async_partial_k(%a: memref<128x40xbf16>, %b: memref<40x128xbf16>, %c: memref<128x128xf32>) {
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    linalg.matmul ins(%a, %b : memref<128x40xbf16>, memref<40x128xbf16>) outs(%c : memref<128x128xf32>)
+    gpu.terminator
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.kforge.matmul_to_mma_sync %mm {block_k = 32, warp_grid = array<i64: 4, 2>, async_stages = 2} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
 func.func @async_one_stage(%a: memref<128x256xbf16>, %b: memref<256x128xbf16>, %c: memref<128x128xf32>) {
   %c1 = arith.constant 1 : index
   %c256 = arith.constant 256 : index
