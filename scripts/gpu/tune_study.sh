@@ -19,8 +19,11 @@ if ! [[ "$gpus" =~ ^[1-9][0-9]*$ ]]; then
   echo "tune_study.sh: GPUS must be a positive number, not '$gpus'" >&2
   exit 2
 fi
-scripts/gpu/unpack_tuner.sh gpu-artifacts/tuner > "$out/device.json" || exit 1
-tune=gpu-artifacts/tuner/bin/kforge-tune
+# TUNER=DIR: a tuner packed earlier (default gpu-artifacts/tuner), so that a study spread over several calls keeps
+# one search space while the tools change.
+tuner=${TUNER:-gpu-artifacts/tuner}
+scripts/gpu/unpack_tuner.sh "$tuner" > "$out/device.json" || exit 1
+tune=$tuner/bin/kforge-tune
 mkdir -p runs
 lock="$out/.lock"
 
