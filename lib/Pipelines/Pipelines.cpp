@@ -114,6 +114,9 @@ void kforge::buildLowerToNVVMPipeline(OpPassManager &pm, const LowerToNVVMOption
   pm.addPass(createKforgeVerifyGpuPayload());
   pm.addPass(createKforgeHostAllocsToDevice());
   pm.addPass(createKforgeKernelAllocsToAlloca());
+  // A vector bufferization copied through per-thread scratch (a lane's several slices of a row) is written to
+  // its target directly.
+  pm.addPass(createKforgeForwardStoresToCopies());
   KforgeCopiesToLinalgOptions copies;
   copies.onlyInKernels = true;
   pm.addPass(createKforgeCopiesToLinalg(copies));

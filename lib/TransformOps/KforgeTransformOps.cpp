@@ -205,6 +205,26 @@ static std::optional<gpu::AllReduceOperation> laneCombiner(Operation *combiner) 
   return std::nullopt;
 }
 
+/// The vector.combining_kind of an all-reduce operation (to combine a lane's partials before the lanes do).
+static vector::CombiningKind combiningKind(gpu::AllReduceOperation kind) {
+  switch (kind) {
+  case gpu::AllReduceOperation::ADD:
+    return vector::CombiningKind::ADD;
+  case gpu::AllReduceOperation::MUL:
+    return vector::CombiningKind::MUL;
+  case gpu::AllReduceOperation::MAXIMUMF:
+    return vector::CombiningKind::MAXIMUMF;
+  case gpu::AllReduceOperation::MINIMUMF:
+    return vector::CombiningKind::MINIMUMF;
+  case gpu::AllReduceOperation::MAXNUMF:
+    return vector::CombiningKind::MAXNUMF;
+  case gpu::AllReduceOperation::MINNUMF:
+    return vector::CombiningKind::MINNUMF;
+  default:
+    llvm_unreachable("laneCombiner returns no other kind");
+  }
+}
+
 /// The single combiner op of a one-output linalg reduction, if its init is a fill with the combiner's neutral
 /// element (partials that each start there combine exactly).
 static FailureOr<gpu::AllReduceOperation> rowReductionKind(linalg::LinalgOp op, std::string &why) {
@@ -246,6 +266,9 @@ DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(trans
   if (!withinWarp && !wholeWarps)
     return emitDefiniteFailure() << "lanes must be a power of 2 from 2 to 32 or a multiple of 32 up to 1024, not "
                                  << lanes;
+  int64_t vector = getVector();
+  if (vector != 1 && vector != 2 && vector != 4)
+    return emitDefiniteFailure() << "vector must be 1, 2 or 4 consecutive columns per lane, not " << vector;
   if (!forall || forall.getRank() != 1 || !forall.isNormalized())
     return emitSilenceableError() << "expected an scf.forall with one induction variable from 0, step 1";
   std::optional<int64_t> rows = getConstantIntValue(forall.getMixedUpperBound()[0]);
@@ -271,9 +294,12 @@ DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(trans
       return emitSilenceableError() << "the row ops have different widths (" << width << ", " << loops.back() << ")";
     width = loops.back();
   }
-  if (width == 0 || width % lanes != 0)
-    return emitSilenceableError() << "the row width (" << width << ") is not a multiple of " << lanes << " lanes";
-  int64_t perLane = width / lanes;
+  // Lane l owns columns l * vector + j + k * stride (j < vector): `vector` strided slices of perLane columns.
+  int64_t stride = lanes * vector;
+  if (width == 0 || width % stride != 0)
+    return emitSilenceableError() << "the row width (" << width << ") is not a multiple of " << lanes << " lanes"
+                                  << (vector > 1 ? " x " + std::to_string(vector) + " columns" : std::string());
+  int64_t perLane = width / stride;
   // What the forall inserts: whole unit-stride rows (1x...xN), or row statistics (1x...x1, e.g. a row sum).
   auto isStatistic = [](RankedTensorType type) {
     return llvm::all_of(type.getShape(), [](int64_t d) { return d == 1; });
@@ -317,26 +343,62 @@ DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(trans
   auto lanesForall = scf::ForallOp::create(
       rewriter, loc, ArrayRef<OpFoldResult>{rewriter.getIndexAttr(*rows), rewriter.getIndexAttr(lanes)},
       forall.getOutputs(), mapping);
-  Block *body = lanesForall.getBody();
   Value lane = lanesForall.getInductionVars()[1];
-  IRMapping map;
-  map.map(forall.getInductionVars()[0], lanesForall.getInductionVars()[0]);
-  for (auto [from, to] : llvm::zip(forall.getRegionIterArgs(), lanesForall.getRegionIterArgs()))
-    map.map(from, to);
+  // One mapping per column j of a lane's vector: row values are the lane's j-th slice in maps[j]; every other
+  // value is the same in all of them.
+  SmallVector<IRMapping> maps(vector);
+  for (IRMapping &map : maps) {
+    map.map(forall.getInductionVars()[0], lanesForall.getInductionVars()[0]);
+    for (auto [from, to] : llvm::zip(forall.getRegionIterArgs(), lanesForall.getRegionIterArgs()))
+      map.map(from, to);
+  }
+  auto mapEverywhere = [&](Value from, Value to) {
+    for (IRMapping &map : maps)
+      map.map(from, to);
+  };
   DenseSet<Value> strided; // values of the new body that hold a lane's columns only
   rewriter.setInsertionPoint(lanesForall.getTerminator());
 
-  /// `value` (mapped) with dimension `dim` cut to this lane's columns (offset: the lane, stride: lanes).
-  auto laneSlice = [&](Value value, int64_t dim) -> Value {
+  /// Column j of the lane's vector in the row: lane * vector + j (+ `base`). Created once per (j, base): a
+  /// row's slice and its insert must use the same value to bufferize in place.
+  DenseMap<std::pair<int64_t, void *>, OpFoldResult> columns;
+  auto laneColumn = [&](int64_t j, OpFoldResult base) -> OpFoldResult {
+    auto [it, inserted] = columns.try_emplace({j, base.getOpaqueValue()});
+    if (inserted) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(lanesForall.getBody());
+      if (auto v = dyn_cast<Value>(base); v && v.getParentBlock() == lanesForall.getBody())
+        rewriter.setInsertionPointAfterValue(v);
+      AffineExpr d0 = rewriter.getAffineDimExpr(0), d1 = rewriter.getAffineDimExpr(1);
+      it->second =
+          affine::makeComposedFoldedAffineApply(rewriter, loc, d0 + d1 * vector + j, {base, OpFoldResult(lane)});
+    }
+    return it->second;
+  };
+  /// `value` (mapped) with dimension `dim` cut to the lane's j-th slice (offset lane * vector + j, stride
+  /// lanes * vector).
+  auto laneSlice = [&](Value value, int64_t dim, int64_t j) -> Value {
     auto type = cast<RankedTensorType>(value.getType());
     SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0)), strides(type.getRank(),
                                                                                          rewriter.getIndexAttr(1));
     SmallVector<OpFoldResult> sizes;
     for (int64_t d : type.getShape())
       sizes.push_back(rewriter.getIndexAttr(d));
-    offsets[dim] = lane;
+    offsets[dim] = laneColumn(j, rewriter.getIndexAttr(0));
+    // A row of the forall's output (a unit-stride slice of a shared output, same rank): sliced from the
+    // shared output itself, so that the op's write and the lane's insert are one slice and bufferize in
+    // place (slices of the row would each be copied: bufferization cannot tell the lanes' columns apart).
+    auto row = value.getDefiningOp<tensor::ExtractSliceOp>();
+    auto iterArg = row ? dyn_cast<BlockArgument>(row.getSource()) : BlockArgument();
+    if (iterArg && iterArg.getOwner() == lanesForall.getBody() && iterArg.getArgNumber() >= 2 &&
+        row.getSourceType().getRank() == type.getRank() && row.hasUnitStride()) {
+      SmallVector<OpFoldResult> rowOffsets = row.getMixedOffsets();
+      offsets = rowOffsets;
+      offsets[dim] = laneColumn(j, rowOffsets[dim]);
+      value = iterArg;
+    }
     sizes[dim] = rewriter.getIndexAttr(perLane);
-    strides[dim] = rewriter.getIndexAttr(lanes);
+    strides[dim] = rewriter.getIndexAttr(stride);
     Value slice = tensor::ExtractSliceOp::create(rewriter, loc, value, offsets, sizes, strides);
     strided.insert(slice);
     return slice;
@@ -345,51 +407,65 @@ DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(trans
   for (Operation &op : forall.getBody()->without_terminator()) {
     if (!isRowOp(&op)) {
       for (Value operand : op.getOperands())
-        if (strided.contains(map.lookupOrDefault(operand))) {
+        if (strided.contains(maps[0].lookupOrDefault(operand))) {
           rewriter.eraseOp(lanesForall);
           return emitSilenceableError() << "an op that is not a row op uses a row value: " << op.getName();
         }
-      rewriter.clone(op, map);
+      Operation *clone = rewriter.clone(op, maps[0]);
+      for (auto [old, now] : llvm::zip(op.getResults(), clone->getResults()))
+        mapEverywhere(old, now);
       continue;
     }
     auto linalgOp = cast<linalg::LinalgOp>(&op);
     unsigned rowLoop = linalgOp.getNumLoops() - 1;
-    bool isReduction = linalgOp.getIteratorTypesArray().back() == utils::IteratorType::reduction;
-    SmallVector<Value> operands;
-    for (OpOperand &operand : op.getOpOperands()) {
-      Value value = map.lookupOrDefault(operand.get());
-      if (isReduction && linalgOp.isDpsInit(&operand)) {
-        // Each lane's partial accumulates in a tensor of its own, never in the forall's output (where the
-        // lanes would all write one element: a row sum's init is a slice of the row-sum output).
-        auto fill = operand.get().getDefiningOp<linalg::FillOp>(); // checked: the neutral element
-        auto type = cast<RankedTensorType>(value.getType());
-        Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(), type.getElementType());
-        operands.push_back(linalg::FillOp::create(rewriter, loc, map.lookupOrDefault(fill.getInputs()[0]), empty)
-                               .getResult(0));
-        continue;
-      }
-      AffineMap indexing = linalgOp.getMatchingIndexingMap(&operand);
-      std::optional<unsigned> dim = indexing.getResultPosition(rewriter.getAffineDimExpr(rowLoop));
-      if (dim && !strided.contains(value))
-        value = laneSlice(value, *dim);
-      operands.push_back(value);
-    }
-    SmallVector<Type> resultTypes;
-    for (Value init : ValueRange(operands).take_back(linalgOp.getNumDpsInits()))
-      resultTypes.push_back(init.getType());
-    Operation *laneOp = mlir::clone(rewriter, &op, resultTypes, operands);
     bool reduction = linalgOp.getIteratorTypesArray().back() == utils::IteratorType::reduction;
-    for (auto [old, now] : llvm::zip(op.getResults(), laneOp->getResults())) {
-      if (!reduction) {
-        strided.insert(now);
-        map.map(old, now);
-        continue;
+    // The op once per column of the lane's vector; a reduction's partials per result, over the vector.
+    SmallVector<SmallVector<Value>> partials(op.getNumResults());
+    for (int64_t j = 0; j < vector; ++j) {
+      IRMapping &map = maps[j];
+      SmallVector<Value> operands;
+      for (OpOperand &operand : op.getOpOperands()) {
+        Value value = map.lookupOrDefault(operand.get());
+        if (reduction && linalgOp.isDpsInit(&operand)) {
+          // Each lane's partial accumulates in a tensor of its own, never in the forall's output (where the
+          // lanes would all write one element: a row sum's init is a slice of the row-sum output).
+          auto fill = operand.get().getDefiningOp<linalg::FillOp>(); // checked: the neutral element
+          auto type = cast<RankedTensorType>(value.getType());
+          Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(), type.getElementType());
+          operands.push_back(linalg::FillOp::create(rewriter, loc, map.lookupOrDefault(fill.getInputs()[0]), empty)
+                                 .getResult(0));
+          continue;
+        }
+        AffineMap indexing = linalgOp.getMatchingIndexingMap(&operand);
+        std::optional<unsigned> dim = indexing.getResultPosition(rewriter.getAffineDimExpr(rowLoop));
+        if (dim && !strided.contains(value))
+          value = laneSlice(value, *dim, j);
+        operands.push_back(value);
       }
-      // A partial over this lane's columns; the lanes combine theirs, and every lane holds the total.
-      gpu::AllReduceOperation kind = *rowReductionKind(linalgOp, why);
-      auto type = cast<RankedTensorType>(now.getType());
-      SmallVector<Value> zeros(type.getRank(), arith::ConstantIndexOp::create(rewriter, loc, 0));
-      Value partial = tensor::ExtractOp::create(rewriter, loc, now, zeros);
+      SmallVector<Type> resultTypes;
+      for (Value init : ValueRange(operands).take_back(linalgOp.getNumDpsInits()))
+        resultTypes.push_back(init.getType());
+      Operation *laneOp = mlir::clone(rewriter, &op, resultTypes, operands);
+      for (auto [i, old, now] : llvm::enumerate(op.getResults(), laneOp->getResults())) {
+        if (!reduction) {
+          strided.insert(now);
+          map.map(old, now);
+          continue;
+        }
+        auto type = cast<RankedTensorType>(now.getType());
+        SmallVector<Value> zeros(type.getRank(), arith::ConstantIndexOp::create(rewriter, loc, 0));
+        partials[i].push_back(tensor::ExtractOp::create(rewriter, loc, now, zeros));
+      }
+    }
+    if (!reduction)
+      continue;
+    // The lane's partial over its columns (its vector's partials combined); the lanes combine theirs, and every
+    // lane holds the total.
+    gpu::AllReduceOperation kind = *rowReductionKind(linalgOp, why);
+    for (auto [old, columnPartials] : llvm::zip(op.getResults(), partials)) {
+      Value partial = columnPartials.front();
+      for (Value next : ArrayRef(columnPartials).drop_front())
+        partial = vector::makeArithReduction(rewriter, loc, combiningKind(kind), next, partial);
       Value total;
       if (blockWide) {
         // Every thread of the block is a lane of the one row and reaches this point: uniform.
@@ -403,7 +479,8 @@ DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(trans
           cluster = static_cast<uint32_t>(lanes);
         total = gpu::SubgroupReduceOp::create(rewriter, loc, partial, kind, /*uniform=*/false, cluster);
       }
-      map.map(old, tensor::FromElementsOp::create(rewriter, loc, type, ValueRange{total}).getResult());
+      auto type = cast<RankedTensorType>(old.getType());
+      mapEverywhere(old, tensor::FromElementsOp::create(rewriter, loc, type, ValueRange{total}).getResult());
     }
   }
 
@@ -412,14 +489,15 @@ DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(trans
   rewriter.setInsertionPointToStart(lanesForall.getTerminator().getBody());
   for (Operation &op : forall.getTerminator().getYieldingOps()) {
     auto insert = cast<tensor::ParallelInsertSliceOp>(op);
-    Value source = map.lookupOrDefault(insert.getSource());
     SmallVector<OpFoldResult> offsets = insert.getMixedOffsets(), sizes = insert.getMixedSizes(),
                               strides = insert.getMixedStrides();
     for (OpFoldResult &o : offsets)
       if (auto v = dyn_cast<Value>(o))
-        o = map.lookupOrDefault(v);
+        o = maps[0].lookupOrDefault(v);
+    Value dest = maps[0].lookup(insert.getDest());
     rewriter.setInsertionPoint(lanesForall.getTerminator());
     if (isStatistic(insert.getSourceType())) {
+      Value source = maps[0].lookupOrDefault(insert.getSource());
       if (strided.contains(source)) {
         rewriter.eraseOp(lanesForall);
         return emitSilenceableError() << "an inserted row statistic is a lane's slice";
@@ -434,24 +512,24 @@ DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(trans
       Value piece = tensor::ExtractSliceOp::create(rewriter, loc, source, at, pieceSizes, unit);
       sizes.back() = count;
       rewriter.setInsertionPointToEnd(lanesForall.getTerminator().getBody());
-      tensor::ParallelInsertSliceOp::create(rewriter, insert.getLoc(), piece, map.lookup(insert.getDest()), offsets,
-                                            sizes, strides);
+      tensor::ParallelInsertSliceOp::create(rewriter, insert.getLoc(), piece, dest, offsets, sizes, strides);
       continue;
     }
-    if (!strided.contains(source)) {
-      rewriter.eraseOp(lanesForall);
-      return emitSilenceableError() << "an inserted row is not computed by row ops";
+    for (int64_t j = 0; j < vector; ++j) {
+      Value source = maps[j].lookupOrDefault(insert.getSource());
+      if (!strided.contains(source)) {
+        rewriter.eraseOp(lanesForall);
+        return emitSilenceableError() << "an inserted row is not computed by row ops";
+      }
+      rewriter.setInsertionPoint(lanesForall.getTerminator());
+      SmallVector<OpFoldResult> columnOffsets = offsets, columnSizes = sizes, columnStrides = strides;
+      columnOffsets.back() = laneColumn(j, offsets.back());
+      columnSizes.back() = rewriter.getIndexAttr(perLane);
+      columnStrides.back() = rewriter.getIndexAttr(stride);
+      rewriter.setInsertionPointToEnd(lanesForall.getTerminator().getBody());
+      tensor::ParallelInsertSliceOp::create(rewriter, insert.getLoc(), source, dest, columnOffsets, columnSizes,
+                                            columnStrides);
     }
-    Value column = affine::makeComposedAffineApply(
-                       rewriter, loc, rewriter.getAffineDimExpr(0) + rewriter.getAffineDimExpr(1),
-                       {offsets.back(), OpFoldResult(lane)})
-                       .getResult();
-    offsets.back() = column;
-    sizes.back() = rewriter.getIndexAttr(perLane);
-    strides.back() = rewriter.getIndexAttr(lanes);
-    rewriter.setInsertionPointToEnd(lanesForall.getTerminator().getBody());
-    tensor::ParallelInsertSliceOp::create(rewriter, insert.getLoc(), source,
-                                          map.lookup(insert.getDest()), offsets, sizes, strides);
   }
   rewriter.replaceOp(forall, lanesForall.getResults());
   results.push_back(lanesForall);

@@ -119,6 +119,16 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
        "a 2-D root, or a row sum, without a contraction; tile(thread) of one row per thread (size 1 on the rows, the row "
        "whole) and fuse(thread) when there are producers; the row a multiple of count; at most 1024 threads; more "
        "than 32 lanes: tile(block) of one row"},
+      {"lane_vector",
+       "Give each lane `width` consecutive columns out of every width x count instead of one out of every count "
+       "(lane l: columns l*width + j + k*width*count, j < width): a lane's accesses become width-element vectors "
+       "(16 bytes with 4 fp32), so a row moves in width times fewer load and store instructions, a warp-wide "
+       "access still reading consecutive memory; each reduction first combines the lane's width partials.",
+       "the vector option of transform.kforge.distribute_rows_to_lanes (the backend merges the lane's adjacent "
+       "accesses into vector loads and stores)",
+       {{"width", ParamType::Int, {2, 4}, {}, "consecutive columns per lane (4 fp32 elements: 16 bytes)"}},
+       {"gpu"},
+       "lanes before it; the row a multiple of width x the lanes' count"},
       {"mma",
        "Compute the matmul on tensor cores: each thread-level tile becomes a warp's tile (tile(thread) maps to "
        "warps, 32 lanes each), computed by mma.sync m16n8k16 instructions (bf16 or f16 operands, f32 "
@@ -577,7 +587,7 @@ int kforge::tune::actionPhase(const Action &action) {
     return action.level == "block" ? 20 : 40;
   // The other kinds, one slot each; launch bounds are applied to the kernel, last.
   static const llvm::StringMap<int> phases = {
-      {"split", 5},     {"split_k", 5},   {"recompute", 42}, {"lanes", 45},     {"mma", 46},
+      {"split", 5},     {"split_k", 5},   {"recompute", 42}, {"lanes", 44}, {"lane_vector", 45}, {"mma", 46},
       {"stage", 47},    {"ldmatrix", 48}, {"pipeline", 49},  {"wgmma", 50},     {"tma", 51},       {"overlap", 52},    {"stage_epilogue", 53},
       {"unroll", 60},
       {"vectorize", 70}, {"occupancy", 80}};
@@ -877,7 +887,7 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
     if (phase <= lastPhase) {
       problem(index, "order",
               slotName(action) + " is out of order or repeated: each slot appears at most once, in the order "
-                                 "tile(block), fuse(block), tile(thread), fuse(thread), recompute, lanes, mma, stage, "
+                                 "tile(block), fuse(block), tile(thread), fuse(thread), recompute, lanes, lane_vector, mma, stage, "
                                  "ldmatrix, pipeline, wgmma, tma, overlap, stage_epilogue, tile(reduction), unroll, vectorize, occupancy, "
                                  "max_registers");
     }
@@ -939,6 +949,24 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
         problem(index, "too-large", "lanes(" + std::to_string(action.factor) + ") makes " +
                                         std::to_string(dims[0] * dims[1] * dims[2]) +
                                         " threads per block; the GPU allows 1024");
+    }
+    if (action.kind == "lane_vector") {
+      const Action *lanes = findSlot(schedule, "lanes");
+      bool rowSums = rank == 1 && facts.reductionSize > 0;
+      int64_t width = rowSums ? facts.reductionSize : rank == 2 ? blockExtent(schedule, facts, rank - 1) : 0;
+      if (!lanes || !before("lanes", ""))
+        problem(index, "precondition", "lane_vector needs lanes before it (it widens each lane's columns)");
+      else if (lanes->factor > 0 && width % (lanes->factor * action.factor) != 0)
+        problem(index, "shape", "lane_vector(" + std::to_string(action.factor) + "): the row (" +
+                                    std::to_string(width) + " elements) is not a multiple of " +
+                                    std::to_string(action.factor) + " x " + std::to_string(lanes->factor) +
+                                    " lanes");
+      else if (lanes->factor > 0 && width / (lanes->factor * action.factor) < 2)
+        // (One column per slice: its lowering leaves an index cast that the LLVM translation rejects.)
+        problem(index, "unsupported", "lane_vector(" + std::to_string(action.factor) + ") with " +
+                                          std::to_string(lanes->factor) + " lanes gives each lane one group of " +
+                                          std::to_string(action.factor) + " columns; it needs two or more "
+                                          "(fewer lanes)");
     }
     if (action.kind == "mma")
       checkMma(schedule, facts, index, problem);
@@ -1536,6 +1564,10 @@ private:
       line("    " + recomputed + " = transform.kforge.fuse_elementwise_producers " + threadLoop + " : " + kUnary);
       return;
     }
+    if (action.kind == "lane_vector") {
+      line("    // (rendered as the vector option of the lanes action's distribute_rows_to_lanes)");
+      return;
+    }
     if (action.kind == "lanes") {
       // CSE first: fusion may leave a producer twice in the row, and gpu.subgroup_reduce ops are not merged.
       line("    transform.apply_cse to " + func + " : !transform.any_op");
@@ -1543,8 +1575,10 @@ private:
       line("    " + rows + " = transform.structured.match ops{[\"scf.forall\"]} attributes{mapping = "
            "[#gpu.thread<x>]} in " + blockLoop + " : " + kUnary);
       std::string lanes = fresh("lane_loop");
+      const Action *vector = findSlot(schedule, "lane_vector");
       line("    " + lanes + " = transform.kforge.distribute_rows_to_lanes " + rows + " {lanes = " +
-           std::to_string(action.factor) + "} : " + kUnary);
+           std::to_string(action.factor) + (vector ? ", vector = " + std::to_string(vector->factor) : "") +
+           "} : " + kUnary);
       threadLoop = inner = lanes; // the thread loop is replaced (its other handles are gone)
       return;
     }

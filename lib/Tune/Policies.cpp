@@ -251,6 +251,8 @@ static Schedule randomScheduleOn(const PayloadFacts &facts, const HardwareProfil
       s.push_back(recompute());
     if (gpu(profile) && slot(s, "tile", "thread") && facts.contractionOp.empty() && coin(rng, 0.3))
       s.push_back(intAction("lanes", pick(rng, intValues("lanes", facts))));
+    if (slot(s, "lanes") && coin(rng, 0.5))
+      s.push_back(intAction("lane_vector", pick(rng, intValues("lane_vector", facts))));
     if (gpu(profile) && slot(s, "tile", "thread") && mmaApplies(facts) && coin(rng, 0.5)) {
       dropSimtMatmulActions(s);
       bool staged = coin(rng, 0.5);
@@ -361,6 +363,8 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
       (slot(s, kind) ? removes : adds).push_back(kind.str());
   if (gpu(profile) && slot(s, "tile", "thread") && facts.contractionOp.empty())
     (slot(s, "lanes") ? removes : adds).push_back("lanes");
+  if (gpu(profile) && slot(s, "lanes"))
+    (slot(s, "lane_vector") ? removes : adds).push_back("lane_vector");
   if (gpu(profile) && slot(s, "fuse", "thread") && facts.contractionOp.empty())
     (slot(s, "recompute") ? removes : adds).push_back("recompute");
   if (gpu(profile) && slot(s, "tile", "thread") && mmaApplies(facts))
@@ -419,7 +423,7 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
         added = intAction("stage", pick(rng, std::vector<int64_t>{8, 16, 32}));
         dropSimtMatmulActions(s); // the staged SGEMM computes the matmul itself
       }
-    } else if (llvm::is_contained(kLaunchBounds, StringRef(what)) || what == "lanes") {
+    } else if (llvm::is_contained(kLaunchBounds, StringRef(what)) || what == "lanes" || what == "lane_vector") {
       added = intAction(what, pick(rng, intValues(what, facts)));
     } else {
       added = fuse(what == "fuse-block" ? "block" : "thread");
@@ -456,6 +460,10 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     removeSlot(s, "fuse", "thread");
     removeSlot(s, "recompute");
     removeSlot(s, "lanes");
+    removeSlot(s, "lane_vector");
+  } else if (what == "lanes") {
+    removeSlot(s, "lanes");
+    removeSlot(s, "lane_vector"); // it widens the lanes' columns
   } else if (what == "tile-reduction") {
     removeSlot(s, "tile", "reduction");
     removeSlot(s, "unroll");
@@ -507,7 +515,7 @@ static Schedule crossoverSchedulesOn(const Schedule &a, const Schedule &b, const
                                           const HardwareProfile &profile, std::mt19937_64 &rng) {
   static const std::pair<const char *, const char *> slots[] = {{"tile", "block"},   {"fuse", "block"},
                                                                 {"tile", "thread"},  {"fuse", "thread"},
-                                                                {"recompute", ""},   {"lanes", ""},
+                                                                {"recompute", ""},   {"lanes", ""},       {"lane_vector", ""},
                                                                 {"tile", "reduction"},
                                                                 {"unroll", ""},      {"vectorize", ""},
                                                                 {"occupancy", ""},
@@ -922,6 +930,33 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
         v.push_back(vectorize());
       add(v, "", "heuristic: a row per block over " + std::to_string(lanes) + " lanes" +
                      (rowSums ? "" : ", the row in registers"));
+    }
+    // The row in registers over lanes that each own 4 consecutive columns (lane_vector(4)): 16-byte loads and
+    // stores, a quarter of the instructions (softmax 1024 x 32000 over 640 lanes of one column: 50 4-byte loads
+    // per lane, the load queue its largest stall in ncu). The lane counts with 8-64 values per lane, nearest
+    // 16 first (the count the plain lanes proposals above start from).
+    {
+      std::vector<int64_t> vectorLanes;
+      for (int64_t lanes : allLanes)
+        if (lanes > 32 && width % (4 * lanes) == 0 && width / lanes >= 8 && width / lanes <= 64)
+          vectorLanes.push_back(lanes);
+      std::stable_sort(vectorLanes.begin(), vectorLanes.end(), [&](int64_t a, int64_t b) {
+        return std::abs(width / a - 16) < std::abs(width / b - 16);
+      });
+      for (size_t i = 0; i < vectorLanes.size() && i < 3; ++i) {
+        Schedule v;
+        v.push_back(tile("block", rowSums ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 0}));
+        if (facts.linalgOps > 1)
+          v.push_back(fuse("block"));
+        v.push_back(tile("thread", rowSums ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 0}));
+        if (facts.linalgOps > 1)
+          v.push_back(fuse("thread"));
+        v.push_back(intAction("lanes", vectorLanes[i]));
+        v.push_back(intAction("lane_vector", 4));
+        v.push_back(vectorize());
+        add(v, "", "heuristic: a row per block over " + std::to_string(vectorLanes[i]) +
+                       " lanes of 4 consecutive columns (16-byte accesses), the row in registers");
+      }
     }
     // Then a few rows per block, a warp per row.
     for (int64_t rows : {8, 4, 16, 2, 32, 1}) {

@@ -303,3 +303,104 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// vector = 2: lane l owns columns 2l, 2l + 1, 2l + 64, 2l + 65 (two slices of stride 64), the row's max is
+// the max of the lane's two partials before the shuffles, and each slice of the output is extracted from the
+// shared output and inserted back at the same offset (one value: they bufferize in place).
+// (The column maps are printed before the function.)
+// CHECK-DAG: affine_map<(d0) -> (d0 * 2)>
+// CHECK-DAG: affine_map<(d0) -> (d0 * 2 + 1)>
+// CHECK-LABEL: func.func @row_max_shift_vector
+// CHECK: scf.forall (%[[ROW:.*]], %[[LANE:.*]]) in (4, 32) shared_outs(%[[OUT:.*]] = %{{.*}})
+// CHECK: tensor.extract_slice %{{.*}}[0, %{{.*}}] [1, 2] [1, 64] : tensor<1x128xf32> to tensor<1x2xf32>
+// CHECK: %[[P0:.*]] = tensor.extract
+// CHECK: tensor.extract_slice %{{.*}}[0, %{{.*}}] [1, 2] [1, 64] : tensor<1x128xf32> to tensor<1x2xf32>
+// CHECK: %[[P1:.*]] = tensor.extract
+// CHECK: %[[BOTH:.*]] = arith.maximumf %[[P1]], %[[P0]] : f32
+// CHECK: gpu.subgroup_reduce maximumf %[[BOTH]] : (f32) -> f32
+// CHECK: tensor.extract_slice %[[OUT]][%[[ROW]], %[[CA:[0-9a-z]+]]] [1, 2] [1, 64] : tensor<4x128xf32> to tensor<1x2xf32>
+// CHECK: tensor.extract_slice %[[OUT]][%[[ROW]], %[[CB:[0-9a-z]+]]] [1, 2] [1, 64] : tensor<4x128xf32> to tensor<1x2xf32>
+// CHECK: tensor.parallel_insert_slice %{{.*}} into %[[OUT]][%[[ROW]], %[[CA]]] [1, 2] [1, 64]
+// CHECK: tensor.parallel_insert_slice %{{.*}} into %[[OUT]][%[[ROW]], %[[CB]]] [1, 2] [1, 64]
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+func.func @row_max_shift_vector(%x: tensor<4x128xf32>, %out: tensor<4x128xf32>) -> tensor<4x128xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %stats = tensor.empty() : tensor<4xf32>
+  %r = scf.forall (%i) in (4) shared_outs(%o = %out) -> (tensor<4x128xf32>) {
+    %row = tensor.extract_slice %x[%i, 0] [1, 128] [1, 1] : tensor<4x128xf32> to tensor<1x128xf32>
+    %s = tensor.extract_slice %stats[%i] [1] [1] : tensor<4xf32> to tensor<1xf32>
+    %init = linalg.fill ins(%ninf : f32) outs(%s : tensor<1xf32>) -> tensor<1xf32>
+    %max = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%row : tensor<1x128xf32>) outs(%init : tensor<1xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %m = arith.maximumf %in, %acc : f32
+      linalg.yield %m : f32
+    } -> tensor<1xf32>
+    %dest = tensor.extract_slice %o[%i, 0] [1, 128] [1, 1] : tensor<4x128xf32> to tensor<1x128xf32>
+    %shifted = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%row, %max : tensor<1x128xf32>, tensor<1xf32>) outs(%dest : tensor<1x128xf32>) {
+    ^bb0(%in: f32, %m: f32, %unused: f32):
+      %d = arith.subf %in, %m : f32
+      linalg.yield %d : f32
+    } -> tensor<1x128xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %shifted into %o[%i, 0] [1, 128] [1, 1] : tensor<1x128xf32> into tensor<4x128xf32>
+    }
+  } {mapping = [#gpu.thread<x>]}
+  return %r : tensor<4x128xf32>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %rows = transform.structured.match ops{["scf.forall"]} in %root : (!transform.any_op) -> !transform.any_op
+    %lanes = transform.kforge.distribute_rows_to_lanes %rows {lanes = 32, vector = 2} : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+func.func @vector_not_dividing(%x: tensor<1x96xf32>, %out: tensor<1x96xf32>) -> tensor<1x96xf32> {
+  %r = scf.forall (%i) in (1) shared_outs(%o = %out) -> (tensor<1x96xf32>) {
+    %row = tensor.extract_slice %x[%i, 0] [1, 96] [1, 1] : tensor<1x96xf32> to tensor<1x96xf32>
+    %dest = tensor.extract_slice %o[%i, 0] [1, 96] [1, 1] : tensor<1x96xf32> to tensor<1x96xf32>
+    %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                         iterator_types = ["parallel", "parallel"]}
+        ins(%row : tensor<1x96xf32>) outs(%dest : tensor<1x96xf32>) {
+    ^bb0(%in: f32, %unused: f32):
+      linalg.yield %in : f32
+    } -> tensor<1x96xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %y into %o[%i, 0] [1, 96] [1, 1] : tensor<1x96xf32> into tensor<1x96xf32>
+    }
+  } {mapping = [#gpu.thread<x>]}
+  return %r : tensor<1x96xf32>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %rows = transform.structured.match ops{["scf.forall"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{the row width (96) is not a multiple of 32 lanes x 4 columns}}
+    %lanes = transform.kforge.distribute_rows_to_lanes %rows {lanes = 32, vector = 4} : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+func.func @vector_three(%x: tensor<1x96xf32>, %out: tensor<1x96xf32>) -> tensor<1x96xf32> {
+  %r = scf.forall (%i) in (1) shared_outs(%o = %out) -> (tensor<1x96xf32>) {
+    scf.forall.in_parallel {
+    }
+  } {mapping = [#gpu.thread<x>]}
+  return %r : tensor<1x96xf32>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %rows = transform.structured.match ops{["scf.forall"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{vector must be 1, 2 or 4 consecutive columns per lane, not 3}}
+    %lanes = transform.kforge.distribute_rows_to_lanes %rows {lanes = 32, vector = 3} : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}

@@ -169,6 +169,15 @@ def DistributeRowsToLanesOp : Op<Transform_Dialect, "kforge.distribute_rows_to_l
     upstream's lowering in `kforge-lower-subgroup-reduce`): the forall must then have one row,
     so that the block is that row's lanes and nothing else.
 
+    With `vector` = V (2 or 4; default 1), lane `l` owns V consecutive columns out of every
+    V x `lanes`: `l V + j + k V lanes` for j < V, so its accesses are V-element (with 4
+    fp32 elements 16-byte) vectors and a warp-wide access still reads consecutive memory.
+    Each row op is cloned once per j, on the strided slice of column offset `l V + j` and
+    stride `V lanes`; a reduction's V partials are combined in the lane before the lanes
+    combine theirs. The slices' scalar accesses are adjacent in memory, so the LLVM backend
+    merges them into vector loads and stores where the row's alignment allows.
+    N must be a multiple of V x `lanes`.
+
     #### Return modes
 
     Produces a silenceable failure, leaving the IR untouched, when the target is not such a
@@ -179,7 +188,8 @@ def DistributeRowsToLanesOp : Op<Transform_Dialect, "kforge.distribute_rows_to_l
     has no kind for, or an insert that is not a whole unit-stride row.
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
-                       DefaultValuedAttr<I64Attr, "32">:$lanes);
+                       DefaultValuedAttr<I64Attr, "32">:$lanes,
+                       DefaultValuedAttr<I64Attr, "1">:$vector);
   let results = (outs TransformHandleTypeInterface:$transformed);
   let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
   let extraClassDeclaration = [{

@@ -248,6 +248,21 @@ def KforgeKernelAllocsToAlloca : Pass<"kforge-kernel-allocs-to-alloca", "mlir::M
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def KforgeForwardStoresToCopies : Pass<"kforge-forward-stores-to-copies", "mlir::ModuleOp"> {
+  let summary = "A kernel's vector stored whole to scratch and then copied: one vector write to the copy's target";
+  let description = [{
+    Bufferization copies a value through a scratch buffer when it cannot prove an in-place write
+    safe: the lanes of `transform.kforge.distribute_rows_to_lanes` with `vector` > 1 write several
+    strided slices of one row, which it cannot tell apart. Inside kernels, a `memref.copy` from a
+    statically shaped `memref.alloc`/`alloca` (identity layout, all dimensions but the last 1) that
+    only a `vector.store` of the whole buffer at index 0 writes (before the copy, in its block)
+    becomes a `vector.transfer_write` of that vector to the copy's target; the store, the copy and
+    the buffer go. The vector then stays in registers (a strided target is written by
+    `kforge-unroll-strided-transfers`) instead of a per-thread stack copy.
+  }];
+  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::arith::ArithDialect"];
+}
+
 def KforgeCopiesToLinalg : Pass<"kforge-copies-to-linalg", "mlir::ModuleOp"> {
   let summary = "Rewrite memref.copy as linalg.copy so it lowers to loops";
   let description = [{

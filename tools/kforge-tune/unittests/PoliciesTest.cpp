@@ -267,6 +267,35 @@ TEST(Policies, LaunchBoundsAreReachableOnTheGpuOnly) {
   EXPECT_GE(seenGpu.size(), 3u) << "launch bounds were rarely reached by mutation";
 }
 
+TEST(Policies, LaneVectorsAreProposedAndMutatedOnRowKernels) {
+  // The heuristic proposes rows over lanes of 4 consecutive columns for a 4096-wide softmax, valid, with 16
+  // values per lane (256 lanes) first among them.
+  std::vector<int64_t> vectorLanes;
+  for (const Proposal &p : heuristicSchedules(softmax(), h200()))
+    if (const Action *vector = findSlot(p.schedule, "lane_vector")) {
+      EXPECT_EQ(vector->factor, 4);
+      EXPECT_TRUE(validateSchedule(p.schedule, softmax(), "gpu").empty()) << describe(p.schedule);
+      vectorLanes.push_back(findSlot(p.schedule, "lanes")->factor);
+    }
+  ASSERT_FALSE(vectorLanes.empty());
+  EXPECT_EQ(vectorLanes.front(), 256);
+  // Mutation adds and removes lane_vector on schedules with lanes, and never leaves it without lanes.
+  std::mt19937_64 rng(11);
+  bool added = false, removed = false;
+  std::vector<Proposal> guesses = heuristicSchedules(softmax(), h200());
+  for (int i = 0; i < 600; ++i) {
+    const Schedule &parent = guesses[i % guesses.size()].schedule;
+    std::string step;
+    Schedule mutated = mutateSchedule(parent, softmax(), h200(), rng, i % 2 == 0, step);
+    if (findSlot(mutated, "lane_vector"))
+      EXPECT_NE(findSlot(mutated, "lanes"), nullptr) << step;
+    added |= !findSlot(parent, "lane_vector") && findSlot(mutated, "lane_vector");
+    removed |= findSlot(parent, "lane_vector") && !findSlot(mutated, "lane_vector");
+  }
+  EXPECT_TRUE(added);
+  EXPECT_TRUE(removed);
+}
+
 TEST(Actions, ActionAtLineTracesLaunchBoundsRenderedAfterTheFinish) {
   // Actions 0 and 1 start at lines 5 and 9, the finish at 30, action 2 (a launch bound) at 40.
   std::vector<int> lines = {5, 9, 40, 30};
