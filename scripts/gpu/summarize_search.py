@@ -5,7 +5,8 @@ of best-so-far time against trials, one line per run, for comparing policies at 
 
 usage: summarize_search.py RUN_DIR... [--at 50 200 1000] [--svg FILE] [--verdict]
 --verdict adds issue 4's criterion per payload: evolve's best within its first 200 trials at most 10% slower
-than its best at 1000, and faster than random's best at 200 ("not yet" while a run has fewer trials).
+than its best at 1000, and faster than random's best at 200 by more than 2%, the run-to-run spread of a
+replayed kernel (closer is a tie; "not yet" while a run has fewer trials).
 """
 import argparse
 import collections
@@ -104,8 +105,10 @@ def main(argv):
     return 0
 
 
-def verdicts(runs_by_payload, early=200, late=1000, margin=1.10):
-    """Per payload: evolve at `early` trials within `margin` of evolve at `late`, and ahead of random at `early`."""
+def verdicts(runs_by_payload, early=200, late=1000, margin=1.10, noise=0.02):
+    """Per payload: evolve at `early` trials within `margin` of evolve at `late`, and ahead of random at `early`
+    by more than `noise` (a best kernel replayed in another process moves by up to 2%: study-5's softmax best,
+    0.0390 ms in the search, replayed at 0.0397; a smaller difference is a tie, not a win)."""
     lines = []
     for payload, runs in sorted(runs_by_payload.items()):
         evolve = next((c for policy, c in runs if "evolve" in policy), None)
@@ -124,7 +127,13 @@ def verdicts(runs_by_payload, early=200, late=1000, margin=1.10):
             have = len(random_) if random_ is not None else 0
             beats = f"not yet (random has {have} of {early} trials)" if random_ is not None else "no random run"
         else:
-            beats = f"{'met' if e_early < r_early else 'not met'} (evolve {e_early:.3f} ms vs random {r_early:.3f} at {early})"
+            if e_early < r_early * (1 - noise):
+                outcome = "met"
+            elif e_early <= r_early * (1 + noise):
+                outcome = f"tie, not met (within {round(noise * 100)}%, the run-to-run spread)"
+            else:
+                outcome = "not met"
+            beats = f"{outcome} (evolve {e_early:.4g} ms vs random {r_early:.4g} at {early})"
         lines.append(f"{payload}: evolve at {early} within {round((margin - 1) * 100)}% of {late}: {within}; "
                      f"evolve beats random at {early}: {beats}")
     return lines

@@ -20,3 +20,5 @@ run(root, "gemm-evolve", "x/gemm.mlir", "heuristic+evolve", [10.0] * 5 + [3.0] *
 run(root, "gemm-random", "x/gemm.mlir", "random", [None] * 100 + [6.0] * 100)
 run(root, "softmax-evolve", "x/softmax.mlir", "heuristic+evolve", [1.0] * 200 + [0.5] * 800)
 run(root, "softmax-random", "x/softmax.mlir", "random", [0.4] * 50)
+run(root, "rowsum-evolve", "x/rowsum.mlir", "heuristic+evolve", [0.0700] * 1000)
+run(root, "rowsum-random", "x/rowsum.mlir", "random", [0.0705] * 200)

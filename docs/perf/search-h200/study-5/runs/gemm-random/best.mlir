@@ -1,6 +1,6 @@
 // A kforge schedule, rendered by kforge-tune from the actions below (one fragment per action).
 // Replay: kforge-opt PAYLOAD -transform-preload-library=transform-library-paths=THIS_FILE -transform-interpreter
-//   actions: tile(block, 8x128); fuse(block); tile(thread, 4x4); fuse(thread); tile(reduction, 16); vectorize; max_registers(255)
+//   actions: tile(block, 16x256); fuse(block); tile(thread, 4x32); fuse(thread); stage(8)
 module attributes {transform.with_named_sequence} {
   // A linalg op whose first result feeds another linalg op: a producer that can be fused.
   transform.named_sequence @match_fusable_producer(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
@@ -46,8 +46,8 @@ module attributes {transform.with_named_sequence} {
     %func = transform.foreach_match in %entry @match_fusable_producer -> @mark_producer : (!transform.any_op) -> !transform.any_op
     %return = transform.structured.match ops{["func.return"]} in %func : (!transform.any_op) -> !transform.any_op
     %root = transform.get_producer_of_operand %return[0] : (!transform.any_op) -> !transform.any_op
-    // action 0: tile(block, 8x128)
-    %block_root0, %block_loop1 = transform.structured.tile_using_forall %root tile_sizes [8, 128] (mapping = [#gpu.block<y>, #gpu.block<x>]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // action 0: tile(block, 16x256)
+    %block_root0, %block_loop1 = transform.structured.tile_using_forall %root tile_sizes [16, 256] (mapping = [#gpu.block<y>, #gpu.block<x>]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     // action 1: fuse(block)
     %producers2 = transform.structured.match attributes{kforge.producer} in %func : (!transform.any_op) -> !transform.any_op
     %fused3, %loop4 = transform.structured.fuse_into_containing_op %producers2 into %block_loop1 : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
@@ -56,33 +56,10 @@ module attributes {transform.with_named_sequence} {
     ^bb0(%containing: !transform.any_op):
       %more, %more_loop = transform.structured.fuse_into_containing_op %left5 into %containing : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
     }
-    // action 2: tile(thread, 4x4)
-    %thread_root6, %thread_loop7 = transform.structured.tile_using_forall %block_root0 tile_sizes [4, 4] (mapping = [#gpu.thread<y>, #gpu.thread<x>]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // action 2: tile(thread, 4x32)
+    // (staged mma: the warp tiles size the warp grid)
     // action 3: fuse(thread)
-    %producers8 = transform.structured.match attributes{kforge.producer} in %loop4 : (!transform.any_op) -> !transform.any_op
-    %fused9, %loop10 = transform.structured.fuse_into_containing_op %producers8 into %thread_loop7 : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
-    %left11 = transform.collect_matching @match_left_at_thread in %func : (!transform.any_op) -> !transform.any_op
-    transform.sequence %loop10 : !transform.any_op failures(suppress) {
-    ^bb0(%containing: !transform.any_op):
-      %more, %more_loop = transform.structured.fuse_into_containing_op %left11 into %containing : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
-    }
-    // action 4: tile(reduction, 16)
-    %contraction12 = transform.structured.match ops{["linalg.matmul"]} in %loop10 : (!transform.any_op) -> !transform.any_op
-    %k_tiled13, %k_loop14 = transform.structured.tile_using_for %contraction12 tile_sizes [0, 0, 16] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    // action 5: vectorize
-    %func15 = transform.structured.match ops{["func.func"]} attributes{sym_name = "gemm"} in %module : (!transform.any_op) -> !transform.any_op
-    transform.apply_patterns to %func15 {
-      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
-    } : !transform.any_op
-    %tile_ops16 = transform.structured.match interface{LinalgOp} in %loop10 : (!transform.any_op) -> !transform.any_op
-    transform.structured.vectorize %tile_ops16 : !transform.any_op
-    %func17 = transform.structured.match ops{["func.func"]} attributes{sym_name = "gemm"} in %module : (!transform.any_op) -> !transform.any_op
-    transform.apply_patterns to %func17 {
-      transform.apply_patterns.vector.reduction_to_contract
-      transform.apply_patterns.vector.transfer_permutation_patterns
-      transform.apply_patterns.canonicalization
-    } : !transform.any_op
-    transform.apply_cse to %func17 : !transform.any_op
+    // (staged mma: the warp tiles need no loop)
     // finish (gpu): bufferize, map loops to the grid and the block, lower vectors
     %tfunc = transform.structured.match ops{["func.func"]} attributes{sym_name = "gemm"} in %module : (!transform.any_op) -> !transform.any_op
     transform.apply_patterns to %tfunc {
@@ -98,29 +75,17 @@ module attributes {transform.with_named_sequence} {
     } : !transform.any_op
     transform.apply_cse to %bfunc : !transform.any_op
     %launch = transform.gpu.map_forall_to_blocks %bfunc generate_gpu_launch : (!transform.any_op) -> !transform.any_op
-    transform.gpu.map_nested_forall_to_threads %launch block_dims = [32, 2, 1] : (!transform.any_op) -> !transform.any_op
+    transform.gpu.map_nested_forall_to_threads %launch block_dims = [32, 1, 1] : (!transform.any_op) -> !transform.any_op
     %mfunc = transform.structured.match ops{["func.func"]} attributes{sym_name = "gemm"} in %bufferized : (!transform.any_op) -> !transform.any_op
     transform.apply_patterns to %mfunc {
       transform.apply_patterns.memref.fold_memref_alias_ops
       transform.apply_patterns.canonicalization
     } : !transform.any_op
-    %vfunc = transform.structured.match ops{["func.func"]} attributes{sym_name = "gemm"} in %bufferized : (!transform.any_op) -> !transform.any_op
-    %hoisted = transform.structured.hoist_redundant_vector_transfers %vfunc : (!transform.any_op) -> !transform.any_op
-    transform.apply_patterns to %hoisted {
-      transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
-      transform.apply_patterns.vector.lower_outerproduct
-      transform.apply_patterns.vector.transfer_permutation_patterns
-      transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1
-      transform.apply_patterns.vector.lower_broadcast
-      transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = "innerreduction"
-      transform.apply_patterns.vector.lower_transpose
-      transform.apply_patterns.vector.lower_shape_cast
-      transform.apply_patterns.canonicalization
-    } : !transform.any_op
-    transform.apply_cse to %hoisted : !transform.any_op
-    // action 6: max_registers(255)
-    %launches18 = transform.structured.match ops{["gpu.launch"]} in %bufferized : (!transform.any_op) -> !transform.any_op
-    %bounded19 = transform.kforge.set_kernel_attributes %launches18 {max_registers = 255} : (!transform.any_op) -> !transform.any_op
+    // action 4: stage(8): the block's matmul through shared memory, each thread's share in registers
+    %stage_func6 = transform.structured.match ops{["func.func"]} attributes{sym_name = "gemm"} in %bufferized : (!transform.any_op) -> !transform.any_op
+    %block_matmuls7 = transform.structured.match ops{["linalg.matmul"]} in %stage_func6 : (!transform.any_op) -> !transform.any_op
+    transform.kforge.matmul_to_simt_staged %block_matmuls7 {block_k = 8, thread_grid = array<i64: 4, 8>} : (!transform.any_op) -> ()
+    transform.apply_cse to %stage_func6 : !transform.any_op
     transform.yield
   }
 }
