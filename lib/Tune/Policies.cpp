@@ -905,6 +905,18 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
     std::vector<int64_t> allLanes = lanesCounts(facts);
     int64_t streamLanes = allLanes.empty() ? 0 : allLanes.back();
     bool streams = !rowSums && facts.linalgOps > 1 && streamLanes > 32;
+    // One row per block and per thread (a row sum's root is 1-D), its producers fused.
+    auto rowPerBlock = [&] {
+      std::vector<int64_t> oneRow = rowSums ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 0};
+      Schedule v;
+      v.push_back(tile("block", oneRow));
+      if (facts.linalgOps > 1)
+        v.push_back(fuse("block"));
+      v.push_back(tile("thread", oneRow));
+      if (facts.linalgOps > 1)
+        v.push_back(fuse("thread"));
+      return v;
+    };
     int blockLaneTrials = 0;
     for (int64_t lanes : blockLaneCounts(facts)) {
       if (blockLaneTrials++ == 1 && streams) {
@@ -918,13 +930,7 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
         add(v, "", "heuristic: a row per block over " + std::to_string(streamLanes) +
                        " lanes, elementwise producers recomputed (the row streamed, not kept)");
       }
-      Schedule v;
-      v.push_back(tile("block", rowSums ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 0}));
-      if (facts.linalgOps > 1)
-        v.push_back(fuse("block"));
-      v.push_back(tile("thread", rowSums ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 0}));
-      if (facts.linalgOps > 1)
-        v.push_back(fuse("thread"));
+      Schedule v = rowPerBlock();
       v.push_back(intAction("lanes", lanes));
       if (!rowSums)
         v.push_back(vectorize());
@@ -944,13 +950,7 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
         return std::abs(width / a - 16) < std::abs(width / b - 16);
       });
       for (size_t i = 0; i < vectorLanes.size() && i < 3; ++i) {
-        Schedule v;
-        v.push_back(tile("block", rowSums ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 0}));
-        if (facts.linalgOps > 1)
-          v.push_back(fuse("block"));
-        v.push_back(tile("thread", rowSums ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 0}));
-        if (facts.linalgOps > 1)
-          v.push_back(fuse("thread"));
+        Schedule v = rowPerBlock();
         v.push_back(intAction("lanes", vectorLanes[i]));
         v.push_back(intAction("lane_vector", 4));
         v.push_back(vectorize());
