@@ -220,6 +220,17 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
        {"gpu"},
        "mma, stage and pipeline before it (stages in dynamic shared memory: more than 48 KB, or wgmma) that hold "
        "the result tile; a result of 16- or 32-bit elements, its columns whole 16-byte vectors"},
+      {"prefetch_rows",
+       "At its start, each block of a row kernel asks L2 for the row the block `ahead` rows later will read (one "
+       "bulk prefetch per input row, by one thread; sm_90 and later): with `ahead` a wave of resident blocks, the "
+       "next wave's rows stream from DRAM while this wave reduces and normalises its rows, and its loads then hit "
+       "L2 (a row kernel with one block per multiprocessor otherwise leaves DRAM idle between its loads).",
+       "transform.kforge.prefetch_rows_to_l2 on the gpu.launch (cp.async.bulk.prefetch.L2.global)",
+       {{"ahead", ParamType::Int, {132, 264, 528, 1056}, {},
+         "rows ahead: the blocks resident at once (132: one per H200 multiprocessor) or a multiple; besides these, "
+         "any count from 1 to 65536"}},
+       {"gpu"},
+       "lanes with one row per block (tile(block) of one row); rows of whole 16-byte multiples"},
       {"occupancy",
        "Ask the kernel's compiler to fit this many blocks on a multiprocessor (PTX .minnctapersm): ptxas limits "
        "each thread's registers to make room, trading spills for occupancy.",
@@ -425,8 +436,11 @@ static std::optional<std::string> intOutOfDomain(StringRef kind, const ParamSpec
   bool laneCount = kind == "lanes" || kind == "split"; // split's parameter is its row kernel's lanes
   if (llvm::is_contained(param.values, value) || (laneCount && value >= 32 && lanesCountAllowed(value)))
     return std::nullopt;
+  if (kind == "prefetch_rows" && value >= 1 && value <= 65536)
+    return std::nullopt;
   return (kind + "." + param.name + " is " + std::to_string(value) + ", expected one of " +
-          joinInts(param.values, ", ") + (laneCount ? " (or a multiple of 32 up to 1024)" : ""))
+          joinInts(param.values, ", ") + (laneCount ? " (or a multiple of 32 up to 1024)" : "") +
+          (kind == "prefetch_rows" ? " (or any count from 1 to 65536)" : ""))
       .str();
 }
 
@@ -590,7 +604,7 @@ int kforge::tune::actionPhase(const Action &action) {
       {"split", 5},     {"split_k", 5},   {"recompute", 42}, {"lanes", 44}, {"lane_vector", 45}, {"mma", 46},
       {"stage", 47},    {"ldmatrix", 48}, {"pipeline", 49},  {"wgmma", 50},     {"tma", 51},       {"overlap", 52},    {"stage_epilogue", 53},
       {"unroll", 60},
-      {"vectorize", 70}, {"occupancy", 80}};
+      {"vectorize", 70}, {"prefetch_rows", 75}, {"occupancy", 80}};
   auto phase = phases.find(action.kind);
   return phase != phases.end() ? phase->second : 90;
 }
@@ -888,7 +902,7 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       problem(index, "order",
               slotName(action) + " is out of order or repeated: each slot appears at most once, in the order "
                                  "tile(block), fuse(block), tile(thread), fuse(thread), recompute, lanes, lane_vector, mma, stage, "
-                                 "ldmatrix, pipeline, wgmma, tma, overlap, stage_epilogue, tile(reduction), unroll, vectorize, occupancy, "
+                                 "ldmatrix, pipeline, wgmma, tma, overlap, stage_epilogue, tile(reduction), unroll, vectorize, prefetch_rows, occupancy, "
                                  "max_registers");
     }
     lastPhase = std::max(lastPhase, phase);
@@ -967,6 +981,14 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
                                           std::to_string(lanes->factor) + " lanes gives each lane one group of " +
                                           std::to_string(action.factor) + " columns; it needs two or more "
                                           "(fewer lanes)");
+    }
+    if (action.kind == "prefetch_rows") {
+      if (!findSlot(schedule, "lanes") || !before("lanes", ""))
+        problem(index, "precondition", "prefetch_rows needs lanes before it (a row kernel)");
+      else if (blockExtent(schedule, facts, 0) != 1)
+        problem(index, "precondition", "prefetch_rows prefetches the row of each block: tile(block) must hold one "
+                                       "row (size 1 on the rows), not " +
+                                           std::to_string(blockExtent(schedule, facts, 0)));
     }
     if (action.kind == "mma")
       checkMma(schedule, facts, index, problem);
@@ -1247,7 +1269,7 @@ public:
         continue;
       if (isLaunchBound(action) || action.kind == "mma" || action.kind == "stage" || action.kind == "ldmatrix" ||
           action.kind == "pipeline" || action.kind == "wgmma" || action.kind == "tma" || action.kind == "overlap" ||
-          action.kind == "stage_epilogue")
+          action.kind == "stage_epilogue" || action.kind == "prefetch_rows")
         continue; // after the finish: it needs the gpu.launch the mapping makes (mma: the bufferized warp tiles)
       starts[i] = static_cast<int>(lines.size()) + 1;
       line("    // action " + std::to_string(i) + ": " + describe(action));
@@ -1333,6 +1355,17 @@ public:
       line("    transform.kforge.matmul_to_mma_sync " + matmuls + " {k_steps = " + std::to_string(action.factor) +
            staging + "} : (!transform.any_op) -> ()");
       line("    transform.apply_cse to " + mmaFunc + " : !transform.any_op");
+    }
+    for (auto [i, action] : llvm::enumerate(schedule)) {
+      if (action.kind != "prefetch_rows")
+        continue;
+      starts[i] = static_cast<int>(lines.size()) + 1;
+      line("    // action " + std::to_string(i) + ": " + describe(action) +
+           ": each block prefetches the row a block that many rows later reads");
+      std::string launches = fresh("launches");
+      line("    " + launches + " = transform.structured.match ops{[\"gpu.launch\"]} in %bufferized : " + kUnary);
+      line("    " + fresh("prefetching") + " = transform.kforge.prefetch_rows_to_l2 " + launches + " {ahead = " +
+           std::to_string(action.factor) + "} : " + kUnary);
     }
     for (auto [i, action] : llvm::enumerate(schedule)) {
       if (!isLaunchBound(action))

@@ -365,6 +365,8 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     (slot(s, "lanes") ? removes : adds).push_back("lanes");
   if (gpu(profile) && slot(s, "lanes"))
     (slot(s, "lane_vector") ? removes : adds).push_back("lane_vector");
+  if (gpu(profile) && slot(s, "lanes") && profile.multiprocessors > 0)
+    (slot(s, "prefetch_rows") ? removes : adds).push_back("prefetch_rows");
   if (gpu(profile) && slot(s, "fuse", "thread") && facts.contractionOp.empty())
     (slot(s, "recompute") ? removes : adds).push_back("recompute");
   if (gpu(profile) && slot(s, "tile", "thread") && mmaApplies(facts))
@@ -423,6 +425,8 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
         added = intAction("stage", pick(rng, std::vector<int64_t>{8, 16, 32}));
         dropSimtMatmulActions(s); // the staged SGEMM computes the matmul itself
       }
+    } else if (what == "prefetch_rows") {
+      added = intAction(what, profile.multiprocessors * pick(rng, std::vector<int64_t>{1, 2, 4, 8}));
     } else if (llvm::is_contained(kLaunchBounds, StringRef(what)) || what == "lanes" || what == "lane_vector") {
       added = intAction(what, pick(rng, intValues(what, facts)));
     } else {
@@ -461,9 +465,11 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     removeSlot(s, "recompute");
     removeSlot(s, "lanes");
     removeSlot(s, "lane_vector");
+    removeSlot(s, "prefetch_rows");
   } else if (what == "lanes") {
     removeSlot(s, "lanes");
     removeSlot(s, "lane_vector"); // it widens the lanes' columns
+    removeSlot(s, "prefetch_rows"); // it prefetches a row kernel's rows
   } else if (what == "tile-reduction") {
     removeSlot(s, "tile", "reduction");
     removeSlot(s, "unroll");
@@ -518,6 +524,7 @@ static Schedule crossoverSchedulesOn(const Schedule &a, const Schedule &b, const
                                                                 {"recompute", ""},   {"lanes", ""},       {"lane_vector", ""},
                                                                 {"tile", "reduction"},
                                                                 {"unroll", ""},      {"vectorize", ""},
+                                                                {"prefetch_rows", ""},
                                                                 {"occupancy", ""},
                                                                 {"max_registers", ""}};
   for (int attempt = 0; attempt < 50; ++attempt) {
@@ -549,6 +556,13 @@ struct TileConfig {
   double merit = 0;
 };
 } // namespace
+
+/// Blocks of one row over `lanes` lanes that fit on a multiprocessor at once, estimated: 2048 threads, 65536
+/// registers at one per value a lane holds of a `width`-wide row plus 32, at most 32 blocks.
+static int64_t residentRowBlocks(int64_t lanes, int64_t width) {
+  int64_t registers = width / lanes + 32;
+  return std::max<int64_t>(1, std::min({2048 / lanes, 65536 / (lanes * registers), int64_t(32)}));
+}
 
 /// Matmul-like roots (the last two parallel loops are the output's rows and columns): output tiles that
 /// reuse operands (large block tiles, 2-D thread tiles of 16-64 accumulators), enough blocks to fill every
@@ -954,8 +968,14 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
         v.push_back(intAction("lanes", vectorLanes[i]));
         v.push_back(intAction("lane_vector", 4));
         v.push_back(vectorize());
-        add(v, "", "heuristic: a row per block over " + std::to_string(vectorLanes[i]) +
-                       " lanes of 4 consecutive columns (16-byte accesses), the row in registers");
+        std::string parent = add(v, "", "heuristic: a row per block over " + std::to_string(vectorLanes[i]) +
+                                             " lanes of 4 consecutive columns (16-byte accesses), the row in registers");
+        // The first also with the next wave's rows prefetched into L2 (a wave: the blocks resident at once,
+        // estimated from the lanes and a register per value held plus 32).
+        if (i == 0 && profile.multiprocessors > 0) {
+          v.push_back(intAction("prefetch_rows", profile.multiprocessors * residentRowBlocks(vectorLanes[i], width)));
+          add(v, parent, "add " + describe(v.back()) + " (the next wave's rows into L2)");
+        }
       }
     }
     // Then a few rows per block, a warp per row.

@@ -362,4 +362,40 @@ def MatmulToSimtStagedOp : Op<Transform_Dialect, "kforge.matmul_to_simt_staged",
   }];
 }
 
+def PrefetchRowsToL2Op : Op<Transform_Dialect, "kforge.prefetch_rows_to_l2",
+    [FunctionalStyleTransformOpTrait, MemoryEffectsOpInterface, TransformEachOpTrait,
+     TransformOpInterface, ReportTrackingListenerFailuresOpTrait]> {
+  let summary = "Have each block of a row kernel prefetch, into L2, the row a block `ahead` later will read";
+  let description = [{
+    Targets a `gpu.launch` whose block b reads row b of one or more kernel inputs (a
+    `memref.subview` at `[gpu.block_id x, 0]` of sizes `[1, N]` and unit strides, of a 2-D
+    memref defined outside the launch that the kernel does not write). At the kernel's start,
+    thread (0, 0, 0) of block b issues, for each such input, one asynchronous bulk prefetch of
+    row b + `ahead` into L2 (`cp.async.bulk.prefetch.L2.global`, sm_90 and later), when that row
+    exists. With `ahead` the number of blocks resident at once (a wave), the next wave's rows
+    stream from DRAM while this wave computes, and its loads then hit L2: a row kernel with one
+    block per multiprocessor otherwise leaves DRAM idle while each block reduces and
+    normalises its row. Only a hint: the kernel's results do not depend on it.
+
+    #### Return modes
+
+    Produces a silenceable failure, leaving the IR untouched, if a target is not a
+    `gpu.launch` or reads no such row (or none whose rows are whole 16-byte multiples at
+    16-byte aligned, static offsets, as the bulk prefetch needs). Fails definitely when
+    `ahead` is not positive.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       I64Attr:$ahead);
+  let results = (outs TransformHandleTypeInterface:$transformed);
+  let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::DiagnosedSilenceableFailure applyToOne(
+        ::mlir::transform::TransformRewriter &rewriter, ::mlir::Operation *target,
+        ::mlir::transform::ApplyToEachResultList &results, ::mlir::transform::TransformState &state);
+    void getEffects(
+        ::llvm::SmallVectorImpl<::mlir::MemoryEffects::EffectInstance> &effects);
+  }];
+}
+
 #endif // KFORGE_TRANSFORMOPS_KFORGETRANSFORMOPS

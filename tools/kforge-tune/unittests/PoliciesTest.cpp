@@ -267,7 +267,7 @@ TEST(Policies, LaunchBoundsAreReachableOnTheGpuOnly) {
   EXPECT_GE(seenGpu.size(), 3u) << "launch bounds were rarely reached by mutation";
 }
 
-TEST(Policies, LaneVectorsAreProposedAndMutatedOnRowKernels) {
+TEST(Policies, LaneVectorsAndRowPrefetchesAreProposedAndMutatedOnRowKernels) {
   // The heuristic proposes rows over lanes of 4 consecutive columns for a 4096-wide softmax, valid, with 16
   // values per lane (256 lanes) first among them.
   std::vector<int64_t> vectorLanes;
@@ -279,6 +279,16 @@ TEST(Policies, LaneVectorsAreProposedAndMutatedOnRowKernels) {
     }
   ASSERT_FALSE(vectorLanes.empty());
   EXPECT_EQ(vectorLanes.front(), 256);
+  // The first of them also with the next wave's rows prefetched: 132 multiprocessors x 5 blocks of 256 lanes
+  // (16 values + 32 registers each).
+  bool prefetched = false;
+  for (const Proposal &p : heuristicSchedules(softmax(), h200()))
+    if (const Action *prefetch = findSlot(p.schedule, "prefetch_rows")) {
+      prefetched = true;
+      EXPECT_EQ(prefetch->factor, 132 * 5);
+      EXPECT_TRUE(validateSchedule(p.schedule, softmax(), "gpu").empty()) << describe(p.schedule);
+    }
+  EXPECT_TRUE(prefetched);
   // Mutation adds and removes lane_vector on schedules with lanes, and never leaves it without lanes.
   std::mt19937_64 rng(11);
   bool added = false, removed = false;
@@ -287,7 +297,7 @@ TEST(Policies, LaneVectorsAreProposedAndMutatedOnRowKernels) {
     const Schedule &parent = guesses[i % guesses.size()].schedule;
     std::string step;
     Schedule mutated = mutateSchedule(parent, softmax(), h200(), rng, i % 2 == 0, step);
-    if (findSlot(mutated, "lane_vector"))
+    if (findSlot(mutated, "lane_vector") || findSlot(mutated, "prefetch_rows"))
       EXPECT_NE(findSlot(mutated, "lanes"), nullptr) << step;
     added |= !findSlot(parent, "lane_vector") && findSlot(mutated, "lane_vector");
     removed |= findSlot(parent, "lane_vector") && !findSlot(mutated, "lane_vector");

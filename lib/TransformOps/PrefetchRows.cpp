@@ -1,0 +1,165 @@
+//===- PrefetchRows.cpp - transform.kforge.prefetch_rows_to_l2 -------------===//
+//
+// A row kernel (one row per block) asks L2 for the row a block `ahead` later will read: one bulk prefetch per
+// input row at the kernel's start, by one thread. See the op's description in KforgeTransformOps.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kforge/TransformOps/KforgeTransformOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+
+/// The memref a view is taken of (through subviews, casts and reshapes).
+static Value viewRoot(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def))
+      value = view.getViewSource();
+    else
+      break;
+  }
+  return value;
+}
+
+/// The memrefs the launch writes (roots of every value with a write effect in its body).
+static DenseSet<Value> writtenRoots(gpu::LaunchOp launch) {
+  DenseSet<Value> written;
+  launch.getBody().walk([&](Operation *op) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects) {
+      // Unknown effects: every memref operand may be written.
+      if (!op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+        for (Value operand : op->getOperands())
+          if (isa<MemRefType>(operand.getType()))
+            written.insert(viewRoot(operand));
+      return;
+    }
+    SmallVector<MemoryEffects::EffectInstance> list;
+    effects.getEffects(list);
+    for (const MemoryEffects::EffectInstance &effect : list)
+      if (isa<MemoryEffects::Write>(effect.getEffect()) && effect.getValue())
+        written.insert(viewRoot(effect.getValue()));
+  });
+  return written;
+}
+
+/// Whether `value` is the launch's block index along x.
+static bool isBlockIdX(Value value, gpu::LaunchOp launch) {
+  if (auto id = value.getDefiningOp<gpu::BlockIdOp>())
+    return id.getDimension() == gpu::Dimension::x;
+  return value == launch.getBlockIds().x;
+}
+
+namespace {
+/// An input read one row per block: its memref, rows, and the row's bytes and stride in elements.
+struct RowInput {
+  Value memref;
+  int64_t rows, rowBytes, rowStride, offset, elementBytes;
+};
+} // namespace
+
+/// The kernel inputs the launch reads a row of at [block_id x, 0], each once, in the order first read; only
+/// those a bulk prefetch can take (16-byte aligned rows of whole 16-byte multiples, static layout).
+static SmallVector<RowInput> rowInputs(gpu::LaunchOp launch) {
+  DenseSet<Value> written = writtenRoots(launch);
+  SmallVector<RowInput> inputs;
+  DenseSet<Value> seen;
+  launch.getBody().walk([&](memref::SubViewOp view) {
+    Value source = view.getSource();
+    auto type = dyn_cast<MemRefType>(source.getType());
+    if (!type || type.getRank() != 2 || !type.hasStaticShape() || launch->isAncestor(source.getParentBlock()->getParentOp()) ||
+        written.contains(viewRoot(source)) || seen.contains(source))
+      return;
+    SmallVector<OpFoldResult> offsets = view.getMixedOffsets(), sizes = view.getMixedSizes();
+    auto offset0 = dyn_cast<Value>(offsets[0]);
+    if (!offset0 || !isBlockIdX(offset0, launch) || !isConstantIntValue(offsets[1], 0) ||
+        !isConstantIntValue(sizes[0], 1) || !isConstantIntValue(sizes[1], type.getDimSize(1)) ||
+        !view.hasUnitStride())
+      return;
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)) || ShapedType::isDynamic(offset) ||
+        ShapedType::isDynamic(strides[0]) || strides[1] != 1 || !type.getElementType().isIntOrFloat())
+      return;
+    int64_t elementBytes = type.getElementTypeBitWidth() / 8;
+    int64_t rowBytes = type.getDimSize(1) * elementBytes;
+    // kforge's ABI aligns every buffer to 16 bytes; each row start and size must keep that.
+    if (elementBytes == 0 || rowBytes % 16 || (strides[0] * elementBytes) % 16 || (offset * elementBytes) % 16 ||
+        rowBytes >= (int64_t(1) << 31))
+      return;
+    seen.insert(source);
+    inputs.push_back({source, type.getDimSize(0), rowBytes, strides[0], offset, elementBytes});
+  });
+  return inputs;
+}
+
+LogicalResult transform::PrefetchRowsToL2Op::verify() {
+  if (getAhead() < 1)
+    return emitOpError() << "ahead must be a positive number of rows, not " << getAhead();
+  return success();
+}
+
+DiagnosedSilenceableFailure transform::PrefetchRowsToL2Op::applyToOne(transform::TransformRewriter &rewriter,
+                                                                      Operation *target,
+                                                                      transform::ApplyToEachResultList &results,
+                                                                      transform::TransformState &state) {
+  auto launch = dyn_cast<gpu::LaunchOp>(target);
+  if (!launch)
+    return emitSilenceableError() << "expected a gpu.launch";
+  SmallVector<RowInput> inputs = rowInputs(launch);
+  if (inputs.empty())
+    return emitSilenceableError() << "the launch reads no row of a kernel input at [block_id x, 0] (sizes [1, N], "
+                                     "unit strides, not written by the kernel, rows of whole 16-byte multiples)";
+
+  // Thread (0, 0, 0) of block b: if b + ahead is a row, prefetch that row of every input.
+  Location loc = launch.getLoc();
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(&launch.getBody().front());
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v).getResult(); };
+  Value zero = index(0);
+  Value first;
+  for (gpu::Dimension d : {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z}) {
+    Value id = gpu::ThreadIdOp::create(rewriter, loc, d);
+    Value isZero = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, id, zero);
+    first = first ? arith::AndIOp::create(rewriter, loc, first, isZero).getResult() : isZero;
+  }
+  Value block = gpu::BlockIdOp::create(rewriter, loc, gpu::Dimension::x);
+  Value next = arith::AddIOp::create(rewriter, loc, block, index(getAhead()));
+  Value rows = index(inputs.front().rows);
+  for (const RowInput &input : ArrayRef(inputs).drop_front())
+    rows = arith::MinUIOp::create(rewriter, loc, rows, index(input.rows));
+  Value exists = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, next, rows);
+  Value prefetch = arith::AndIOp::create(rewriter, loc, first, exists);
+  auto ifOp = scf::IfOp::create(rewriter, loc, prefetch, /*withElseRegion=*/false);
+  rewriter.setInsertionPointToStart(ifOp.thenBlock());
+  MLIRContext *ctx = getContext();
+  for (const RowInput &input : inputs) {
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, input.memref);
+    // Byte address of row `next`: base + (offset + next * stride) * element bytes.
+    Value element = arith::AddIOp::create(rewriter, loc, index(input.offset),
+                                          arith::MulIOp::create(rewriter, loc, next, index(input.rowStride)));
+    Value bytes = arith::MulIOp::create(rewriter, loc, element, index(input.elementBytes));
+    Value address = arith::IndexCastUIOp::create(rewriter, loc, rewriter.getI64Type(),
+                                                 arith::AddIOp::create(rewriter, loc, base, bytes));
+    Value generic = LLVM::IntToPtrOp::create(rewriter, loc, LLVM::LLVMPointerType::get(ctx), address);
+    Value global = LLVM::AddrSpaceCastOp::create(rewriter, loc, LLVM::LLVMPointerType::get(ctx, 1), generic);
+    Value size = arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(), input.rowBytes);
+    NVVM::CpAsyncBulkPrefetchOp::create(rewriter, loc, global, size, /*l2CacheHint=*/Value());
+  }
+  results.push_back(launch);
+  return DiagnosedSilenceableFailure::success();
+}
+
+void transform::PrefetchRowsToL2Op::getEffects(SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  transform::onlyReadsHandle(getTargetMutable(), effects);
+  transform::producesHandle(getOperation()->getOpResults(), effects);
+  transform::modifiesPayload(effects);
+}
