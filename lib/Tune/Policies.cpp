@@ -931,30 +931,11 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
         v.push_back(fuse("thread"));
       return v;
     };
-    int blockLaneTrials = 0;
-    for (int64_t lanes : blockLaneCounts(facts)) {
-      if (blockLaneTrials++ == 1 && streams) {
-        Schedule v;
-        v.push_back(tile("block", {1, 0}));
-        v.push_back(fuse("block"));
-        v.push_back(tile("thread", {1, 0}));
-        v.push_back(fuse("thread"));
-        v.push_back(recompute());
-        v.push_back(intAction("lanes", streamLanes));
-        add(v, "", "heuristic: a row per block over " + std::to_string(streamLanes) +
-                       " lanes, elementwise producers recomputed (the row streamed, not kept)");
-      }
-      Schedule v = rowPerBlock();
-      v.push_back(intAction("lanes", lanes));
-      if (!rowSums)
-        v.push_back(vectorize());
-      add(v, "", "heuristic: a row per block over " + std::to_string(lanes) + " lanes" +
-                     (rowSums ? "" : ", the row in registers"));
-    }
-    // The row in registers over lanes that each own 4 consecutive columns (lane_vector(4)): 16-byte loads and
-    // stores, a quarter of the instructions (softmax 1024 x 32000 over 640 lanes of one column: 50 4-byte loads
+    // First, the row in registers over lanes that each own 4 consecutive columns (lane_vector(4)): 16-byte loads
+    // and stores, a quarter of the instructions; every reduction task's best schedule in benchmark call 13
+    // (docs/perf/reductions-h200.md) (softmax 1024 x 32000 over 640 lanes of one column: 50 4-byte loads
     // per lane, the load queue its largest stall in ncu). The lane counts with 8-64 values per lane, nearest
-    // 16 first (the count the plain lanes proposals above start from).
+    // 16 first (the count the plain lanes proposals below start from).
     {
       std::vector<int64_t> vectorLanes;
       for (int64_t lanes : allLanes)
@@ -977,6 +958,26 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
           add(v, parent, "add " + describe(v.back()) + " (the next wave's rows into L2)");
         }
       }
+    }
+    int blockLaneTrials = 0;
+    for (int64_t lanes : blockLaneCounts(facts)) {
+      if (blockLaneTrials++ == 1 && streams) {
+        Schedule v;
+        v.push_back(tile("block", {1, 0}));
+        v.push_back(fuse("block"));
+        v.push_back(tile("thread", {1, 0}));
+        v.push_back(fuse("thread"));
+        v.push_back(recompute());
+        v.push_back(intAction("lanes", streamLanes));
+        add(v, "", "heuristic: a row per block over " + std::to_string(streamLanes) +
+                       " lanes, elementwise producers recomputed (the row streamed, not kept)");
+      }
+      Schedule v = rowPerBlock();
+      v.push_back(intAction("lanes", lanes));
+      if (!rowSums)
+        v.push_back(vectorize());
+      add(v, "", "heuristic: a row per block over " + std::to_string(lanes) + " lanes" +
+                     (rowSums ? "" : ", the row in registers"));
     }
     // Then a few rows per block, a warp per row.
     for (int64_t rows : {8, 4, 16, 2, 32, 1}) {
