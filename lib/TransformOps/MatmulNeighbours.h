@@ -96,18 +96,19 @@ llvm::SmallVector<mlir::Value> sharedBuffers(mlir::OpBuilder &b, mlir::Location 
 
 /// The block's K loop over `tiles` tiles of `blockK` through two shared-memory stages, one barrier per tile:
 /// before the loop, tile 0 is copied into stage 0 (`copy(kOffset, stage)`; a barrier); in iteration t, the
-/// next tile's share is loaded from global memory into registers (`load(kOffset)`, the last iteration reloading
-/// its own tile into the unused stage: no branch, nothing reads it), the block multiplies stage t % 2
+/// next tile's share is loaded from global memory into registers (`load(kOffset, stage)`, `stage` the one it
+/// will be stored into, which no thread reads any more: a load may also start asynchronous copies into it; the
+/// last iteration reloads its own tile into the unused stage: no branch, nothing reads it), the block multiplies stage t % 2
 /// (`multiply(stage, accumulators)`), then the share is stored into the other stage (`store`) and all threads
 /// meet at a barrier. Returns the accumulators after the loop.
 template <typename Share>
 llvm::SmallVector<mlir::Value> twoStageKLoop(
     mlir::OpBuilder &b, mlir::Location loc, int64_t tiles, int64_t blockK, mlir::ValueRange init,
-    llvm::function_ref<Share(mlir::Value)> load, llvm::function_ref<void(const Share &, mlir::Value)> store,
+    llvm::function_ref<Share(mlir::Value, mlir::Value)> load, llvm::function_ref<void(const Share &, mlir::Value)> store,
     llvm::function_ref<llvm::SmallVector<mlir::Value>(mlir::Value, llvm::SmallVector<mlir::Value>)> multiply) {
   using namespace mlir;
   auto index = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, loc, v); };
-  store(load(index(0)), index(0));
+  store(load(index(0), index(0)), index(0));
   gpu::BarrierOp::create(b, loc);
   auto loop = scf::ForOp::create(b, loc, index(0), index(tiles), index(1), init);
   OpBuilder::InsertionGuard guard(b);
@@ -122,7 +123,7 @@ llvm::SmallVector<mlir::Value> twoStageKLoop(
   Value next = affine::AffineMinOp::create(
       b, loc, AffineMap::get(1, 0, {(t + 1) * blockK, getAffineConstantExpr((tiles - 1) * blockK, ctx)}, ctx),
       ValueRange{tile});
-  Share share = load(next);
+  Share share = load(next, other);
   SmallVector<Value> acc = multiply(stage, SmallVector<Value>(loop.getRegionIterArgs()));
   store(share, other);
   gpu::BarrierOp::create(b, loc);

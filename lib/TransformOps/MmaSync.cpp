@@ -282,7 +282,7 @@ private:
     if (plan.asyncStages > 0)
       return asyncKLoop(init);
     return kforge::twoStageKLoop<TileShare>(
-        b, loc, plan.k / plan.blockK, plan.blockK, init, [&](Value kOff) { return loadTileShare(kOff); },
+        b, loc, plan.k / plan.blockK, plan.blockK, init, [&](Value kOff, Value) { return loadTileShare(kOff); },
         [&](const TileShare &share, Value stage) { storeTileShare(share, stage); },
         [&](Value stage, SmallVector<Value> acc) {
           aSource = stageView(aShared, stage);

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -28,6 +29,7 @@ constexpr int64_t kPad = 4;          ///< A^T rows padded by 4 floats: the trans
 
 struct SimtPlan : kforge::MatmulTile {
   int64_t blockK = 0, threadRows = 0, threadCols = 0;
+  bool asyncB = false; ///< B's tiles copied by cp.async, not through registers.
   gpu::LaunchOp launch;
   kforge::MatmulNeighbours neighbours;
   int64_t threads() const { return threadRows * threadCols; }
@@ -44,7 +46,8 @@ struct SimtPlan : kforge::MatmulTile {
   int64_t smemBytes() const { return kforge::memrefBytes(aSharedType({})) + kforge::memrefBytes(bSharedType({})); }
 };
 
-FailureOr<SimtPlan> planSimt(Operation *target, int64_t blockK, ArrayRef<int64_t> grid, std::string &why) {
+FailureOr<SimtPlan> planSimt(Operation *target, int64_t blockK, ArrayRef<int64_t> grid, bool asyncB,
+                             std::string &why) {
   FailureOr<kforge::MatmulTile> tile = kforge::staticMatmulTile(
       target,
       [](Type a, Type b, Type c) {
@@ -68,6 +71,7 @@ FailureOr<SimtPlan> planSimt(Operation *target, int64_t blockK, ArrayRef<int64_t
   plan.threadRows = grid[0];
   plan.threadCols = grid[1];
   plan.blockK = blockK;
+  plan.asyncB = asyncB;
   if (plan.m % (kVector * plan.threadRows) || plan.n % (kVector * plan.threadCols)) {
     why = "the thread grid " + std::to_string(plan.threadRows) + "x" + std::to_string(plan.threadCols) +
           " does not cut the " + std::to_string(plan.m) + "x" + std::to_string(plan.n) +
@@ -184,18 +188,30 @@ private:
   }
   struct Share {
     SmallVector<Value> a, b;
+    Value copies; ///< With async_b: the group of B's asynchronous copies into the stage.
   };
-  Share loadShare(Value kOff) {
+  /// The thread's vectors of the tile at K offset kOff: A's into registers; B's likewise, or, with async_b,
+  /// copied straight into stage `stage` (cp.async, 16 bytes each, no registers held across the multiply).
+  Share loadShare(Value kOff, Value stage) {
     Share share;
     auto vec = VectorType::get({kVector}, b.getF32Type());
     for (int64_t v = 0; v < plan.m * plan.blockK / kVector; v += plan.threads()) {
       auto [r, c] = vectorPosition(v, plan.m, plan.blockK);
       share.a.push_back(vector::LoadOp::create(b, loc, vec, plan.a, ValueRange{r, add(c, kOff)}));
     }
+    SmallVector<Value> tokens;
     for (int64_t v = 0; v < plan.blockK * plan.n / kVector; v += plan.threads()) {
       auto [r, c] = vectorPosition(v, plan.blockK, plan.n);
-      share.b.push_back(vector::LoadOp::create(b, loc, vec, plan.b, ValueRange{add(r, kOff), c}));
+      if (plan.asyncB)
+        tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(b, loc, bShared, ValueRange{stage, r, c}, plan.b,
+                                                          ValueRange{add(r, kOff), c}, b.getIndexAttr(kVector),
+                                                          /*srcElements=*/Value(), /*bypassL1=*/b.getUnitAttr()));
+      else
+        share.b.push_back(vector::LoadOp::create(b, loc, vec, plan.b, ValueRange{add(r, kOff), c}));
     }
+    if (plan.asyncB)
+      share.copies =
+          nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, nvgpu::DeviceAsyncTokenType::get(ctx), tokens);
     return share;
   }
   /// A's vectors transposed into A^T (K x M), element by element; B's as they are.
@@ -207,6 +223,11 @@ private:
         Value element = vector::ExtractOp::create(b, loc, share.a[i], ArrayRef<int64_t>{e});
         memref::StoreOp::create(b, loc, element, aShared, ValueRange{stage, add(c, e), r});
       }
+    }
+    if (share.copies) {
+      // B's copies into this stage have landed (this thread's; the barrier after the store covers the block's).
+      nvgpu::DeviceAsyncWaitOp::create(b, loc, share.copies, b.getI32IntegerAttr(0));
+      return;
     }
     i = 0;
     for (int64_t v = 0; v < plan.blockK * plan.n / kVector; v += plan.threads(), ++i) {
@@ -248,7 +269,7 @@ private:
     aShared = buffers[0];
     bShared = buffers[1];
     return kforge::twoStageKLoop<Share>(
-        b, loc, plan.k / plan.blockK, plan.blockK, init, [&](Value kOff) { return loadShare(kOff); },
+        b, loc, plan.k / plan.blockK, plan.blockK, init, [&](Value kOff, Value stage) { return loadShare(kOff, stage); },
         [&](const Share &share, Value stage) { storeShare(share, stage); },
         [&](Value stage, SmallVector<Value> acc) {
           for (int64_t kk = 0; kk < plan.blockK; ++kk)
@@ -271,7 +292,7 @@ DiagnosedSilenceableFailure transform::MatmulToSimtStagedOp::applyToOne(transfor
                                                                         transform::ApplyToEachResultList &results,
                                                                         transform::TransformState &state) {
   std::string why;
-  FailureOr<SimtPlan> plan = planSimt(target, getBlockK(), getThreadGrid(), why);
+  FailureOr<SimtPlan> plan = planSimt(target, getBlockK(), getThreadGrid(), getAsyncB(), why);
   if (failed(plan))
     return emitSilenceableError() << why;
   SimtEmitter(rewriter, *plan).emit();

@@ -180,8 +180,10 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
        "device_async_create_group, device_async_wait)",
        {{"stages", ParamType::Int, {2, 3, 4}, {}, "shared-memory stages (tiles in flight: stages - 1)"}},
        {"gpu"},
-       "mma and stage before it; K and the matmul's columns multiples of 8 (rows of whole 16-byte copies); the "
-       "stages at most 227 KB of shared memory"},
+       "stage before it. With mma: K and the matmul's columns multiples of 8 (rows of whole 16-byte copies), the "
+       "stages at most 227 KB of shared memory. On the fp32 staged SGEMM (stage without mma) only pipeline(2): "
+       "B's next tile goes by cp.async straight into its stage (the async_b option of "
+       "transform.kforge.matmul_to_simt_staged), A's still through registers (it is stored transposed)"},
       {"wgmma",
        "Multiply the pipelined tiles with Hopper's warpgroup MMA (wgmma.mma_async m64nNk16, sm_90a) instead of "
        "mma.sync: the stages are 128-byte swizzled (A K-major, B N-major as in global memory, read transposed by "
@@ -760,8 +762,15 @@ static void checkSimtStage(const Schedule &schedule, const PayloadFacts &facts, 
 /// long) and B (N long) that start on whole 16-byte copies. Its shared memory is checked with stage's.
 template <typename Report>
 static void checkPipeline(const Schedule &schedule, const PayloadFacts &facts, int index, Report problem) {
-  if (!findSlot(schedule, "mma") || !findSlot(schedule, "stage")) {
-    problem(index, "precondition", "pipeline needs mma and stage before it (it fills the staged tensor-core tiles)");
+  if (!findSlot(schedule, "stage")) {
+    problem(index, "precondition", "pipeline needs stage before it (it fills the staged tiles)");
+    return;
+  }
+  if (!findSlot(schedule, "mma")) {
+    // The fp32 staged SGEMM: two stages, B's tiles by cp.async (A's are stored transposed, through registers).
+    if (schedule[index].factor != 2)
+      problem(index, "shape", "pipeline(" + std::to_string(schedule[index].factor) +
+                                  ") on the fp32 staged SGEMM: it has two stages (pipeline(2): B's tiles by cp.async)");
     return;
   }
   int64_t n = facts.parallelSizes.empty() ? 0 : facts.parallelSizes.back();
@@ -1319,8 +1328,8 @@ public:
       line("    " + stageFunc + " = " + matchFunc("%bufferized"));
       line("    " + matmuls + " = transform.structured.match ops{[\"linalg.matmul\"]} in " + stageFunc + " : " + kUnary);
       line("    transform.kforge.matmul_to_simt_staged " + matmuls + " {block_k = " + std::to_string(action.factor) +
-           ", thread_grid = array<i64: " + std::to_string(threadRows) + ", " + std::to_string(threadCols) +
-           ">} : (!transform.any_op) -> ()");
+           ", thread_grid = array<i64: " + std::to_string(threadRows) + ", " + std::to_string(threadCols) + ">" +
+           (findSlot(schedule, "pipeline") ? ", async_b" : "") + "} : (!transform.any_op) -> ()");
       line("    transform.apply_cse to " + stageFunc + " : !transform.any_op");
     }
     for (auto [i, action] : llvm::enumerate(schedule)) {

@@ -377,7 +377,7 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     (slot(s, "stage") ? removes : adds).push_back("stage");
   if (slot(s, "stage"))
     (slot(s, "ldmatrix") ? removes : adds).push_back("ldmatrix");
-  if (slot(s, "stage") && slot(s, "mma"))
+  if (slot(s, "stage")) // with mma: S cp.async stages; the fp32 staged SGEMM: pipeline(2), B by cp.async
     (slot(s, "pipeline") ? removes : adds).push_back("pipeline");
   if (slot(s, "wgmma")) // proposed by the heuristic with its own tiles; the search may take it away
     removes.push_back("wgmma");
@@ -416,7 +416,7 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     } else if (what == "tma" || what == "overlap" || what == "stage_epilogue") {
       added = Action{what};
     } else if (what == "pipeline") {
-      added = intAction("pipeline", pick(rng, std::vector<int64_t>{2, 3, 4}));
+      added = intAction("pipeline", slot(s, "mma") ? pick(rng, std::vector<int64_t>{2, 3, 4}) : 2);
     } else if (what == "stage") {
       if (Action *tensorCores = slot(s, "mma")) {
         added = intAction("stage", pick(rng, std::vector<int64_t>{16, 32, 64}));
@@ -1081,20 +1081,24 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
     bool batch = matmulRowDim(facts) > 0;
     if (facts.contractionOperandType == "f32" && facts.parallelSizes[rank - 2] % 128 == 0 &&
         facts.parallelSizes[rank - 1] % 128 == 0 && (rank == 2 || batch)) {
-      auto staged = [&](std::vector<int64_t> thread, int64_t blockK, int64_t occupancy) {
+      auto staged = [&](std::vector<int64_t> thread, int64_t blockK, int64_t occupancy, bool asyncB = false) {
         Schedule v;
         v.push_back(tile("block", batch ? std::vector<int64_t>{1, 128, 128} : std::vector<int64_t>{128, 128}));
         v.push_back(tile("thread", batch ? std::vector<int64_t>{1, thread[0], thread[1]} : thread));
         v.push_back(intAction("stage", blockK));
+        if (asyncB)
+          v.push_back(intAction("pipeline", 2));
         if (occupancy > 0)
           v.push_back(intAction("occupancy", occupancy));
         addRequiredFusions(v, facts, profile, /*always=*/true);
         add(v, "", "heuristic: A and B staged in shared memory (" + std::to_string(blockK) + " of K per tile), " +
                        std::to_string(thread[0]) + "x" + std::to_string(thread[1]) + " per thread in strided groups of 4" +
-                       (occupancy > 0 ? ", two blocks per multiprocessor" : ""));
+                       (occupancy > 0 ? ", two blocks per multiprocessor" : "") +
+                       (asyncB ? ", B's tiles by cp.async (no staging registers: no spill at 128)" : ""));
       };
       staged({8, 8}, 16, 0);
       staged({8, 8}, 16, 2);
+      staged({8, 8}, 16, 2, /*asyncB=*/true);
       staged({8, 16}, 16, 0);
       staged({8, 8}, 32, 2); // 65 KB: dynamic shared memory
       staged({8, 8}, 8, 0);

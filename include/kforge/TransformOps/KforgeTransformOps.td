@@ -337,7 +337,9 @@ def MatmulToSimtStagedOp : Op<Transform_Dialect, "kforge.matmul_to_simt_staged",
     grid, so a warp's 4-wide shared-memory reads are consecutive), one fused multiply-add per
     element per step of K. The fill before the matmul and an elementwise epilogue after it are
     taken into the accumulators as in `kforge.matmul_to_mma_sync`; results are stored 4
-    columns at a time.
+    columns at a time. With `async_b`, B's next tile goes straight into its stage by
+    asynchronous 16-byte copies (`cp.async`, waited for before the tile's barrier) instead of
+    through registers held across the multiply: fewer registers, one spill fewer at 128.
 
     #### Return modes
 
@@ -350,7 +352,8 @@ def MatmulToSimtStagedOp : Op<Transform_Dialect, "kforge.matmul_to_simt_staged",
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        I64Attr:$block_k,
-                       DenseI64ArrayAttr:$thread_grid);
+                       DenseI64ArrayAttr:$thread_grid,
+                       UnitAttr:$async_b);
   let results = (outs);
   let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
   let extraClassDeclaration = [{
