@@ -837,6 +837,15 @@ static void checkStage(const Schedule &schedule, const PayloadFacts &facts, int 
                                     std::to_string(kMaxSharedBytesPerBlock));
 }
 
+/// The row a lanes action spreads over its lanes: a 2-D root's last loop within the block, or the reduction a 1-D
+/// root is made of (a row sum); 0 for other roots.
+static int64_t lanesRowWidth(const Schedule &schedule, const PayloadFacts &facts) {
+  size_t rank = facts.parallelSizes.size();
+  if (rank == 1 && facts.reductionSize > 0)
+    return facts.reductionSize;
+  return rank == 2 ? blockExtent(schedule, facts, rank - 1) : 0;
+}
+
 std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, const PayloadFacts &facts,
                                                     StringRef target) {
   std::vector<Problem> problems;
@@ -950,7 +959,7 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
           else if (size != 0)
             oneRow = oneRow && size == 1 && ++rowLoops == 1;
         }
-      int64_t width = rowSums ? facts.reductionSize : rank == 2 ? blockExtent(schedule, facts, rank - 1) : 0;
+      int64_t width = lanesRowWidth(schedule, facts);
       if (!facts.contractionOp.empty() || (rank != 2 && !rowSums))
         problem(index, "unsupported", "lanes: only 2-D roots and row sums without a contraction (softmax, norms, "
                                       "elementwise chains, row sums) are distributed over lanes");
@@ -975,8 +984,7 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
     }
     if (action.kind == "lane_vector") {
       const Action *lanes = findSlot(schedule, "lanes");
-      bool rowSums = rank == 1 && facts.reductionSize > 0;
-      int64_t width = rowSums ? facts.reductionSize : rank == 2 ? blockExtent(schedule, facts, rank - 1) : 0;
+      int64_t width = lanesRowWidth(schedule, facts);
       if (!lanes || !before("lanes", ""))
         problem(index, "precondition", "lane_vector needs lanes before it (it widens each lane's columns)");
       else if (lanes->factor > 0 && width % (lanes->factor * action.factor) != 0)
@@ -1371,8 +1379,7 @@ public:
       starts[i] = static_cast<int>(lines.size()) + 1;
       line("    // action " + std::to_string(i) + ": " + describe(action) +
            ": each block prefetches the row a block that many rows later reads");
-      std::string launches = fresh("launches");
-      line("    " + launches + " = transform.structured.match ops{[\"gpu.launch\"]} in %bufferized : " + kUnary);
+      std::string launches = matchLaunches();
       line("    " + fresh("prefetching") + " = transform.kforge.prefetch_rows_to_l2 " + launches + " {ahead = " +
            std::to_string(action.factor) + "} : " + kUnary);
     }
@@ -1381,8 +1388,7 @@ public:
         continue;
       starts[i] = static_cast<int>(lines.size()) + 1;
       line("    // action " + std::to_string(i) + ": " + describe(action));
-      std::string launches = fresh("launches");
-      line("    " + launches + " = transform.structured.match ops{[\"gpu.launch\"]} in %bufferized : " + kUnary);
+      std::string launches = matchLaunches();
       line("    " + fresh("bounded") + " = transform.kforge.set_kernel_attributes " + launches + " {" +
            (action.kind == "occupancy" ? "min_blocks_per_sm" : "max_registers") + " = " +
            std::to_string(action.factor) + "} : " + kUnary);
@@ -1649,6 +1655,14 @@ private:
       vectorized = true;
       return;
     }
+  }
+
+  /// A handle to the bufferized payload's gpu.launch ops (for the actions applied to the kernel after the
+  /// finish: row prefetches, launch bounds).
+  std::string matchLaunches() {
+    std::string launches = fresh("launches");
+    line("    " + launches + " = transform.structured.match ops{[\"gpu.launch\"]} in %bufferized : " + kUnary);
+    return launches;
   }
 
   /// The ops named `opNames` (a quoted, comma-separated list; none: skip) in `in` in their generic form, then
