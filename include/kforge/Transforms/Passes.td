@@ -122,9 +122,14 @@ def KforgeLowerSubgroupReduce : Pass<"kforge-lower-subgroup-reduce", "mlir::gpu:
     float reductions that `transform.kforge.distribute_rows_to_lanes` creates (row max, row sum) need
     shuffles. This pass applies upstream's patterns for that (whole warps and clusters of 2-16 lanes,
     values wider than 32 bits broken down first), leaving `gpu.shuffle` ops that become `shfl.sync`.
-    Uniform `gpu.all_reduce`s in kernels (rows spread over a whole block) go through upstream's
-    all-reduce lowering: shuffles within each warp, the warps' partials through a workgroup buffer.
+    Uniform `gpu.all_reduce`s in kernels (rows spread over a whole block) become shuffles within each
+    warp and the warps' partials through a workgroup buffer of their own. Where the block is whole warps
+    of a known size and the reduction runs once per kernel run, one barrier suffices: every warp reads all
+    the partials and reduces them itself (upstream's lowering, used otherwise, has warp 0 reduce them and
+    write the total back, a second barrier). A barrier right before the kernel's return is dropped.
   }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::cf::ControlFlowDialect",
+                           "mlir::memref::MemRefDialect"];
 }
 
 def KforgeUnrollStridedTransfers : Pass<"kforge-unroll-strided-transfers", "mlir::ModuleOp"> {
