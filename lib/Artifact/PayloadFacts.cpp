@@ -1,6 +1,7 @@
 //===- PayloadFacts.cpp - analyse a payload for the search (kforge-compile --facts-json) ===//
 
 #include "kforge/Artifact/Artifact.h"
+#include "kforge/Transforms/RowMoments.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -71,6 +72,8 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
 
   func.walk([&](linalg::LinalgOp op) {
     ++facts.linalgOps;
+    if (kforge::matchRowMoments(op))
+      ++facts.rowMoments;
     if (op.getNumReductionLoops() > 0)
       ++facts.reductionOps;
     if (op.getNumReductionLoops() > 0 && !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation())) {

@@ -1,6 +1,7 @@
 //===- KforgeTransformOps.cpp - transform.kforge.* ops --------------------===//
 
 #include "kforge/TransformOps/KforgeTransformOps.h"
+#include "kforge/Transforms/RowMoments.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -253,6 +254,54 @@ static FailureOr<gpu::AllReduceOperation> rowReductionKind(linalg::LinalgOp op, 
   return *kind;
 }
 
+/// Merges each lane's (sum, centred sum of squares) with its butterfly partners' over `width` lanes (offsets 1,
+/// 2, ... width / 2), each side holding `count` elements at offset 1 (twice as many at each next offset): Chan
+/// et al.'s pairwise update for equal counts n, q = q_a + q_b + ((s_b - s_a) / n)^2 n / 2, s = s_a + s_b. Both
+/// partners compute the same values (the operations are symmetric in a and b), so every lane ends with the
+/// totals over its group of `width` lanes.
+static void mergeMomentsByShuffles(OpBuilder &b, Location loc, Value &sum, Value &squares, int64_t width,
+                                   int64_t count) {
+  Type f = sum.getType();
+  auto i32 = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v).getResult(); };
+  auto real = [&](double v) { return arith::ConstantOp::create(b, loc, FloatAttr::get(f, v)).getResult(); };
+  for (int64_t offset = 1; offset < width; offset *= 2, count *= 2) {
+    Value otherSum = gpu::ShuffleOp::create(b, loc, sum, i32(offset), i32(32), gpu::ShuffleMode::XOR).getShuffleResult();
+    Value otherSquares =
+        gpu::ShuffleOp::create(b, loc, squares, i32(offset), i32(32), gpu::ShuffleMode::XOR).getShuffleResult();
+    Value delta = arith::DivFOp::create(b, loc, arith::SubFOp::create(b, loc, otherSum, sum), real(double(count)));
+    Value spread = arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, delta, delta), real(count / 2.0));
+    squares = arith::AddFOp::create(b, loc, arith::AddFOp::create(b, loc, squares, otherSquares), spread);
+    sum = arith::AddFOp::create(b, loc, sum, otherSum);
+  }
+}
+
+/// The lane's sum of squared deviations of its columns `slices` (one per column of its vector, shaped and
+/// indexed like `rowSum`'s input and init) from `mean`.
+static Value laneSquaredDeviations(OpBuilder &b, Location loc, linalg::GenericOp rowSum, ArrayRef<Value> slices,
+                                   Value mean) {
+  auto initType = cast<RankedTensorType>(rowSum.getResult(0).getType());
+  Value total;
+  for (Value slice : slices) {
+    // The lane's init is one element per row (1x...x1), whatever the forall's row-sum init was.
+    SmallVector<int64_t> shape(initType.getRank(), 1);
+    auto type = RankedTensorType::get(shape, initType.getElementType());
+    Value zero = arith::ConstantOp::create(b, loc, FloatAttr::get(type.getElementType(), 0.0));
+    Value init = linalg::FillOp::create(b, loc, zero, tensor::EmptyOp::create(b, loc, shape, type.getElementType()).getResult())
+                     .getResult(0);
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{type}, ValueRange{slice}, ValueRange{init}, rowSum.getIndexingMapsArray(),
+        rowSum.getIteratorTypesArray(), [&](OpBuilder &nb, Location nl, ValueRange args) {
+          Value deviation = arith::SubFOp::create(nb, nl, args[0], mean);
+          Value squared = arith::MulFOp::create(nb, nl, deviation, deviation);
+          linalg::YieldOp::create(nb, nl, ValueRange{arith::AddFOp::create(nb, nl, squared, args[1]).getResult()});
+        });
+    SmallVector<Value> zeros(type.getRank(), arith::ConstantIndexOp::create(b, loc, 0));
+    Value part = tensor::ExtractOp::create(b, loc, generic.getResult(0), zeros);
+    total = total ? arith::AddFOp::create(b, loc, total, part).getResult() : part;
+  }
+  return total;
+}
+
 DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(transform::TransformRewriter &rewriter,
                                                                            Operation *target,
                                                                            transform::ApplyToEachResultList &results,
@@ -332,6 +381,26 @@ DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(trans
     if (linalgOp.getIteratorTypesArray().back() == utils::IteratorType::reduction &&
         failed(rowReductionKind(linalgOp, why)))
       return emitSilenceableError() << why;
+  }
+  // With `moments`: the row sums whose centred values are squared and summed, each with its chain.
+  DenseMap<Operation *, kforge::RowMoments> momentsOfSum;
+  DenseSet<Operation *> skippedSquares;
+  DenseMap<Operation *, Value> sumOfSquaresTotal; // filled when the chain's row sum is lowered
+  if (getMoments()) {
+    for (Operation &op : forall.getBody()->without_terminator())
+      if (isRowOp(&op))
+        if (std::optional<kforge::RowMoments> m = kforge::matchRowMoments(cast<linalg::LinalgOp>(&op));
+            m && isRowOp(m->sumSquares) && (!m->square || isRowOp(m->square)) && isRowOp(m->centre)) {
+          momentsOfSum[&op] = *m;
+          if (m->square)
+            skippedSquares.insert(m->square);
+        }
+    if (momentsOfSum.empty())
+      return emitSilenceableError() << "moments: the row program has no row sum whose centred values (x - sum / N) "
+                                       "are squared and summed (a layernorm's mean and variance)";
+    if (blockWide && !llvm::isPowerOf2_64(lanes / 32))
+      return emitSilenceableError() << "moments over a row of " << lanes / 32
+                                    << " warps: the warps must be a power of 2 (their partials merge pairwise)";
   }
 
   // The new forall over (rows, lanes); the old body is cloned into it, row ops on strided slices.
@@ -416,9 +485,18 @@ DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(trans
         mapEverywhere(old, now);
       continue;
     }
+    if (skippedSquares.contains(&op))
+      continue; // only the centred sum of squares used them, and the moments' merge gives it
+    if (auto it = sumOfSquaresTotal.find(&op); it != sumOfSquaresTotal.end()) {
+      auto type = cast<RankedTensorType>(op.getResult(0).getType());
+      mapEverywhere(op.getResult(0), tensor::FromElementsOp::create(rewriter, loc, type, ValueRange{it->second}).getResult());
+      continue;
+    }
     auto linalgOp = cast<linalg::LinalgOp>(&op);
     unsigned rowLoop = linalgOp.getNumLoops() - 1;
     bool reduction = linalgOp.getIteratorTypesArray().back() == utils::IteratorType::reduction;
+    auto moments = momentsOfSum.find(&op);
+    SmallVector<Value> laneInputs; // a moments row sum's input slices, one per column of the lane's vector
     // The op once per column of the lane's vector; a reduction's partials per result, over the vector.
     SmallVector<SmallVector<Value>> partials(op.getNumResults());
     for (int64_t j = 0; j < vector; ++j) {
@@ -442,6 +520,8 @@ DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(trans
           value = laneSlice(value, *dim, j);
         operands.push_back(value);
       }
+      if (moments != momentsOfSum.end())
+        laneInputs.push_back(operands.front());
       SmallVector<Type> resultTypes;
       for (Value init : ValueRange(operands).take_back(linalgOp.getNumDpsInits()))
         resultTypes.push_back(init.getType());
@@ -467,7 +547,49 @@ DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(trans
       for (Value next : ArrayRef(columnPartials).drop_front())
         partial = vector::makeArithReduction(rewriter, loc, combiningKind(kind), next, partial);
       Value total;
-      if (blockWide) {
+      if (moments != momentsOfSum.end()) {
+        // The lane's squared deviations from its own mean, then (sum, squares) merged over the lanes.
+        int64_t perLaneCount = perLane * vector;
+        Value mean = arith::DivFOp::create(
+            rewriter, loc, partial,
+            arith::ConstantOp::create(rewriter, loc, FloatAttr::get(partial.getType(), double(perLaneCount))));
+        Value squares = laneSquaredDeviations(rewriter, loc, moments->second.sum, laneInputs, mean);
+        total = partial;
+        mergeMomentsByShuffles(rewriter, loc, total, squares, std::min<int64_t>(lanes, 32), perLaneCount);
+        if (blockWide) {
+          // Lane 0 of each warp writes the warp's pair to shared memory; after one barrier every lane reads
+          // pair (lane mod warps) and the warps' pairs merge the same way.
+          int64_t warps = lanes / 32;
+          auto func = forall->getParentOfType<FunctionOpInterface>();
+          auto bufferType = MemRefType::get({warps}, partial.getType(), MemRefLayoutAttrInterface(),
+                                            gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+          Value sums, squareSums;
+          {
+            OpBuilder::InsertionGuard guard(rewriter);
+            rewriter.setInsertionPointToStart(&func.getFunctionBody().front());
+            sums = memref::AllocOp::create(rewriter, loc, bufferType);
+            squareSums = memref::AllocOp::create(rewriter, loc, bufferType);
+          }
+          Value c32 = arith::ConstantIndexOp::create(rewriter, loc, 32);
+          Value laneInWarp = arith::RemUIOp::create(rewriter, loc, lane, c32);
+          Value warp = arith::DivUIOp::create(rewriter, loc, lane, c32);
+          Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, laneInWarp,
+                                              arith::ConstantIndexOp::create(rewriter, loc, 0));
+          auto ifFirst = scf::IfOp::create(rewriter, loc, first, /*withElseRegion=*/false);
+          {
+            OpBuilder::InsertionGuard guard(rewriter);
+            rewriter.setInsertionPointToStart(ifFirst.thenBlock());
+            memref::StoreOp::create(rewriter, loc, total, sums, ValueRange{warp});
+            memref::StoreOp::create(rewriter, loc, squares, squareSums, ValueRange{warp});
+          }
+          gpu::BarrierOp::create(rewriter, loc);
+          Value slot = arith::RemUIOp::create(rewriter, loc, laneInWarp, arith::ConstantIndexOp::create(rewriter, loc, warps));
+          total = memref::LoadOp::create(rewriter, loc, sums, ValueRange{slot});
+          squares = memref::LoadOp::create(rewriter, loc, squareSums, ValueRange{slot});
+          mergeMomentsByShuffles(rewriter, loc, total, squares, warps, perLaneCount * 32);
+        }
+        sumOfSquaresTotal[moments->second.sumSquares] = squares;
+      } else if (blockWide) {
         // Every thread of the block is a lane of the one row and reaches this point: uniform.
         total = gpu::AllReduceOp::create(rewriter, loc, partial,
                                          gpu::AllReduceOperationAttr::get(rewriter.getContext(), kind),

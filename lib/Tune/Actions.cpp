@@ -129,6 +129,17 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
        {{"width", ParamType::Int, {2, 4}, {}, "consecutive columns per lane (4 fp32 elements: 16 bytes)"}},
        {"gpu"},
        "lanes before it; the row a multiple of width x the lanes' count"},
+      {"moments",
+       "Combine a row's sum and its centred sum of squares (a layernorm's mean and variance: sum(x), then "
+       "sum((x - sum / N)^2)) over the lanes in one round instead of two dependent ones: each lane sums its "
+       "columns and their squared deviations from its own mean, and the lanes merge the pairs by Chan et al.'s "
+       "pairwise update (shuffles; beyond a warp, one barrier and two shared values per warp). Half the "
+       "dependent shuffles and barriers of the row's reductions; the variance is as accurate as the two-pass one.",
+       "the moments option of transform.kforge.distribute_rows_to_lanes",
+       {},
+       {"gpu"},
+       "lanes before it; the payload's row program has a row sum whose centred values are squared and summed; "
+       "beyond 32 lanes, a power of 2 of warps"},
       {"mma",
        "Compute the matmul on tensor cores: each thread-level tile becomes a warp's tile (tile(thread) maps to "
        "warps, 32 lanes each), computed by mma.sync m16n8k16 instructions (bf16 or f16 operands, f32 "
@@ -603,7 +614,7 @@ int kforge::tune::actionPhase(const Action &action) {
     return action.level == "block" ? 20 : 40;
   // The other kinds, one slot each; launch bounds are applied to the kernel, last.
   static const llvm::StringMap<int> phases = {
-      {"split", 5},     {"split_k", 5},   {"recompute", 42}, {"lanes", 44}, {"lane_vector", 45}, {"mma", 46},
+      {"split", 5},     {"split_k", 5},   {"recompute", 41}, {"lanes", 43}, {"lane_vector", 44}, {"moments", 45}, {"mma", 46},
       {"stage", 47},    {"ldmatrix", 48}, {"pipeline", 49},  {"wgmma", 50},     {"tma", 51},       {"overlap", 52},    {"stage_epilogue", 53},
       {"unroll", 60},
       {"vectorize", 70}, {"prefetch_rows", 75}, {"occupancy", 80}};
@@ -919,7 +930,7 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
     if (phase <= lastPhase) {
       problem(index, "order",
               slotName(action) + " is out of order or repeated: each slot appears at most once, in the order "
-                                 "tile(block), fuse(block), tile(thread), fuse(thread), recompute, lanes, lane_vector, mma, stage, "
+                                 "tile(block), fuse(block), tile(thread), fuse(thread), recompute, lanes, lane_vector, moments, mma, stage, "
                                  "ldmatrix, pipeline, wgmma, tma, overlap, stage_epilogue, tile(reduction), unroll, vectorize, prefetch_rows, occupancy, "
                                  "max_registers");
     }
@@ -998,6 +1009,18 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
                                           std::to_string(lanes->factor) + " lanes gives each lane one group of " +
                                           std::to_string(action.factor) + " columns; it needs two or more "
                                           "(fewer lanes)");
+    }
+    if (action.kind == "moments") {
+      const Action *lanes = findSlot(schedule, "lanes");
+      if (!lanes || !before("lanes", ""))
+        problem(index, "precondition", "moments needs lanes before it (it merges the lanes' partial statistics)");
+      else if (facts.rowMoments == 0)
+        problem(index, "payload", "moments: the payload has no row sum whose centred values (x - sum / N) are "
+                                  "squared and summed (a layernorm's mean and variance)");
+      else if (lanes->factor > 32 && !llvm::isPowerOf2_64(lanes->factor / 32))
+        problem(index, "shape", "moments with lanes(" + std::to_string(lanes->factor) + "): a row over " +
+                                    std::to_string(lanes->factor / 32) +
+                                    " warps; the warps' partials merge pairwise, so their number must be a power of 2");
     }
     if (action.kind == "prefetch_rows") {
       if (!findSlot(schedule, "lanes") || !before("lanes", ""))
@@ -1616,6 +1639,10 @@ private:
       line("    // (rendered as the vector option of the lanes action's distribute_rows_to_lanes)");
       return;
     }
+    if (action.kind == "moments") {
+      line("    // (rendered as the moments option of the lanes action's distribute_rows_to_lanes)");
+      return;
+    }
     if (action.kind == "lanes") {
       // CSE first: fusion may leave a producer twice in the row, and gpu.subgroup_reduce ops are not merged.
       line("    transform.apply_cse to " + func + " : !transform.any_op");
@@ -1626,7 +1653,7 @@ private:
       const Action *vector = findSlot(schedule, "lane_vector");
       line("    " + lanes + " = transform.kforge.distribute_rows_to_lanes " + rows + " {lanes = " +
            std::to_string(action.factor) + (vector ? ", vector = " + std::to_string(vector->factor) : "") +
-           "} : " + kUnary);
+           (findSlot(schedule, "moments") ? ", moments" : "") + "} : " + kUnary);
       threadLoop = inner = lanes; // the thread loop is replaced (its other handles are gone)
       return;
     }

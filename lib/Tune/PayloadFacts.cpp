@@ -20,6 +20,7 @@ llvm::json::Value kforge::tune::toJSON(const PayloadFacts &facts) {
                             {"reduction_size", facts.reductionSize},
                             {"linalg_ops", facts.linalgOps},
                             {"whole_dims", llvm::json::Array(facts.wholeDims)},
+                            {"row_moments", facts.rowMoments},
                             {"element_type", facts.elementType},
                             {"flops", facts.flops},
                             {"bytes", facts.bytes},
@@ -34,7 +35,7 @@ bool kforge::tune::fromJSON(const llvm::json::Value &value, PayloadFacts &facts,
          o.mapOptional("contraction_ops", facts.contractionOps) &&
          o.mapOptional("contraction_operand_type", facts.contractionOperandType) && o.map("reduction_ops", facts.reductionOps) &&
          o.map("reduction_size", facts.reductionSize) && o.map("linalg_ops", facts.linalgOps) &&
-         o.mapOptional("whole_dims", facts.wholeDims) && o.map("element_type", facts.elementType) &&
+         o.mapOptional("whole_dims", facts.wholeDims) && o.mapOptional("row_moments", facts.rowMoments) && o.map("element_type", facts.elementType) &&
          o.map("flops", facts.flops) && o.map("bytes", facts.bytes) &&
          o.map("structural_hash", facts.structuralHash);
 }

@@ -253,6 +253,8 @@ static Schedule randomScheduleOn(const PayloadFacts &facts, const HardwareProfil
       s.push_back(intAction("lanes", pick(rng, intValues("lanes", facts))));
     if (slot(s, "lanes") && coin(rng, 0.5))
       s.push_back(intAction("lane_vector", pick(rng, intValues("lane_vector", facts))));
+    if (slot(s, "lanes") && facts.rowMoments > 0 && coin(rng, 0.5))
+      s.push_back(Action{"moments"});
     if (gpu(profile) && slot(s, "tile", "thread") && mmaApplies(facts) && coin(rng, 0.5)) {
       dropSimtMatmulActions(s);
       bool staged = coin(rng, 0.5);
@@ -367,6 +369,8 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     (slot(s, "lane_vector") ? removes : adds).push_back("lane_vector");
   if (gpu(profile) && slot(s, "lanes") && profile.multiprocessors > 0)
     (slot(s, "prefetch_rows") ? removes : adds).push_back("prefetch_rows");
+  if (gpu(profile) && slot(s, "lanes") && facts.rowMoments > 0)
+    (slot(s, "moments") ? removes : adds).push_back("moments");
   if (gpu(profile) && slot(s, "fuse", "thread") && facts.contractionOp.empty())
     (slot(s, "recompute") ? removes : adds).push_back("recompute");
   if (gpu(profile) && slot(s, "tile", "thread") && mmaApplies(facts))
@@ -413,7 +417,7 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
       dropSimtMatmulActions(s);
     } else if (what == "ldmatrix") {
       added = Action{"ldmatrix"};
-    } else if (what == "tma" || what == "overlap" || what == "stage_epilogue") {
+    } else if (what == "tma" || what == "overlap" || what == "stage_epilogue" || what == "moments") {
       added = Action{what};
     } else if (what == "pipeline") {
       added = intAction("pipeline", slot(s, "mma") ? pick(rng, std::vector<int64_t>{2, 3, 4}) : 2);
@@ -465,10 +469,12 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     removeSlot(s, "recompute");
     removeSlot(s, "lanes");
     removeSlot(s, "lane_vector");
+    removeSlot(s, "moments");
     removeSlot(s, "prefetch_rows");
   } else if (what == "lanes") {
     removeSlot(s, "lanes");
     removeSlot(s, "lane_vector"); // it widens the lanes' columns
+    removeSlot(s, "moments");     // it merges the lanes' statistics
     removeSlot(s, "prefetch_rows"); // it prefetches a row kernel's rows
   } else if (what == "tile-reduction") {
     removeSlot(s, "tile", "reduction");
@@ -522,6 +528,7 @@ static Schedule crossoverSchedulesOn(const Schedule &a, const Schedule &b, const
   static const std::pair<const char *, const char *> slots[] = {{"tile", "block"},   {"fuse", "block"},
                                                                 {"tile", "thread"},  {"fuse", "thread"},
                                                                 {"recompute", ""},   {"lanes", ""},       {"lane_vector", ""},
+                                                                {"moments", ""},
                                                                 {"tile", "reduction"},
                                                                 {"unroll", ""},      {"vectorize", ""},
                                                                 {"prefetch_rows", ""},
@@ -956,6 +963,15 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
         if (i == 0 && profile.multiprocessors > 0) {
           v.push_back(intAction("prefetch_rows", profile.multiprocessors * residentRowBlocks(vectorLanes[i], width)));
           add(v, parent, "add " + describe(v.back()) + " (the next wave's rows into L2)");
+        }
+        // A layernorm's mean and variance merged in one round (the first two forms, and beyond a warp only
+        // over a power of 2 of warps).
+        if (i == 0 && facts.rowMoments > 0 && (vectorLanes[i] <= 32 || llvm::isPowerOf2_64(vectorLanes[i] / 32))) {
+          v.push_back(Action{"moments"});
+          sortByPhase(v);
+          add(v, parent, "add moments (the mean and the variance merged over the lanes in one round)");
+          removeSlot(v, "prefetch_rows");
+          add(v, parent, "add moments without prefetch_rows");
         }
       }
     }

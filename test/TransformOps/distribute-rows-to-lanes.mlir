@@ -404,3 +404,187 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// moments: a layernorm's row sum and centred sum of squares over 64 lanes (two warps) merge in one round: each
+// lane sums its 4 columns, divides by 4 for its mean and sums its squared deviations from it; the (sum,
+// squares) pairs merge by paired shuffles within each warp (5 steps), lane 0 of each warp writes the warp's
+// pair to two workgroup buffers of 2, one barrier, and every lane merges the two warps' pairs (1 step). No
+// second reduction, no gpu.subgroup_reduce or gpu.all_reduce; the squares are not computed.
+// CHECK-LABEL: func.func @moments_two_warps
+// CHECK-DAG: %[[SUMS:.*]] = memref.alloc() : memref<2xf32, #gpu.address_space<workgroup>>
+// CHECK-DAG: %[[SQUARES:.*]] = memref.alloc() : memref<2xf32, #gpu.address_space<workgroup>>
+// CHECK: scf.forall (%{{.*}}, %[[LANE:.*]]) in (1, 64)
+// CHECK: %[[S:.*]] = tensor.extract %
+// CHECK-NEXT: %[[MEAN:.*]] = arith.divf %[[S]], %{{.*}}
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}} ins(%{{.*}} : tensor<1x4xf32>)
+// CHECK: arith.subf %{{.*}}, %[[MEAN]]
+// CHECK-COUNT-10: gpu.shuffle  xor
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %{{.*}}, %[[SUMS]]
+// CHECK-NEXT: memref.store %{{.*}}, %[[SQUARES]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[SUMS]]
+// CHECK: memref.load %[[SQUARES]]
+// CHECK-COUNT-2: gpu.shuffle  xor
+// CHECK-NOT: gpu.shuffle
+// CHECK-NOT: gpu.subgroup_reduce
+// CHECK-NOT: gpu.all_reduce
+// CHECK: math.rsqrt
+// CHECK: } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+func.func @moments_two_warps(%x: tensor<1x256xf32>, %out: tensor<1x256xf32>) -> tensor<1x256xf32> {
+  %zero = arith.constant 0.0 : f32
+  %stats = tensor.empty() : tensor<1xf32>
+  %r = scf.forall (%i) in (1) shared_outs(%o = %out) -> (tensor<1x256xf32>) {
+    %row = tensor.extract_slice %x[%i, 0] [1, 256] [1, 1] : tensor<1x256xf32> to tensor<1x256xf32>
+    %s = tensor.extract_slice %stats[%i] [1] [1] : tensor<1xf32> to tensor<1xf32>
+    %init = linalg.fill ins(%zero : f32) outs(%s : tensor<1xf32>) -> tensor<1xf32>
+    %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%row : tensor<1x256xf32>) outs(%init : tensor<1xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    } -> tensor<1xf32>
+    %dest = tensor.extract_slice %o[%i, 0] [1, 256] [1, 1] : tensor<1x256xf32> to tensor<1x256xf32>
+    %c = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%row, %sum : tensor<1x256xf32>, tensor<1xf32>) outs(%dest : tensor<1x256xf32>) {
+    ^bb0(%in: f32, %t: f32, %unused: f32):
+      %n = arith.constant 256.0 : f32
+      %mean = arith.divf %t, %n : f32
+      %d = arith.subf %in, %mean : f32
+      linalg.yield %d : f32
+    } -> tensor<1x256xf32>
+    %sq = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%c : tensor<1x256xf32>) outs(%dest : tensor<1x256xf32>) {
+    ^bb0(%in: f32, %unused: f32):
+      %p = arith.mulf %in, %in : f32
+      linalg.yield %p : f32
+    } -> tensor<1x256xf32>
+    %ss = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%sq : tensor<1x256xf32>) outs(%init : tensor<1xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    } -> tensor<1xf32>
+    %y = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%c, %ss : tensor<1x256xf32>, tensor<1xf32>) outs(%dest : tensor<1x256xf32>) {
+    ^bb0(%in: f32, %q: f32, %unused: f32):
+      %n = arith.constant 256.0 : f32
+      %eps = arith.constant 1.0e-05 : f32
+      %var = arith.divf %q, %n : f32
+      %ve = arith.addf %var, %eps : f32
+      %rs = math.rsqrt %ve : f32
+      %v = arith.mulf %in, %rs : f32
+      linalg.yield %v : f32
+    } -> tensor<1x256xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %y into %o[%i, 0] [1, 256] [1, 1] : tensor<1x256xf32> into tensor<1x256xf32>
+    }
+  } {mapping = [#gpu.thread<x>]}
+  return %r : tensor<1x256xf32>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %rows = transform.structured.match ops{["scf.forall"]} in %root : (!transform.any_op) -> !transform.any_op
+    %lanes = transform.kforge.distribute_rows_to_lanes %rows {lanes = 64, moments} : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// moments within a warp (8 lanes per row, 4 rows per warp), the centring by the reciprocal (x - sum * (1/N))
+// and the squares summed by the reduction itself (in * in + acc): 3 steps of paired shuffles, no barrier, no
+// shared memory.
+// CHECK-LABEL: func.func @moments_in_a_warp
+// CHECK-NOT: memref.alloc
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (4, 8)
+// CHECK-COUNT-6: gpu.shuffle  xor
+// CHECK-NOT: gpu.shuffle
+// CHECK-NOT: gpu.barrier
+// CHECK-NOT: gpu.subgroup_reduce
+// CHECK: } {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+func.func @moments_in_a_warp(%x: tensor<4x64xf32>, %out: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %stats = tensor.empty() : tensor<4xf32>
+  %r = scf.forall (%i) in (4) shared_outs(%o = %out) -> (tensor<4x64xf32>) {
+    %row = tensor.extract_slice %x[%i, 0] [1, 64] [1, 1] : tensor<4x64xf32> to tensor<1x64xf32>
+    %s = tensor.extract_slice %stats[%i] [1] [1] : tensor<4xf32> to tensor<1xf32>
+    %init = linalg.fill ins(%zero : f32) outs(%s : tensor<1xf32>) -> tensor<1xf32>
+    %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%row : tensor<1x64xf32>) outs(%init : tensor<1xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %a = arith.addf %acc, %in : f32
+      linalg.yield %a : f32
+    } -> tensor<1xf32>
+    %dest = tensor.extract_slice %o[%i, 0] [1, 64] [1, 1] : tensor<4x64xf32> to tensor<1x64xf32>
+    %c = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%row, %sum : tensor<1x64xf32>, tensor<1xf32>) outs(%dest : tensor<1x64xf32>) {
+    ^bb0(%in: f32, %t: f32, %unused: f32):
+      %inv = arith.constant 0.015625 : f32
+      %mean = arith.mulf %t, %inv : f32
+      %d = arith.subf %in, %mean : f32
+      linalg.yield %d : f32
+    } -> tensor<1x64xf32>
+    %ss = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+        ins(%c : tensor<1x64xf32>) outs(%init : tensor<1xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %p = arith.mulf %in, %in : f32
+      %a = arith.addf %p, %acc : f32
+      linalg.yield %a : f32
+    } -> tensor<1xf32>
+    %y = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%c, %ss : tensor<1x64xf32>, tensor<1xf32>) outs(%dest : tensor<1x64xf32>) {
+    ^bb0(%in: f32, %q: f32, %unused: f32):
+      %v = arith.mulf %in, %q : f32
+      linalg.yield %v : f32
+    } -> tensor<1x64xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %y into %o[%i, 0] [1, 64] [1, 1] : tensor<1x64xf32> into tensor<4x64xf32>
+    }
+  } {mapping = [#gpu.thread<x>]}
+  return %r : tensor<4x64xf32>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %rows = transform.structured.match ops{["scf.forall"]} in %root : (!transform.any_op) -> !transform.any_op
+    %lanes = transform.kforge.distribute_rows_to_lanes %rows {lanes = 8, moments} : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// moments without a centred sum of squares in the row program (a row max) is an error, not a silent no-op.
+func.func @moments_without_variance(%x: tensor<1x64xf32>, %out: tensor<1xf32>) -> tensor<1xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %r = scf.forall (%i) in (1) shared_outs(%o = %out) -> (tensor<1xf32>) {
+    %row = tensor.extract_slice %x[%i, 0] [1, 64] [1, 1] : tensor<1x64xf32> to tensor<1x64xf32>
+    %s = tensor.extract_slice %o[%i] [1] [1] : tensor<1xf32> to tensor<1xf32>
+    %init = linalg.fill ins(%ninf : f32) outs(%s : tensor<1xf32>) -> tensor<1xf32>
+    %max = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                           iterator_types = ["parallel", "reduction"]}
+        ins(%row : tensor<1x64xf32>) outs(%init : tensor<1xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %m = arith.maximumf %in, %acc : f32
+      linalg.yield %m : f32
+    } -> tensor<1xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %max into %o[%i] [1] [1] : tensor<1xf32> into tensor<1xf32>
+    }
+  } {mapping = [#gpu.thread<x>]}
+  return %r : tensor<1xf32>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %rows = transform.structured.match ops{["scf.forall"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{moments: the row program has no row sum whose centred values (x - sum / N) are squared and summed}}
+    %lanes = transform.kforge.distribute_rows_to_lanes %rows {lanes = 32, moments} : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}

@@ -178,6 +178,15 @@ def DistributeRowsToLanesOp : Op<Transform_Dialect, "kforge.distribute_rows_to_l
     merges them into vector loads and stores where the row's alignment allows.
     N must be a multiple of V x `lanes`.
 
+    With `moments`, a row's sum S = sum(x) and its centred sum of squares Q = sum((x - S / N)^2)
+    (layernorm's mean and variance, `kforge::matchRowMoments`) are combined over the lanes in one
+    round instead of two dependent ones: each lane sums its columns (s) and their squared
+    deviations from its own mean (q), and the lanes merge (s, q) pairs by Chan et al.'s pairwise
+    update (equal counts n on both sides: q = q_a + q_b + ((s_b - s_a) / n)^2 n / 2), by
+    shuffles within each warp and, beyond a warp, through two workgroup buffers of one value per
+    warp and one barrier (the warps must then be a power of 2). The centring and everything after
+    it are computed as written; the squares are not (only Q used them).
+
     #### Return modes
 
     Produces a silenceable failure, leaving the IR untouched, when the target is not such a
@@ -185,11 +194,14 @@ def DistributeRowsToLanesOp : Op<Transform_Dialect, "kforge.distribute_rows_to_l
     op in the body that uses a row value but is not a row op, more than one row with more
     than 32 lanes, a row op with more than one
     row, a reduction without a neutral-element fill or with a combiner `gpu.subgroup_reduce`
-    has no kind for, or an insert that is not a whole unit-stride row.
+    has no kind for, or an insert that is not a whole unit-stride row; with `moments`, when the
+    row program has no such sum and centred sum of squares, or a row spans a number of warps
+    that is not a power of 2.
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        DefaultValuedAttr<I64Attr, "32">:$lanes,
-                       DefaultValuedAttr<I64Attr, "1">:$vector);
+                       DefaultValuedAttr<I64Attr, "1">:$vector,
+                       UnitAttr:$moments);
   let results = (outs TransformHandleTypeInterface:$transformed);
   let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
   let extraClassDeclaration = [{

@@ -35,6 +35,9 @@ struct PayloadFacts {
   /// at block or thread level with the producer fused makes every tile recompute the whole row and, after
   /// bufferization, write it into a buffer the tiles share: measured wrong results on the H200.
   std::vector<int64_t> wholeDims;
+  /// Row sums whose centred values (x - sum / N) are squared and summed (a layernorm's mean and variance,
+  /// kforge::matchRowMoments): the pairs the moments action combines in one round.
+  int64_t rowMoments = 0;
   std::string elementType;            ///< Element type of the returned value (f32, bf16, ...).
   int64_t flops = 0;
   int64_t bytes = 0;                  ///< Bytes of all arguments and results (the memory traffic floor).
