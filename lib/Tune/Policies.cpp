@@ -959,8 +959,11 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
         std::string parent = add(v, "", "heuristic: a row per block over " + std::to_string(vectorLanes[i]) +
                                              " lanes of 4 consecutive columns (16-byte accesses), the row in registers");
         // The first also with the next wave's rows prefetched into L2 (a wave: the blocks resident at once,
-        // estimated from the lanes and a register per value held plus 32).
-        if (i == 0 && profile.multiprocessors > 0) {
+        // estimated from the lanes and a register per value held plus 32). Measured (benchmark call 15): 2%
+        // faster on 16 KB rows (4096 fp32), 13% slower on 128 KB rows (softmax 1024 x 32000, one block per
+        // multiprocessor): proposed for rows up to 32 KB; the search may still add it to any row kernel.
+        int64_t elementBytes = facts.elementType == "f32" ? 4 : facts.elementType == "f64" ? 8 : 2;
+        if (i == 0 && profile.multiprocessors > 0 && width * elementBytes <= 32 * 1024) {
           v.push_back(intAction("prefetch_rows", profile.multiprocessors * residentRowBlocks(vectorLanes[i], width)));
           add(v, parent, "add " + describe(v.back()) + " (the next wave's rows into L2)");
         }
@@ -1093,7 +1096,9 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
     // 2.85 ms for gemm+bias+relu (95% of cuBLAS's rate) at 128 registers, two blocks per multiprocessor; the
     // plain gemm's same kernel took 143 registers, one block, 3.37 ms, hence the occupancy(2) variant; 8x16
     // per thread (128 threads) was the best gemm+scale+gelu, 2.84 ms. 16x8 per thread (128 threads, 16 rows:
-    // fewer shared loads per FMA) was the best gemm+bias+relu of benchmark call 15, 2.75 ms against 2.85 for 8x8.
+    // fewer shared loads per FMA) was the best gemm+bias+relu of benchmark call 15, 2.75 ms against 2.85 for 8x8,
+    // and in call 16 the best of all four fp32 4096^3 tasks (gemm 2.82 ms, 0.99x cuBLAS; with pipeline(2) the
+    // best gemm+bias+relu, 2.73): so 16x8 first, then 8x8.
     // (A batch_matmul's: one batch per block, folded to a matmul before the staged op.)
     bool batch = matmulRowDim(facts) > 0;
     if (facts.contractionOperandType == "f32" && facts.parallelSizes[rank - 2] % 128 == 0 &&
@@ -1113,12 +1118,12 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
                        (occupancy > 0 ? ", two blocks per multiprocessor" : "") +
                        (asyncB ? ", B's tiles by cp.async (no staging registers: no spill at 128)" : ""));
       };
-      staged({8, 8}, 16, 0);
       staged({16, 8}, 16, 0);
+      staged({16, 8}, 16, 0, /*asyncB=*/true);
+      staged({8, 8}, 16, 0);
       staged({8, 8}, 16, 2);
       staged({8, 8}, 16, 2, /*asyncB=*/true);
       staged({8, 16}, 16, 0);
-      staged({16, 8}, 16, 0, /*asyncB=*/true);
       staged({8, 8}, 32, 2); // 65 KB: dynamic shared memory
       staged({8, 8}, 8, 0);
     } else if (facts.contractionOperandType == "f32" && rank == 2) {
