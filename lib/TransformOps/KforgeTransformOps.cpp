@@ -275,6 +275,41 @@ static void mergeMomentsByShuffles(OpBuilder &b, Location loc, Value &sum, Value
   }
 }
 
+/// Beyond a warp, after each warp's merge: lane 0 of each warp writes the warp's (sum, squares) to shared memory
+/// (two buffers of one value per warp, allocated at the start of the function that holds `forall`, which the
+/// GPU mapping turns into the kernel's workgroup memory); after one barrier every lane reads pair (lane mod
+/// warps) and the `warps` pairs, `count` elements each, merge by shuffles. Each buffer is written once per block
+/// (one row per block), so one barrier suffices.
+static void mergeMomentsOverWarps(RewriterBase &rewriter, Location loc, scf::ForallOp forall, Value lane,
+                                  int64_t warps, Value &sum, Value &squares, int64_t count) {
+  auto func = forall->getParentOfType<FunctionOpInterface>();
+  auto bufferType = MemRefType::get({warps}, sum.getType(), MemRefLayoutAttrInterface(),
+                                    gpu::AddressSpaceAttr::get(rewriter.getContext(), gpu::AddressSpace::Workgroup));
+  Value sums, squareSums;
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(&func.getFunctionBody().front());
+    sums = memref::AllocOp::create(rewriter, loc, bufferType);
+    squareSums = memref::AllocOp::create(rewriter, loc, bufferType);
+  }
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v).getResult(); };
+  Value laneInWarp = arith::RemUIOp::create(rewriter, loc, lane, index(32));
+  Value warp = arith::DivUIOp::create(rewriter, loc, lane, index(32));
+  Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, laneInWarp, index(0));
+  auto ifFirst = scf::IfOp::create(rewriter, loc, first, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(ifFirst.thenBlock());
+    memref::StoreOp::create(rewriter, loc, sum, sums, ValueRange{warp});
+    memref::StoreOp::create(rewriter, loc, squares, squareSums, ValueRange{warp});
+  }
+  gpu::BarrierOp::create(rewriter, loc);
+  Value slot = arith::RemUIOp::create(rewriter, loc, laneInWarp, index(warps));
+  sum = memref::LoadOp::create(rewriter, loc, sums, ValueRange{slot});
+  squares = memref::LoadOp::create(rewriter, loc, squareSums, ValueRange{slot});
+  mergeMomentsByShuffles(rewriter, loc, sum, squares, warps, count);
+}
+
 /// The lane's sum of squared deviations of its columns `slices` (one per column of its vector, shaped and
 /// indexed like `rowSum`'s input and init) from `mean`.
 static Value laneSquaredDeviations(OpBuilder &b, Location loc, linalg::GenericOp rowSum, ArrayRef<Value> slices,
@@ -556,38 +591,8 @@ DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(trans
         Value squares = laneSquaredDeviations(rewriter, loc, moments->second.sum, laneInputs, mean);
         total = partial;
         mergeMomentsByShuffles(rewriter, loc, total, squares, std::min<int64_t>(lanes, 32), perLaneCount);
-        if (blockWide) {
-          // Lane 0 of each warp writes the warp's pair to shared memory; after one barrier every lane reads
-          // pair (lane mod warps) and the warps' pairs merge the same way.
-          int64_t warps = lanes / 32;
-          auto func = forall->getParentOfType<FunctionOpInterface>();
-          auto bufferType = MemRefType::get({warps}, partial.getType(), MemRefLayoutAttrInterface(),
-                                            gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
-          Value sums, squareSums;
-          {
-            OpBuilder::InsertionGuard guard(rewriter);
-            rewriter.setInsertionPointToStart(&func.getFunctionBody().front());
-            sums = memref::AllocOp::create(rewriter, loc, bufferType);
-            squareSums = memref::AllocOp::create(rewriter, loc, bufferType);
-          }
-          Value c32 = arith::ConstantIndexOp::create(rewriter, loc, 32);
-          Value laneInWarp = arith::RemUIOp::create(rewriter, loc, lane, c32);
-          Value warp = arith::DivUIOp::create(rewriter, loc, lane, c32);
-          Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, laneInWarp,
-                                              arith::ConstantIndexOp::create(rewriter, loc, 0));
-          auto ifFirst = scf::IfOp::create(rewriter, loc, first, /*withElseRegion=*/false);
-          {
-            OpBuilder::InsertionGuard guard(rewriter);
-            rewriter.setInsertionPointToStart(ifFirst.thenBlock());
-            memref::StoreOp::create(rewriter, loc, total, sums, ValueRange{warp});
-            memref::StoreOp::create(rewriter, loc, squares, squareSums, ValueRange{warp});
-          }
-          gpu::BarrierOp::create(rewriter, loc);
-          Value slot = arith::RemUIOp::create(rewriter, loc, laneInWarp, arith::ConstantIndexOp::create(rewriter, loc, warps));
-          total = memref::LoadOp::create(rewriter, loc, sums, ValueRange{slot});
-          squares = memref::LoadOp::create(rewriter, loc, squareSums, ValueRange{slot});
-          mergeMomentsByShuffles(rewriter, loc, total, squares, warps, perLaneCount * 32);
-        }
+        if (blockWide)
+          mergeMomentsOverWarps(rewriter, loc, forall, lane, lanes / 32, total, squares, perLaneCount * 32);
         sumOfSquaresTotal[moments->second.sumSquares] = squares;
       } else if (blockWide) {
         // Every thread of the block is a lane of the one row and reaches this point: uniform.

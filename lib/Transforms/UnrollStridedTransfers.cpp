@@ -19,15 +19,19 @@ namespace kforge {
 using namespace mlir;
 
 /// The transfer's memref when it is one this pass rewrites: unmasked, in bounds, a static 1-D vector of at
-/// most `maxElements`, the minor-identity map, and a memref whose innermost stride is not 1.
+/// most `maxElements`, the minor-identity map, and a memref whose innermost stride is not 1; or a 0-D vector
+/// (one element: a lane's single column of a row, `vector<f32>`), which the later lowerings leave as a transfer.
 static MemRefType rewritable(VectorTransferOpInterface transfer, int64_t maxElements) {
   auto memref = dyn_cast<MemRefType>(transfer.getShapedType());
   VectorType vector = transfer.getVectorType();
-  if (!memref || vector.getRank() != 1 || vector.isScalable() || vector.getNumElements() > maxElements)
+  if (!memref || vector.isScalable() || transfer.getMask() ||
+      !isa<FloatType, IntegerType, IndexType>(vector.getElementType()))
     return {};
-  if (transfer.getMask() || !transfer.getPermutationMap().isMinorIdentity() || !transfer.isDimInBounds(0))
+  if (vector.getRank() == 0)
+    return memref.getRank() == static_cast<int64_t>(transfer.getIndices().size()) ? memref : MemRefType();
+  if (vector.getRank() != 1 || vector.getNumElements() > maxElements)
     return {};
-  if (!isa<FloatType, IntegerType, IndexType>(vector.getElementType()))
+  if (!transfer.getPermutationMap().isMinorIdentity() || !transfer.isDimInBounds(0))
     return {};
   SmallVector<int64_t> strides;
   int64_t offset;
@@ -71,7 +75,9 @@ struct UnrollStridedTransfersPass : kforge::impl::KforgeUnrollStridedTransfersBa
       OpBuilder b(write);
       Location loc = write.getLoc();
       for (int64_t i = 0, n = write.getVectorType().getNumElements(); i < n; ++i) {
-        Value element = vector::ExtractOp::create(b, loc, write.getVector(), i);
+        Value element = write.getVectorType().getRank() == 0
+                            ? vector::ExtractOp::create(b, loc, write.getVector(), ArrayRef<int64_t>{}).getResult()
+                            : vector::ExtractOp::create(b, loc, write.getVector(), i).getResult();
         memref::StoreOp::create(b, loc, element, write.getBase(), elementIndices(b, loc, write.getIndices(), i));
       }
       write.erase();

@@ -1003,12 +1003,6 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
                                     std::to_string(width) + " elements) is not a multiple of " +
                                     std::to_string(action.factor) + " x " + std::to_string(lanes->factor) +
                                     " lanes");
-      else if (lanes->factor > 0 && width / (lanes->factor * action.factor) < 2)
-        // (One column per slice: its lowering leaves an index cast that the LLVM translation rejects.)
-        problem(index, "unsupported", "lane_vector(" + std::to_string(action.factor) + ") with " +
-                                          std::to_string(lanes->factor) + " lanes gives each lane one group of " +
-                                          std::to_string(action.factor) + " columns; it needs two or more "
-                                          "(fewer lanes)");
     }
     if (action.kind == "moments") {
       const Action *lanes = findSlot(schedule, "lanes");

@@ -42,3 +42,26 @@ func.func @left_alone(%contiguous: memref<8xf32>, %strided: memref<8xf32, stride
   %d = vector.transfer_read %m[%i, %i], %pad {in_bounds = [true], permutation_map = affine_map<(d0, d1) -> (d0)>} : memref<4x4xf32, strided<[1, 4]>>, vector<4xf32>
   return %a, %b, %c, %d : vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>
 }
+
+// -----
+
+// A 0-D transfer (a lane that owns one column group of a row: vector<f32>) becomes one scalar load and one
+// scalar store; upstream's vector lowerings leave it as a transfer (whatever its layout), and its index
+// operands then reach the LLVM translation as an unresolved cast.
+// CHECK-LABEL: func.func @zero_d
+// CHECK-NOT: vector.transfer_read
+// CHECK: %[[A:.*]] = memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<1x1xf32, strided<[4096, 4096], offset: ?>>
+// CHECK: %[[V:.*]] = vector.from_elements %[[A]] : vector<f32>
+// CHECK: %[[E:.*]] = math.exp %[[V]]
+// CHECK: %[[S:.*]] = vector.extract %[[E]][] : f32 from vector<f32>
+// CHECK: memref.store %[[S]], %{{.*}}[%{{.*}}, %{{.*}}] : memref<1x1xf32
+// CHECK-NOT: vector.transfer_write
+// SMALL-LABEL: func.func @zero_d
+// SMALL-NOT: vector.transfer_read
+func.func @zero_d(%in: memref<1x1xf32, strided<[4096, 4096], offset: ?>>, %out: memref<1x1xf32, strided<[4096, 4096], offset: ?>>, %i: index, %j: index) {
+  %pad = arith.constant 0.0 : f32
+  %v = vector.transfer_read %in[%i, %j], %pad : memref<1x1xf32, strided<[4096, 4096], offset: ?>>, vector<f32>
+  %e = math.exp %v : vector<f32>
+  vector.transfer_write %e, %out[%i, %j] : vector<f32>, memref<1x1xf32, strided<[4096, 4096], offset: ?>>
+  return
+}

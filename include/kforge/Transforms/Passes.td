@@ -146,7 +146,9 @@ def KforgeUnrollStridedTransfers : Pass<"kforge-unroll-strided-transfers", "mlir
 
     Only unmasked, in-bounds transfers of a static 1-D vector of at most `max-elements` elements whose
     permutation map is the minor identity are rewritten; contiguous ones (unit stride) are left to the
-    vector loads of `convert-vector-to-llvm`.
+    vector loads of `convert-vector-to-llvm`. Unmasked 0-D transfers (`vector<f32>`: a lane that owns a
+    single column group of a row) become one scalar `memref.load` or `memref.store` too, since
+    `convert-vector-to-scf` and `convert-vector-to-llvm` leave them as they are.
   }];
   let options = [
     Option<"maxElements", "max-elements", "int64_t", /*default=*/"512", "Largest vector to unroll">,
