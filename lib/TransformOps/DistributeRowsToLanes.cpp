@@ -1,0 +1,505 @@
+//===- DistributeRowsToLanes.cpp - transform.kforge.distribute_rows_to_lanes ===//
+//
+// A thread's row program spread over lanes: cyclic (or vector-wide) columns per lane, reductions as per-lane
+// partials combined by shuffles (and, beyond a warp, over the block), a layernorm's moments in one round. See
+// the op's description in KforgeTransformOps.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kforge/TransformOps/KforgeTransformOps.h"
+#include "kforge/Transforms/RowMoments.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+
+//===----------------------------------------------------------------------===//
+// DistributeRowsToLanesOp
+//===----------------------------------------------------------------------===//
+
+/// The gpu.subgroup_reduce kind that combines partials of a reduction whose combiner is `combiner`.
+static std::optional<gpu::AllReduceOperation> laneCombiner(Operation *combiner) {
+  if (isa<arith::AddFOp, arith::AddIOp>(combiner))
+    return gpu::AllReduceOperation::ADD;
+  if (isa<arith::MulFOp, arith::MulIOp>(combiner))
+    return gpu::AllReduceOperation::MUL;
+  if (isa<arith::MaximumFOp>(combiner))
+    return gpu::AllReduceOperation::MAXIMUMF;
+  if (isa<arith::MinimumFOp>(combiner))
+    return gpu::AllReduceOperation::MINIMUMF;
+  if (isa<arith::MaxNumFOp>(combiner))
+    return gpu::AllReduceOperation::MAXNUMF;
+  if (isa<arith::MinNumFOp>(combiner))
+    return gpu::AllReduceOperation::MINNUMF;
+  return std::nullopt;
+}
+
+/// The vector.combining_kind of an all-reduce operation (to combine a lane's partials before the lanes do).
+static vector::CombiningKind combiningKind(gpu::AllReduceOperation kind) {
+  switch (kind) {
+  case gpu::AllReduceOperation::ADD:
+    return vector::CombiningKind::ADD;
+  case gpu::AllReduceOperation::MUL:
+    return vector::CombiningKind::MUL;
+  case gpu::AllReduceOperation::MAXIMUMF:
+    return vector::CombiningKind::MAXIMUMF;
+  case gpu::AllReduceOperation::MINIMUMF:
+    return vector::CombiningKind::MINIMUMF;
+  case gpu::AllReduceOperation::MAXNUMF:
+    return vector::CombiningKind::MAXNUMF;
+  case gpu::AllReduceOperation::MINNUMF:
+    return vector::CombiningKind::MINNUMF;
+  default:
+    llvm_unreachable("laneCombiner returns no other kind");
+  }
+}
+
+/// The single combiner op of a one-output linalg reduction, if its init is a fill with the combiner's neutral
+/// element (partials that each start there combine exactly).
+static FailureOr<gpu::AllReduceOperation> rowReductionKind(linalg::LinalgOp op, std::string &why) {
+  if (op.getNumDpsInits() != 1) {
+    why = "a row reduction with more than one output";
+    return failure();
+  }
+  SmallVector<Operation *> combiners;
+  if (!matchReduction(op.getRegionOutputArgs(), 0, combiners) || combiners.size() != 1) {
+    why = "a row reduction whose combiner is not a single op";
+    return failure();
+  }
+  std::optional<gpu::AllReduceOperation> kind = laneCombiner(combiners.front());
+  if (!kind) {
+    why = "a row reduction whose combiner (" + combiners.front()->getName().getStringRef().str() +
+          ") gpu.subgroup_reduce has no kind for";
+    return failure();
+  }
+  auto fill = op.getDpsInitOperand(0)->get().getDefiningOp<linalg::FillOp>();
+  std::optional<TypedAttr> neutral = arith::getNeutralElement(combiners.front());
+  Attribute value;
+  if (!fill || !neutral || !matchPattern(fill.getInputs()[0], m_Constant(&value)) || value != *neutral) {
+    why = "a row reduction that does not start from its combiner's neutral element (a linalg.fill)";
+    return failure();
+  }
+  return *kind;
+}
+
+/// Merges each lane's (sum, centred sum of squares) with its butterfly partners' over `width` lanes (offsets 1,
+/// 2, ... width / 2), each side holding `count` elements at offset 1 (twice as many at each next offset): Chan
+/// et al.'s pairwise update for equal counts n, q = q_a + q_b + ((s_b - s_a) / n)^2 n / 2, s = s_a + s_b. Both
+/// partners compute the same values (the operations are symmetric in a and b), so every lane ends with the
+/// totals over its group of `width` lanes.
+static void mergeMomentsByShuffles(OpBuilder &b, Location loc, Value &sum, Value &squares, int64_t width,
+                                   int64_t count) {
+  Type f = sum.getType();
+  auto i32 = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v).getResult(); };
+  auto real = [&](double v) { return arith::ConstantOp::create(b, loc, FloatAttr::get(f, v)).getResult(); };
+  for (int64_t offset = 1; offset < width; offset *= 2, count *= 2) {
+    Value otherSum = gpu::ShuffleOp::create(b, loc, sum, i32(offset), i32(32), gpu::ShuffleMode::XOR).getShuffleResult();
+    Value otherSquares =
+        gpu::ShuffleOp::create(b, loc, squares, i32(offset), i32(32), gpu::ShuffleMode::XOR).getShuffleResult();
+    Value delta = arith::DivFOp::create(b, loc, arith::SubFOp::create(b, loc, otherSum, sum), real(double(count)));
+    Value spread = arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, delta, delta), real(count / 2.0));
+    squares = arith::AddFOp::create(b, loc, arith::AddFOp::create(b, loc, squares, otherSquares), spread);
+    sum = arith::AddFOp::create(b, loc, sum, otherSum);
+  }
+}
+
+/// Beyond a warp, after each warp's merge: lane 0 of each warp writes the warp's (sum, squares) to shared memory
+/// (two buffers of one value per warp, allocated at the start of the function that holds `forall`, which the
+/// GPU mapping turns into the kernel's workgroup memory); after one barrier every lane reads pair (lane mod
+/// warps) and the `warps` pairs, `count` elements each, merge by shuffles. Each buffer is written once per block
+/// (one row per block), so one barrier suffices.
+static void mergeMomentsOverWarps(RewriterBase &rewriter, Location loc, scf::ForallOp forall, Value lane,
+                                  int64_t warps, Value &sum, Value &squares, int64_t count) {
+  auto func = forall->getParentOfType<FunctionOpInterface>();
+  auto bufferType = MemRefType::get({warps}, sum.getType(), MemRefLayoutAttrInterface(),
+                                    gpu::AddressSpaceAttr::get(rewriter.getContext(), gpu::AddressSpace::Workgroup));
+  Value sums, squareSums;
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(&func.getFunctionBody().front());
+    sums = memref::AllocOp::create(rewriter, loc, bufferType);
+    squareSums = memref::AllocOp::create(rewriter, loc, bufferType);
+  }
+  auto index = [&](int64_t v) { return arith::ConstantIndexOp::create(rewriter, loc, v).getResult(); };
+  Value laneInWarp = arith::RemUIOp::create(rewriter, loc, lane, index(32));
+  Value warp = arith::DivUIOp::create(rewriter, loc, lane, index(32));
+  Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, laneInWarp, index(0));
+  auto ifFirst = scf::IfOp::create(rewriter, loc, first, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(ifFirst.thenBlock());
+    memref::StoreOp::create(rewriter, loc, sum, sums, ValueRange{warp});
+    memref::StoreOp::create(rewriter, loc, squares, squareSums, ValueRange{warp});
+  }
+  gpu::BarrierOp::create(rewriter, loc);
+  Value slot = arith::RemUIOp::create(rewriter, loc, laneInWarp, index(warps));
+  sum = memref::LoadOp::create(rewriter, loc, sums, ValueRange{slot});
+  squares = memref::LoadOp::create(rewriter, loc, squareSums, ValueRange{slot});
+  mergeMomentsByShuffles(rewriter, loc, sum, squares, warps, count);
+}
+
+/// The lane's sum of squared deviations of its columns `slices` (one per column of its vector, shaped and
+/// indexed like `rowSum`'s input and init) from `mean`.
+static Value laneSquaredDeviations(OpBuilder &b, Location loc, linalg::GenericOp rowSum, ArrayRef<Value> slices,
+                                   Value mean) {
+  auto initType = cast<RankedTensorType>(rowSum.getResult(0).getType());
+  Value total;
+  for (Value slice : slices) {
+    // The lane's init is one element per row (1x...x1), whatever the forall's row-sum init was.
+    SmallVector<int64_t> shape(initType.getRank(), 1);
+    auto type = RankedTensorType::get(shape, initType.getElementType());
+    Value zero = arith::ConstantOp::create(b, loc, FloatAttr::get(type.getElementType(), 0.0));
+    Value init = linalg::FillOp::create(b, loc, zero, tensor::EmptyOp::create(b, loc, shape, type.getElementType()).getResult())
+                     .getResult(0);
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{type}, ValueRange{slice}, ValueRange{init}, rowSum.getIndexingMapsArray(),
+        rowSum.getIteratorTypesArray(), [&](OpBuilder &nb, Location nl, ValueRange args) {
+          Value deviation = arith::SubFOp::create(nb, nl, args[0], mean);
+          Value squared = arith::MulFOp::create(nb, nl, deviation, deviation);
+          linalg::YieldOp::create(nb, nl, ValueRange{arith::AddFOp::create(nb, nl, squared, args[1]).getResult()});
+        });
+    SmallVector<Value> zeros(type.getRank(), arith::ConstantIndexOp::create(b, loc, 0));
+    Value part = tensor::ExtractOp::create(b, loc, generic.getResult(0), zeros);
+    total = total ? arith::AddFOp::create(b, loc, total, part).getResult() : part;
+  }
+  return total;
+}
+
+DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(transform::TransformRewriter &rewriter,
+                                                                           Operation *target,
+                                                                           transform::ApplyToEachResultList &results,
+                                                                           transform::TransformState &state) {
+  auto forall = dyn_cast<scf::ForallOp>(target);
+  int64_t lanes = getLanes();
+  // Within a warp, a row's lanes must tile the warp (butterfly shuffles over 2, 4, ... 32 lanes); beyond it,
+  // whole warps (a 32000-wide row has no power-of-two lane count above 256 that divides it, but 800 does).
+  bool withinWarp = lanes >= 2 && lanes <= 32 && llvm::isPowerOf2_64(lanes);
+  bool wholeWarps = lanes > 32 && lanes <= 1024 && lanes % 32 == 0;
+  if (!withinWarp && !wholeWarps)
+    return emitDefiniteFailure() << "lanes must be a power of 2 from 2 to 32 or a multiple of 32 up to 1024, not "
+                                 << lanes;
+  int64_t vector = getVector();
+  if (vector != 1 && vector != 2 && vector != 4)
+    return emitDefiniteFailure() << "vector must be 1, 2 or 4 consecutive columns per lane, not " << vector;
+  if (!forall || forall.getRank() != 1 || !forall.isNormalized())
+    return emitSilenceableError() << "expected an scf.forall with one induction variable from 0, step 1";
+  std::optional<int64_t> rows = getConstantIntValue(forall.getMixedUpperBound()[0]);
+  if (!rows)
+    return emitSilenceableError() << "expected a static number of rows";
+  // Beyond a warp, the lanes of a row combine their partials over the whole block (gpu.all_reduce: shuffles,
+  // then shared memory across the warps), so the block must hold that one row and nothing else.
+  bool blockWide = lanes > 32;
+  if (blockWide && *rows != 1)
+    return emitSilenceableError() << "lanes = " << lanes << " spreads a row over several warps, reduced over the "
+                                  << "whole block: the forall must have one row, not " << *rows;
+
+  // The row width: the last loop of the linalg ops over a row (their other loops have one iteration).
+  int64_t width = 0;
+  for (Operation &op : forall.getBody()->without_terminator()) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
+    if (!linalgOp || !linalgOp.hasPureTensorSemantics() || linalgOp.getNumLoops() < 2)
+      continue;
+    SmallVector<int64_t> loops = linalgOp.getStaticLoopRanges();
+    if (loops.back() <= 1 || llvm::any_of(ArrayRef(loops).drop_back(), [](int64_t r) { return r != 1; }))
+      continue;
+    if (width && loops.back() != width)
+      return emitSilenceableError() << "the row ops have different widths (" << width << ", " << loops.back() << ")";
+    width = loops.back();
+  }
+  // Lane l owns columns l * vector + j + k * stride (j < vector): `vector` strided slices of perLane columns.
+  int64_t stride = lanes * vector;
+  if (width == 0 || width % stride != 0)
+    return emitSilenceableError() << "the row width (" << width << ") is not a multiple of " << lanes << " lanes"
+                                  << (vector > 1 ? " x " + std::to_string(vector) + " columns" : std::string());
+  int64_t perLane = width / stride;
+  // What the forall inserts: whole unit-stride rows (1x...xN), or row statistics (1x...x1, e.g. a row sum).
+  auto isStatistic = [](RankedTensorType type) {
+    return llvm::all_of(type.getShape(), [](int64_t d) { return d == 1; });
+  };
+  for (Operation &op : forall.getTerminator().getYieldingOps()) {
+    auto insert = dyn_cast<tensor::ParallelInsertSliceOp>(op);
+    RankedTensorType type = insert ? insert.getSourceType() : RankedTensorType();
+    if (!insert || !type.hasStaticShape() || type.getRank() < 1 ||
+        !llvm::all_of(insert.getStaticStrides(), [](int64_t s) { return s == 1; }) ||
+        !(isStatistic(type) || (type.getShape().back() == width &&
+                                llvm::all_of(type.getShape().drop_back(), [](int64_t d) { return d == 1; }))))
+      return emitSilenceableError() << "expected the forall to insert whole unit-stride rows (1x...xN) or row "
+                                       "statistics (1x...x1)";
+  }
+
+  // Checks before any change: every op that touches a row is a row op.
+  std::string why;
+  auto isRowOp = [&](Operation *op) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp || !linalgOp.hasPureTensorSemantics())
+      return false;
+    SmallVector<int64_t> loops = linalgOp.getStaticLoopRanges();
+    return !loops.empty() && loops.back() == width &&
+           llvm::all_of(ArrayRef(loops).drop_back(), [](int64_t r) { return r == 1; });
+  };
+  for (Operation &op : forall.getBody()->without_terminator()) {
+    if (!isRowOp(&op))
+      continue;
+    auto linalgOp = cast<linalg::LinalgOp>(&op);
+    if (linalgOp.getIteratorTypesArray().back() == utils::IteratorType::reduction &&
+        failed(rowReductionKind(linalgOp, why)))
+      return emitSilenceableError() << why;
+  }
+  // With `moments`: the row sums whose centred values are squared and summed, each with its chain.
+  DenseMap<Operation *, kforge::RowMoments> momentsOfSum;
+  DenseSet<Operation *> skippedSquares;
+  DenseMap<Operation *, Value> sumOfSquaresTotal; // filled when the chain's row sum is lowered
+  if (getMoments()) {
+    for (Operation &op : forall.getBody()->without_terminator())
+      if (isRowOp(&op))
+        if (std::optional<kforge::RowMoments> m = kforge::matchRowMoments(cast<linalg::LinalgOp>(&op));
+            m && isRowOp(m->sumSquares) && (!m->square || isRowOp(m->square)) && isRowOp(m->centre)) {
+          momentsOfSum[&op] = *m;
+          if (m->square)
+            skippedSquares.insert(m->square);
+        }
+    if (momentsOfSum.empty())
+      return emitSilenceableError() << "moments: the row program has no row sum whose centred values (x - sum / N) "
+                                       "are squared and summed (a layernorm's mean and variance)";
+    if (blockWide && !llvm::isPowerOf2_64(lanes / 32))
+      return emitSilenceableError() << "moments over a row of " << lanes / 32
+                                    << " warps: the warps must be a power of 2 (their partials merge pairwise)";
+  }
+
+  // The new forall over (rows, lanes); the old body is cloned into it, row ops on strided slices.
+  Location loc = forall.getLoc();
+  rewriter.setInsertionPoint(forall);
+  MLIRContext *ctx = getContext();
+  ArrayAttr mapping = rewriter.getArrayAttr({gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimY),
+                                             gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimX)});
+  auto lanesForall = scf::ForallOp::create(
+      rewriter, loc, ArrayRef<OpFoldResult>{rewriter.getIndexAttr(*rows), rewriter.getIndexAttr(lanes)},
+      forall.getOutputs(), mapping);
+  Value lane = lanesForall.getInductionVars()[1];
+  // One mapping per column j of a lane's vector: row values are the lane's j-th slice in maps[j]; every other
+  // value is the same in all of them.
+  SmallVector<IRMapping> maps(vector);
+  for (IRMapping &map : maps) {
+    map.map(forall.getInductionVars()[0], lanesForall.getInductionVars()[0]);
+    for (auto [from, to] : llvm::zip(forall.getRegionIterArgs(), lanesForall.getRegionIterArgs()))
+      map.map(from, to);
+  }
+  auto mapEverywhere = [&](Value from, Value to) {
+    for (IRMapping &map : maps)
+      map.map(from, to);
+  };
+  DenseSet<Value> strided; // values of the new body that hold a lane's columns only
+  rewriter.setInsertionPoint(lanesForall.getTerminator());
+
+  /// Column j of the lane's vector in the row: lane * vector + j (+ `base`). Created once per (j, base): a
+  /// row's slice and its insert must use the same value to bufferize in place.
+  DenseMap<std::pair<int64_t, void *>, OpFoldResult> columns;
+  auto laneColumn = [&](int64_t j, OpFoldResult base) -> OpFoldResult {
+    auto [it, inserted] = columns.try_emplace({j, base.getOpaqueValue()});
+    if (inserted) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(lanesForall.getBody());
+      if (auto v = dyn_cast<Value>(base); v && v.getParentBlock() == lanesForall.getBody())
+        rewriter.setInsertionPointAfterValue(v);
+      AffineExpr d0 = rewriter.getAffineDimExpr(0), d1 = rewriter.getAffineDimExpr(1);
+      it->second =
+          affine::makeComposedFoldedAffineApply(rewriter, loc, d0 + d1 * vector + j, {base, OpFoldResult(lane)});
+    }
+    return it->second;
+  };
+  /// `value` (mapped) with dimension `dim` cut to the lane's j-th slice (offset lane * vector + j, stride
+  /// lanes * vector).
+  auto laneSlice = [&](Value value, int64_t dim, int64_t j) -> Value {
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0)), strides(type.getRank(),
+                                                                                         rewriter.getIndexAttr(1));
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d : type.getShape())
+      sizes.push_back(rewriter.getIndexAttr(d));
+    offsets[dim] = laneColumn(j, rewriter.getIndexAttr(0));
+    // A row of the forall's output (a unit-stride slice of a shared output, same rank): sliced from the
+    // shared output itself, so that the op's write and the lane's insert are one slice and bufferize in
+    // place (slices of the row would each be copied: bufferization cannot tell the lanes' columns apart).
+    auto row = value.getDefiningOp<tensor::ExtractSliceOp>();
+    auto iterArg = row ? dyn_cast<BlockArgument>(row.getSource()) : BlockArgument();
+    if (iterArg && iterArg.getOwner() == lanesForall.getBody() && iterArg.getArgNumber() >= 2 &&
+        row.getSourceType().getRank() == type.getRank() && row.hasUnitStride()) {
+      SmallVector<OpFoldResult> rowOffsets = row.getMixedOffsets();
+      offsets = rowOffsets;
+      offsets[dim] = laneColumn(j, rowOffsets[dim]);
+      value = iterArg;
+    }
+    sizes[dim] = rewriter.getIndexAttr(perLane);
+    strides[dim] = rewriter.getIndexAttr(stride);
+    Value slice = tensor::ExtractSliceOp::create(rewriter, loc, value, offsets, sizes, strides);
+    strided.insert(slice);
+    return slice;
+  };
+
+  for (Operation &op : forall.getBody()->without_terminator()) {
+    if (!isRowOp(&op)) {
+      for (Value operand : op.getOperands())
+        if (strided.contains(maps[0].lookupOrDefault(operand))) {
+          rewriter.eraseOp(lanesForall);
+          return emitSilenceableError() << "an op that is not a row op uses a row value: " << op.getName();
+        }
+      Operation *clone = rewriter.clone(op, maps[0]);
+      for (auto [old, now] : llvm::zip(op.getResults(), clone->getResults()))
+        mapEverywhere(old, now);
+      continue;
+    }
+    if (skippedSquares.contains(&op))
+      continue; // only the centred sum of squares used them, and the moments' merge gives it
+    if (auto it = sumOfSquaresTotal.find(&op); it != sumOfSquaresTotal.end()) {
+      auto type = cast<RankedTensorType>(op.getResult(0).getType());
+      mapEverywhere(op.getResult(0), tensor::FromElementsOp::create(rewriter, loc, type, ValueRange{it->second}).getResult());
+      continue;
+    }
+    auto linalgOp = cast<linalg::LinalgOp>(&op);
+    unsigned rowLoop = linalgOp.getNumLoops() - 1;
+    bool reduction = linalgOp.getIteratorTypesArray().back() == utils::IteratorType::reduction;
+    auto moments = momentsOfSum.find(&op);
+    SmallVector<Value> laneInputs; // a moments row sum's input slices, one per column of the lane's vector
+    // The op once per column of the lane's vector; a reduction's partials per result, over the vector.
+    SmallVector<SmallVector<Value>> partials(op.getNumResults());
+    for (int64_t j = 0; j < vector; ++j) {
+      IRMapping &map = maps[j];
+      SmallVector<Value> operands;
+      for (OpOperand &operand : op.getOpOperands()) {
+        Value value = map.lookupOrDefault(operand.get());
+        if (reduction && linalgOp.isDpsInit(&operand)) {
+          // Each lane's partial accumulates in a tensor of its own, never in the forall's output (where the
+          // lanes would all write one element: a row sum's init is a slice of the row-sum output).
+          auto fill = operand.get().getDefiningOp<linalg::FillOp>(); // checked: the neutral element
+          auto type = cast<RankedTensorType>(value.getType());
+          Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(), type.getElementType());
+          operands.push_back(linalg::FillOp::create(rewriter, loc, map.lookupOrDefault(fill.getInputs()[0]), empty)
+                                 .getResult(0));
+          continue;
+        }
+        AffineMap indexing = linalgOp.getMatchingIndexingMap(&operand);
+        std::optional<unsigned> dim = indexing.getResultPosition(rewriter.getAffineDimExpr(rowLoop));
+        if (dim && !strided.contains(value))
+          value = laneSlice(value, *dim, j);
+        operands.push_back(value);
+      }
+      if (moments != momentsOfSum.end())
+        laneInputs.push_back(operands.front());
+      SmallVector<Type> resultTypes;
+      for (Value init : ValueRange(operands).take_back(linalgOp.getNumDpsInits()))
+        resultTypes.push_back(init.getType());
+      Operation *laneOp = mlir::clone(rewriter, &op, resultTypes, operands);
+      for (auto [i, old, now] : llvm::enumerate(op.getResults(), laneOp->getResults())) {
+        if (!reduction) {
+          strided.insert(now);
+          map.map(old, now);
+          continue;
+        }
+        auto type = cast<RankedTensorType>(now.getType());
+        SmallVector<Value> zeros(type.getRank(), arith::ConstantIndexOp::create(rewriter, loc, 0));
+        partials[i].push_back(tensor::ExtractOp::create(rewriter, loc, now, zeros));
+      }
+    }
+    if (!reduction)
+      continue;
+    // The lane's partial over its columns (its vector's partials combined); the lanes combine theirs, and every
+    // lane holds the total.
+    gpu::AllReduceOperation kind = *rowReductionKind(linalgOp, why);
+    for (auto [old, columnPartials] : llvm::zip(op.getResults(), partials)) {
+      Value partial = columnPartials.front();
+      for (Value next : ArrayRef(columnPartials).drop_front())
+        partial = vector::makeArithReduction(rewriter, loc, combiningKind(kind), next, partial);
+      Value total;
+      if (moments != momentsOfSum.end()) {
+        // The lane's squared deviations from its own mean, then (sum, squares) merged over the lanes.
+        int64_t perLaneCount = perLane * vector;
+        Value mean = arith::DivFOp::create(
+            rewriter, loc, partial,
+            arith::ConstantOp::create(rewriter, loc, FloatAttr::get(partial.getType(), double(perLaneCount))));
+        Value squares = laneSquaredDeviations(rewriter, loc, moments->second.sum, laneInputs, mean);
+        total = partial;
+        mergeMomentsByShuffles(rewriter, loc, total, squares, std::min<int64_t>(lanes, 32), perLaneCount);
+        if (blockWide)
+          mergeMomentsOverWarps(rewriter, loc, forall, lane, lanes / 32, total, squares, perLaneCount * 32);
+        sumOfSquaresTotal[moments->second.sumSquares] = squares;
+      } else if (blockWide) {
+        // Every thread of the block is a lane of the one row and reaches this point: uniform.
+        total = gpu::AllReduceOp::create(rewriter, loc, partial,
+                                         gpu::AllReduceOperationAttr::get(rewriter.getContext(), kind),
+                                         /*uniform=*/true)
+                    .getResult();
+      } else {
+        std::optional<uint32_t> cluster;
+        if (lanes < 32)
+          cluster = static_cast<uint32_t>(lanes);
+        total = gpu::SubgroupReduceOp::create(rewriter, loc, partial, kind, /*uniform=*/false, cluster);
+      }
+      auto type = cast<RankedTensorType>(old.getType());
+      mapEverywhere(old, tensor::FromElementsOp::create(rewriter, loc, type, ValueRange{total}).getResult());
+    }
+  }
+
+  // Each lane inserts its columns of the row; a row statistic (the same in every lane after the shuffles)
+  // is inserted by lane 0 alone: the other lanes insert an empty slice, so no two lanes write one element.
+  rewriter.setInsertionPointToStart(lanesForall.getTerminator().getBody());
+  for (Operation &op : forall.getTerminator().getYieldingOps()) {
+    auto insert = cast<tensor::ParallelInsertSliceOp>(op);
+    SmallVector<OpFoldResult> offsets = insert.getMixedOffsets(), sizes = insert.getMixedSizes(),
+                              strides = insert.getMixedStrides();
+    for (OpFoldResult &o : offsets)
+      if (auto v = dyn_cast<Value>(o))
+        o = maps[0].lookupOrDefault(v);
+    Value dest = maps[0].lookup(insert.getDest());
+    rewriter.setInsertionPoint(lanesForall.getTerminator());
+    if (isStatistic(insert.getSourceType())) {
+      Value source = maps[0].lookupOrDefault(insert.getSource());
+      if (strided.contains(source)) {
+        rewriter.eraseOp(lanesForall);
+        return emitSilenceableError() << "an inserted row statistic is a lane's slice";
+      }
+      Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0), one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+      Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane, zero);
+      Value count = arith::SelectOp::create(rewriter, loc, first, one, zero);
+      int64_t rank = insert.getSourceType().getRank();
+      SmallVector<OpFoldResult> at(rank, rewriter.getIndexAttr(0)), unit(rank, rewriter.getIndexAttr(1));
+      SmallVector<OpFoldResult> pieceSizes = unit;
+      pieceSizes.back() = count;
+      Value piece = tensor::ExtractSliceOp::create(rewriter, loc, source, at, pieceSizes, unit);
+      sizes.back() = count;
+      rewriter.setInsertionPointToEnd(lanesForall.getTerminator().getBody());
+      tensor::ParallelInsertSliceOp::create(rewriter, insert.getLoc(), piece, dest, offsets, sizes, strides);
+      continue;
+    }
+    for (int64_t j = 0; j < vector; ++j) {
+      Value source = maps[j].lookupOrDefault(insert.getSource());
+      if (!strided.contains(source)) {
+        rewriter.eraseOp(lanesForall);
+        return emitSilenceableError() << "an inserted row is not computed by row ops";
+      }
+      rewriter.setInsertionPoint(lanesForall.getTerminator());
+      SmallVector<OpFoldResult> columnOffsets = offsets, columnSizes = sizes, columnStrides = strides;
+      columnOffsets.back() = laneColumn(j, offsets.back());
+      columnSizes.back() = rewriter.getIndexAttr(perLane);
+      columnStrides.back() = rewriter.getIndexAttr(stride);
+      rewriter.setInsertionPointToEnd(lanesForall.getTerminator().getBody());
+      tensor::ParallelInsertSliceOp::create(rewriter, insert.getLoc(), source, dest, columnOffsets, columnSizes,
+                                            columnStrides);
+    }
+  }
+  rewriter.replaceOp(forall, lanesForall.getResults());
+  results.push_back(lanesForall);
+  return DiagnosedSilenceableFailure::success();
+}
