@@ -64,6 +64,21 @@ def flags(row):
     return found
 
 
+# How far apart two medians from one process may be and still count as a tie: a best kernel replayed in another
+# process moves by about this much (docs/perf/search-h200.md), and torch.compile's own kernels more.
+TIE = 0.02
+
+
+def ties(row):
+    """The comparisons within TIE of 1x: neither side is faster by more than the run-to-run spread."""
+    found = []
+    for against, name in (("eager", "eager"), ("compile", "torch.compile")):
+        s = speedups(row, against)
+        if s is not None and abs(s - 1) <= TIE:
+            found.append(f"{s:.2f}x {name}: a tie (within {TIE:.0%}, the run-to-run spread)")
+    return found
+
+
 def _ms(result):
     if result["status"] == "n/a":
         return "n/a"
@@ -102,7 +117,7 @@ def markdown(results):
         checks = k.get("checks")
         softmax = ([f"rows sum to 1 within {checks['rows_sum_max_error']:.1e}, inputs x {checks['large_inputs']['scale']:g} "
                     f"{checks['large_inputs']['status']}"] if checks and checks.get("rows_sum_max_error") is not None else [])
-        notes = "; ".join(flags(r) + ([k["why"]] if k.get("why") else []) + softmax +
+        notes = "; ".join(flags(r) + ties(r) + ([k["why"]] if k.get("why") else []) + softmax +
                           ([r["diagnosis"]] if r.get("diagnosis") else []))
         lines.append(f"| {r['task']} | {r['level']} | {'x'.join(map(str, r['shape']))} | {_ms(k)} | "
                      f"{_ms(r['eager'])} | {_ms(r['compile'])} | {_x(speedups(r, 'eager'))} | "

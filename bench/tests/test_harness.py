@@ -98,6 +98,14 @@ def test_fast_p_geomean_and_flags():
     too_fast = _row("e", 1, 0.5, 1.0, floor=1.0)
     assert any("faster than the floor" in f for f in report.flags(too_fast))
     assert any("above 10x" in f for f in report.flags(_row("f", 1, 1.0, 20.0)))
+    # Within 2% either way is a tie, said in the row's notes; 3% is not.
+    assert report.ties(_row("g", 2, 2.76, 2.794, 2.774)) == [
+        "1.01x eager: a tie (within 2%, the run-to-run spread)",
+        "1.01x torch.compile: a tie (within 2%, the run-to-run spread)"]
+    assert report.ties(_row("h", 1, 1.0, 0.985, 1.03)) == ["0.98x eager: a tie (within 2%, the run-to-run spread)"]
+    assert "a tie" in report.markdown({"tasks": [_row("g", 2, 2.76, 2.794, 2.774)], "backend": "cpu", "seeds": 1,
+                                       "reps": 1, "warmup": 1,
+                                       "ceilings": {"copy_gbps": 1, "fp32_tflops": 1, "how": "test"}})
     assert measure.floor_ms(4e9, 0, {"copy_gbps": 4000, "fp32_tflops": 50}) == pytest.approx(1.0)
     assert measure.floor_ms(4, 1e12, {"copy_gbps": 4000, "fp32_tflops": 50}) == pytest.approx(20.0)
 
