@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -47,29 +48,15 @@ static std::optional<gpu::AllReduceOperation> laneCombiner(Operation *combiner) 
   return std::nullopt;
 }
 
-/// The vector.combining_kind of an all-reduce operation (to combine a lane's partials before the lanes do).
-static vector::CombiningKind combiningKind(gpu::AllReduceOperation kind) {
-  switch (kind) {
-  case gpu::AllReduceOperation::ADD:
-    return vector::CombiningKind::ADD;
-  case gpu::AllReduceOperation::MUL:
-    return vector::CombiningKind::MUL;
-  case gpu::AllReduceOperation::MAXIMUMF:
-    return vector::CombiningKind::MAXIMUMF;
-  case gpu::AllReduceOperation::MINIMUMF:
-    return vector::CombiningKind::MINIMUMF;
-  case gpu::AllReduceOperation::MAXNUMF:
-    return vector::CombiningKind::MAXNUMF;
-  case gpu::AllReduceOperation::MINNUMF:
-    return vector::CombiningKind::MINNUMF;
-  default:
-    llvm_unreachable("laneCombiner returns no other kind");
-  }
-}
+/// How a row reduction's partials combine: within a lane (its vector's partials) and over the lanes.
+struct RowReductionKind {
+  vector::CombiningKind inLane;
+  gpu::AllReduceOperation overLanes;
+};
 
 /// The single combiner op of a one-output linalg reduction, if its init is a fill with the combiner's neutral
 /// element (partials that each start there combine exactly).
-static FailureOr<gpu::AllReduceOperation> rowReductionKind(linalg::LinalgOp op, std::string &why) {
+static FailureOr<RowReductionKind> rowReductionKind(linalg::LinalgOp op, std::string &why) {
   if (op.getNumDpsInits() != 1) {
     why = "a row reduction with more than one output";
     return failure();
@@ -80,7 +67,8 @@ static FailureOr<gpu::AllReduceOperation> rowReductionKind(linalg::LinalgOp op, 
     return failure();
   }
   std::optional<gpu::AllReduceOperation> kind = laneCombiner(combiners.front());
-  if (!kind) {
+  std::optional<vector::CombiningKind> inLane = linalg::getCombinerOpKind(combiners.front());
+  if (!kind || !inLane) {
     why = "a row reduction whose combiner (" + combiners.front()->getName().getStringRef().str() +
           ") gpu.subgroup_reduce has no kind for";
     return failure();
@@ -92,7 +80,7 @@ static FailureOr<gpu::AllReduceOperation> rowReductionKind(linalg::LinalgOp op, 
     why = "a row reduction that does not start from its combiner's neutral element (a linalg.fill)";
     return failure();
   }
-  return *kind;
+  return RowReductionKind{*inLane, *kind};
 }
 
 /// Merges each lane's (sum, centred sum of squares) with its butterfly partners' over `width` lanes (offsets 1,
@@ -417,11 +405,12 @@ DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(trans
       continue;
     // The lane's partial over its columns (its vector's partials combined); the lanes combine theirs, and every
     // lane holds the total.
-    gpu::AllReduceOperation kind = *rowReductionKind(linalgOp, why);
+    RowReductionKind kinds = *rowReductionKind(linalgOp, why);
+    gpu::AllReduceOperation kind = kinds.overLanes;
     for (auto [old, columnPartials] : llvm::zip(op.getResults(), partials)) {
       Value partial = columnPartials.front();
       for (Value next : ArrayRef(columnPartials).drop_front())
-        partial = vector::makeArithReduction(rewriter, loc, combiningKind(kind), next, partial);
+        partial = vector::makeArithReduction(rewriter, loc, kinds.inLane, next, partial);
       Value total;
       if (moments != momentsOfSum.end()) {
         // The lane's squared deviations from its own mean, then (sum, squares) merged over the lanes.
