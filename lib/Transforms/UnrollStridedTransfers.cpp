@@ -28,7 +28,7 @@ static MemRefType rewritable(VectorTransferOpInterface transfer, int64_t maxElem
       !isa<FloatType, IntegerType, IndexType>(vector.getElementType()))
     return {};
   if (vector.getRank() == 0)
-    return memref.getRank() == static_cast<int64_t>(transfer.getIndices().size()) ? memref : MemRefType();
+    return memref;
   if (vector.getRank() != 1 || vector.getNumElements() > maxElements)
     return {};
   if (!transfer.getPermutationMap().isMinorIdentity() || !transfer.isDimInBounds(0))
