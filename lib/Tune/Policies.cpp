@@ -1242,6 +1242,11 @@ static std::mt19937_64 rngFor(uint64_t seed, size_t historySize, uint64_t salt) 
   return std::mt19937_64(sequence);
 }
 
+/// How many draws a random or evolve proposal may make to find `count` schedules not tried before. It does
+/// not shrink with the batch: a run's last batch of one trial got 20 draws, and study-5's softmax search
+/// stopped one trial short of its budget ("the policy has nothing new to try") while new schedules remained.
+static int proposalAttempts(int count) { return std::max(count, 16) * 20; }
+
 class RandomPolicy : public Policy {
 public:
   RandomPolicy(const PayloadFacts &facts, const HardwareProfile &profile, uint64_t seed)
@@ -1251,7 +1256,7 @@ public:
     std::mt19937_64 rng = rngFor(seed, history.size(), 1);
     Seen seen(history);
     std::vector<Proposal> out;
-    for (int attempt = 0; attempt < count * 20 && static_cast<int>(out.size()) < count; ++attempt) {
+    for (int attempt = 0; attempt < proposalAttempts(count) && static_cast<int>(out.size()) < count; ++attempt) {
       Schedule s = randomSchedule(facts, profile, rng);
       if (s.empty() || !seen.insert(s))
         continue;
@@ -1317,7 +1322,7 @@ public:
     std::stable_sort(measured.begin(), measured.end(),
                      [](const TrialRecord *a, const TrialRecord *b) { return a->timeMs < b->timeMs; });
     std::vector<Proposal> out;
-    for (int attempt = 0; attempt < count * 20 && static_cast<int>(out.size()) < count; ++attempt) {
+    for (int attempt = 0; attempt < proposalAttempts(count) && static_cast<int>(out.size()) < count; ++attempt) {
       const Island &island = kIslands[out.size() % 3];
       // Until something is measured the population is random.
       if (measured.empty()) {
