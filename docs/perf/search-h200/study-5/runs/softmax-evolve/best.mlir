@@ -1,6 +1,6 @@
 // A kforge schedule, rendered by kforge-tune from the actions below (one fragment per action).
 // Replay: kforge-opt PAYLOAD -transform-preload-library=transform-library-paths=THIS_FILE -transform-interpreter
-//   actions: tile(block, 1x0); fuse(block); tile(thread, 1x0); fuse(thread); lanes(256); vectorize; occupancy(3); max_registers(32)
+//   actions: tile(block, 1x0); fuse(block); tile(thread, 1x0); fuse(thread); lanes(256); occupancy(2); max_registers(64)
 module attributes {transform.with_named_sequence} {
   // A linalg op whose first result feeds another linalg op: a producer that can be fused.
   transform.named_sequence @match_fusable_producer(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
@@ -110,20 +110,6 @@ module attributes {transform.with_named_sequence} {
     transform.apply_cse to %func : !transform.any_op
     %row_loop20 = transform.structured.match ops{["scf.forall"]} attributes{mapping = [#gpu.thread<x>]} in %loop4 : (!transform.any_op) -> !transform.any_op
     %lane_loop21 = transform.kforge.distribute_rows_to_lanes %row_loop20 {lanes = 256} : (!transform.any_op) -> !transform.any_op
-    // action 5: vectorize
-    %func22 = transform.structured.match ops{["func.func"]} attributes{sym_name = "softmax"} in %module : (!transform.any_op) -> !transform.any_op
-    transform.apply_patterns to %func22 {
-      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
-    } : !transform.any_op
-    %tile_ops23 = transform.structured.match interface{LinalgOp} in %lane_loop21 : (!transform.any_op) -> !transform.any_op
-    transform.structured.vectorize %tile_ops23 : !transform.any_op
-    %func24 = transform.structured.match ops{["func.func"]} attributes{sym_name = "softmax"} in %module : (!transform.any_op) -> !transform.any_op
-    transform.apply_patterns to %func24 {
-      transform.apply_patterns.vector.reduction_to_contract
-      transform.apply_patterns.vector.transfer_permutation_patterns
-      transform.apply_patterns.canonicalization
-    } : !transform.any_op
-    transform.apply_cse to %func24 : !transform.any_op
     // finish (gpu): bufferize, map loops to the grid and the block, lower vectors
     %tfunc = transform.structured.match ops{["func.func"]} attributes{sym_name = "softmax"} in %module : (!transform.any_op) -> !transform.any_op
     transform.apply_patterns to %tfunc {
@@ -145,26 +131,12 @@ module attributes {transform.with_named_sequence} {
       transform.apply_patterns.memref.fold_memref_alias_ops
       transform.apply_patterns.canonicalization
     } : !transform.any_op
-    %vfunc = transform.structured.match ops{["func.func"]} attributes{sym_name = "softmax"} in %bufferized : (!transform.any_op) -> !transform.any_op
-    %hoisted = transform.structured.hoist_redundant_vector_transfers %vfunc : (!transform.any_op) -> !transform.any_op
-    transform.apply_patterns to %hoisted {
-      transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
-      transform.apply_patterns.vector.lower_outerproduct
-      transform.apply_patterns.vector.transfer_permutation_patterns
-      transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1
-      transform.apply_patterns.vector.lower_broadcast
-      transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = "innerreduction"
-      transform.apply_patterns.vector.lower_transpose
-      transform.apply_patterns.vector.lower_shape_cast
-      transform.apply_patterns.canonicalization
-    } : !transform.any_op
-    transform.apply_cse to %hoisted : !transform.any_op
-    // action 6: occupancy(3)
-    %launches25 = transform.structured.match ops{["gpu.launch"]} in %bufferized : (!transform.any_op) -> !transform.any_op
-    %bounded26 = transform.kforge.set_kernel_attributes %launches25 {min_blocks_per_sm = 3} : (!transform.any_op) -> !transform.any_op
-    // action 7: max_registers(32)
-    %launches27 = transform.structured.match ops{["gpu.launch"]} in %bufferized : (!transform.any_op) -> !transform.any_op
-    %bounded28 = transform.kforge.set_kernel_attributes %launches27 {max_registers = 32} : (!transform.any_op) -> !transform.any_op
+    // action 5: occupancy(2)
+    %launches22 = transform.structured.match ops{["gpu.launch"]} in %bufferized : (!transform.any_op) -> !transform.any_op
+    %bounded23 = transform.kforge.set_kernel_attributes %launches22 {min_blocks_per_sm = 2} : (!transform.any_op) -> !transform.any_op
+    // action 6: max_registers(64)
+    %launches24 = transform.structured.match ops{["gpu.launch"]} in %bufferized : (!transform.any_op) -> !transform.any_op
+    %bounded25 = transform.kforge.set_kernel_attributes %launches24 {max_registers = 64} : (!transform.any_op) -> !transform.any_op
     transform.yield
   }
 }
