@@ -244,6 +244,15 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
          "any count from 1 to 65536"}},
        {"gpu"},
        "lanes with one row per block (tile(block) of one row); rows of whole 16-byte multiples"},
+      {"stash",
+       "Keep the last `quarters` / 4 of each lane's row values in shared memory instead of registers while the "
+       "block reduces its row (stored after they are computed, loaded back where they are next used): fewer "
+       "registers per thread, so with a register cap (max_registers, occupancy) two blocks of a wide row fit on a "
+       "multiprocessor, one loading while the other reduces.",
+       "transform.kforge.stash_rows_in_shared on the gpu.launch",
+       {{"quarters", ParamType::Int, {1, 2, 3}, {}, "quarters of each lane vector's elements kept in shared memory"}},
+       {"gpu"},
+       "lanes of whole warps (a block-wide row) and vectorize before it (the lanes' row values are vectors)"},
       {"occupancy",
        "Ask the kernel's compiler to fit this many blocks on a multiprocessor (PTX .minnctapersm): ptxas limits "
        "each thread's registers to make room, trading spills for occupancy.",
@@ -256,7 +265,8 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
        "Cap the registers per thread of the kernel (PTX .maxnreg).",
        "transform.kforge.set_kernel_attributes {max_registers} on the gpu.launch, carried to the outlined kernel "
        "as nvvm.maxnreg",
-       {{"count", ParamType::Int, {32, 64, 96, 128, 168, 255}, {}, "registers per thread"}},
+       {{"count", ParamType::Int, {32, 40, 64, 80, 96, 128, 168, 255}, {},
+         "registers per thread (40 and 80: two blocks of 800 and 400 threads on a multiprocessor)"}},
        {"gpu"},
        "tile(block)"},
   };
@@ -617,7 +627,7 @@ int kforge::tune::actionPhase(const Action &action) {
       {"split", 5},     {"split_k", 5},   {"recompute", 41}, {"lanes", 43}, {"lane_vector", 44}, {"moments", 45}, {"mma", 46},
       {"stage", 47},    {"ldmatrix", 48}, {"pipeline", 49},  {"wgmma", 50},     {"tma", 51},       {"overlap", 52},    {"stage_epilogue", 53},
       {"unroll", 60},
-      {"vectorize", 70}, {"prefetch_rows", 75}, {"occupancy", 80}};
+      {"vectorize", 70}, {"prefetch_rows", 75}, {"stash", 77}, {"occupancy", 80}};
   auto phase = phases.find(action.kind);
   return phase != phases.end() ? phase->second : 90;
 }
@@ -931,7 +941,8 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       problem(index, "order",
               slotName(action) + " is out of order or repeated: each slot appears at most once, in the order "
                                  "tile(block), fuse(block), tile(thread), fuse(thread), recompute, lanes, lane_vector, moments, mma, stage, "
-                                 "ldmatrix, pipeline, wgmma, tma, overlap, stage_epilogue, tile(reduction), unroll, vectorize, prefetch_rows, occupancy, "
+                                 "ldmatrix, pipeline, wgmma, tma, overlap, stage_epilogue, tile(reduction), unroll, vectorize, prefetch_rows, stash, "
+                                 "occupancy, "
                                  "max_registers");
     }
     lastPhase = std::max(lastPhase, phase);
@@ -1023,6 +1034,13 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
         problem(index, "precondition", "prefetch_rows prefetches the row of each block: tile(block) must hold one "
                                        "row (size 1 on the rows), not " +
                                            std::to_string(blockExtent(schedule, facts, 0)));
+    }
+    if (action.kind == "stash") {
+      const Action *lanes = findSlot(schedule, "lanes");
+      if (!lanes || !before("lanes", "") || lanes->factor <= 32)
+        problem(index, "precondition", "stash needs lanes of whole warps before it (a block reducing its row)");
+      else if (!before("vectorize", ""))
+        problem(index, "precondition", "stash needs vectorize before it (it keeps parts of the lanes' row vectors)");
     }
     if (action.kind == "mma")
       checkMma(schedule, facts, index, problem);
@@ -1303,7 +1321,7 @@ public:
         continue;
       if (isLaunchBound(action) || action.kind == "mma" || action.kind == "stage" || action.kind == "ldmatrix" ||
           action.kind == "pipeline" || action.kind == "wgmma" || action.kind == "tma" || action.kind == "overlap" ||
-          action.kind == "stage_epilogue" || action.kind == "prefetch_rows")
+          action.kind == "stage_epilogue" || action.kind == "prefetch_rows" || action.kind == "stash")
         continue; // after the finish: it needs the gpu.launch the mapping makes (mma: the bufferized warp tiles)
       starts[i] = static_cast<int>(lines.size()) + 1;
       line("    // action " + std::to_string(i) + ": " + describe(action));
@@ -1398,6 +1416,16 @@ public:
            ": each block prefetches the row a block that many rows later reads");
       std::string launches = matchLaunches();
       line("    " + fresh("prefetching") + " = transform.kforge.prefetch_rows_to_l2 " + launches + " {ahead = " +
+           std::to_string(action.factor) + "} : " + kUnary);
+    }
+    for (auto [i, action] : llvm::enumerate(schedule)) {
+      if (action.kind != "stash")
+        continue;
+      starts[i] = static_cast<int>(lines.size()) + 1;
+      line("    // action " + std::to_string(i) + ": " + describe(action) +
+           ": part of each lane's row values in shared memory across the block's reductions");
+      std::string launches = matchLaunches();
+      line("    " + fresh("stashed") + " = transform.kforge.stash_rows_in_shared " + launches + " {quarters = " +
            std::to_string(action.factor) + "} : " + kUnary);
     }
     for (auto [i, action] : llvm::enumerate(schedule)) {

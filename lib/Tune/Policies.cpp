@@ -371,6 +371,8 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     (slot(s, "prefetch_rows") ? removes : adds).push_back("prefetch_rows");
   if (gpu(profile) && slot(s, "lanes") && facts.rowMoments > 0)
     (slot(s, "moments") ? removes : adds).push_back("moments");
+  if (gpu(profile) && slot(s, "lanes") && slot(s, "lanes")->factor > 32 && slot(s, "vectorize"))
+    (slot(s, "stash") ? removes : adds).push_back("stash");
   if (gpu(profile) && slot(s, "fuse", "thread") && facts.contractionOp.empty())
     (slot(s, "recompute") ? removes : adds).push_back("recompute");
   if (gpu(profile) && slot(s, "tile", "thread") && mmaApplies(facts))
@@ -431,7 +433,8 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
       }
     } else if (what == "prefetch_rows") {
       added = intAction(what, profile.multiprocessors * pick(rng, std::vector<int64_t>{1, 2, 4, 8}));
-    } else if (llvm::is_contained(kLaunchBounds, StringRef(what)) || what == "lanes" || what == "lane_vector") {
+    } else if (llvm::is_contained(kLaunchBounds, StringRef(what)) || what == "lanes" || what == "lane_vector" ||
+               what == "stash") {
       added = intAction(what, pick(rng, intValues(what, facts)));
     } else {
       added = fuse(what == "fuse-block" ? "block" : "thread");
@@ -471,11 +474,16 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     removeSlot(s, "lane_vector");
     removeSlot(s, "moments");
     removeSlot(s, "prefetch_rows");
+    removeSlot(s, "stash");
   } else if (what == "lanes") {
     removeSlot(s, "lanes");
     removeSlot(s, "lane_vector"); // it widens the lanes' columns
     removeSlot(s, "moments");     // it merges the lanes' statistics
     removeSlot(s, "prefetch_rows"); // it prefetches a row kernel's rows
+    removeSlot(s, "stash");         // it keeps part of the lanes' rows
+  } else if (what == "vectorize") {
+    removeSlot(s, "vectorize");
+    removeSlot(s, "stash"); // it keeps parts of the lanes' row vectors
   } else if (what == "tile-reduction") {
     removeSlot(s, "tile", "reduction");
     removeSlot(s, "unroll");
@@ -532,6 +540,7 @@ static Schedule crossoverSchedulesOn(const Schedule &a, const Schedule &b, const
                                                                 {"tile", "reduction"},
                                                                 {"unroll", ""},      {"vectorize", ""},
                                                                 {"prefetch_rows", ""},
+                                                                {"stash", ""},
                                                                 {"occupancy", ""},
                                                                 {"max_registers", ""}};
   for (int attempt = 0; attempt < 50; ++attempt) {
@@ -958,6 +967,25 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
         v.push_back(vectorize());
         std::string parent = add(v, "", "heuristic: a row per block over " + std::to_string(vectorLanes[i]) +
                                              " lanes of 4 consecutive columns (16-byte accesses), the row in registers");
+        // A row that leaves registers for one block per multiprocessor (softmax 1024 x 32000 over 800 lanes: 72
+        // registers) also with part of it in shared memory across the reductions and the registers capped for
+        // two blocks, one loading while the other reduces (ncu, benchmark call 11: one block per multiprocessor,
+        // DRAM at 60% of its peak).
+        if (!rowSums && residentRowBlocks(vectorLanes[i], width) == 1) {
+          int64_t cap = 65536 / (2 * ((vectorLanes[i] + 31) / 32 * 32));
+          int64_t registers = 0;
+          for (int64_t r : intValues("max_registers", facts))
+            if (r <= cap)
+              registers = std::max(registers, r);
+          for (int64_t quarters : {3, 2})
+            if (registers > 0) {
+              Schedule w = v;
+              w.push_back(intAction("stash", quarters));
+              w.push_back(intAction("max_registers", registers));
+              add(w, parent, "add " + describe(w[w.size() - 2]) + " and " + describe(w.back()) +
+                                 " (part of the row in shared memory, two blocks per multiprocessor)");
+            }
+        }
         // The first also with the next wave's rows prefetched into L2 (a wave: the blocks resident at once,
         // estimated from the lanes and a register per value held plus 32). Measured (benchmark call 15): 2%
         // faster on 16 KB rows (4096 fp32), 13% slower on 128 KB rows (softmax 1024 x 32000, one block per

@@ -413,4 +413,49 @@ def PrefetchRowsToL2Op : Op<Transform_Dialect, "kforge.prefetch_rows_to_l2",
   }];
 }
 
+def StashRowsInSharedOp : Op<Transform_Dialect, "kforge.stash_rows_in_shared",
+    [FunctionalStyleTransformOpTrait, MemoryEffectsOpInterface, TransformEachOpTrait,
+     TransformOpInterface, ReportTrackingListenerFailuresOpTrait]> {
+  let summary = "Keep part of each thread's row values in shared memory while its block reduces";
+  let description = [{
+    Targets a `gpu.launch` of a row kernel whose block reduces its row with block-wide
+    `gpu.all_reduce` ops in the launch body's entry block, each thread holding its slice of the
+    row as 1-D vectors (after `transform.kforge.distribute_rows_to_lanes` and vectorization). A
+    vector value defined before such a reduction and used after it lives in registers across
+    the reduction; for each of them, its last `quarters` / 4 of elements (rounded down) are
+    stored into shared memory right after its definition and loaded back before its first use
+    after each reduction it crosses, the other elements staying in registers.
+
+    Why: a row held wholly in registers limits the blocks (rows) that fit on a multiprocessor
+    (a 32000-wide fp32 row over 800 threads takes 72 registers each: one block), and a
+    multiprocessor with one block leaves DRAM idle while that block reduces. With part of the
+    row in shared memory, two blocks fit (with a register cap, `set_kernel_attributes
+    {min_blocks_per_sm = 2}`): one block loads while the other reduces.
+
+    Each thread reads back only what it stored, so no barrier is added; element i of a thread t's
+    stash slot lives at (slot * m + i) * threads + t, so a warp's accesses fall on 32 consecutive
+    words (no bank conflict). Values whose live ranges do not overlap share a slot. The buffer is
+    a workgroup attribution up to 48 KB and dynamic shared memory above.
+
+    #### Return modes
+
+    Produces a silenceable failure, leaving the IR untouched, if a target is not a `gpu.launch`
+    of a 1-D block of static size, has no block-wide reduction in its entry block, no vector of
+    two or more elements (one length, one element type) live across one, or needs more shared
+    memory than a block has. Fails definitely when `quarters` is not 1, 2 or 3.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       I64Attr:$quarters);
+  let results = (outs TransformHandleTypeInterface:$transformed);
+  let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::DiagnosedSilenceableFailure applyToOne(
+        ::mlir::transform::TransformRewriter &rewriter, ::mlir::Operation *target,
+        ::mlir::transform::ApplyToEachResultList &results, ::mlir::transform::TransformState &state);
+    void getEffects(
+        ::llvm::SmallVectorImpl<::mlir::MemoryEffects::EffectInstance> &effects);
+  }];
+}
+
 #endif // KFORGE_TRANSFORMOPS_KFORGETRANSFORMOPS
