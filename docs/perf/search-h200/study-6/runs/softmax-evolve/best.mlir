@@ -1,0 +1,177 @@
+// A kforge schedule, rendered by kforge-tune from the actions below (one fragment per action).
+// Replay: kforge-opt PAYLOAD -transform-preload-library=transform-library-paths=THIS_FILE -transform-interpreter
+//   actions: tile(block, 1x0); fuse(block); tile(thread, 1x0); fuse(thread); recompute; lanes(512); lane_vector(2); vectorize; prefetch_rows(264); occupancy(3); max_registers(255)
+module attributes {transform.with_named_sequence} {
+  // A linalg op whose first result feeds another linalg op: a producer that can be fused.
+  transform.named_sequence @match_fusable_producer(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.fill", "linalg.matmul", "linalg.batch_matmul", "linalg.generic"] : !transform.any_op
+    %user = transform.match.structured failures(propagate) %op : (!transform.any_op) -> !transform.any_op {
+    ^bb0(%structured: !transform.any_op):
+      %u = transform.match.structured.result %structured[0] any : (!transform.any_op) -> !transform.any_op
+      transform.match.structured.yield %u : !transform.any_op
+    }
+    transform.match.operation_name %user ["linalg.matmul", "linalg.batch_matmul", "linalg.generic"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @mark_producer(%op: !transform.any_op {transform.readonly}) {
+    transform.annotate %op "kforge.producer" : !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @match_left_at_block(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.fill", "linalg.matmul", "linalg.batch_matmul", "linalg.generic"] : !transform.any_op
+    %parent = transform.get_parent_op %op {nth_parent = 1} : (!transform.any_op) -> !transform.any_op
+    transform.match.operation_name %parent ["func.func"] : !transform.any_op
+    transform.match.structured failures(propagate) %op : !transform.any_op {
+    ^bb0(%structured: !transform.any_op):
+      %u = transform.match.structured.result %structured[0] any : (!transform.any_op) -> !transform.any_op
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @match_left_at_thread(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.fill", "linalg.matmul", "linalg.batch_matmul", "linalg.generic"] : !transform.any_op
+    %parent = transform.get_parent_op %op {nth_parent = 1} : (!transform.any_op) -> !transform.any_op
+    transform.match.operation_name %parent ["scf.forall"] : !transform.any_op
+    %grandparent = transform.get_parent_op %op {nth_parent = 2} : (!transform.any_op) -> !transform.any_op
+    transform.match.operation_name %grandparent ["func.func"] : !transform.any_op
+    transform.match.structured failures(propagate) %op : !transform.any_op {
+    ^bb0(%structured: !transform.any_op):
+      %u = transform.match.structured.result %structured[0] any : (!transform.any_op) -> !transform.any_op
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @__transform_main(%module: !transform.any_op {transform.consumed}) {
+    %entry = transform.structured.match ops{["func.func"]} attributes{sym_name = "softmax"} in %module : (!transform.any_op) -> !transform.any_op
+    %func = transform.foreach_match in %entry @match_fusable_producer -> @mark_producer : (!transform.any_op) -> !transform.any_op
+    %return = transform.structured.match ops{["func.return"]} in %func : (!transform.any_op) -> !transform.any_op
+    %root = transform.get_producer_of_operand %return[0] : (!transform.any_op) -> !transform.any_op
+    // action 0: tile(block, 1x0)
+    %block_root0, %block_loop1 = transform.structured.tile_using_forall %root tile_sizes [1, 0] (mapping = [#gpu.block<x>]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // action 1: fuse(block)
+    %producers2 = transform.structured.match attributes{kforge.producer} in %func : (!transform.any_op) -> !transform.any_op
+    %fused3, %loop4 = transform.structured.fuse_into_containing_op %producers2 into %block_loop1 : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %left5 = transform.collect_matching @match_left_at_block in %func : (!transform.any_op) -> !transform.any_op
+    transform.sequence %loop4 : !transform.any_op failures(suppress) {
+    ^bb0(%containing: !transform.any_op):
+      %more, %more_loop = transform.structured.fuse_into_containing_op %left5 into %containing : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    }
+    %left6 = transform.collect_matching @match_left_at_block in %func : (!transform.any_op) -> !transform.any_op
+    transform.sequence %loop4 : !transform.any_op failures(suppress) {
+    ^bb0(%containing: !transform.any_op):
+      %more, %more_loop = transform.structured.fuse_into_containing_op %left6 into %containing : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    }
+    %left7 = transform.collect_matching @match_left_at_block in %func : (!transform.any_op) -> !transform.any_op
+    transform.sequence %loop4 : !transform.any_op failures(suppress) {
+    ^bb0(%containing: !transform.any_op):
+      %more, %more_loop = transform.structured.fuse_into_containing_op %left7 into %containing : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    }
+    %left8 = transform.collect_matching @match_left_at_block in %func : (!transform.any_op) -> !transform.any_op
+    transform.sequence %loop4 : !transform.any_op failures(suppress) {
+    ^bb0(%containing: !transform.any_op):
+      %more, %more_loop = transform.structured.fuse_into_containing_op %left8 into %containing : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    }
+    %left9 = transform.collect_matching @match_left_at_block in %func : (!transform.any_op) -> !transform.any_op
+    transform.sequence %loop4 : !transform.any_op failures(suppress) {
+    ^bb0(%containing: !transform.any_op):
+      %more, %more_loop = transform.structured.fuse_into_containing_op %left9 into %containing : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    }
+    // action 2: tile(thread, 1x0)
+    %thread_root10, %thread_loop11 = transform.structured.tile_using_forall %block_root0 tile_sizes [1, 0] (mapping = [#gpu.thread<x>]) : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    // action 3: fuse(thread)
+    %producers12 = transform.structured.match attributes{kforge.producer} in %loop4 : (!transform.any_op) -> !transform.any_op
+    %fused13, %loop14 = transform.structured.fuse_into_containing_op %producers12 into %thread_loop11 : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %left15 = transform.collect_matching @match_left_at_thread in %func : (!transform.any_op) -> !transform.any_op
+    transform.sequence %loop14 : !transform.any_op failures(suppress) {
+    ^bb0(%containing: !transform.any_op):
+      %more, %more_loop = transform.structured.fuse_into_containing_op %left15 into %containing : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    }
+    %left16 = transform.collect_matching @match_left_at_thread in %func : (!transform.any_op) -> !transform.any_op
+    transform.sequence %loop14 : !transform.any_op failures(suppress) {
+    ^bb0(%containing: !transform.any_op):
+      %more, %more_loop = transform.structured.fuse_into_containing_op %left16 into %containing : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    }
+    %left17 = transform.collect_matching @match_left_at_thread in %func : (!transform.any_op) -> !transform.any_op
+    transform.sequence %loop14 : !transform.any_op failures(suppress) {
+    ^bb0(%containing: !transform.any_op):
+      %more, %more_loop = transform.structured.fuse_into_containing_op %left17 into %containing : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    }
+    %left18 = transform.collect_matching @match_left_at_thread in %func : (!transform.any_op) -> !transform.any_op
+    transform.sequence %loop14 : !transform.any_op failures(suppress) {
+    ^bb0(%containing: !transform.any_op):
+      %more, %more_loop = transform.structured.fuse_into_containing_op %left18 into %containing : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    }
+    %left19 = transform.collect_matching @match_left_at_thread in %func : (!transform.any_op) -> !transform.any_op
+    transform.sequence %loop14 : !transform.any_op failures(suppress) {
+    ^bb0(%containing: !transform.any_op):
+      %more, %more_loop = transform.structured.fuse_into_containing_op %left19 into %containing : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    }
+    // action 4: recompute
+    %recomputed20 = transform.kforge.fuse_elementwise_producers %loop14 : (!transform.any_op) -> !transform.any_op
+    // action 5: lanes(512)
+    transform.apply_cse to %func : !transform.any_op
+    %row_loop21 = transform.structured.match ops{["scf.forall"]} attributes{mapping = [#gpu.thread<x>]} in %loop4 : (!transform.any_op) -> !transform.any_op
+    %lane_loop22 = transform.kforge.distribute_rows_to_lanes %row_loop21 {lanes = 512, vector = 2} : (!transform.any_op) -> !transform.any_op
+    // action 6: lane_vector(2)
+    // (rendered as the vector option of the lanes action's distribute_rows_to_lanes)
+    // action 7: vectorize
+    %func23 = transform.structured.match ops{["func.func"]} attributes{sym_name = "softmax"} in %module : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %func23 {
+      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
+    } : !transform.any_op
+    %tile_ops24 = transform.structured.match interface{LinalgOp} in %lane_loop22 : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %tile_ops24 : !transform.any_op
+    %func25 = transform.structured.match ops{["func.func"]} attributes{sym_name = "softmax"} in %module : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %func25 {
+      transform.apply_patterns.vector.reduction_to_contract
+      transform.apply_patterns.vector.transfer_permutation_patterns
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    transform.apply_cse to %func25 : !transform.any_op
+    // finish (gpu): bufferize, map loops to the grid and the block, lower vectors
+    %tfunc = transform.structured.match ops{["func.func"]} attributes{sym_name = "softmax"} in %module : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %tfunc {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    transform.apply_cse to %tfunc : !transform.any_op
+    %bufferized = transform.bufferization.one_shot_bufferize %module
+        {bufferize_function_boundaries = true, function_boundary_type_conversion = 1 : i32} : (!transform.any_op) -> !transform.any_op
+    %bfunc = transform.structured.match ops{["func.func"]} attributes{sym_name = "softmax"} in %bufferized : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %bfunc {
+      transform.apply_patterns.canonicalization
+      transform.apply_patterns.memref.fold_memref_alias_ops
+    } : !transform.any_op
+    transform.apply_cse to %bfunc : !transform.any_op
+    %launch = transform.gpu.map_forall_to_blocks %bfunc generate_gpu_launch : (!transform.any_op) -> !transform.any_op
+    transform.gpu.map_nested_forall_to_threads %launch block_dims = [512, 1, 1] : (!transform.any_op) -> !transform.any_op
+    %mfunc = transform.structured.match ops{["func.func"]} attributes{sym_name = "softmax"} in %bufferized : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %mfunc {
+      transform.apply_patterns.memref.fold_memref_alias_ops
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    %vfunc = transform.structured.match ops{["func.func"]} attributes{sym_name = "softmax"} in %bufferized : (!transform.any_op) -> !transform.any_op
+    %hoisted = transform.structured.hoist_redundant_vector_transfers %vfunc : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %hoisted {
+      transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
+      transform.apply_patterns.vector.lower_outerproduct
+      transform.apply_patterns.vector.transfer_permutation_patterns
+      transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1
+      transform.apply_patterns.vector.lower_broadcast
+      transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = "innerreduction"
+      transform.apply_patterns.vector.lower_transpose
+      transform.apply_patterns.vector.lower_shape_cast
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    transform.apply_cse to %hoisted : !transform.any_op
+    // action 8: prefetch_rows(264): each block prefetches the row a block that many rows later reads
+    %launches26 = transform.structured.match ops{["gpu.launch"]} in %bufferized : (!transform.any_op) -> !transform.any_op
+    %prefetching27 = transform.kforge.prefetch_rows_to_l2 %launches26 {ahead = 264} : (!transform.any_op) -> !transform.any_op
+    // action 9: occupancy(3)
+    %launches28 = transform.structured.match ops{["gpu.launch"]} in %bufferized : (!transform.any_op) -> !transform.any_op
+    %bounded29 = transform.kforge.set_kernel_attributes %launches28 {min_blocks_per_sm = 3} : (!transform.any_op) -> !transform.any_op
+    // action 10: max_registers(255)
+    %launches30 = transform.structured.match ops{["gpu.launch"]} in %bufferized : (!transform.any_op) -> !transform.any_op
+    %bounded31 = transform.kforge.set_kernel_attributes %launches30 {max_registers = 255} : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
