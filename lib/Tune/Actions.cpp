@@ -247,8 +247,9 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
       {"stash",
        "Keep the last `quarters` / 4 of each lane's row values in shared memory instead of registers while the "
        "block reduces its row (stored after they are computed, loaded back where they are next used): fewer "
-       "registers per thread, so with a register cap (max_registers, occupancy) two blocks of a wide row fit on a "
-       "multiprocessor, one loading while the other reduces.",
+       "registers per thread, so with a register cap (occupancy(2)) two blocks of a wide row fit on a "
+       "multiprocessor, one loading while the other reduces. Measured slower on softmax 1024 x 32000 (the "
+       "4-byte copies, and spills at the cap): not proposed by the heuristic.",
        "transform.kforge.stash_rows_in_shared on the gpu.launch",
        {{"quarters", ParamType::Int, {1, 2, 3}, {}, "quarters of each lane vector's elements kept in shared memory"}},
        {"gpu"},
@@ -265,8 +266,7 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
        "Cap the registers per thread of the kernel (PTX .maxnreg).",
        "transform.kforge.set_kernel_attributes {max_registers} on the gpu.launch, carried to the outlined kernel "
        "as nvvm.maxnreg",
-       {{"count", ParamType::Int, {32, 40, 64, 80, 96, 128, 168, 255}, {},
-         "registers per thread (40 and 80: two blocks of 800 and 400 threads on a multiprocessor)"}},
+       {{"count", ParamType::Int, {32, 64, 96, 128, 168, 255}, {}, "registers per thread"}},
        {"gpu"},
        "tile(block)"},
   };
@@ -1034,6 +1034,18 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
         problem(index, "precondition", "prefetch_rows prefetches the row of each block: tile(block) must hold one "
                                        "row (size 1 on the rows), not " +
                                            std::to_string(blockExtent(schedule, facts, 0)));
+    }
+    // A register cap above what the block can launch with: ptxas honours .maxnreg over the block size, and a
+    // kernel of more registers than a multiprocessor has fails to launch (benchmark call 20: lanes(800) with
+    // max_registers(128), 102,400 registers). Checked on row kernels, whose block is exactly their lanes.
+    if (action.kind == "max_registers" && findSlot(schedule, "lanes")) {
+      std::vector<int64_t> dims = blockDims(schedule, facts);
+      int64_t threads = dims[0] * dims[1] * dims[2];
+      if (threads * action.factor > 65536)
+        problem(index, "too-large", "max_registers(" + std::to_string(action.factor) + ") lets a block of " +
+                                        std::to_string(threads) + " threads take " +
+                                        std::to_string(threads * action.factor) +
+                                        " registers; a multiprocessor has 65536 (the launch would fail)");
     }
     if (action.kind == "stash") {
       const Action *lanes = findSlot(schedule, "lanes");

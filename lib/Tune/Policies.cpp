@@ -967,25 +967,9 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
         v.push_back(vectorize());
         std::string parent = add(v, "", "heuristic: a row per block over " + std::to_string(vectorLanes[i]) +
                                              " lanes of 4 consecutive columns (16-byte accesses), the row in registers");
-        // A row that leaves registers for one block per multiprocessor (softmax 1024 x 32000 over 800 lanes: 72
-        // registers) also with part of it in shared memory across the reductions and the registers capped for
-        // two blocks, one loading while the other reduces (ncu, benchmark call 11: one block per multiprocessor,
-        // DRAM at 60% of its peak).
-        if (!rowSums && residentRowBlocks(vectorLanes[i], width) == 1) {
-          int64_t cap = 65536 / (2 * ((vectorLanes[i] + 31) / 32 * 32));
-          int64_t registers = 0;
-          for (int64_t r : intValues("max_registers", facts))
-            if (r <= cap)
-              registers = std::max(registers, r);
-          for (int64_t quarters : {3, 2})
-            if (registers > 0) {
-              Schedule w = v;
-              w.push_back(intAction("stash", quarters));
-              w.push_back(intAction("max_registers", registers));
-              add(w, parent, "add " + describe(w[w.size() - 2]) + " and " + describe(w.back()) +
-                                 " (part of the row in shared memory, two blocks per multiprocessor)");
-            }
-        }
+        // (Not proposed: stash, part of such a row in shared memory for two blocks per multiprocessor. Measured on
+        // softmax 1024 x 32000 (benchmark call 20): slower in every form, 0.0995 ms with stash(1) and one block,
+        // 0.113 with stash(3), occupancy(2) and two blocks (112 bytes spilled), against 0.0839 without.)
         // The first also with the next wave's rows prefetched into L2 (a wave: the blocks resident at once,
         // estimated from the lanes and a register per value held plus 32). Measured (benchmark call 15): 2%
         // faster on 16 KB rows (4096 fp32), 13% slower on 128 KB rows (softmax 1024 x 32000, one block per
