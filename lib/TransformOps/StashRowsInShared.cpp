@@ -169,10 +169,14 @@ DiagnosedSilenceableFailure transform::StashRowsInSharedOp::applyToOne(transform
     Operation *lastReloadAt;
   };
   SmallVector<Slot> slots;
+  // (A read copied asynchronously may move up its segment, hoistReads below: it takes a slot freed in an
+  // earlier segment only.)
   for (LiveAcross &v : live) {
+    bool moves = asyncStashable(v.def, length - stashed) != nullptr;
     for (auto [i, slot] : llvm::enumerate(slots))
       if (slot.lastSegment < v.defSegment ||
-          (slot.lastSegment == v.defSegment && (slot.lastReloadAt == v.def || slot.lastReloadAt->isBeforeInBlock(v.def)))) {
+          (!moves && slot.lastSegment == v.defSegment &&
+           (slot.lastReloadAt == v.def || slot.lastReloadAt->isBeforeInBlock(v.def)))) {
         v.slot = static_cast<int>(i);
         break;
       }

@@ -148,3 +148,34 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// More than a block's shared memory: 3 quarters of 128 elements over 1024 threads, 393,216 bytes.
+func.func @too_much(%x: memref<16x131072xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c1024 = arith.constant 1024 : index
+  %pad = arith.constant 0.0 : f32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c16, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1024, %sy = %c1, %sz = %c1) {
+    %v = vector.transfer_read %x[%c0, %c0], %pad {in_bounds = [true]} : memref<16x131072xf32>, vector<128xf32>
+    %m = vector.reduction <add>, %v : vector<128xf32> into f32
+    %sum = gpu.all_reduce add %m uniform {} : (f32) -> f32
+    %b = vector.broadcast %sum : f32 to vector<128xf32>
+    %r = arith.divf %v, %b : vector<128xf32>
+    vector.transfer_write %r, %x[%c0, %c0] {in_bounds = [true]} : vector<128xf32>, memref<16x131072xf32>
+    gpu.terminator
+  }
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %launch = transform.structured.match ops{["gpu.launch"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{the stash of 1 x 96 elements x 1024 threads would take 393216 bytes of shared memory; a block has at most 232448}}
+    %s = transform.kforge.stash_rows_in_shared %launch {quarters = 3} : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
