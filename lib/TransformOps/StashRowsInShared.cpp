@@ -155,7 +155,8 @@ DiagnosedSilenceableFailure transform::StashRowsInSharedOp::applyToOne(transform
     return emitSilenceableError() << "no vector of two or more elements is live across a block-wide reduction";
   int64_t length = shape.getNumElements(), stashed = length * static_cast<int64_t>(getQuarters()) / 4;
   if (stashed == 0)
-    return emitSilenceableError() << getQuarters() << " quarters of a " << length << "-element vector is no element";
+    return emitSilenceableError() << "quarters = " << getQuarters() << " of a " << length
+                                  << "-element vector rounds down to no element";
   SmallVector<Operation *> asyncReads;
   for (const LiveAcross &v : live)
     if (asyncStashable(v.def, length - stashed))

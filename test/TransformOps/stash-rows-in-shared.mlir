@@ -179,3 +179,56 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// A 2-D block: the stash's layout is by the linear thread id of a 1-D block.
+func.func @two_d_block() {
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c16, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c16, %sy = %c16, %sz = %c1) {
+    gpu.terminator
+  }
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %launch = transform.structured.match ops{["gpu.launch"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{expected a launch of a 1-D block of static size}}
+    %s = transform.kforge.stash_rows_in_shared %launch {quarters = 2} : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+// One quarter of a 2-element vector is no element.
+func.func @too_short(%x: memref<16x512xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %pad = arith.constant 0.0 : f32
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c16, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %v = vector.transfer_read %x[%c0, %c0], %pad {in_bounds = [true]} : memref<16x512xf32>, vector<2xf32>
+    %m = vector.reduction <add>, %v : vector<2xf32> into f32
+    %sum = gpu.all_reduce add %m uniform {} : (f32) -> f32
+    %b = vector.broadcast %sum : f32 to vector<2xf32>
+    %r = arith.divf %v, %b : vector<2xf32>
+    vector.transfer_write %r, %x[%c0, %c0] {in_bounds = [true]} : vector<2xf32>, memref<16x512xf32>
+    gpu.terminator
+  }
+  return
+}
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %launch = transform.structured.match ops{["gpu.launch"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{quarters = 1 of a 2-element vector rounds down to no element}}
+    %s = transform.kforge.stash_rows_in_shared %launch {quarters = 1} : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
