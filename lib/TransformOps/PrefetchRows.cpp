@@ -7,6 +7,8 @@
 
 #include "kforge/TransformOps/KforgeTransformOps.h"
 
+#include "RowKernels.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -17,46 +19,6 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
-
-/// The memref a view is taken of (through subviews, casts and reshapes).
-static Value viewRoot(Value value) {
-  while (Operation *def = value.getDefiningOp()) {
-    if (auto view = dyn_cast<ViewLikeOpInterface>(def))
-      value = view.getViewSource();
-    else
-      break;
-  }
-  return value;
-}
-
-/// The memrefs the launch writes (roots of every value with a write effect in its body).
-static DenseSet<Value> writtenRoots(gpu::LaunchOp launch) {
-  DenseSet<Value> written;
-  launch.getBody().walk([&](Operation *op) {
-    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-    if (!effects) {
-      // Unknown effects: every memref operand may be written.
-      if (!op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-        for (Value operand : op->getOperands())
-          if (isa<MemRefType>(operand.getType()))
-            written.insert(viewRoot(operand));
-      return;
-    }
-    SmallVector<MemoryEffects::EffectInstance> list;
-    effects.getEffects(list);
-    for (const MemoryEffects::EffectInstance &effect : list)
-      if (isa<MemoryEffects::Write>(effect.getEffect()) && effect.getValue())
-        written.insert(viewRoot(effect.getValue()));
-  });
-  return written;
-}
-
-/// Whether `value` is the launch's block index along x.
-static bool isBlockIdX(Value value, gpu::LaunchOp launch) {
-  if (auto id = value.getDefiningOp<gpu::BlockIdOp>())
-    return id.getDimension() == gpu::Dimension::x;
-  return value == launch.getBlockIds().x;
-}
 
 namespace {
 /// An input read one row per block: its memref, rows, and the row's bytes and stride in elements.
@@ -69,18 +31,18 @@ struct RowInput {
 /// The kernel inputs the launch reads a row of at [block_id x, 0], each once, in the order first read; only
 /// those a bulk prefetch can take (16-byte aligned rows of whole 16-byte multiples, static layout).
 static SmallVector<RowInput> rowInputs(gpu::LaunchOp launch) {
-  DenseSet<Value> written = writtenRoots(launch);
+  DenseSet<Value> written = kforge::writtenRoots(launch);
   SmallVector<RowInput> inputs;
   DenseSet<Value> seen;
   launch.getBody().walk([&](memref::SubViewOp view) {
     Value source = view.getSource();
     auto type = dyn_cast<MemRefType>(source.getType());
     if (!type || type.getRank() != 2 || !type.hasStaticShape() || launch->isAncestor(source.getParentBlock()->getParentOp()) ||
-        written.contains(viewRoot(source)) || seen.contains(source))
+        written.contains(kforge::viewRoot(source)) || seen.contains(source))
       return;
     SmallVector<OpFoldResult> offsets = view.getMixedOffsets(), sizes = view.getMixedSizes();
     auto offset0 = dyn_cast<Value>(offsets[0]);
-    if (!offset0 || !isBlockIdX(offset0, launch) || !isConstantIntValue(offsets[1], 0) ||
+    if (!offset0 || !kforge::isBlockIdX(offset0, launch) || !isConstantIntValue(offsets[1], 0) ||
         !isConstantIntValue(sizes[0], 1) || !isConstantIntValue(sizes[1], type.getDimSize(1)) ||
         !view.hasUnitStride())
       return;
