@@ -244,6 +244,18 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
          "any count from 1 to 65536"}},
        {"gpu"},
        "lanes with one row per block (tile(block) of one row); rows of whole 16-byte multiples"},
+      {"pipeline_rows",
+       "Make a row kernel's blocks loop over rows, `blocks` blocks in all: each copies its next row into shared "
+       "memory (one bulk copy by the TMA unit, on an mbarrier) while it reduces, normalises and writes the "
+       "current one, read from the previous copy. With `blocks` the blocks resident at once, DRAM keeps reading "
+       "while every block computes (a kernel of one block per multiprocessor otherwise leaves it idle then).",
+       "transform.kforge.pipeline_rows on the gpu.launch (cp.async.bulk.shared::cluster.global, mbarrier)",
+       {{"blocks", ParamType::Int, {132, 264, 396, 528, 660, 792, 924, 1056}, {},
+         "blocks in the grid: those resident at once (1 to 8 per H200 multiprocessor; more wait for a free "
+         "one); besides these, any count from 1 to 65536"}},
+       {"gpu"},
+       "lanes of whole warps (a block reducing its row) and vectorize before it; not with prefetch_rows, stash or "
+       "moments; a row that fits in shared memory"},
       {"stash",
        "Keep the last `quarters` / 4 of each lane's row values in shared memory instead of registers while the "
        "block reduces its row (stored after they are computed, loaded back where they are next used): fewer "
@@ -459,11 +471,11 @@ static std::optional<std::string> intOutOfDomain(StringRef kind, const ParamSpec
   bool laneCount = kind == "lanes" || kind == "split"; // split's parameter is its row kernel's lanes
   if (llvm::is_contained(param.values, value) || (laneCount && value >= 32 && lanesCountAllowed(value)))
     return std::nullopt;
-  if (kind == "prefetch_rows" && value >= 1 && value <= 65536)
+  if ((kind == "prefetch_rows" || kind == "pipeline_rows") && value >= 1 && value <= 65536)
     return std::nullopt;
   return (kind + "." + param.name + " is " + std::to_string(value) + ", expected one of " +
           joinInts(param.values, ", ") + (laneCount ? " (or a multiple of 32 up to 1024)" : "") +
-          (kind == "prefetch_rows" ? " (or any count from 1 to 65536)" : ""))
+          (kind == "prefetch_rows" || kind == "pipeline_rows" ? " (or any count from 1 to 65536)" : ""))
       .str();
 }
 
@@ -627,7 +639,7 @@ int kforge::tune::actionPhase(const Action &action) {
       {"split", 5},     {"split_k", 5},   {"recompute", 41}, {"lanes", 43}, {"lane_vector", 44}, {"moments", 45}, {"mma", 46},
       {"stage", 47},    {"ldmatrix", 48}, {"pipeline", 49},  {"wgmma", 50},     {"tma", 51},       {"overlap", 52},    {"stage_epilogue", 53},
       {"unroll", 60},
-      {"vectorize", 70}, {"prefetch_rows", 75}, {"stash", 77}, {"occupancy", 80}};
+      {"vectorize", 70}, {"prefetch_rows", 75}, {"pipeline_rows", 76}, {"stash", 77}, {"occupancy", 80}};
   auto phase = phases.find(action.kind);
   return phase != phases.end() ? phase->second : 90;
 }
@@ -941,7 +953,8 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
       problem(index, "order",
               slotName(action) + " is out of order or repeated: each slot appears at most once, in the order "
                                  "tile(block), fuse(block), tile(thread), fuse(thread), recompute, lanes, lane_vector, moments, mma, stage, "
-                                 "ldmatrix, pipeline, wgmma, tma, overlap, stage_epilogue, tile(reduction), unroll, vectorize, prefetch_rows, stash, "
+                                 "ldmatrix, pipeline, wgmma, tma, overlap, stage_epilogue, tile(reduction), unroll, vectorize, prefetch_rows, "
+                                 "pipeline_rows, stash, "
                                  "occupancy, "
                                  "max_registers");
     }
@@ -1046,6 +1059,22 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
                                         std::to_string(threads) + " threads take " +
                                         std::to_string(threads * action.factor) +
                                         " registers; a multiprocessor has 65536 (the launch would fail)");
+    }
+    if (action.kind == "pipeline_rows") {
+      const Action *lanes = findSlot(schedule, "lanes");
+      int64_t elementBytes = facts.elementType == "f64" ? 8 : facts.elementType == "f32" ? 4 : 2;
+      if (!lanes || !before("lanes", "") || lanes->factor <= 32)
+        problem(index, "precondition", "pipeline_rows needs lanes of whole warps before it (a block reducing its row)");
+      else if (!before("vectorize", ""))
+        problem(index, "precondition", "pipeline_rows needs vectorize before it (the row's reads are vectors)");
+      else if (findSlot(schedule, "prefetch_rows") || findSlot(schedule, "stash") || findSlot(schedule, "moments"))
+        problem(index, "unsupported",
+                "pipeline_rows copies the next row itself after the block's first reduction: not with prefetch_rows, "
+                "stash or moments");
+      else if (lanesRowWidth(schedule, facts) * elementBytes > kMaxSharedBytesPerBlock - 1024)
+        problem(index, "too-large", "pipeline_rows: a row of " +
+                                        std::to_string(lanesRowWidth(schedule, facts) * elementBytes) +
+                                        " bytes does not fit in a block's shared memory");
     }
     if (action.kind == "stash") {
       const Action *lanes = findSlot(schedule, "lanes");
@@ -1333,7 +1362,8 @@ public:
         continue;
       if (isLaunchBound(action) || action.kind == "mma" || action.kind == "stage" || action.kind == "ldmatrix" ||
           action.kind == "pipeline" || action.kind == "wgmma" || action.kind == "tma" || action.kind == "overlap" ||
-          action.kind == "stage_epilogue" || action.kind == "prefetch_rows" || action.kind == "stash")
+          action.kind == "stage_epilogue" || action.kind == "prefetch_rows" || action.kind == "stash" ||
+          action.kind == "pipeline_rows")
         continue; // after the finish: it needs the gpu.launch the mapping makes (mma: the bufferized warp tiles)
       starts[i] = static_cast<int>(lines.size()) + 1;
       line("    // action " + std::to_string(i) + ": " + describe(action));
@@ -1428,6 +1458,16 @@ public:
            ": each block prefetches the row a block that many rows later reads");
       std::string launches = matchLaunches();
       line("    " + fresh("prefetching") + " = transform.kforge.prefetch_rows_to_l2 " + launches + " {ahead = " +
+           std::to_string(action.factor) + "} : " + kUnary);
+    }
+    for (auto [i, action] : llvm::enumerate(schedule)) {
+      if (action.kind != "pipeline_rows")
+        continue;
+      starts[i] = static_cast<int>(lines.size()) + 1;
+      line("    // action " + std::to_string(i) + ": " + describe(action) +
+           ": blocks loop over rows, the next row copied into shared memory meanwhile");
+      std::string launches = matchLaunches();
+      line("    " + fresh("pipelined") + " = transform.kforge.pipeline_rows " + launches + " {blocks = " +
            std::to_string(action.factor) + "} : " + kUnary);
     }
     for (auto [i, action] : llvm::enumerate(schedule)) {

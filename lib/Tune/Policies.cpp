@@ -373,6 +373,9 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     (slot(s, "moments") ? removes : adds).push_back("moments");
   if (gpu(profile) && slot(s, "lanes") && slot(s, "lanes")->factor > 32 && slot(s, "vectorize"))
     (slot(s, "stash") ? removes : adds).push_back("stash");
+  if (gpu(profile) && slot(s, "lanes") && slot(s, "lanes")->factor > 32 && slot(s, "vectorize") &&
+      profile.multiprocessors > 0)
+    (slot(s, "pipeline_rows") ? removes : adds).push_back("pipeline_rows");
   if (gpu(profile) && slot(s, "fuse", "thread") && facts.contractionOp.empty())
     (slot(s, "recompute") ? removes : adds).push_back("recompute");
   if (gpu(profile) && slot(s, "tile", "thread") && mmaApplies(facts))
@@ -433,6 +436,8 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
       }
     } else if (what == "prefetch_rows") {
       added = intAction(what, profile.multiprocessors * pick(rng, std::vector<int64_t>{1, 2, 4, 8}));
+    } else if (what == "pipeline_rows") { // the blocks resident per multiprocessor, 1 to 8
+      added = intAction(what, profile.multiprocessors * pick(rng, std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8}));
     } else if (llvm::is_contained(kLaunchBounds, StringRef(what)) || what == "lanes" || what == "lane_vector" ||
                what == "stash") {
       added = intAction(what, pick(rng, intValues(what, facts)));
@@ -474,6 +479,7 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     removeSlot(s, "lane_vector");
     removeSlot(s, "moments");
     removeSlot(s, "prefetch_rows");
+    removeSlot(s, "pipeline_rows");
     removeSlot(s, "stash");
   } else if (what == "lanes") {
     removeSlot(s, "lanes");
@@ -481,9 +487,11 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     removeSlot(s, "moments");     // it merges the lanes' statistics
     removeSlot(s, "prefetch_rows"); // it prefetches a row kernel's rows
     removeSlot(s, "stash");         // it keeps part of the lanes' rows
+    removeSlot(s, "pipeline_rows"); // it loops a row kernel's blocks over rows
   } else if (what == "vectorize") {
     removeSlot(s, "vectorize");
-    removeSlot(s, "stash"); // it keeps parts of the lanes' row vectors
+    removeSlot(s, "stash");         // it keeps parts of the lanes' row vectors
+    removeSlot(s, "pipeline_rows"); // it copies the rows the vectors read
   } else if (what == "tile-reduction") {
     removeSlot(s, "tile", "reduction");
     removeSlot(s, "unroll");
@@ -540,6 +548,7 @@ static Schedule crossoverSchedulesOn(const Schedule &a, const Schedule &b, const
                                                                 {"tile", "reduction"},
                                                                 {"unroll", ""},      {"vectorize", ""},
                                                                 {"prefetch_rows", ""},
+                                                                {"pipeline_rows", ""},
                                                                 {"stash", ""},
                                                                 {"occupancy", ""},
                                                                 {"max_registers", ""}};
@@ -967,6 +976,7 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
         v.push_back(vectorize());
         std::string parent = add(v, "", "heuristic: a row per block over " + std::to_string(vectorLanes[i]) +
                                              " lanes of 4 consecutive columns (16-byte accesses), the row in registers");
+        Schedule base = v;
         // (Not proposed: stash, part of such a row in shared memory for two blocks per multiprocessor. Measured on
         // softmax 1024 x 32000 (benchmark call 20): slower in every form, 0.0995 ms with stash(1) and one block,
         // 0.113 with stash(3), occupancy(2) and two blocks (112 bytes spilled), against 0.0839 without.)
@@ -978,6 +988,16 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
         if (i == 0 && profile.multiprocessors > 0 && width * elementBytes <= 32 * 1024) {
           v.push_back(intAction("prefetch_rows", profile.multiprocessors * residentRowBlocks(vectorLanes[i], width)));
           add(v, parent, "add " + describe(v.back()) + " (the next wave's rows into L2)");
+        }
+        // The first also with its blocks looping over rows, each copying its next row into shared memory while
+        // it computes the current one (pipeline_rows), as many blocks as fit at once (a row in shared memory
+        // each: at most 200 KB of rows per multiprocessor).
+        if (i == 0 && profile.multiprocessors > 0 && width * elementBytes <= 200 * 1024) {
+          int64_t resident = std::min(residentRowBlocks(vectorLanes[i], width),
+                                      std::max<int64_t>(1, 200 * 1024 / (width * elementBytes)));
+          Schedule w = base;
+          w.push_back(intAction("pipeline_rows", profile.multiprocessors * resident));
+          add(w, parent, "add " + describe(w.back()) + " (the next row copied into shared memory meanwhile)");
         }
         // A layernorm's mean and variance merged in one round (the first two forms, and beyond a warp only
         // over a power of 2 of warps).

@@ -458,4 +458,46 @@ def StashRowsInSharedOp : Op<Transform_Dialect, "kforge.stash_rows_in_shared",
   }];
 }
 
+def PipelineRowsOp : Op<Transform_Dialect, "kforge.pipeline_rows",
+    [FunctionalStyleTransformOpTrait, MemoryEffectsOpInterface, TransformEachOpTrait,
+     TransformOpInterface, ReportTrackingListenerFailuresOpTrait]> {
+  let summary = "Make a row kernel's blocks loop over rows, copying the next row into shared memory meanwhile";
+  let description = [{
+    Targets a `gpu.launch` of a row kernel: a 1-D grid of R blocks and a 1-D block of T threads
+    (static), block b reading row b of one kernel input at `[gpu.block_id x, 0]` (a 2-D memref
+    defined outside the launch and not written by it, its rows contiguous and whole 16-byte
+    multiples) through vector.transfer_reads of subviews of that row, all of them before the
+    body's first block-wide reduction (`gpu.all_reduce`).
+
+    The launch gets `blocks` blocks, each looping over rows b, b + blocks, ...: the body becomes
+    an `scf.for` over its rows. The row is read from a shared-memory copy of it: before the loop
+    each block copies its first row in by cp.async (16 bytes per copy, the block's threads
+    taking consecutive 16-byte pieces), and in each iteration, once the threads have read the
+    row (after a barrier behind the first reduction), they start copying the next one, which
+    lands while the block reduces, normalises and writes the current row. With `blocks` the
+    blocks resident at once, DRAM keeps reading while each block computes (a kernel of one
+    block per multiprocessor otherwise leaves it idle then).
+
+    #### Return modes
+
+    Produces a silenceable failure, leaving the IR untouched, if a target is not such a
+    launch: no row of a kernel input read at `[block_id x, 0]` (or more than one input's),
+    a use of the row other than subviews and transfer_reads, a read of it after the first
+    block-wide reduction, no such reduction, or a row larger than a block's shared memory.
+    Fails definitely when `blocks` is not positive.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       I64Attr:$blocks);
+  let results = (outs TransformHandleTypeInterface:$transformed);
+  let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::DiagnosedSilenceableFailure applyToOne(
+        ::mlir::transform::TransformRewriter &rewriter, ::mlir::Operation *target,
+        ::mlir::transform::ApplyToEachResultList &results, ::mlir::transform::TransformState &state);
+    void getEffects(
+        ::llvm::SmallVectorImpl<::mlir::MemoryEffects::EffectInstance> &effects);
+  }];
+}
+
 #endif // KFORGE_TRANSFORMOPS_KFORGETRANSFORMOPS
