@@ -989,14 +989,15 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
           v.push_back(intAction("prefetch_rows", profile.multiprocessors * residentRowBlocks(vectorLanes[i], width)));
           add(v, parent, "add " + describe(v.back()) + " (the next wave's rows into L2)");
         }
-        // The first also with its blocks looping over rows, each copying its next row into shared memory while
-        // it computes the current one (pipeline_rows), as many blocks as fit at once (a row in shared memory
-        // each: at most 200 KB of rows per multiprocessor).
-        if (i == 0 && profile.multiprocessors > 0 && width * elementBytes <= 200 * 1024) {
-          int64_t resident = std::min(residentRowBlocks(vectorLanes[i], width),
-                                      std::max<int64_t>(1, 200 * 1024 / (width * elementBytes)));
+        // A row that leaves registers for one block per multiprocessor also with its blocks looping over rows, one
+        // per multiprocessor, each copying its next row into shared memory while it computes the current one
+        // (pipeline_rows). Measured (benchmark call 23): softmax 1024 x 32000 0.0776-0.0810 ms against 0.0839
+        // (81% of copy bandwidth); on 4096-wide rows, several blocks per multiprocessor, 5-15% slower (0.0412
+        // against 0.0371 ms softmax 4096 x 4096), so not proposed there.
+        if (i == 0 && profile.multiprocessors > 0 && residentRowBlocks(vectorLanes[i], width) == 1 &&
+            width * elementBytes <= 200 * 1024) {
           Schedule w = base;
-          w.push_back(intAction("pipeline_rows", profile.multiprocessors * resident));
+          w.push_back(intAction("pipeline_rows", profile.multiprocessors));
           add(w, parent, "add " + describe(w.back()) + " (the next row copied into shared memory meanwhile)");
         }
         // A layernorm's mean and variance merged in one round (the first two forms, and beyond a warp only
