@@ -30,18 +30,10 @@ struct RowRead {
 };
 } // namespace
 
-/// Whether `view` is row [block_id x] of a 2-D, identity-layout memref from outside the launch that the launch
-/// does not write: offsets [block_id x, 0], sizes [1, N], unit strides.
+/// Whether `view` is row [block_id x] of a kernel input with rows one after another (identity layout).
 static bool isInputRow(memref::SubViewOp view, gpu::LaunchOp launch, const DenseSet<Value> &written) {
-  Value source = view.getSource();
-  auto type = dyn_cast<MemRefType>(source.getType());
-  if (!type || type.getRank() != 2 || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
-      launch->isAncestor(source.getParentBlock()->getParentOp()) || written.contains(kforge::viewRoot(source)))
-    return false;
-  SmallVector<OpFoldResult> offsets = view.getMixedOffsets(), sizes = view.getMixedSizes();
-  auto offset0 = dyn_cast<Value>(offsets[0]);
-  return offset0 && kforge::isBlockIdX(offset0, launch) && isConstantIntValue(offsets[1], 0) &&
-         isConstantIntValue(sizes[0], 1) && isConstantIntValue(sizes[1], type.getDimSize(1)) && view.hasUnitStride();
+  return kforge::isBlockRow(view, launch, written) &&
+         cast<MemRefType>(view.getSource().getType()).getLayout().isIdentity();
 }
 
 LogicalResult transform::PipelineRowsOp::verify() {

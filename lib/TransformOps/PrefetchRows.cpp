@@ -36,16 +36,9 @@ static SmallVector<RowInput> rowInputs(gpu::LaunchOp launch) {
   DenseSet<Value> seen;
   launch.getBody().walk([&](memref::SubViewOp view) {
     Value source = view.getSource();
-    auto type = dyn_cast<MemRefType>(source.getType());
-    if (!type || type.getRank() != 2 || !type.hasStaticShape() || launch->isAncestor(source.getParentBlock()->getParentOp()) ||
-        written.contains(kforge::viewRoot(source)) || seen.contains(source))
+    if (!kforge::isBlockRow(view, launch, written) || seen.contains(source))
       return;
-    SmallVector<OpFoldResult> offsets = view.getMixedOffsets(), sizes = view.getMixedSizes();
-    auto offset0 = dyn_cast<Value>(offsets[0]);
-    if (!offset0 || !kforge::isBlockIdX(offset0, launch) || !isConstantIntValue(offsets[1], 0) ||
-        !isConstantIntValue(sizes[0], 1) || !isConstantIntValue(sizes[1], type.getDimSize(1)) ||
-        !view.hasUnitStride())
-      return;
+    auto type = cast<MemRefType>(source.getType());
     SmallVector<int64_t> strides;
     int64_t offset;
     if (failed(type.getStridesAndOffset(strides, offset)) || ShapedType::isDynamic(offset) ||

@@ -7,6 +7,7 @@
 
 #include "RowKernels.h"
 
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -52,3 +53,15 @@ bool kforge::isBlockIdX(Value value, gpu::LaunchOp launch) {
   return value == launch.getBlockIds().x;
 }
 
+
+bool kforge::isBlockRow(memref::SubViewOp view, gpu::LaunchOp launch, const DenseSet<Value> &written) {
+  Value source = view.getSource();
+  auto type = dyn_cast<MemRefType>(source.getType());
+  if (!type || type.getRank() != 2 || !type.hasStaticShape() ||
+      launch->isAncestor(source.getParentBlock()->getParentOp()) || written.contains(viewRoot(source)))
+    return false;
+  SmallVector<OpFoldResult> offsets = view.getMixedOffsets(), sizes = view.getMixedSizes();
+  auto offset0 = dyn_cast<Value>(offsets[0]);
+  return offset0 && isBlockIdX(offset0, launch) && isConstantIntValue(offsets[1], 0) &&
+         isConstantIntValue(sizes[0], 1) && isConstantIntValue(sizes[1], type.getDimSize(1)) && view.hasUnitStride();
+}
