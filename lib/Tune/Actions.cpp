@@ -1450,36 +1450,27 @@ public:
            staging + "} : (!transform.any_op) -> ()");
       line("    transform.apply_cse to " + mmaFunc + " : !transform.any_op");
     }
-    for (auto [i, action] : llvm::enumerate(schedule)) {
-      if (action.kind != "prefetch_rows")
-        continue;
-      starts[i] = static_cast<int>(lines.size()) + 1;
-      line("    // action " + std::to_string(i) + ": " + describe(action) +
-           ": each block prefetches the row a block that many rows later reads");
-      std::string launches = matchLaunches();
-      line("    " + fresh("prefetching") + " = transform.kforge.prefetch_rows_to_l2 " + launches + " {ahead = " +
-           std::to_string(action.factor) + "} : " + kUnary);
-    }
-    for (auto [i, action] : llvm::enumerate(schedule)) {
-      if (action.kind != "pipeline_rows")
-        continue;
-      starts[i] = static_cast<int>(lines.size()) + 1;
-      line("    // action " + std::to_string(i) + ": " + describe(action) +
-           ": blocks loop over rows, the next row copied into shared memory meanwhile");
-      std::string launches = matchLaunches();
-      line("    " + fresh("pipelined") + " = transform.kforge.pipeline_rows " + launches + " {blocks = " +
-           std::to_string(action.factor) + "} : " + kUnary);
-    }
-    for (auto [i, action] : llvm::enumerate(schedule)) {
-      if (action.kind != "stash")
-        continue;
-      starts[i] = static_cast<int>(lines.size()) + 1;
-      line("    // action " + std::to_string(i) + ": " + describe(action) +
-           ": part of each lane's row values in shared memory across the block's reductions");
-      std::string launches = matchLaunches();
-      line("    " + fresh("stashed") + " = transform.kforge.stash_rows_in_shared " + launches + " {quarters = " +
-           std::to_string(action.factor) + "} : " + kUnary);
-    }
+    // The row kernels' ops on the gpu.launch, each with its one integer attribute.
+    static const struct {
+      const char *kind, *result, *op, *attribute, *what;
+    } launchOps[] = {
+        {"prefetch_rows", "prefetching", "prefetch_rows_to_l2", "ahead",
+         "each block prefetches the row a block that many rows later reads"},
+        {"pipeline_rows", "pipelined", "pipeline_rows", "blocks",
+         "blocks loop over rows, the next row copied into shared memory meanwhile"},
+        {"stash", "stashed", "stash_rows_in_shared", "quarters",
+         "part of each lane's row values in shared memory across the block's reductions"},
+    };
+    for (const auto &op : launchOps)
+      for (auto [i, action] : llvm::enumerate(schedule)) {
+        if (action.kind != op.kind)
+          continue;
+        starts[i] = static_cast<int>(lines.size()) + 1;
+        line("    // action " + std::to_string(i) + ": " + describe(action) + ": " + op.what);
+        std::string launches = matchLaunches();
+        line("    " + fresh(op.result) + " = transform.kforge." + op.op + " " + launches + " {" + op.attribute +
+             " = " + std::to_string(action.factor) + "} : " + kUnary);
+      }
     for (auto [i, action] : llvm::enumerate(schedule)) {
       if (!isLaunchBound(action))
         continue;
