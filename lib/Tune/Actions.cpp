@@ -1062,7 +1062,7 @@ std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, co
     }
     if (action.kind == "pipeline_rows") {
       const Action *lanes = findSlot(schedule, "lanes");
-      int64_t elementBytes = facts.elementType == "f64" ? 8 : facts.elementType == "f32" ? 4 : 2;
+      int64_t elementBytes = facts.elementBytes();
       if (!lanes || !before("lanes", "") || lanes->factor <= 32)
         problem(index, "precondition", "pipeline_rows needs lanes of whole warps before it (a block reducing its row)");
       else if (!before("vectorize", ""))

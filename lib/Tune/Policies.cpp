@@ -371,10 +371,11 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     (slot(s, "prefetch_rows") ? removes : adds).push_back("prefetch_rows");
   if (gpu(profile) && slot(s, "lanes") && facts.rowMoments > 0)
     (slot(s, "moments") ? removes : adds).push_back("moments");
-  if (gpu(profile) && slot(s, "lanes") && slot(s, "lanes")->factor > 32 && slot(s, "vectorize"))
+  // A block reducing its row, the row's values in vectors: what stash and pipeline_rows act on.
+  bool blockRowVectors = gpu(profile) && slot(s, "lanes") && slot(s, "lanes")->factor > 32 && slot(s, "vectorize");
+  if (blockRowVectors)
     (slot(s, "stash") ? removes : adds).push_back("stash");
-  if (gpu(profile) && slot(s, "lanes") && slot(s, "lanes")->factor > 32 && slot(s, "vectorize") &&
-      profile.multiprocessors > 0)
+  if (blockRowVectors && profile.multiprocessors > 0)
     (slot(s, "pipeline_rows") ? removes : adds).push_back("pipeline_rows");
   if (gpu(profile) && slot(s, "fuse", "thread") && facts.contractionOp.empty())
     (slot(s, "recompute") ? removes : adds).push_back("recompute");
@@ -984,7 +985,7 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
         // estimated from the lanes and a register per value held plus 32). Measured (benchmark call 15): 2%
         // faster on 16 KB rows (4096 fp32), 13% slower on 128 KB rows (softmax 1024 x 32000, one block per
         // multiprocessor): proposed for rows up to 32 KB; the search may still add it to any row kernel.
-        int64_t elementBytes = facts.elementType == "f32" ? 4 : facts.elementType == "f64" ? 8 : 2;
+        int64_t elementBytes = facts.elementBytes();
         if (i == 0 && profile.multiprocessors > 0 && width * elementBytes <= 32 * 1024) {
           v.push_back(intAction("prefetch_rows", profile.multiprocessors * residentRowBlocks(vectorLanes[i], width)));
           add(v, parent, "add " + describe(v.back()) + " (the next wave's rows into L2)");

@@ -39,6 +39,8 @@ struct PayloadFacts {
   /// kforge::matchRowMoments): the pairs the moments action combines in one round.
   int64_t rowMoments = 0;
   std::string elementType;            ///< Element type of the returned value (f32, bf16, ...).
+  /// Bytes per element of `elementType` (8 for f64, 4 for f32, 2 for the 16-bit types).
+  int64_t elementBytes() const { return elementType == "f64" ? 8 : elementType == "f32" ? 4 : 2; }
   int64_t flops = 0;
   int64_t bytes = 0;                  ///< Bytes of all arguments and results (the memory traffic floor).
   std::string structuralHash;         ///< SHA-256 of the payload printed generically without locations.
