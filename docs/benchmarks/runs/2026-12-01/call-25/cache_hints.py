@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""Experiment (call 25): do PTX cache qualifiers on a row kernel's global loads and stores move its time?
+
+kforge's best kernels of call 23 (ptx/, lowered here from each task's best.mlir with
+`kforge-opt ... --kforge-lower-to-nvvm="format=isa dump-dir=..."`) are rewritten textually, one variant per
+qualifier set (ld.global -> ld.global.nc.L2::256B, st.global -> st.global.cs, ...), JIT-loaded through the driver
+(cuModuleLoadData) and launched on PyTorch's stream with the kernel's own memref-descriptor parameters. Every
+variant is verified before it is timed (output poisoned with NaN, relative L2 error against a float64 reference),
+then all variants, eager and torch.compile are timed interleaved over several rounds: CUDA events, L2 flushed
+(a 256 MiB write) before each repetition, median per contender.
+
+An experiment to decide whether a cache-qualifier action is worth building, not a benchmark of record:
+    python3 cache_hints.py --ptx-dir ptx --out results.json
+"""
+import argparse
+import ctypes
+import importlib.util
+import json
+import os
+import re
+import statistics
+import sys
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", "..", "..", ".."))
+
+# (name, load qualifiers, store qualifiers). PTX ISA 8.0: ld.global{.cop}{.nc}{.L1::evict*}{.L2::prefetch}.vec.type,
+# st.global{.cop}{.L1::evict*}.vec.type.
+VARIANTS = [
+    ("base", "", ""),
+    ("ld.L2::256B", ".L2::256B", ""),
+    ("ld.L2::128B", ".L2::128B", ""),
+    ("ld.nc", ".nc", ""),
+    ("ld.nc.L2::256B", ".nc.L2::256B", ""),
+    ("ld.L1::no_allocate", ".L1::no_allocate", ""),
+    ("ld.cs", ".cs", ""),
+    ("st.cs", "", ".cs"),
+    ("ld.L2::256B+st.cs", ".L2::256B", ".cs"),
+    ("ld.nc.L1::no_allocate.L2::256B+st.cs", ".nc.L1::no_allocate.L2::256B", ".cs"),
+    ("ld.cs+st.cs", ".cs", ".cs"),
+]
+
+# Kernel parameters: memref descriptors in the kernel's order (names index the host function's tensors:
+# inputs in order, then "out"). Grid and block from the host module's gpu.launch_func.
+KERNELS = {
+    "layernorm_plain": dict(params=["x0", "out"], grid=8192, block=256),
+    "layernorm": dict(params=["x0", "out", "x1", "x2"], grid=8192, block=256),
+    "rms_norm": dict(params=["x0", "out", "x1"], grid=8192, block=256),
+    "row_sum": dict(params=["x0", "out"], grid=8192, block=512),
+    "softmax": dict(params=["x0", "out"], grid=4096, block=256),
+}
+
+
+def load_tasks():
+    spec = importlib.util.spec_from_file_location("tasks", os.path.join(ROOT, "bench", "tasks", "tasks.py"))
+    tasks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tasks)
+    return {t.name: t for t in tasks.TASKS}
+
+
+def rewrite(ptx, load_q, store_q):
+    ptx = re.sub(r"\bld\.global\.(v[24]\.)?b32", lambda m: f"ld.global{load_q}.{m.group(1) or ''}b32", ptx)
+    return re.sub(r"\bst\.global\.(v[24]\.)?b32", lambda m: f"st.global{store_q}.{m.group(1) or ''}b32", ptx)
+
+
+class Driver:
+    def __init__(self):
+        self.cuda = ctypes.CDLL("libcuda.so.1")
+
+    def check(self, status, what):
+        if status != 0:
+            name = ctypes.c_char_p()
+            self.cuda.cuGetErrorName(status, ctypes.byref(name))
+            raise RuntimeError(f"{what}: {name.value.decode() if name.value else status}")
+
+    def load(self, ptx, kernel):
+        module = ctypes.c_void_p()
+        log = ctypes.create_string_buffer(8192)
+        # CU_JIT_ERROR_LOG_BUFFER (5), CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES (6)
+        options = (ctypes.c_int * 2)(5, 6)
+        values = (ctypes.c_void_p * 2)(ctypes.cast(log, ctypes.c_void_p), ctypes.c_void_p(8192))
+        status = self.cuda.cuModuleLoadDataEx(ctypes.byref(module), ctypes.c_char_p(ptx.encode() + b"\0"), 2,
+                                              options, values)
+        if status != 0:
+            raise RuntimeError(f"cuModuleLoadDataEx: {status}: {log.value.decode(errors='replace')[:500]}")
+        function = ctypes.c_void_p()
+        self.check(self.cuda.cuModuleGetFunction(ctypes.byref(function), module, kernel.encode()), "get function")
+        return function
+
+    def launcher(self, function, tensors, grid, block):
+        values = []
+        for t in tensors:
+            values += [t.data_ptr(), t.data_ptr(), 0, *t.shape, *t.stride()]
+        cells = [ctypes.c_uint64(v) for v in values]
+        params = (ctypes.c_void_p * len(cells))(*[ctypes.cast(ctypes.byref(c), ctypes.c_void_p) for c in cells])
+
+        def launch():
+            stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+            self.check(self.cuda.cuLaunchKernel(function, grid, 1, 1, block, 1, 1, 0, stream, params, None),
+                       "launch")
+        launch.keep = (cells, params)
+        return launch
+
+
+def rel_l2(out, ref):
+    out64 = out.double()
+    if not torch.isfinite(out64).all():
+        return float("inf")
+    return float((out64 - ref).norm() / ref.norm())
+
+
+def time_rounds(contenders, flush, rounds, reps):
+    times = {name: [] for name in contenders}
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    for _ in range(rounds):
+        for name, fn in contenders.items():
+            for _ in range(3):
+                fn()
+            for _ in range(reps):
+                flush.zero_()
+                torch.cuda.synchronize()
+                start.record()
+                fn()
+                end.record()
+                torch.cuda.synchronize()
+                times[name].append(start.elapsed_time(end))
+    return times
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--ptx-dir", default=os.path.join(HERE, "ptx"))
+    parser.add_argument("--tasks", default="layernorm_plain,rms_norm,row_sum,layernorm,softmax")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+
+    torch.backends.cuda.matmul.allow_tf32 = False
+    tasks = load_tasks()
+    driver = Driver()
+    torch.zeros(1, device="cuda")
+    flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+    results = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "tasks": {}}
+    for name in args.tasks.split(","):
+        task, spec = tasks[name], KERNELS[name]
+        generator = torch.Generator(device="cuda").manual_seed(0)
+        inputs = [torch.randn(s, generator=generator, device="cuda") for s in task.input_shapes(task.shape)]
+        torch_fn = eval(task.torch, {"torch": torch})
+        with torch.no_grad():
+            reference = torch_fn(*[t.double() for t in inputs])
+            out = torch.empty_like(reference, dtype=torch.float32)
+            named = {f"x{i}": t for i, t in enumerate(inputs)}
+            named["out"] = out
+            ptx = open(os.path.join(args.ptx_dir, f"{name}_kernel.sm_90.ptx")).read()
+            contenders, record = {}, {}
+            for variant, load_q, store_q in VARIANTS:
+                entry = record.setdefault(variant, {"load": load_q, "store": store_q})
+                try:
+                    function = driver.load(rewrite(ptx, load_q, store_q), f"{name}_kernel")
+                except RuntimeError as error:
+                    entry["error"] = str(error)
+                    continue
+                launch = driver.launcher(function, [named[p] for p in spec["params"]], spec["grid"], spec["block"])
+                errors = []
+                for seed in range(3):
+                    generator.manual_seed(100 + seed)
+                    for t in inputs:
+                        t.copy_(torch.randn(t.shape, generator=generator, device="cuda"))
+                    out.fill_(float("nan"))
+                    launch()
+                    torch.cuda.synchronize()
+                    errors.append(rel_l2(out, torch_fn(*[t.double() for t in inputs])))
+                entry["rel_l2"] = max(errors)
+                if max(errors) > 1e-5:
+                    entry["error"] = f"wrong result: relative L2 {max(errors):.3g}"
+                    continue
+                contenders[variant] = launch
+            compiled = torch.compile(torch_fn)
+            for _ in range(3):
+                compiled(*inputs)
+            contenders["torch eager"] = lambda: torch_fn(*inputs)
+            contenders["torch.compile"] = lambda: compiled(*inputs)
+            times = time_rounds(contenders, flush, args.rounds, args.reps)
+        for variant, samples in times.items():
+            entry = record.setdefault(variant, {})
+            entry.update(median_ms=statistics.median(samples), min_ms=min(samples),
+                         round_medians_ms=[statistics.median(samples[i * args.reps:(i + 1) * args.reps])
+                                           for i in range(args.rounds)])
+        results["tasks"][name] = record
+        base = record["base"]["median_ms"]
+        print(f"== {name}")
+        for variant, entry in record.items():
+            if "median_ms" in entry:
+                rounds = " ".join(f"{m:.4f}" for m in entry["round_medians_ms"])
+                print(f"  {variant:40s} {entry['median_ms']:.4f} ms  (rounds {rounds})  x{base / entry['median_ms']:.3f}")
+            else:
+                print(f"  {variant:40s} {entry.get('error')}")
+        sys.stdout.flush()
+        del inputs, out, reference, named
+        torch.cuda.empty_cache()
+    with open(args.out, "w") as f:
+        json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
