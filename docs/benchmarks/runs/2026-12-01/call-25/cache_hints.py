@@ -18,6 +18,9 @@ import importlib.util
 import json
 import os
 import re
+import shutil
+import subprocess
+import tempfile
 import statistics
 import sys
 
@@ -75,13 +78,15 @@ class Driver:
             self.cuda.cuGetErrorName(status, ctypes.byref(name))
             raise RuntimeError(f"{what}: {name.value.decode() if name.value else status}")
 
-    def load(self, ptx, kernel):
+    def load(self, ptx, kernel, image=None):
+        """The kernel from PTX text (the driver JITs it) or, with `image`, from a cubin assembled by ptxas."""
         module = ctypes.c_void_p()
         log = ctypes.create_string_buffer(8192)
         # CU_JIT_ERROR_LOG_BUFFER (5), CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES (6)
         options = (ctypes.c_int * 2)(5, 6)
         values = (ctypes.c_void_p * 2)(ctypes.cast(log, ctypes.c_void_p), ctypes.c_void_p(8192))
-        status = self.cuda.cuModuleLoadDataEx(ctypes.byref(module), ctypes.c_char_p(ptx.encode() + b"\0"), 2,
+        data = image if image is not None else ptx.encode() + b"\0"
+        status = self.cuda.cuModuleLoadDataEx(ctypes.byref(module), ctypes.c_char_p(data), 2,
                                               options, values)
         if status != 0:
             raise RuntimeError(f"cuModuleLoadDataEx: {status}: {log.value.decode(errors='replace')[:500]}")
@@ -102,6 +107,16 @@ class Driver:
                        "launch")
         launch.keep = (cells, params)
         return launch
+
+
+def assemble(ptx, work):
+    """The cubin ptxas makes of `ptx` (-O3, sm_90: what kforge-compile's fatbin holds)."""
+    source, cubin = os.path.join(work, "k.ptx"), os.path.join(work, "k.cubin")
+    with open(source, "w") as f:
+        f.write(ptx)
+    ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+    subprocess.run([ptxas, "-O3", "-arch=sm_90", source, "-o", cubin], check=True, capture_output=True)
+    return open(cubin, "rb").read()
 
 
 def rel_l2(out, ref):
@@ -134,6 +149,10 @@ def main():
     parser.add_argument("--tasks", default="layernorm_plain,rms_norm,row_sum,layernorm,softmax")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--variants", default=",".join(v for v, _, _ in VARIANTS),
+                        help="the PTX variants to time (JIT-compiled by the driver)")
+    parser.add_argument("--cubin", default="",
+                        help="variants also timed as cubins assembled by ptxas (as in kforge's artifacts)")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
 
@@ -142,6 +161,9 @@ def main():
     driver = Driver()
     torch.zeros(1, device="cuda")
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+    work = tempfile.mkdtemp()
+    global VARIANTS
+    VARIANTS = [v for v in VARIANTS if v[0] in args.variants.split(",")]
     results = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "tasks": {}}
     for name in args.tasks.split(","):
         task, spec = tasks[name], KERNELS[name]
@@ -155,11 +177,15 @@ def main():
             named["out"] = out
             ptx = open(os.path.join(args.ptx_dir, f"{name}_kernel.sm_90.ptx")).read()
             contenders, record = {}, {}
-            for variant, load_q, store_q in VARIANTS:
-                entry = record.setdefault(variant, {"load": load_q, "store": store_q})
+            variants = [(v, l, s, False) for v, l, s in VARIANTS]
+            variants += [("cubin " + v, l, s, True) for v, l, s in VARIANTS if v in args.cubin.split(",")]
+            for variant, load_q, store_q, offline in variants:
+                entry = record.setdefault(variant, {"load": load_q, "store": store_q, "ptxas": offline})
                 try:
-                    function = driver.load(rewrite(ptx, load_q, store_q), f"{name}_kernel")
-                except RuntimeError as error:
+                    text = rewrite(ptx, load_q, store_q)
+                    image = assemble(text, work) if offline else None
+                    function = driver.load(text, f"{name}_kernel", image)
+                except (RuntimeError, subprocess.CalledProcessError) as error:
                     entry["error"] = str(error)
                     continue
                 launch = driver.launcher(function, [named[p] for p in spec["params"]], spec["grid"], spec["block"])
