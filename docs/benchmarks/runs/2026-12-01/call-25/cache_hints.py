@@ -162,8 +162,7 @@ def main():
     torch.zeros(1, device="cuda")
     flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
     work = tempfile.mkdtemp()
-    global VARIANTS
-    VARIANTS = [v for v in VARIANTS if v[0] in args.variants.split(",")]
+    chosen = [v for v in VARIANTS if v[0] in args.variants.split(",")]
     results = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "tasks": {}}
     for name in args.tasks.split(","):
         task, spec = tasks[name], KERNELS[name]
@@ -177,7 +176,7 @@ def main():
             named["out"] = out
             ptx = open(os.path.join(args.ptx_dir, f"{name}_kernel.sm_90.ptx")).read()
             contenders, record = {}, {}
-            variants = [(v, l, s, False) for v, l, s in VARIANTS]
+            variants = [(v, l, s, False) for v, l, s in chosen]
             variants += [("cubin " + v, l, s, True) for v, l, s in VARIANTS if v in args.cubin.split(",")]
             for variant, load_q, store_q, offline in variants:
                 entry = record.setdefault(variant, {"load": load_q, "store": store_q, "ptxas": offline})
