@@ -155,6 +155,10 @@ void kforge::buildLowerToNVVMPipeline(OpPassManager &pm, const LowerToNVVMOption
   target.optLevel = options.optLevel;
   target.cmdOptions = options.ptxasOptions;
   pm.addPass(createGpuNVVMAttachTarget(target));
+  // Kernels that asked for streaming stores: ptxas -dscm=cs on their modules (the PTX cannot say it).
+  KforgeStreamingStoresOptions streaming;
+  streaming.assembled = format != "isa";
+  pm.addPass(createKforgeStreamingStores(streaming));
   pm.addPass(createLowerAffinePass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());

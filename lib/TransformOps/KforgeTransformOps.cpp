@@ -91,8 +91,8 @@ void transform::CopyToLinalgOp::getEffects(SmallVectorImpl<MemoryEffects::Effect
 //===----------------------------------------------------------------------===//
 
 LogicalResult transform::SetKernelAttributesOp::verify() {
-  if (!getMinBlocksPerSm() && !getMaxRegisters())
-    return emitOpError() << "needs min_blocks_per_sm, max_registers or both";
+  if (!getMinBlocksPerSm() && !getMaxRegisters() && !getStreamingStores())
+    return emitOpError() << "needs at least one of min_blocks_per_sm, max_registers and streaming_stores";
   if (getMinBlocksPerSm() && *getMinBlocksPerSm() <= 0)
     return emitOpError() << "min_blocks_per_sm must be positive";
   if (getMaxRegisters() && (*getMaxRegisters() <= 0 || *getMaxRegisters() > 255))
@@ -111,6 +111,8 @@ DiagnosedSilenceableFailure transform::SetKernelAttributesOp::applyToOne(transfo
       target->setAttr("kforge.min_blocks_per_sm", getMinBlocksPerSmAttr());
     if (getMaxRegistersAttr())
       target->setAttr("kforge.max_registers", getMaxRegistersAttr());
+    if (getStreamingStores())
+      target->setAttr("kforge.streaming_stores", rewriter.getUnitAttr());
   });
   results.push_back(target);
   return DiagnosedSilenceableFailure::success();

@@ -1,10 +1,18 @@
 //===- KernelAttributes.cpp - launch bounds across kernel outlining -------===//
+//
+// Launch bounds and streaming stores asked for on a gpu.launch (transform.kforge.set_kernel_attributes) survive
+// outlining by name; streaming stores then become a ptxas option of the kernel's module.
+//
+//===----------------------------------------------------------------------===//
 
 #include "kforge/Transforms/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
 namespace kforge {
 #define GEN_PASS_DEF_KFORGEPREPAREKERNELATTRIBUTES
 #define GEN_PASS_DEF_KFORGEAPPLYKERNELATTRIBUTES
+#define GEN_PASS_DEF_KFORGESTREAMINGSTORES
 #include "kforge/Transforms/Passes.h.inc"
 } // namespace kforge
 
@@ -13,6 +21,9 @@ using namespace mlir;
 static constexpr llvm::StringLiteral kRecord = "kforge.kernel_attributes";
 static constexpr llvm::StringLiteral kMinBlocks = "kforge.min_blocks_per_sm";
 static constexpr llvm::StringLiteral kMaxRegisters = "kforge.max_registers";
+static constexpr llvm::StringLiteral kStreamingStores = "kforge.streaming_stores";
+/// ptxas's default cache operator for global and generic stores: `.cs`, evict first (the same SASS as `st.cs`).
+static constexpr llvm::StringLiteral kStreamingStoresOption = "-dscm=cs";
 
 namespace {
 struct PrepareKernelAttributesPass : kforge::impl::KforgePrepareKernelAttributesBase<PrepareKernelAttributesPass> {
@@ -24,7 +35,8 @@ struct PrepareKernelAttributesPass : kforge::impl::KforgePrepareKernelAttributes
     module.walk([&](gpu::LaunchOp launch) {
       auto minBlocks = launch->getAttrOfType<IntegerAttr>(kMinBlocks);
       auto maxRegisters = launch->getAttrOfType<IntegerAttr>(kMaxRegisters);
-      if (!minBlocks && !maxRegisters)
+      bool streamingStores = launch->hasAttr(kStreamingStores);
+      if (!minBlocks && !maxRegisters && !streamingStores)
         return;
       if (!launch.getFunctionAttr()) {
         auto parent = launch->getParentOfType<FunctionOpInterface>();
@@ -40,10 +52,13 @@ struct PrepareKernelAttributesPass : kforge::impl::KforgePrepareKernelAttributes
         bounds.push_back(b.getNamedAttr("nvvm.minctasm", b.getI32IntegerAttr(minBlocks.getInt())));
       if (maxRegisters)
         bounds.push_back(b.getNamedAttr("nvvm.maxnreg", b.getI32IntegerAttr(maxRegisters.getInt())));
+      if (streamingStores)
+        bounds.push_back(b.getNamedAttr(kStreamingStores, b.getUnitAttr()));
       records.push_back(
           b.getNamedAttr((moduleName + "::" + launch.getFunctionAttr().getValue()).str(), b.getDictionaryAttr(bounds)));
       launch->removeAttr(kMinBlocks);
       launch->removeAttr(kMaxRegisters);
+      launch->removeAttr(kStreamingStores);
     });
     if (!records.empty())
       module->setAttr(kRecord, b.getDictionaryAttr(records));
@@ -71,4 +86,55 @@ struct ApplyKernelAttributesPass : kforge::impl::KforgeApplyKernelAttributesBase
     module->removeAttr(kRecord);
   }
 };
+
+struct StreamingStoresPass : kforge::impl::KforgeStreamingStoresBase<StreamingStoresPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    Builder b(&getContext());
+    getOperation().walk([&](gpu::GPUModuleOp module) {
+      gpu::GPUFuncOp asking;
+      for (auto func : module.getOps<gpu::GPUFuncOp>()) {
+        if (func->hasAttr(kStreamingStores) && !asking)
+          asking = func;
+        func->removeAttr(kStreamingStores); // a request, not an attribute of the LLVM function
+      }
+      if (!asking)
+        return;
+      ArrayAttr targets = module.getTargetsAttr();
+      if (!targets || targets.empty()) {
+        module.emitError() << "kernel '" << asking.getName()
+                           << "' asks for streaming stores, but its module has no NVVM target (run after "
+                              "nvvm-attach-target)";
+        return signalPassFailure();
+      }
+      if (!assembled) {
+        asking.emitWarning() << "streaming stores take effect when ptxas assembles the kernel (format=bin or "
+                                "fatbin); this PTX keeps the default store cache operator";
+        return;
+      }
+      SmallVector<Attribute> updated;
+      for (Attribute attr : targets) {
+        auto target = dyn_cast<NVVM::NVVMTargetAttr>(attr);
+        if (!target) {
+          updated.push_back(attr);
+          continue;
+        }
+        NamedAttrList flags(target.getFlags() ? target.getFlags() : b.getDictionaryAttr({}));
+        SmallVector<Attribute> options;
+        if (auto existing = flags.get("ptxas-cmd-options"))
+          llvm::append_range(options, cast<ArrayAttr>(existing).getValue());
+        if (!llvm::is_contained(options, b.getStringAttr(kStreamingStoresOption)))
+          options.push_back(b.getStringAttr(kStreamingStoresOption));
+        flags.set("ptxas-cmd-options", b.getArrayAttr(options));
+        updated.push_back(NVVM::NVVMTargetAttr::get(&getContext(), target.getO(), target.getTriple(),
+                                                    target.getChip(), target.getFeatures(),
+                                                    flags.getDictionary(&getContext()), target.getLink(),
+                                                    target.getVerifyTarget()));
+      }
+      module.setTargetsAttr(b.getArrayAttr(updated));
+    });
+  }
+};
 } // namespace
+

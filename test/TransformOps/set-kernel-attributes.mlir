@@ -25,6 +25,30 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// CHECK-LABEL: func.func @streaming
+// CHECK: gpu.launch
+// CHECK: } {kforge.streaming_stores}
+func.func @streaming(%a: memref<256xf32>) {
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    %z = arith.constant 0.0 : f32
+    memref.store %z, %a[%tx] : memref<256xf32>
+    gpu.terminator
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %launch = transform.structured.match ops{["gpu.launch"]} in %root : (!transform.any_op) -> !transform.any_op
+    %same = transform.kforge.set_kernel_attributes %launch {streaming_stores} : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
 func.func @not_a_launch(%a: memref<4xf32>) {
   return
 }
@@ -41,7 +65,7 @@ module attributes {transform.with_named_sequence} {
 
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
-    // expected-error @+1 {{needs min_blocks_per_sm, max_registers or both}}
+    // expected-error @+1 {{needs at least one of min_blocks_per_sm, max_registers and streaming_stores}}
     %same = transform.kforge.set_kernel_attributes %root : (!transform.any_op) -> !transform.any_op
     transform.yield
   }

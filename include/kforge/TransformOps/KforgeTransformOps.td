@@ -78,25 +78,31 @@ def CopyToLinalgOp : Op<Transform_Dialect, "kforge.copy_to_linalg",
 def SetKernelAttributesOp : Op<Transform_Dialect, "kforge.set_kernel_attributes",
     [FunctionalStyleTransformOpTrait, MemoryEffectsOpInterface, TransformEachOpTrait,
      TransformOpInterface, ReportTrackingListenerFailuresOpTrait]> {
-  let summary = "Ask for register and occupancy limits on the kernel a gpu.launch becomes";
+  let summary = "Ask for register and occupancy limits, or streaming stores, on the kernel a gpu.launch becomes";
   let description = [{
-    Records on each targeted `gpu.launch` the launch bounds its kernel should be compiled
-    with: `min_blocks_per_sm` (PTX `.minnctapersm`: the compiler limits registers so that
-    many blocks fit on a multiprocessor) and/or `max_registers` (PTX `.maxnreg`). The
-    attributes survive outlining through kforge's lowering pipeline
+    Records on each targeted `gpu.launch` how its kernel should be compiled:
+    `min_blocks_per_sm` (PTX `.minnctapersm`: the compiler limits registers so that
+    many blocks fit on a multiprocessor), `max_registers` (PTX `.maxnreg`) and/or
+    `streaming_stores` (every global store with the evict-first cache operator `.cs`:
+    output written once, never read back, so L2 lets it go first). The attributes
+    survive outlining through kforge's lowering pipeline
     (`kforge-prepare-kernel-attributes` / `kforge-apply-kernel-attributes`), which puts
-    them on the outlined kernel as `nvvm.minctasm` / `nvvm.maxnreg`. Register pressure
-    is the largest single lever recorded for SIMT matmul in shared/TOOLCHAIN.md.
+    them on the outlined kernel as `nvvm.minctasm` / `nvvm.maxnreg` / `kforge.streaming_stores`;
+    `kforge-streaming-stores` then has ptxas assemble that kernel's module with
+    `-dscm=cs`. Register pressure is the largest single lever recorded for SIMT matmul in
+    shared/TOOLCHAIN.md; streaming stores took 2-5% off row normalisations on the H200
+    (docs/perf/reductions-h200.md).
 
     #### Return modes
 
     Produces a silenceable failure, leaving the IR untouched, if a target is not a
-    `gpu.launch`. Fails definitely when neither limit is given or a limit is not
+    `gpu.launch`. Fails definitely when nothing is asked for or a limit is not
     positive (max_registers must be at most 255).
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        OptionalAttr<I64Attr>:$min_blocks_per_sm,
-                       OptionalAttr<I64Attr>:$max_registers);
+                       OptionalAttr<I64Attr>:$max_registers,
+                       UnitAttr:$streaming_stores);
   let results = (outs TransformHandleTypeInterface:$transformed);
   let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;

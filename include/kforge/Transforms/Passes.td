@@ -212,7 +212,7 @@ def KforgePrepareKernelAttributes : Pass<"kforge-prepare-kernel-attributes", "ml
   let summary = "Name the kernels that carry kforge launch bounds, before outlining";
   let description = [{
     Outlining drops a `gpu.launch`'s own attributes. For each launch carrying
-    `kforge.min_blocks_per_sm` / `kforge.max_registers` (set by
+    `kforge.min_blocks_per_sm` / `kforge.max_registers` / `kforge.streaming_stores` (set by
     `transform.kforge.set_kernel_attributes`), this pass fixes the name of the kernel it
     will become (the launch's `module` / `function`, `<function>_kernel_bounded_<n>`
     unless already given) and records the bounds under that name in the module attribute
@@ -225,8 +225,32 @@ def KforgeApplyKernelAttributes : Pass<"kforge-apply-kernel-attributes", "mlir::
   let description = [{
     Reads `kforge.kernel_attributes` (see kforge-prepare-kernel-attributes) and sets
     `nvvm.minctasm` / `nvvm.maxnreg` on each named `gpu.func`, which the NVVM lowering emits
-    as PTX `.minnctapersm` / `.maxnreg`. A recorded kernel that no longer exists is an error.
+    as PTX `.minnctapersm` / `.maxnreg`, and `kforge.streaming_stores` for kforge-streaming-stores.
+    A recorded kernel that no longer exists is an error.
   }];
+}
+
+def KforgeStreamingStores : Pass<"kforge-streaming-stores", "mlir::ModuleOp"> {
+  let summary = "Assemble the kernels that asked for streaming stores with ptxas -dscm=cs";
+  let description = [{
+    A kernel carrying `kforge.streaming_stores` (put there by kforge-apply-kernel-attributes, from
+    `transform.kforge.set_kernel_attributes {streaming_stores}`) writes output it never reads back. This
+    pass adds `-dscm=cs` to the `ptxas-cmd-options` of each NVVM target of the kernel's `gpu.module`: ptxas
+    then gives every global and generic store the evict-first cache operator `.cs`, so L2 evicts the
+    written lines first and keeps room for the loads (on the H200 the SASS is byte-equal to writing
+    `st.global.cs` in the PTX). ptxas options apply to a whole module: kforge's outlining puts each kernel
+    in a module of its own. The request attribute is removed. Run after nvvm-attach-target; a module
+    without a target is an error.
+
+    NVPTX emits no cache operator on stores (LLVM 22 ignores `!nontemporal` there), so the PTX itself keeps
+    plain `st.global`: with `assembled=false` (format=isa, PTX for the driver's JIT) the pass warns that
+    the request has no effect instead.
+  }];
+  let options = [
+    Option<"assembled", "assembled", "bool", /*default=*/"true",
+           "The modules are assembled by ptxas (format=bin or fatbin); otherwise warn that nothing changes">,
+  ];
+  let dependentDialects = ["mlir::NVVM::NVVMDialect"];
 }
 
 def KforgeAlignKernelArguments : Pass<"kforge-align-kernel-arguments", "mlir::ModuleOp"> {
