@@ -4,7 +4,10 @@ An implementation is a callable that takes the task's inputs and returns its out
 eager, torch.compile). A *backend* supplies the arrays, the float64 reference, the poisoned output buffers and
 the clock:
   - ``CudaBackend``: PyTorch tensors on the GPU, CUDA events, L2 flushed by writing a buffer larger than L2
-    before every repetition, tf32 off (an fp32 task is computed in fp32);
+    before every repetition and the GPU then kept busy a while longer (a spin kernel) so that the host's launch
+    of the implementation is queued before the start event runs: the clock times the GPU's work, not Python's
+    launch overhead (torch.compile's wrapper, at times slower than the flush, once inflated its medians up to
+    2x, benchmark calls 13-24); tf32 off (an fp32 task is computed in fp32);
   - ``CpuBackend``: NumPy arrays on the CPU, perf_counter; what CI runs (no GPU, no PyTorch there).
 Correctness: ``seeds`` random normal inputs (fresh per seed), each implementation's output compared with the
 float64 reference: no NaN/Inf (kforge's outputs start as NaN, so an unwritten element fails), relative L2
@@ -70,6 +73,16 @@ def summarize_times(ms):
     ms = sorted(ms)
     return {"median_ms": statistics.median(ms), "min_ms": ms[0], "max_ms": ms[-1],
             "p10_ms": ms[len(ms) // 10], "p90_ms": ms[(len(ms) * 9) // 10], "reps": len(ms)}
+
+
+def host_bound(host_ms, lead_ms):
+    """What the host's side of the timed repetitions says about their device times. ``host_ms``: for each
+    repetition, how long the host took from queueing the flush to the implementation's return (its work then
+    queued); ``lead_ms``: how long the GPU was busy with the flush and spin before the start event. A
+    repetition whose host took longer than the lead left the GPU idle after the start event: its time includes
+    that gap, not the GPU's work alone."""
+    return {"host_launch_max_ms": max(host_ms), "lead_ms": lead_ms,
+            "host_bound_reps": sum(h > lead_ms for h in host_ms)}
 
 
 class _KforgeKernel:
@@ -157,6 +170,33 @@ class CudaBackend:
         self.device = torch.device("cuda", device)
         l2 = torch.cuda.get_device_properties(self.device).L2_cache_size
         self.flush = torch.empty(max(4 * l2, 256 << 20) // 4, dtype=torch.float32, device=self.device)
+        self.spin_cycles, self.lead_ms = self._calibrate_lead()
+
+    SPIN_MS = 0.2  # how long the GPU spins after the flush: longer than a launch takes the host, but for hiccups
+
+    def _event_ms(self, work):
+        torch = self.torch
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        work()
+        torch.cuda.synchronize()
+        start.record()
+        work()
+        stop.record()
+        torch.cuda.synchronize()
+        return start.elapsed_time(stop)
+
+    def _calibrate_lead(self):
+        """Spin cycles for SPIN_MS (torch.cuda._sleep spins a GPU thread for a number of clock cycles; measured,
+        since the clock varies), and the lead the GPU then has over the host at each start event: the flush plus
+        the spin. Without torch.cuda._sleep, no spin: the lead is the flush alone."""
+        torch = self.torch
+        flush_ms = self._event_ms(self.flush.zero_)
+        if not hasattr(torch.cuda, "_sleep"):
+            return 0, flush_ms
+        probe = 1 << 20
+        per_cycle_ms = self._event_ms(lambda: torch.cuda._sleep(probe)) / probe
+        cycles = int(self.SPIN_MS / per_cycle_ms) if per_cycle_ms > 0 else 0
+        return cycles, flush_ms + (self._event_ms(lambda: torch.cuda._sleep(cycles)) if cycles else 0.0)
 
     def supports(self, task):
         return task.dtype in ("f32", "bf16", "f16")
@@ -219,15 +259,19 @@ class CudaBackend:
                 fn(*inputs)
             torch.cuda.synchronize()
             start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            ms = []
+            ms, host_ms = [], []
             for _ in range(reps):
+                began = time.perf_counter()  # the GPU is idle: its lead starts with the flush
                 self.flush.zero_()  # L2 holds none of the inputs
+                if self.spin_cycles:
+                    torch.cuda._sleep(self.spin_cycles)  # the GPU's lead: the launch below is queued in time
                 start.record()
                 fn(*inputs)
+                host_ms.append((time.perf_counter() - began) * 1e3)
                 stop.record()
                 torch.cuda.synchronize()  # the device, not one stream
                 ms.append(start.elapsed_time(stop))
-        return summarize_times(ms)
+        return dict(summarize_times(ms), **host_bound(host_ms, self.lead_ms))
 
     def ceilings(self):
         torch = self.torch

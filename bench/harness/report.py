@@ -61,6 +61,12 @@ def flags(row):
         s = speedups(row, against)
         if s and s > 10:
             found.append(f"speed-up above 10x over {against}: check before trusting")
+    for name in ("kforge", "eager", "compile"):
+        t = row[name].get("timing") or {}
+        if t.get("host_bound_reps"):
+            found.append(f"{name}: {t['host_bound_reps']} of {t['reps']} repetitions host-bound (a launch took "
+                         f"{t['host_launch_max_ms']:.3f} ms, the GPU's lead {t['lead_ms']:.3f} ms): its time "
+                         "includes the host's")
     return found
 
 
@@ -105,7 +111,7 @@ def markdown(results):
     lines = partial + [f"Backend: {results['backend']}. Ceilings measured in this run: copy {c['copy_gbps']:.0f} GB/s, "
              f"fp32 matmul {c['fp32_tflops']:.1f} TFLOP/s{bf16} ({c['how']}). Correctness: {results['seeds']} seeds, "
              f"relative L2 error against a float64 reference at most 1e-4 (fp32 tasks), 1e-2 (bf16) or 1e-3 (f16), no NaN/Inf. "
-             f"Timing: median of {results['reps']} repetitions after {results['warmup']} warm-up calls.",
+             f"Timing: median of {results['reps']} repetitions after {results['warmup']} warm-up calls{_lead(results)}.",
              "",
              "| task | level | shape | kforge ms | eager ms | compile ms | vs eager | vs compile | floor ms | "
              "kforge / floor | tuning | instructions | notes |",
@@ -133,6 +139,17 @@ def markdown(results):
               f"{_x(s['level1_geomean_vs_compile'])} over torch.compile. Level 2: "
               f"{_x(s['level2_geomean_vs_eager'])} over eager, {_x(s['level2_geomean_vs_compile'])} over torch.compile."]
     return "\n".join(lines) + "\n"
+
+
+def _lead(results):
+    """The GPU's lead over the host at each start event, from any timing that recorded it."""
+    for row in results["tasks"]:
+        for name in ("kforge", "eager", "compile"):
+            lead = (row[name].get("timing") or {}).get("lead_ms")
+            if lead:
+                return (f"; before each, L2 flushed and the GPU kept busy (a spin kernel) for {lead:.3f} ms in all, "
+                        "so the host's launch is queued before the clock starts (device time, not Python's)")
+    return ""
 
 
 def svg(results):

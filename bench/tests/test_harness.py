@@ -110,6 +110,91 @@ def test_fast_p_geomean_and_flags():
     assert measure.floor_ms(4, 1e12, {"copy_gbps": 4000, "fp32_tflops": 50}) == pytest.approx(20.0)
 
 
+class _Timeline:
+    """A host and a GPU in simulated milliseconds, for the CUDA backend's clock: every host call costs
+    ``call_ms``; GPU work queued at host time t starts when both t has come and the GPU is free; an event's
+    time is when the GPU reaches it; synchronize waits for the GPU."""
+
+    def __init__(self, call_ms=0.002, spin_ms_per_cycle=1e-6):
+        self.host, self.gpu, self.call_ms, self.per_cycle = 0.0, 0.0, call_ms, spin_ms_per_cycle
+
+    def queue(self, duration_ms):
+        self.host += self.call_ms
+        self.gpu = max(self.gpu, self.host) + duration_ms
+
+    def torch(self, with_sleep=True):
+        from types import SimpleNamespace
+        timeline = self
+
+        class Event:
+            def __init__(self, enable_timing=False):
+                self.at = None
+
+            def record(self):
+                timeline.queue(0.0)
+                self.at = timeline.gpu
+
+            def elapsed_time(self, end):
+                return end.at - self.at
+
+        class Flush:
+            def zero_(self):
+                timeline.queue(0.08)  # a 256 MiB write
+
+        class NoGrad:
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                return False
+
+        def synchronize():
+            timeline.host = max(timeline.host, timeline.gpu)
+
+        cuda = SimpleNamespace(Event=Event, synchronize=synchronize,
+                               get_device_properties=lambda device: SimpleNamespace(L2_cache_size=60 << 20))
+        if with_sleep:
+            cuda._sleep = lambda cycles: timeline.queue(cycles * timeline.per_cycle)
+        matmul = SimpleNamespace(allow_tf32=True)
+        return SimpleNamespace(cuda=cuda, backends=SimpleNamespace(cuda=SimpleNamespace(matmul=matmul),
+                                                                   cudnn=SimpleNamespace(allow_tf32=True)),
+                               set_float32_matmul_precision=lambda p: None, device=lambda *a: a,
+                               empty=lambda *a, **k: Flush(), float32="float32", no_grad=NoGrad)
+
+    def implementation(self, host_ms, kernel_ms):
+        """A call that spends ``host_ms`` on the host (Python, guards) before queueing ``kernel_ms`` of work."""
+        def call():
+            self.host += host_ms
+            self.queue(kernel_ms)
+        return call
+
+
+@pytest.mark.parametrize("with_sleep", [True, False])
+def test_cuda_clock_times_the_gpu_not_the_hosts_launch(monkeypatch, with_sleep):
+    timeline = _Timeline()
+    monkeypatch.setitem(sys.modules, "torch", timeline.torch(with_sleep))
+    monkeypatch.setattr(measure.time, "perf_counter", lambda: timeline.host / 1e3)
+    backend = measure.CudaBackend()
+    # A kernel of 0.06 ms behind 0.15 ms of host work per call (slower than the flush alone, 0.08 ms).
+    slow_launch = timeline.implementation(0.15, 0.06)
+    timing = backend.time(lambda: slow_launch(), [], warmup=2, reps=5)
+    if with_sleep:
+        assert backend.lead_ms == pytest.approx(0.08 + backend.SPIN_MS, rel=0.05)
+        assert timing["median_ms"] == pytest.approx(0.06) and timing["host_bound_reps"] == 0
+    else:  # no spin to hide it: the host's lag is timed, and said
+        assert backend.spin_cycles == 0 and backend.lead_ms == pytest.approx(0.08, rel=0.05)
+        assert timing["median_ms"] > 0.1 and timing["host_bound_reps"] == 5
+    assert timing["host_launch_max_ms"] >= 0.15
+    row = {"task": "t", "level": 1, "floor_ms": 0.01, "kforge": {"status": "correct", "timing": timing},
+           "eager": {"status": "n/a"}, "compile": {"status": "n/a"}}
+    assert any("host-bound" in f for f in report.flags(row)) == (not with_sleep)
+
+
+def test_host_bound_counts_the_repetitions_the_gpu_waited_for():
+    assert measure.host_bound([0.1, 0.5, 0.2, 0.31], 0.3) == {"host_launch_max_ms": 0.5, "lead_ms": 0.3,
+                                                             "host_bound_reps": 2}
+
+
 def _bench(*args, out):
     return subprocess.run([sys.executable, os.path.join(ROOT, "bench", "run"), "--backend", "cpu", "--small",
                            "--tools", os.path.join(BUILD, "bin"), "--out", str(out), *args],
