@@ -137,4 +137,3 @@ struct StreamingStoresPass : kforge::impl::KforgeStreamingStoresBase<StreamingSt
   }
 };
 } // namespace
-

@@ -90,8 +90,8 @@ def SetKernelAttributesOp : Op<Transform_Dialect, "kforge.set_kernel_attributes"
     them on the outlined kernel as `nvvm.minctasm` / `nvvm.maxnreg` / `kforge.streaming_stores`;
     `kforge-streaming-stores` then has ptxas assemble that kernel's module with
     `-dscm=cs`. Register pressure is the largest single lever recorded for SIMT matmul in
-    shared/TOOLCHAIN.md; streaming stores took 2-5% off row normalisations on the H200
-    (docs/perf/reductions-h200.md).
+    shared/TOOLCHAIN.md; stores written evict-first took 1.6-5% off row normalisations on
+    the H200 (docs/perf/reductions-h200.md).
 
     #### Return modes
 
