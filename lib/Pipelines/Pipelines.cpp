@@ -176,6 +176,8 @@ void kforge::buildLowerToNVVMPipeline(OpPassManager &pm, const LowerToNVVMOption
   device.addPass(createConvertGpuOpsToNVVMOps());
   device.addPass(createCanonicalizerPass());
   device.addPass(createCSEPass());
+  // Kernels that asked for read-only inputs: their loads from buffers they only read become ld.global.nc.
+  device.addPass(createKforgeInvariantInputLoads());
   device.addPass(createReconcileUnrealizedCastsPass());
 
   pm.addPass(createGpuToLLVMConversionPass());

@@ -91,8 +91,9 @@ void transform::CopyToLinalgOp::getEffects(SmallVectorImpl<MemoryEffects::Effect
 //===----------------------------------------------------------------------===//
 
 LogicalResult transform::SetKernelAttributesOp::verify() {
-  if (!getMinBlocksPerSm() && !getMaxRegisters() && !getStreamingStores())
-    return emitOpError() << "needs at least one of min_blocks_per_sm, max_registers and streaming_stores";
+  if (!getMinBlocksPerSm() && !getMaxRegisters() && !getStreamingStores() && !getReadOnlyInputs())
+    return emitOpError()
+           << "needs at least one of min_blocks_per_sm, max_registers, streaming_stores and read_only_inputs";
   if (getMinBlocksPerSm() && *getMinBlocksPerSm() <= 0)
     return emitOpError() << "min_blocks_per_sm must be positive";
   if (getMaxRegisters() && (*getMaxRegisters() <= 0 || *getMaxRegisters() > 255))
@@ -113,6 +114,8 @@ DiagnosedSilenceableFailure transform::SetKernelAttributesOp::applyToOne(transfo
       target->setAttr("kforge.max_registers", getMaxRegistersAttr());
     if (getStreamingStores())
       target->setAttr("kforge.streaming_stores", rewriter.getUnitAttr());
+    if (getReadOnlyInputs())
+      target->setAttr("kforge.read_only_inputs", rewriter.getUnitAttr());
   });
   results.push_back(target);
   return DiagnosedSilenceableFailure::success();

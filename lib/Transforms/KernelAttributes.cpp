@@ -1,7 +1,8 @@
 //===- KernelAttributes.cpp - launch bounds across kernel outlining -------===//
 //
-// Launch bounds and streaming stores asked for on a gpu.launch (transform.kforge.set_kernel_attributes) survive
-// outlining by name; streaming stores then become a ptxas option of the kernel's module.
+// Launch bounds, streaming stores and read-only inputs asked for on a gpu.launch
+// (transform.kforge.set_kernel_attributes) survive outlining by name; streaming stores then become a ptxas option
+// of the kernel's module (read-only inputs: InvariantInputLoads.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +23,9 @@ static constexpr llvm::StringLiteral kRecord = "kforge.kernel_attributes";
 static constexpr llvm::StringLiteral kMinBlocks = "kforge.min_blocks_per_sm";
 static constexpr llvm::StringLiteral kMaxRegisters = "kforge.max_registers";
 static constexpr llvm::StringLiteral kStreamingStores = "kforge.streaming_stores";
+static constexpr llvm::StringLiteral kReadOnlyInputs = "kforge.read_only_inputs";
+/// Requests without a value, carried to the outlined kernel as they are (for passes after outlining).
+static constexpr llvm::StringLiteral kUnitRequests[] = {kStreamingStores, kReadOnlyInputs};
 /// ptxas's default cache operator for global and generic stores: `.cs`, evict first (the same SASS as `st.cs`).
 static constexpr llvm::StringLiteral kStreamingStoresOption = "-dscm=cs";
 
@@ -35,8 +39,8 @@ struct PrepareKernelAttributesPass : kforge::impl::KforgePrepareKernelAttributes
     module.walk([&](gpu::LaunchOp launch) {
       auto minBlocks = launch->getAttrOfType<IntegerAttr>(kMinBlocks);
       auto maxRegisters = launch->getAttrOfType<IntegerAttr>(kMaxRegisters);
-      bool streamingStores = launch->hasAttr(kStreamingStores);
-      if (!minBlocks && !maxRegisters && !streamingStores)
+      bool unitRequests = llvm::any_of(kUnitRequests, [&](StringRef name) { return launch->hasAttr(name); });
+      if (!minBlocks && !maxRegisters && !unitRequests)
         return;
       if (!launch.getFunctionAttr()) {
         auto parent = launch->getParentOfType<FunctionOpInterface>();
@@ -52,13 +56,15 @@ struct PrepareKernelAttributesPass : kforge::impl::KforgePrepareKernelAttributes
         bounds.push_back(b.getNamedAttr("nvvm.minctasm", b.getI32IntegerAttr(minBlocks.getInt())));
       if (maxRegisters)
         bounds.push_back(b.getNamedAttr("nvvm.maxnreg", b.getI32IntegerAttr(maxRegisters.getInt())));
-      if (streamingStores)
-        bounds.push_back(b.getNamedAttr(kStreamingStores, b.getUnitAttr()));
+      for (StringRef name : kUnitRequests)
+        if (launch->hasAttr(name))
+          bounds.push_back(b.getNamedAttr(name, b.getUnitAttr()));
       records.push_back(
           b.getNamedAttr((moduleName + "::" + launch.getFunctionAttr().getValue()).str(), b.getDictionaryAttr(bounds)));
       launch->removeAttr(kMinBlocks);
       launch->removeAttr(kMaxRegisters);
-      launch->removeAttr(kStreamingStores);
+      for (StringRef name : kUnitRequests)
+        launch->removeAttr(name);
     });
     if (!records.empty())
       module->setAttr(kRecord, b.getDictionaryAttr(records));

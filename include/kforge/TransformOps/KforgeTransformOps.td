@@ -78,18 +78,21 @@ def CopyToLinalgOp : Op<Transform_Dialect, "kforge.copy_to_linalg",
 def SetKernelAttributesOp : Op<Transform_Dialect, "kforge.set_kernel_attributes",
     [FunctionalStyleTransformOpTrait, MemoryEffectsOpInterface, TransformEachOpTrait,
      TransformOpInterface, ReportTrackingListenerFailuresOpTrait]> {
-  let summary = "Ask for register and occupancy limits, or streaming stores, on the kernel a gpu.launch becomes";
+  let summary = "Ask for register and occupancy limits, streaming stores or read-only input loads on the kernel a gpu.launch becomes";
   let description = [{
     Records on each targeted `gpu.launch` how its kernel should be compiled:
     `min_blocks_per_sm` (PTX `.minnctapersm`: the compiler limits registers so that
     many blocks fit on a multiprocessor), `max_registers` (PTX `.maxnreg`) and/or
     `streaming_stores` (every global store with the evict-first cache operator `.cs`:
-    output written once, never read back, so L2 lets it go first). The attributes
-    survive outlining through kforge's lowering pipeline
-    (`kforge-prepare-kernel-attributes` / `kforge-apply-kernel-attributes`), which puts
-    them on the outlined kernel as `nvvm.minctasm` / `nvvm.maxnreg` / `kforge.streaming_stores`;
-    `kforge-streaming-stores` then has ptxas assemble that kernel's module with
-    `-dscm=cs`. Register pressure is the largest single lever recorded for SIMT matmul in
+    output written once, never read back, so L2 lets it go first) and/or
+    `read_only_inputs` (loads from the buffers the kernel only reads through the
+    non-coherent read-only path, `ld.global.nc`). The attributes survive outlining
+    through kforge's lowering pipeline (`kforge-prepare-kernel-attributes` /
+    `kforge-apply-kernel-attributes`), which puts them on the outlined kernel as
+    `nvvm.minctasm` / `nvvm.maxnreg` / `kforge.streaming_stores` /
+    `kforge.read_only_inputs`; `kforge-streaming-stores` then has ptxas assemble that
+    kernel's module with `-dscm=cs`, and `kforge-invariant-input-loads` marks the loads
+    from its read-only arguments invariant. Register pressure is the largest single lever recorded for SIMT matmul in
     shared/TOOLCHAIN.md; stores written evict-first took 1.6-5% off row normalisations on
     the H200 (docs/perf/reductions-h200.md).
 
@@ -102,7 +105,8 @@ def SetKernelAttributesOp : Op<Transform_Dialect, "kforge.set_kernel_attributes"
   let arguments = (ins TransformHandleTypeInterface:$target,
                        OptionalAttr<I64Attr>:$min_blocks_per_sm,
                        OptionalAttr<I64Attr>:$max_registers,
-                       UnitAttr:$streaming_stores);
+                       UnitAttr:$streaming_stores,
+                       UnitAttr:$read_only_inputs);
   let results = (outs TransformHandleTypeInterface:$transformed);
   let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;

@@ -212,7 +212,7 @@ def KforgePrepareKernelAttributes : Pass<"kforge-prepare-kernel-attributes", "ml
   let summary = "Name the kernels that carry kforge launch bounds, before outlining";
   let description = [{
     Outlining drops a `gpu.launch`'s own attributes. For each launch carrying
-    `kforge.min_blocks_per_sm` / `kforge.max_registers` / `kforge.streaming_stores` (set by
+    `kforge.min_blocks_per_sm` / `kforge.max_registers` / `kforge.streaming_stores` / `kforge.read_only_inputs` (set by
     `transform.kforge.set_kernel_attributes`), this pass fixes the name of the kernel it
     will become (the launch's `module` / `function`, `<function>_kernel_bounded_<n>`
     unless already given) and records the bounds under that name in the module attribute
@@ -225,7 +225,8 @@ def KforgeApplyKernelAttributes : Pass<"kforge-apply-kernel-attributes", "mlir::
   let description = [{
     Reads `kforge.kernel_attributes` (see kforge-prepare-kernel-attributes) and sets
     `nvvm.minctasm` / `nvvm.maxnreg` on each named `gpu.func`, which the NVVM lowering emits
-    as PTX `.minnctapersm` / `.maxnreg`, and `kforge.streaming_stores` for kforge-streaming-stores.
+    as PTX `.minnctapersm` / `.maxnreg`, and `kforge.streaming_stores` / `kforge.read_only_inputs` for
+    kforge-streaming-stores / kforge-invariant-input-loads.
     A recorded kernel that no longer exists is an error.
   }];
 }
@@ -251,6 +252,22 @@ def KforgeStreamingStores : Pass<"kforge-streaming-stores", "mlir::ModuleOp"> {
            "The modules are assembled by ptxas (format=bin or fatbin); otherwise warn that nothing changes">,
   ];
   let dependentDialects = ["mlir::NVVM::NVVMDialect"];
+}
+
+def KforgeInvariantInputLoads : Pass<"kforge-invariant-input-loads", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Mark the loads from the buffers a kernel only reads invariant (ld.global.nc)";
+  let description = [{
+    In each kernel (`llvm.func`, after the NVVM lowering) carrying `kforge.read_only_inputs` (put there by
+    kforge-apply-kernel-attributes, from `transform.kforge.set_kernel_attributes {read_only_inputs}`), every
+    pointer argument that is only loaded from, directly or through address arithmetic (`getelementptr`,
+    address-space casts), gets its loads marked `invariant` (LLVM's `!invariant.load`), which NVPTX emits as
+    `ld.global.nc`: the read-only, non-coherent path, whose cache keeps data that many blocks read (a
+    layernorm's gamma and beta). An argument with any other use (a store to or of it, an integer cast such as
+    a bulk copy's address, a call, a branch argument) keeps plain loads, as do volatile and atomic loads.
+    Sound when no buffer the kernel reads is written during the kernel by another argument: kforge's
+    artifacts take inputs and outputs in distinct buffers. The request attribute is removed.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
 def KforgeAlignKernelArguments : Pass<"kforge-align-kernel-arguments", "mlir::ModuleOp"> {
