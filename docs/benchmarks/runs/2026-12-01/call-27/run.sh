@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Call 27 (nvidia-h200, tools packed at the streaming_stores commit): the six reduction tasks tuned afresh (the
-# heuristic now proposes streaming_stores on each normalising row kernel's first lane_vector form), then measured
+# Call 27 (nvidia-h200, tools packed by scripts/gpu/pack_tuner.sh at the commit it runs at): the six reduction tasks tuned afresh (the
+# heuristic now proposes streaming_stores, then read_only_inputs, on each normalising row kernel's first lane_vector form), then measured
 # with PyTorch in two separate processes (p1, p2), then call 25's cache-qualifier experiment once more in a third
 # process (its torch.compile times beside bench/run's).
 R=softmax,softmax_wide,layernorm,layernorm_plain,rms_norm,row_sum
