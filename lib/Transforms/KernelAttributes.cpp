@@ -133,10 +133,9 @@ struct StreamingStoresPass : kforge::impl::KforgeStreamingStoresBase<StreamingSt
         if (!llvm::is_contained(options, b.getStringAttr(kStreamingStoresOption)))
           options.push_back(b.getStringAttr(kStreamingStoresOption));
         flags.set("ptxas-cmd-options", b.getArrayAttr(options));
-        updated.push_back(NVVM::NVVMTargetAttr::get(&getContext(), target.getO(), target.getTriple(),
-                                                    target.getChip(), target.getFeatures(),
-                                                    flags.getDictionary(&getContext()), target.getLink(),
-                                                    target.getVerifyTarget()));
+        updated.push_back(NVVM::NVVMTargetAttr::get(&getContext(), target.getO(), target.getTriple(), target.getChip(),
+                                                    target.getFeatures(), flags.getDictionary(&getContext()),
+                                                    target.getLink(), target.getVerifyTarget()));
       }
       module.setTargetsAttr(b.getArrayAttr(updated));
     });
