@@ -43,6 +43,12 @@ VARIANTS = [
     ("ld.L2::128B+st.cs", ".L2::128B", ".cs"),
     ("ld.cs+st.cs", ".cs", ".cs"),
     ("ld.L2::256B+st.cs", ".L2::256B", ".cs"),
+    # Added for call 27: L2 cache policies (createpolicy + .L2::cache_hint, as torch.compile's Triton kernels load).
+    ("ld.L2[evict_first]+st.cs", ".L2::cache_hint[evict_first]", ".cs"),
+    ("ld.L1::evict_first.L2[evict_first]+st.cs", ".L1::evict_first.L2::cache_hint[evict_first]", ".cs"),
+    ("ld.L2[evict_last]+st.cs", ".L2::cache_hint[evict_last]", ".cs"),
+    ("st.L2[evict_first]", "", ".L2::cache_hint[evict_first]"),
+    ("ld.nc.L2[evict_first]+st.cs", ".nc.L2::cache_hint[evict_first]", ".cs"),
 ]
 
 # Kernel parameters: memref descriptors in the kernel's order (names index the host function's tensors:
@@ -64,8 +70,34 @@ def load_tasks():
 
 
 def rewrite(ptx, load_q, store_q):
-    ptx = re.sub(r"\bld\.global\.(v[24]\.)?b32", lambda m: f"ld.global{load_q}.{m.group(1) or ''}b32", ptx)
-    return re.sub(r"\bst\.global\.(v[24]\.)?b32", lambda m: f"st.global{store_q}.{m.group(1) or ''}b32", ptx)
+    """`ptx` with `load_q` after every ld.global and `store_q` after every st.global (32-bit, scalar or vector).
+    A qualifier ending in `.L2::cache_hint[POLICY]` also gets a cache-policy operand, made once at the kernel's
+    start by `createpolicy.fractional.L2::POLICY.b64` (fraction 1.0)."""
+    policies = []
+
+    def with_policy(qualifier, kind):
+        match = re.fullmatch(r"(.*\.L2::cache_hint)\[(\w+)\]", qualifier)
+        if not match:
+            return qualifier, ""
+        register = f"%kf_policy_{kind}"
+        policies.append((register, match.group(2)))
+        return match.group(1), f", {register}"
+
+    load_q, load_operand = with_policy(load_q, "ld")
+    store_q, store_operand = with_policy(store_q, "st")
+    ptx = re.sub(r"\bld\.global\.(v[24]\.)?b32([^;]*);",
+                 lambda m: f"ld.global{load_q}.{m.group(1) or ''}b32{m.group(2)}{load_operand};", ptx)
+    ptx = re.sub(r"\bst\.global\.(v[24]\.)?b32([^;]*);",
+                 lambda m: f"st.global{store_q}.{m.group(1) or ''}b32{m.group(2)}{store_operand};", ptx)
+    if not policies:
+        return ptx
+    lines = ptx.split("\n")
+    body = lines.index("{", next(i for i, line in enumerate(lines) if ".entry" in line))
+    first = next(i for i in range(body + 1, len(lines))
+                 if lines[i].strip() and not lines[i].strip().startswith((".", "//")))
+    made = [f"\t.reg .b64 \t{r};" for r, _ in policies]
+    made += [f"\tcreatepolicy.fractional.L2::{policy}.b64 \t{r}, 1.0;" for r, policy in policies]
+    return "\n".join(lines[:first] + made + lines[first:])
 
 
 class Driver:
