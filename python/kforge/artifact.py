@@ -61,12 +61,14 @@ class _Buffer:
             self.library, self.device = "numpy", "cpu"
             self.pointer = value.ctypes.data
             self.dtype = str(value.dtype)
+            self.nbytes = value.nbytes
         elif module == "torch":
             if not value.is_contiguous():
                 raise ArtifactError("tensors must be contiguous")
             self.library, self.device = "torch", value.device.type
             self.pointer = value.data_ptr()
             self.dtype = str(value.dtype).replace("torch.", "")
+            self.nbytes = value.numel() * value.element_size()
         else:
             raise ArtifactError(f"expected a NumPy array or a PyTorch tensor, got {type(value).__name__}")
         self.shape = tuple(value.shape)
@@ -79,6 +81,20 @@ def check_alignment(buffer, index, alignment):
     if alignment > 1 and buffer.pointer % alignment:
         raise ArtifactError(f"argument {index}: its data is not {alignment}-byte aligned (address "
                             f"{buffer.pointer:#x}); kforge's GPU kernels require it: pass a copy (.clone())")
+
+
+def check_distinct_outputs(buffers, roles):
+    """kforge's kernels take each output in a buffer of its own: a block may read input another block has
+    already overwritten, and with read_only_inputs inputs are read through the non-coherent cache. An output
+    that overlaps any other argument (an in-place call) is refused; inputs may share memory with each other."""
+    for o, (out, role) in enumerate(zip(buffers, roles)):
+        if role != "output" or not out.nbytes:
+            continue
+        for j, other in enumerate(buffers):
+            if j != o and other.nbytes and out.pointer < other.pointer + other.nbytes and \
+                    other.pointer < out.pointer + out.nbytes:
+                raise ArtifactError(f"argument {o} (an output) overlaps argument {j}: kforge's kernels write each "
+                                    "output to a buffer of its own; pass a separate output")
 
 
 class Artifact:
@@ -150,6 +166,7 @@ class Artifact:
             descriptors.append(self._descriptor_types[index](
                 buffer.pointer, buffer.pointer, 0, (ctypes.c_int64 * rank)(*shape),
                 (ctypes.c_int64 * rank)(*strides)))
+        check_distinct_outputs(buffers, [a["role"] for a in self.arguments])
         pointers = [ctypes.byref(d) for d in descriptors]
         entry = self._entry
         stream = _caller_stream(buffers) if self.target == "gpu" else None

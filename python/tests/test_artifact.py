@@ -65,6 +65,21 @@ def test_bad_arguments_are_clear_errors(matmul_plus_one, args, message):
         kforge.load(matmul_plus_one)(*args(x, w))
 
 
+def test_an_output_overlapping_an_argument_is_refused(matmul_plus_one):
+    """In place (the output in an input's buffer, or over part of it) is refused before the kernel runs; the same
+    array passed as both inputs is fine (inputs are only read)."""
+    x, w = inputs(3)
+    kernel = kforge.load(matmul_plus_one)
+    with pytest.raises(kforge.ArtifactError, match=r"argument 2 \(an output\) overlaps argument 0"):
+        kernel(x, w, x)
+    both = np.zeros((128, 64), dtype=np.float32)
+    with pytest.raises(kforge.ArtifactError, match=r"argument 2 \(an output\) overlaps argument 1"):
+        kernel(x, both[32:96], both[64:])
+    out = np.full((64, 64), np.nan, dtype=np.float32)
+    kernel(x, x, out)
+    np.testing.assert_allclose(out, x.astype(np.float64) @ x + 1, rtol=1e-4, atol=1e-4)
+
+
 def test_missing_or_foreign_artifact(tmp_path):
     with pytest.raises(kforge.ArtifactError, match="no artifact manifest"):
         kforge.load(str(tmp_path))
