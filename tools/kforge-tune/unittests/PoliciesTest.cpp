@@ -306,6 +306,58 @@ TEST(Policies, LaneVectorsAndRowPrefetchesAreProposedAndMutatedOnRowKernels) {
   EXPECT_TRUE(removed);
 }
 
+TEST(Policies, CacheActionsAreProposedOnNormalisingRowKernelsAndReachedByTheSearch) {
+  // The heuristic proposes streaming_stores, then streaming_stores with read_only_inputs, on softmax's first
+  // lane_vector form (valid, last in order); a row sum, whose output is small, gets neither.
+  std::vector<std::string> cached;
+  for (const Proposal &p : heuristicSchedules(softmax(), h200()))
+    if (findSlot(p.schedule, "streaming_stores") || findSlot(p.schedule, "read_only_inputs")) {
+      EXPECT_TRUE(validateSchedule(p.schedule, softmax(), "gpu").empty()) << describe(p.schedule);
+      EXPECT_EQ(p.schedule.back().kind, findSlot(p.schedule, "read_only_inputs") ? "read_only_inputs"
+                                                                                 : "streaming_stores");
+      cached.push_back(p.step);
+    }
+  ASSERT_EQ(cached.size(), 2u);
+  EXPECT_NE(cached[0].find("add streaming_stores"), std::string::npos);
+  EXPECT_NE(cached[1].find("add read_only_inputs"), std::string::npos);
+  PayloadFacts rowSum = softmax();
+  rowSum.entry = "row_sum";
+  rowSum.parallelSizes = {8192};
+  rowSum.reductionSize = 8192;
+  rowSum.reductionOps = 1;
+  rowSum.linalgOps = 2;
+  for (const Proposal &p : heuristicSchedules(rowSum, h200()))
+    EXPECT_FALSE(findSlot(p.schedule, "streaming_stores") || findSlot(p.schedule, "read_only_inputs"))
+        << describe(p.schedule);
+  // Mutation adds and removes both on GPU schedules with a grid, and crossover keeps them valid; never on the CPU.
+  std::mt19937_64 rng(17);
+  std::set<std::string> added, removed;
+  for (const HardwareProfile &profile : {h200(), cpu()}) {
+    std::vector<Proposal> guesses = heuristicSchedules(profile.target == "gpu" ? softmax() : gemmBiasRelu(), profile);
+    const PayloadFacts facts = profile.target == "gpu" ? softmax() : gemmBiasRelu();
+    for (int i = 0; i < 800; ++i) {
+      const Schedule &parent = guesses[i % guesses.size()].schedule;
+      std::string step;
+      Schedule mutated = mutateSchedule(parent, facts, profile, rng, i % 2 == 0, step);
+      Schedule crossed = crossoverSchedules(parent, guesses[(i * 7 + 3) % guesses.size()].schedule, facts, profile, rng);
+      if (!crossed.empty())
+        EXPECT_TRUE(validateSchedule(crossed, facts, profile.target).empty()) << describe(crossed);
+      for (llvm::StringRef kind : {"streaming_stores", "read_only_inputs"}) {
+        if (profile.target == "cpu") {
+          EXPECT_FALSE(findSlot(mutated, kind)) << step;
+          continue;
+        }
+        if (!findSlot(parent, kind) && findSlot(mutated, kind))
+          added.insert(kind.str());
+        if (findSlot(parent, kind) && !findSlot(mutated, kind))
+          removed.insert(kind.str());
+      }
+    }
+  }
+  EXPECT_EQ(added.size(), 2u);
+  EXPECT_EQ(removed.size(), 2u);
+}
+
 TEST(Actions, ActionAtLineTracesLaunchBoundsRenderedAfterTheFinish) {
   // Actions 0 and 1 start at lines 5 and 9, the finish at 30, action 2 (a launch bound) at 40.
   std::vector<int> lines = {5, 9, 40, 30};
