@@ -49,6 +49,10 @@ VARIANTS = [
     ("ld.L2[evict_last]+st.cs", ".L2::cache_hint[evict_last]", ".cs"),
     ("st.L2[evict_first]", "", ".L2::cache_hint[evict_first]"),
     ("ld.nc.L2[evict_first]+st.cs", ".nc.L2::cache_hint[evict_first]", ".cs"),
+    # On the *_ro kernels (read_only_inputs: gamma and beta already ld.global.nc) these touch x's loads alone.
+    ("ld.cg", ".cg", ""),
+    ("ld.cg+st.cs", ".cg", ".cs"),
+    ("ld.L1::no_allocate+st.cs", ".L1::no_allocate", ".cs"),
 ]
 
 # Kernel parameters: memref descriptors in the kernel's order (names index the host function's tensors:
@@ -59,6 +63,12 @@ KERNELS = {
     "rms_norm": dict(params=["x0", "out", "x1"], grid=8192, block=256),
     "row_sum": dict(params=["x0", "out"], grid=8192, block=512),
     "softmax": dict(params=["x0", "out"], grid=4096, block=256),
+    # Added for call 27: call 23's schedules with read_only_inputs (PTX in call-27/ptx/, lowered here at the
+    # read_only_inputs commit): gamma and beta by ld.global.nc, x plain (its address also goes to prefetch_rows).
+    "layernorm_ro": dict(task="layernorm", ptx="layernorm_ro.sm_90.ptx", kernel="layernorm_kernel_bounded_0",
+                         params=["x0", "out", "x1", "x2"], grid=8192, block=256),
+    "rms_norm_ro": dict(task="rms_norm", ptx="rms_norm_ro.sm_90.ptx", kernel="rms_norm_kernel_bounded_0",
+                        params=["x0", "out", "x1"], grid=8192, block=256),
 }
 
 
@@ -177,7 +187,8 @@ def time_rounds(contenders, flush, rounds, reps):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--ptx-dir", default=os.path.join(HERE, "ptx"))
+    parser.add_argument("--ptx-dir", default=os.path.join(HERE, "ptx"),
+                        help="directories of the kernels' PTX, separated by ':', searched in order")
     parser.add_argument("--tasks", default="layernorm_plain,rms_norm,row_sum,layernorm,softmax")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--reps", type=int, default=20)
@@ -197,7 +208,9 @@ def main():
     chosen = [v for v in VARIANTS if v[0] in args.variants.split(",")]
     results = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "tasks": {}}
     for name in args.tasks.split(","):
-        task, spec = tasks[name], KERNELS[name]
+        spec = KERNELS[name]
+        task = tasks[spec.get("task", name)]
+        kernel = spec.get("kernel", f"{name}_kernel")
         generator = torch.Generator(device="cuda").manual_seed(0)
         inputs = [torch.randn(s, generator=generator, device="cuda") for s in task.input_shapes(task.shape)]
         torch_fn = eval(task.torch, {"torch": torch})
@@ -206,7 +219,11 @@ def main():
             out = torch.empty_like(reference, dtype=torch.float32)
             named = {f"x{i}": t for i, t in enumerate(inputs)}
             named["out"] = out
-            ptx = open(os.path.join(args.ptx_dir, f"{name}_kernel.sm_90.ptx")).read()
+            ptx_name = spec.get("ptx", f"{name}_kernel.sm_90.ptx")
+            found = [os.path.join(d, ptx_name) for d in args.ptx_dir.split(":") if os.path.exists(os.path.join(d, ptx_name))]
+            if not found:
+                sys.exit(f"cache_hints.py: no {ptx_name} in {args.ptx_dir}")
+            ptx = open(found[0]).read()
             contenders, record = {}, {}
             variants = [(v, l, s, False) for v, l, s in chosen]
             variants += [("cubin " + v, l, s, True) for v, l, s in VARIANTS if v in args.cubin.split(",")]
@@ -215,7 +232,7 @@ def main():
                 try:
                     text = rewrite(ptx, load_q, store_q)
                     image = assemble(text, work) if offline else None
-                    function = driver.load(text, f"{name}_kernel", image)
+                    function = driver.load(text, kernel, image)
                 except (RuntimeError, subprocess.CalledProcessError) as error:
                     entry["error"] = str(error)
                     continue
