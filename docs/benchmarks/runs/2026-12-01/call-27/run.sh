@@ -1,10 +1,8 @@
 #!/usr/bin/env bash
 # Call 27 (nvidia-h200, tools packed by scripts/gpu/pack_tuner.sh at the commit it runs at): the six reduction tasks tuned afresh (the
 # heuristic now proposes streaming_stores, then read_only_inputs, on each normalising row kernel's first lane_vector form), then measured
-# with PyTorch in two separate processes (p1, p2), then call 25's cache-qualifier experiment once more in a third
-# process (its torch.compile times beside bench/run's), with L2 cache policies on the loads (as Triton's) added,
-# and on layernorm and rms_norm with read_only_inputs (ptx/: gamma and beta by ld.global.nc), x's loads kept out
-# of L1 (.cg, .L1::no_allocate) so that gamma and beta stay there.
+# with PyTorch in two separate processes (p1, p2), with bench/run's new clock (the GPU's lead past the flush).
+# Then call 28 (its own run.sh): the cache-qualifier experiment.
 R=softmax,softmax_wide,layernorm,layernorm_plain,rms_norm,row_sum
 T=$(mktemp -d); L=$(mktemp -d)
 BENCH_TIMEOUT=100 scripts/gpu/bench.sh "$T" --tune-only --tasks softmax_wide --time-budget 30
@@ -30,10 +28,5 @@ for p in p1:400 p2:540; do
   BENCH_TIMEOUT=$(( limit - SECONDS )) scripts/gpu/bench.sh "$L/$p" --no-tune --tasks $R
   cp "$L/$p/h200.md" "$OUT/$p.md"; cp "$L/$p/h200.json" "$OUT/$p.json"
 done
-D=docs/benchmarks/runs/2026-12-01/call-25
-timeout $(( 590 - SECONDS )) python3 $D/cache_hints.py --ptx-dir $D/ptx:docs/benchmarks/runs/2026-12-01/call-27/ptx \
-  --out "$L/cache-hints.json" \
-  --variants 'base,st.cs,ld.nc+st.cs,ld.L2[evict_first]+st.cs,ld.L1::evict_first.L2[evict_first]+st.cs,ld.L2[evict_last]+st.cs,st.L2[evict_first],ld.nc.L2[evict_first]+st.cs,ld.cg+st.cs,ld.L1::no_allocate+st.cs' \
-  --tasks layernorm_plain,rms_norm,layernorm,row_sum,softmax,layernorm_ro,rms_norm_ro > "$L/cache-hints.log" 2>&1
-cat "$OUT/p1.md" "$OUT/p2.md" "$L/cache-hints.log"
+cat "$OUT/p1.md" "$OUT/p2.md"
 tar czf "$OUT/logs.tgz" -C "$L" .
