@@ -169,10 +169,16 @@ class _Timeline:
         return call
 
 
-@pytest.mark.parametrize("with_sleep", [True, False])
+@pytest.mark.parametrize("with_sleep", [True, False, "broken"])
 def test_cuda_clock_times_the_gpu_not_the_hosts_launch(monkeypatch, with_sleep):
     timeline = _Timeline()
-    monkeypatch.setitem(sys.modules, "torch", timeline.torch(with_sleep))
+    fake = timeline.torch(bool(with_sleep))
+    if with_sleep == "broken":  # torch.cuda._sleep is private: if it fails, the flush alone leads
+        def fails(cycles):
+            raise RuntimeError("no sleep here")
+        fake.cuda._sleep = fails
+        with_sleep = False
+    monkeypatch.setitem(sys.modules, "torch", fake)
     monkeypatch.setattr(measure.time, "perf_counter", lambda: timeline.host / 1e3)
     backend = measure.CudaBackend()
     # A kernel of 0.06 ms behind 0.15 ms of host work per call (slower than the flush alone, 0.08 ms).
