@@ -92,9 +92,9 @@ def SetKernelAttributesOp : Op<Transform_Dialect, "kforge.set_kernel_attributes"
     `nvvm.minctasm` / `nvvm.maxnreg` / `kforge.streaming_stores` /
     `kforge.read_only_inputs`; `kforge-streaming-stores` then has ptxas assemble that
     kernel's module with `-dscm=cs`, and `kforge-invariant-input-loads` marks the loads
-    from its read-only arguments invariant. Register pressure is the largest single lever recorded for SIMT matmul in
-    shared/TOOLCHAIN.md; stores written evict-first took 1.6-5% off row normalisations on
-    the H200 (docs/perf/reductions-h200.md).
+    from its read-only arguments invariant. Register pressure is the largest single lever
+    recorded for SIMT matmul in shared/TOOLCHAIN.md; stores written evict-first took 1.6-5%
+    off row normalisations on the H200 (docs/perf/reductions-h200.md).
 
     #### Return modes
 
