@@ -178,13 +178,16 @@ void kforge::buildLowerToNVVMPipeline(OpPassManager &pm, const LowerToNVVMOption
   device.addPass(createCSEPass());
   // Kernels that asked for read-only inputs: their loads from buffers they only read become ld.global.nc.
   device.addPass(createKforgeInvariantInputLoads());
+  // Kernels that asked for an L2 load policy: checked and recorded for kforge-gpu-module-to-binary.
+  device.addPass(createKforgeL2LoadPolicy());
   device.addPass(createReconcileUnrealizedCastsPass());
 
   pm.addPass(createGpuToLLVMConversionPass());
-  GpuModuleToBinaryPassOptions binary;
+  // Upstream's gpu-module-to-binary, with the kernels' L2 load policies applied to the optimised LLVM IR.
+  KforgeGpuModuleToBinaryOptions binary;
   binary.compilationTarget = format;
   binary.toolkitPath = findCudaToolkit(options.toolkit);
-  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createKforgeGpuModuleToBinary(binary));
   if (!options.dumpDir.empty()) {
     KforgeDumpGpuBinariesOptions dump;
     dump.dir = options.dumpDir;

@@ -91,9 +91,13 @@ void transform::CopyToLinalgOp::getEffects(SmallVectorImpl<MemoryEffects::Effect
 //===----------------------------------------------------------------------===//
 
 LogicalResult transform::SetKernelAttributesOp::verify() {
-  if (!getMinBlocksPerSm() && !getMaxRegisters() && !getStreamingStores() && !getReadOnlyInputs())
-    return emitOpError()
-           << "needs at least one of min_blocks_per_sm, max_registers, streaming_stores and read_only_inputs";
+  if (!getMinBlocksPerSm() && !getMaxRegisters() && !getStreamingStores() && !getReadOnlyInputs() &&
+      !getLoadL2Policy())
+    return emitOpError() << "needs at least one of min_blocks_per_sm, max_registers, streaming_stores, "
+                            "read_only_inputs and load_l2_policy";
+  if (getLoadL2Policy() && *getLoadL2Policy() != "evict_first" && *getLoadL2Policy() != "evict_last")
+    return emitOpError() << "load_l2_policy must be \"evict_first\" or \"evict_last\", not \""
+                         << *getLoadL2Policy() << "\"";
   if (getMinBlocksPerSm() && *getMinBlocksPerSm() <= 0)
     return emitOpError() << "min_blocks_per_sm must be positive";
   if (getMaxRegisters() && (*getMaxRegisters() <= 0 || *getMaxRegisters() > 255))
@@ -116,6 +120,8 @@ DiagnosedSilenceableFailure transform::SetKernelAttributesOp::applyToOne(transfo
       target->setAttr("kforge.streaming_stores", rewriter.getUnitAttr());
     if (getReadOnlyInputs())
       target->setAttr("kforge.read_only_inputs", rewriter.getUnitAttr());
+    if (getLoadL2PolicyAttr())
+      target->setAttr("kforge.load_l2_policy", getLoadL2PolicyAttr());
   });
   results.push_back(target);
   return DiagnosedSilenceableFailure::success();

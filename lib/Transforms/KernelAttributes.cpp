@@ -24,8 +24,9 @@ static constexpr llvm::StringLiteral kMinBlocks = "kforge.min_blocks_per_sm";
 static constexpr llvm::StringLiteral kMaxRegisters = "kforge.max_registers";
 static constexpr llvm::StringLiteral kStreamingStores = "kforge.streaming_stores";
 static constexpr llvm::StringLiteral kReadOnlyInputs = "kforge.read_only_inputs";
-/// Requests without a value, carried to the outlined kernel as they are (for passes after outlining).
-static constexpr llvm::StringLiteral kUnitRequests[] = {kStreamingStores, kReadOnlyInputs};
+static constexpr llvm::StringLiteral kLoadL2Policy = "kforge.load_l2_policy";
+/// Requests carried to the outlined kernel as they are, with their values (for passes after outlining).
+static constexpr llvm::StringLiteral kCarriedRequests[] = {kStreamingStores, kReadOnlyInputs, kLoadL2Policy};
 /// ptxas's default cache operator for global and generic stores: `.cs`, evict first (the same SASS as `st.cs`).
 static constexpr llvm::StringLiteral kStreamingStoresOption = "-dscm=cs";
 
@@ -39,8 +40,8 @@ struct PrepareKernelAttributesPass : kforge::impl::KforgePrepareKernelAttributes
     module.walk([&](gpu::LaunchOp launch) {
       auto minBlocks = launch->getAttrOfType<IntegerAttr>(kMinBlocks);
       auto maxRegisters = launch->getAttrOfType<IntegerAttr>(kMaxRegisters);
-      bool unitRequests = llvm::any_of(kUnitRequests, [&](StringRef name) { return launch->hasAttr(name); });
-      if (!minBlocks && !maxRegisters && !unitRequests)
+      bool carried = llvm::any_of(kCarriedRequests, [&](StringRef name) { return launch->hasAttr(name); });
+      if (!minBlocks && !maxRegisters && !carried)
         return;
       if (!launch.getFunctionAttr()) {
         auto parent = launch->getParentOfType<FunctionOpInterface>();
@@ -56,14 +57,14 @@ struct PrepareKernelAttributesPass : kforge::impl::KforgePrepareKernelAttributes
         bounds.push_back(b.getNamedAttr("nvvm.minctasm", b.getI32IntegerAttr(minBlocks.getInt())));
       if (maxRegisters)
         bounds.push_back(b.getNamedAttr("nvvm.maxnreg", b.getI32IntegerAttr(maxRegisters.getInt())));
-      for (StringRef name : kUnitRequests)
-        if (launch->hasAttr(name))
-          bounds.push_back(b.getNamedAttr(name, b.getUnitAttr()));
+      for (StringRef name : kCarriedRequests)
+        if (Attribute value = launch->getAttr(name))
+          bounds.push_back(b.getNamedAttr(name, value));
       records.push_back(
           b.getNamedAttr((moduleName + "::" + launch.getFunctionAttr().getValue()).str(), b.getDictionaryAttr(bounds)));
       launch->removeAttr(kMinBlocks);
       launch->removeAttr(kMaxRegisters);
-      for (StringRef name : kUnitRequests)
+      for (StringRef name : kCarriedRequests)
         launch->removeAttr(name);
     });
     if (!records.empty())

@@ -27,7 +27,7 @@ module attributes {transform.with_named_sequence} {
 
 // CHECK-LABEL: func.func @streaming
 // CHECK: gpu.launch
-// CHECK: } {kforge.read_only_inputs, kforge.streaming_stores}
+// CHECK: } {kforge.load_l2_policy = "evict_last", kforge.read_only_inputs, kforge.streaming_stores}
 func.func @streaming(%a: memref<256xf32>) {
   %c1 = arith.constant 1 : index
   %c256 = arith.constant 256 : index
@@ -42,7 +42,7 @@ func.func @streaming(%a: memref<256xf32>) {
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %launch = transform.structured.match ops{["gpu.launch"]} in %root : (!transform.any_op) -> !transform.any_op
-    %same = transform.kforge.set_kernel_attributes %launch {streaming_stores, read_only_inputs} : (!transform.any_op) -> !transform.any_op
+    %same = transform.kforge.set_kernel_attributes %launch {streaming_stores, read_only_inputs, load_l2_policy = "evict_last"} : (!transform.any_op) -> !transform.any_op
     transform.yield
   }
 }
@@ -65,7 +65,7 @@ module attributes {transform.with_named_sequence} {
 
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
-    // expected-error @+1 {{needs at least one of min_blocks_per_sm, max_registers, streaming_stores and read_only_inputs}}
+    // expected-error @+1 {{needs at least one of min_blocks_per_sm, max_registers, streaming_stores, read_only_inputs and load_l2_policy}}
     %same = transform.kforge.set_kernel_attributes %root : (!transform.any_op) -> !transform.any_op
     transform.yield
   }
@@ -77,6 +77,16 @@ module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     // expected-error @+1 {{max_registers must be in 1..255}}
     %same = transform.kforge.set_kernel_attributes %root {max_registers = 300} : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    // expected-error @+1 {{load_l2_policy must be "evict_first" or "evict_last", not "evict_normal"}}
+    %same = transform.kforge.set_kernel_attributes %root {load_l2_policy = "evict_normal"} : (!transform.any_op) -> !transform.any_op
     transform.yield
   }
 }

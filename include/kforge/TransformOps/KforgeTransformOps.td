@@ -78,7 +78,7 @@ def CopyToLinalgOp : Op<Transform_Dialect, "kforge.copy_to_linalg",
 def SetKernelAttributesOp : Op<Transform_Dialect, "kforge.set_kernel_attributes",
     [FunctionalStyleTransformOpTrait, MemoryEffectsOpInterface, TransformEachOpTrait,
      TransformOpInterface, ReportTrackingListenerFailuresOpTrait]> {
-  let summary = "Ask for register and occupancy limits, streaming stores or read-only input loads on the kernel a gpu.launch becomes";
+  let summary = "Ask for register and occupancy limits, streaming stores, read-only input loads or an L2 load policy on the kernel a gpu.launch becomes";
   let description = [{
     Records on each targeted `gpu.launch` how its kernel should be compiled:
     `min_blocks_per_sm` (PTX `.minnctapersm`: the compiler limits registers so that
@@ -86,27 +86,32 @@ def SetKernelAttributesOp : Op<Transform_Dialect, "kforge.set_kernel_attributes"
     `streaming_stores` (every global store with the evict-first cache operator `.cs`:
     output written once, never read back, so L2 lets it go first) and/or
     `read_only_inputs` (loads from the buffers the kernel only reads through the
-    non-coherent read-only path, `ld.global.nc`). The attributes survive outlining
+    non-coherent read-only path, `ld.global.nc`) and/or `load_l2_policy` (`"evict_first"` or
+    `"evict_last"`: every load from the kernel's buffers carries that L2 cache policy,
+    `createpolicy.fractional` + `ld.global.L2::cache_hint`). The attributes survive outlining
     through kforge's lowering pipeline (`kforge-prepare-kernel-attributes` /
     `kforge-apply-kernel-attributes`), which puts them on the outlined kernel as
     `nvvm.minctasm` / `nvvm.maxnreg` / `kforge.streaming_stores` /
-    `kforge.read_only_inputs`; `kforge-streaming-stores` then has ptxas assemble that
-    kernel's module with `-dscm=cs`, and `kforge-invariant-input-loads` marks the loads
-    from its read-only arguments invariant. Register pressure is the largest single lever
+    `kforge.read_only_inputs` / `kforge.load_l2_policy`; `kforge-streaming-stores` then has
+    ptxas assemble that kernel's module with `-dscm=cs`, `kforge-invariant-input-loads` marks
+    the loads from its read-only arguments invariant, and `kforge-l2-load-policy` writes its
+    global loads with the cache policy. Register pressure is the largest single lever
     recorded for SIMT matmul in shared/TOOLCHAIN.md; stores written evict-first took 1.6-5%
     off row normalisations on the H200 (docs/perf/reductions-h200.md).
 
     #### Return modes
 
     Produces a silenceable failure, leaving the IR untouched, if a target is not a
-    `gpu.launch`. Fails definitely when nothing is asked for or a limit is not
-    positive (max_registers must be at most 255).
+    `gpu.launch`. Fails definitely when nothing is asked for, a limit is not
+    positive (max_registers must be at most 255) or load_l2_policy is neither
+    "evict_first" nor "evict_last".
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        OptionalAttr<I64Attr>:$min_blocks_per_sm,
                        OptionalAttr<I64Attr>:$max_registers,
                        UnitAttr:$streaming_stores,
-                       UnitAttr:$read_only_inputs);
+                       UnitAttr:$read_only_inputs,
+                       OptionalAttr<StrAttr>:$load_l2_policy);
   let results = (outs TransformHandleTypeInterface:$transformed);
   let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;

@@ -212,7 +212,8 @@ def KforgePrepareKernelAttributes : Pass<"kforge-prepare-kernel-attributes", "ml
   let summary = "Name the kernels that carry kforge launch bounds, before outlining";
   let description = [{
     Outlining drops a `gpu.launch`'s own attributes. For each launch carrying
-    `kforge.min_blocks_per_sm` / `kforge.max_registers` / `kforge.streaming_stores` / `kforge.read_only_inputs` (set by
+    `kforge.min_blocks_per_sm` / `kforge.max_registers` / `kforge.streaming_stores` / `kforge.read_only_inputs` /
+    `kforge.load_l2_policy` (set by
     `transform.kforge.set_kernel_attributes`), this pass fixes the name of the kernel it
     will become (the launch's `module` / `function`, `<function>_kernel_bounded_<n>`
     unless already given) and records the bounds under that name in the module attribute
@@ -225,8 +226,8 @@ def KforgeApplyKernelAttributes : Pass<"kforge-apply-kernel-attributes", "mlir::
   let description = [{
     Reads `kforge.kernel_attributes` (see kforge-prepare-kernel-attributes) and sets
     `nvvm.minctasm` / `nvvm.maxnreg` on each named `gpu.func`, which the NVVM lowering emits
-    as PTX `.minnctapersm` / `.maxnreg`, and `kforge.streaming_stores` / `kforge.read_only_inputs` for
-    kforge-streaming-stores / kforge-invariant-input-loads.
+    as PTX `.minnctapersm` / `.maxnreg`, and `kforge.streaming_stores` / `kforge.read_only_inputs` /
+    `kforge.load_l2_policy` for kforge-streaming-stores / kforge-invariant-input-loads / kforge-l2-load-policy.
     A recorded kernel that no longer exists is an error.
   }];
 }
@@ -268,6 +269,45 @@ def KforgeInvariantInputLoads : Pass<"kforge-invariant-input-loads", "mlir::gpu:
     artifacts take inputs and outputs in distinct buffers. The request attribute is removed.
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+def KforgeL2LoadPolicy : Pass<"kforge-l2-load-policy", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Load a kernel's buffers with an L2 cache policy (evict_first / evict_last)";
+  let description = [{
+    In each kernel (`llvm.func`, after the NVVM lowering) carrying `kforge.load_l2_policy = "evict_first"`
+    or `"evict_last"` (put there by kforge-apply-kernel-attributes, from
+    `transform.kforge.set_kernel_attributes {load_l2_policy = ...}`), every load from a pointer argument,
+    directly or through address arithmetic, is written as inline PTX
+    `ld.global[.nc].L2::cache_hint[.v2|.v4].b16|b32 ..., [address], policy`, the policy made once at the
+    kernel's start by `createpolicy.fractional.L2::<policy>.b64 policy, 1.0`: L2 then evicts the lines it
+    loads first, or last, among the lines of normal priority. NVPTX emits no such load, hence inline PTX;
+    torch.compile's Triton kernels load the same way. The rewrite itself happens on the optimised LLVM IR,
+    in kforge-gpu-module-to-binary (NVPTX combines MLIR's scalar loads into 128-bit ones only while
+    generating code, never through inline PTX): this pass checks the request and records it on the
+    `llvm.func` as the LLVM function attribute `kforge-load-l2-policy` (its `passthrough`). A load marked
+    invariant (kforge-invariant-input-loads) keeps `.nc`. Loads of 8-bit or pointer values, of more than 128
+    bits, vectors not aligned to their size, loads not from a buffer argument, and volatile or atomic loads
+    stay as they are; the inline PTX has side effects, so it stays in order with the kernel's stores.
+    Needs sm_80 or later: a module whose NVVM target is older is an error, as is a policy other than
+    evict_first and evict_last, or one that is not a string. The request attribute is removed.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+def KforgeGpuModuleToBinary : Pass<"kforge-gpu-module-to-binary", "mlir::ModuleOp"> {
+  let summary = "gpu-module-to-binary, with kforge's rewrites of the optimised LLVM IR (L2 load policies)";
+  let description = [{
+    Serialises every `gpu.module` into a `gpu.binary` as upstream's gpu-module-to-binary does (the same
+    targets, formats and toolkit), and in between, once LLVM has optimised a module and before code
+    generation, applies the kernels' L2 load policies (recorded by kforge-l2-load-policy as the LLVM
+    function attribute `kforge-load-l2-policy`): their loads combined into 128-bit vectors where legal,
+    then each load from a buffer argument written as inline PTX with the policy.
+  }];
+  let options = [
+    Option<"compilationTarget", "format", "std::string", /*default=*/"\"fatbin\"",
+           "The target representation of the compilation process: isa, bin or fatbin">,
+    Option<"toolkitPath", "toolkit", "std::string", /*default=*/"\"\"", "The CUDA toolkit's path">,
+  ];
 }
 
 def KforgeAlignKernelArguments : Pass<"kforge-align-kernel-arguments", "mlir::ModuleOp"> {

@@ -307,34 +307,55 @@ TEST(Policies, LaneVectorsAndRowPrefetchesAreProposedAndMutatedOnRowKernels) {
 }
 
 TEST(Policies, CacheActionsAreProposedOnNormalisingRowKernelsAndReachedByTheSearch) {
-  // The heuristic proposes streaming_stores, then streaming_stores with read_only_inputs, on softmax's first
-  // lane_vector form (valid, last in order); a row sum, whose output is small, gets neither.
-  std::vector<std::string> cached;
+  // The heuristic proposes streaming_stores, then streaming_stores with read_only_inputs or with
+  // loads_evict_last, on softmax's first lane_vector form (valid, last in order); a row sum, whose output is
+  // small, gets loads_evict_first alone.
+  static const llvm::StringRef kinds[] = {"streaming_stores", "read_only_inputs", "loads_evict_last",
+                                          "loads_evict_first"};
+  auto cacheActions = [](const Schedule &s) {
+    std::vector<std::string> found;
+    for (llvm::StringRef kind : kinds)
+      if (findSlot(s, kind))
+        found.push_back(kind.str());
+    return found;
+  };
+  std::vector<std::string> steps;
   for (const Proposal &p : heuristicSchedules(softmax(), h200()))
-    if (findSlot(p.schedule, "streaming_stores") || findSlot(p.schedule, "read_only_inputs")) {
+    if (!cacheActions(p.schedule).empty()) {
       EXPECT_TRUE(validateSchedule(p.schedule, softmax(), "gpu").empty()) << describe(p.schedule);
-      EXPECT_EQ(p.schedule.back().kind, findSlot(p.schedule, "read_only_inputs") ? "read_only_inputs"
-                                                                                 : "streaming_stores");
-      cached.push_back(p.step);
+      EXPECT_EQ(p.schedule.back().kind, cacheActions(p.schedule).size() == 1 ? "streaming_stores"
+                                                                                 : cacheActions(p.schedule)[1]);
+      EXPECT_FALSE(findSlot(p.schedule, "loads_evict_first")) << describe(p.schedule);
+      steps.push_back(p.step);
     }
-  ASSERT_EQ(cached.size(), 2u);
-  EXPECT_NE(cached[0].find("add streaming_stores"), std::string::npos);
-  EXPECT_NE(cached[1].find("add read_only_inputs"), std::string::npos);
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_NE(steps[0].find("add streaming_stores"), std::string::npos);
+  EXPECT_NE(steps[1].find("add read_only_inputs"), std::string::npos);
+  EXPECT_NE(steps[2].find("add loads_evict_last"), std::string::npos);
   PayloadFacts rowSum = softmax();
   rowSum.entry = "row_sum";
   rowSum.parallelSizes = {8192};
   rowSum.reductionSize = 8192;
   rowSum.reductionOps = 1;
   rowSum.linalgOps = 2;
-  for (const Proposal &p : heuristicSchedules(rowSum, h200()))
-    EXPECT_FALSE(findSlot(p.schedule, "streaming_stores") || findSlot(p.schedule, "read_only_inputs"))
-        << describe(p.schedule);
-  // Mutation adds and removes both on GPU schedules with a grid, and crossover keeps them valid; never on the CPU.
+  int evictFirst = 0;
+  for (const Proposal &p : heuristicSchedules(rowSum, h200())) {
+    std::vector<std::string> found = cacheActions(p.schedule);
+    EXPECT_TRUE(found.empty() || found == std::vector<std::string>{"loads_evict_first"}) << describe(p.schedule);
+    if (!found.empty()) {
+      EXPECT_TRUE(validateSchedule(p.schedule, rowSum, "gpu").empty()) << describe(p.schedule);
+      ++evictFirst;
+    }
+  }
+  EXPECT_EQ(evictFirst, 1);
+  // Mutation adds and removes each on GPU schedules with a grid (softmax's and the row sum's), and crossover
+  // keeps them valid (never both L2 policies); never on the CPU.
   std::mt19937_64 rng(17);
   std::set<std::string> added, removed;
-  for (const HardwareProfile &profile : {h200(), cpu()}) {
-    std::vector<Proposal> guesses = heuristicSchedules(profile.target == "gpu" ? softmax() : gemmBiasRelu(), profile);
-    const PayloadFacts facts = profile.target == "gpu" ? softmax() : gemmBiasRelu();
+  const std::pair<HardwareProfile, PayloadFacts> cases[] = {
+      {h200(), softmax()}, {h200(), rowSum}, {cpu(), gemmBiasRelu()}};
+  for (const auto &[profile, facts] : cases) {
+    std::vector<Proposal> guesses = heuristicSchedules(facts, profile);
     for (int i = 0; i < 800; ++i) {
       const Schedule &parent = guesses[i % guesses.size()].schedule;
       std::string step;
@@ -342,7 +363,8 @@ TEST(Policies, CacheActionsAreProposedOnNormalisingRowKernelsAndReachedByTheSear
       Schedule crossed = crossoverSchedules(parent, guesses[(i * 7 + 3) % guesses.size()].schedule, facts, profile, rng);
       if (!crossed.empty())
         EXPECT_TRUE(validateSchedule(crossed, facts, profile.target).empty()) << describe(crossed);
-      for (llvm::StringRef kind : {"streaming_stores", "read_only_inputs"}) {
+      EXPECT_FALSE(findSlot(mutated, "loads_evict_last") && findSlot(mutated, "loads_evict_first")) << step;
+      for (llvm::StringRef kind : kinds) {
         if (profile.target == "cpu") {
           EXPECT_FALSE(findSlot(mutated, kind)) << step;
           continue;
@@ -354,8 +376,8 @@ TEST(Policies, CacheActionsAreProposedOnNormalisingRowKernelsAndReachedByTheSear
       }
     }
   }
-  EXPECT_EQ(added.size(), 2u);
-  EXPECT_EQ(removed.size(), 2u);
+  EXPECT_EQ(added.size(), 4u);
+  EXPECT_EQ(removed.size(), 4u);
 }
 
 TEST(Actions, ActionAtLineTracesLaunchBoundsRenderedAfterTheFinish) {
