@@ -280,12 +280,13 @@ TEST(Policies, LaneVectorsAndRowPrefetchesAreProposedAndMutatedOnRowKernels) {
   ASSERT_FALSE(vectorLanes.empty());
   EXPECT_EQ(vectorLanes.front(), 256);
   // The first of them also with the next wave's rows prefetched: 132 multiprocessors x 5 blocks of 256 lanes
-  // (16 values + 32 registers each).
+  // (16 values + 32 registers each); with loads_evict_last, also two rows per multiprocessor ahead.
   bool prefetched = false;
   for (const Proposal &p : heuristicSchedules(softmax(), h200()))
     if (const Action *prefetch = findSlot(p.schedule, "prefetch_rows")) {
       prefetched = true;
-      EXPECT_EQ(prefetch->factor, 132 * 5);
+      EXPECT_EQ(prefetch->factor, findSlot(p.schedule, "loads_evict_last") && prefetch->factor != 132 * 5 ? 132 * 2
+                                                                                                         : 132 * 5);
       EXPECT_TRUE(validateSchedule(p.schedule, softmax(), "gpu").empty()) << describe(p.schedule);
     }
   EXPECT_TRUE(prefetched);
@@ -308,8 +309,9 @@ TEST(Policies, LaneVectorsAndRowPrefetchesAreProposedAndMutatedOnRowKernels) {
 
 TEST(Policies, CacheActionsAreProposedOnNormalisingRowKernelsAndReachedByTheSearch) {
   // The heuristic proposes streaming_stores, then streaming_stores with read_only_inputs or with
-  // loads_evict_last, on softmax's first lane_vector form (valid, last in order); a row sum, whose output is
-  // small, gets loads_evict_first alone.
+  // loads_evict_last, on softmax's first lane_vector form (valid, last in order), the last also with the prefetch
+  // two rows per multiprocessor ahead; a row sum, whose output is small, gets loads_evict_first alone, on each of
+  // its three lane_vector forms.
   static const llvm::StringRef kinds[] = {"streaming_stores", "read_only_inputs", "loads_evict_last",
                                           "loads_evict_first"};
   auto cacheActions = [](const Schedule &s) {
@@ -328,10 +330,11 @@ TEST(Policies, CacheActionsAreProposedOnNormalisingRowKernelsAndReachedByTheSear
       EXPECT_FALSE(findSlot(p.schedule, "loads_evict_first")) << describe(p.schedule);
       steps.push_back(p.step);
     }
-  ASSERT_EQ(steps.size(), 3u);
+  ASSERT_EQ(steps.size(), 4u);
   EXPECT_NE(steps[0].find("add streaming_stores"), std::string::npos);
   EXPECT_NE(steps[1].find("add read_only_inputs"), std::string::npos);
   EXPECT_NE(steps[2].find("add loads_evict_last"), std::string::npos);
+  EXPECT_NE(steps[3].find("add prefetch_rows(264), streaming_stores and loads_evict_last"), std::string::npos);
   PayloadFacts rowSum = softmax();
   rowSum.entry = "row_sum";
   rowSum.parallelSizes = {8192};
@@ -347,7 +350,7 @@ TEST(Policies, CacheActionsAreProposedOnNormalisingRowKernelsAndReachedByTheSear
       ++evictFirst;
     }
   }
-  EXPECT_EQ(evictFirst, 1);
+  EXPECT_EQ(evictFirst, 3);
   // Mutation adds and removes each on GPU schedules with a grid (softmax's and the row sum's), and crossover
   // keeps them valid (never both L2 policies); never on the CPU.
   std::mt19937_64 rng(17);
@@ -356,7 +359,7 @@ TEST(Policies, CacheActionsAreProposedOnNormalisingRowKernelsAndReachedByTheSear
       {h200(), softmax()}, {h200(), rowSum}, {cpu(), gemmBiasRelu()}};
   for (const auto &[profile, facts] : cases) {
     std::vector<Proposal> guesses = heuristicSchedules(facts, profile);
-    for (int i = 0; i < 800; ++i) {
+    for (int i = 0; i < 2000; ++i) {
       const Schedule &parent = guesses[i % guesses.size()].schedule;
       std::string step;
       Schedule mutated = mutateSchedule(parent, facts, profile, rng, i % 2 == 0, step);
