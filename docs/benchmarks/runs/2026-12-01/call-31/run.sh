@@ -2,7 +2,7 @@
 # Call 31 (nvidia-h200, tools packed by scripts/gpu/pack_tuner.sh at the commit it runs at): call 29 again, after the
 # heuristic took call 30's finding (the norms: prefetch_rows(264), streaming_stores, loads_evict_last; every row-sum
 # lane_vector form with loads_evict_first): the six reductions tuned afresh with the budgets of call 29, then measured with PyTorch in
-# three separate processes (p1, p2, p3), with bench/run's clock of call 27.
+# two separate processes (p1, p2), with bench/run's clock of call 27.
 R=softmax,softmax_wide,layernorm,layernorm_plain,rms_norm,row_sum
 T=$(mktemp -d); L=$(mktemp -d)
 BENCH_TIMEOUT=100 scripts/gpu/bench.sh "$T" --tune-only --tasks softmax_wide --time-budget 30
@@ -23,7 +23,7 @@ for r in shown:
           r.get("description", "")[60:], r.get("reason", "")[:200])
 PY
 done | tee "$OUT/trials.txt"
-for p in p1:420 p2:500 p3:580; do
+for p in p1:450 p2:575; do
   limit=${p#*:}; p=${p%:*}
   mkdir -p "$L/$p"
   BENCH_TIMEOUT=$(( limit - SECONDS )) scripts/gpu/bench.sh "$L/$p" --no-tune --tasks $R
