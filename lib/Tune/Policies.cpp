@@ -1016,12 +1016,13 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
           streamed.push_back(Action{"read_only_inputs"});
           add(streamed, streaming, "add read_only_inputs (the buffers it only reads by ld.global.nc)");
           // Or with its loads evict-last in L2 (as Triton's kernels load their rows): on top of st.cs, 1.5-2.5%
-          // faster on layernorm, RMS norm and softmax with call 23's kernels (benchmark call 28).
+          // faster on layernorm, RMS norm and softmax with call 23's kernels in cache_hints.py's harness
+          // (benchmark call 28); under 0.5% in the tuner with this prefetch (call 29).
           evictLast.push_back(Action{"loads_evict_last"});
           add(evictLast, streaming, "add loads_evict_last (the loads with an L2 evict-last policy)");
           // And with the prefetch two rows per multiprocessor ahead instead of a wave: the search's best form on
-          // all three 4096-wide norms (benchmark call 30, 145-170 trials each), 1.5-2% faster than the best without
-          // loads_evict_last; with the wave's prefetch (660) loads_evict_last gained nothing.
+          // all three 4096-wide norms (benchmark call 30, 145-170 trials each), 1.4-2.1% faster than the best
+          // without loads_evict_last; with the wave's prefetch (660) the policy gained between -1% and 0.9%.
           if (!prefetched.empty()) {
             Schedule near = base;
             near.push_back(intAction("prefetch_rows", 2 * profile.multiprocessors));
@@ -1033,7 +1034,8 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
           }
         }
         // A row sum reads each row once and writes little: each form also with its loads evict-first in L2 (2.5%
-        // faster on call 23's 8192 x 8192 row sum, benchmark call 28; 6.5% over 1024 lanes, call 29).
+        // faster on call 23's 8192 x 8192 row sum, benchmark call 28; 6% over 1024 lanes, call 29: 0.0661 ms
+        // against 0.0705).
         if (rowSums) {
           Schedule evictFirst = base; // call 23's best row sum had no prefetch
           evictFirst.push_back(Action{"loads_evict_first"});

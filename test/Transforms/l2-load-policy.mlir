@@ -4,6 +4,9 @@
 // RUN:   --pass-pipeline="builtin.module(gpu.module(kforge-invariant-input-loads,kforge-l2-load-policy),kforge-gpu-module-to-binary{format=isa},kforge-dump-gpu-binaries{dir=%t})" \
 // RUN:   2>/dev/null > /dev/null; FileCheck %s --check-prefix=PTX --input-file=%t/asked.sm_90.ptx
 // RUN: FileCheck %s --check-prefix=FIRST --input-file=%t/first.sm_90a.ptx
+// RUN: not kforge-opt %s --split-input-file --pass-pipeline="builtin.module(kforge-gpu-module-to-binary{format=elf})" \
+// RUN:   2>&1 | FileCheck %s --check-prefix=FORMAT
+// FORMAT: kforge-gpu-module-to-binary: unknown format 'elf' (expected isa, bin or fatbin)
 
 // kforge-l2-load-policy checks the request and records it as an LLVM function attribute (passthrough), next to
 // those already there; kforge-gpu-module-to-binary then rewrites the loads in the optimised LLVM IR.
