@@ -5,7 +5,7 @@
 # and 21 hold when no implementation's launch can be timed?
 G=matmul_square,matmul_2048,matmul_8192,matmul_irregular,batch_matmul,gemm_bias_relu,gemm_scale_gelu,gemm_bias_residual
 L=$(mktemp -d)
-for p in p1:280 p2:560; do
+for p in p1:210 p2:410; do
   limit=${p#*:}; p=${p%:*}
   mkdir -p "$L/$p"
   BENCH_PREVIOUS=docs/benchmarks/runs/2026-11-30/call-19/bench-runs.tgz BENCH_TIMEOUT=$(( limit - SECONDS )) \
