@@ -70,6 +70,18 @@ def flags(row):
     return found
 
 
+def timing_notes(row):
+    """What a reader should know about how a row was timed, without doubting it: an implementation timed with a
+    longer lead than the run's, because its launch outlasted that one."""
+    found = []
+    for name in ("kforge", "eager", "compile"):
+        t = row[name].get("timing") or {}
+        if t.get("lead_extended") and not t.get("host_bound_reps"):
+            found.append(f"{name}: timed with a {t['lead_ms']:.2f} ms lead (its launch takes the host up to "
+                         f"{t['host_launch_max_ms']:.2f} ms)")
+    return found
+
+
 # How far apart two medians from one process may be and still count as a tie: a best kernel replayed in another
 # process moves by about this much (docs/perf/search-h200.md), and torch.compile's own kernels more.
 TIE = 0.02
@@ -123,7 +135,7 @@ def markdown(results):
         checks = k.get("checks")
         softmax = ([f"rows sum to 1 within {checks['rows_sum_max_error']:.1e}, inputs x {checks['large_inputs']['scale']:g} "
                     f"{checks['large_inputs']['status']}"] if checks and checks.get("rows_sum_max_error") is not None else [])
-        notes = "; ".join(flags(r) + ties(r) + ([k["why"]] if k.get("why") else []) + softmax +
+        notes = "; ".join(flags(r) + timing_notes(r) + ties(r) + ([k["why"]] if k.get("why") else []) + softmax +
                           ([r["diagnosis"]] if r.get("diagnosis") else []))
         lines.append(f"| {r['task']} | {r['level']} | {'x'.join(map(str, r['shape']))} | {_ms(k)} | "
                      f"{_ms(r['eager'])} | {_ms(r['compile'])} | {_x(speedups(r, 'eager'))} | "
@@ -145,10 +157,12 @@ def _lead(results):
     """The GPU's lead over the host at each start event, from any timing that recorded it."""
     for row in results["tasks"]:
         for name in ("kforge", "eager", "compile"):
-            lead = (row[name].get("timing") or {}).get("lead_ms")
-            if lead:
+            timing = row[name].get("timing") or {}
+            lead = timing.get("lead_ms")
+            if lead and not timing.get("lead_extended"):
                 return (f"; before each, L2 flushed and the GPU kept busy (a spin kernel) for {lead:.3f} ms in all, "
-                        "so the host's launch is queued before the clock starts (device time, not Python's)")
+                        "so the host's launch is queued before the clock starts (device time, not Python's; "
+                        "longer for an implementation whose launch outlasts that, said in its row)")
     return ""
 
 

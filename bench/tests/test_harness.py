@@ -196,6 +196,29 @@ def test_cuda_clock_times_the_gpu_not_the_hosts_launch(monkeypatch, with_sleep):
     assert any("host-bound" in f for f in report.flags(row)) == (not with_sleep)
 
 
+def test_cuda_clock_lengthens_the_lead_for_a_launch_that_outlasts_it(monkeypatch):
+    # A kernel of 1 ms behind 0.5 ms of host work per call (torch.compile's gemms on the H200: 0.4-0.65 ms),
+    # longer than the run's lead (0.08 ms flush + 0.2 ms spin): timed again with a spin of twice the slowest
+    # launch, the GPU's time alone, no repetition host-bound, and the row says how it was timed.
+    timeline = _Timeline()
+    monkeypatch.setitem(sys.modules, "torch", timeline.torch())
+    monkeypatch.setattr(measure.time, "perf_counter", lambda: timeline.host / 1e3)
+    backend = measure.CudaBackend()
+    slow_host = timeline.implementation(0.5, 1.0)
+    timing = backend.time(lambda: slow_host(), [], warmup=2, reps=5)
+    assert timing["lead_extended"] and timing["host_bound_reps"] == 0
+    assert timing["median_ms"] == pytest.approx(1.0)
+    assert timing["lead_ms"] == pytest.approx(0.08 + 2 * timing["host_launch_max_ms"], rel=0.05)
+    row = {"task": "t", "level": 1, "floor_ms": 0.01, "kforge": {"status": "n/a"}, "eager": {"status": "n/a"},
+           "compile": {"status": "correct", "timing": timing}}
+    assert not report.flags(row)
+    assert report.timing_notes(row) == [f"compile: timed with a {timing['lead_ms']:.2f} ms lead (its launch takes the "
+                                        f"host up to {timing['host_launch_max_ms']:.2f} ms)"]
+    # A launch within the run's lead is timed once, as before.
+    fast_host = timeline.implementation(0.05, 1.0)
+    assert not backend.time(lambda: fast_host(), [], warmup=2, reps=5)["lead_extended"]
+
+
 def test_host_bound_counts_the_repetitions_the_gpu_waited_for():
     assert measure.host_bound([0.1, 0.5, 0.2, 0.31], 0.3) == {"host_launch_max_ms": 0.5, "lead_ms": 0.3,
                                                              "host_bound_reps": 2}
