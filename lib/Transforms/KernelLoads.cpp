@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kforge/Transforms/Passes.h"
 #include "kforge/Transforms/L2LoadPolicy.h"
+#include "kforge/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

@@ -67,8 +67,8 @@ static void rewriteWithPolicy(LoadInst &load, PolicyLoadShape shape, Value *poli
     registers = "{" + registers + "}";
   std::string text = std::string("ld.global") + (load.hasMetadata(LLVMContext::MD_invariant_load) ? ".nc" : "") +
                      ".L2::cache_hint" + (shape.words > 1 ? ".v" + std::to_string(shape.words) : "") + ".b" +
-                     std::to_string(shape.wordBits) + " " + registers + ", [$" + std::to_string(shape.words) +
-                     "], $" + std::to_string(shape.words + 1) + ";";
+                     std::to_string(shape.wordBits) + " " + registers + ", [$" + std::to_string(shape.words) + "], $" +
+                     std::to_string(shape.words + 1) + ";";
   constraints += "l,l";
   Type *result = shape.words == 1 ? word : StructType::get(context, SmallVector<Type *>(shape.words, word));
   auto *type = FunctionType::get(result, {address->getType(), policy->getType()}, /*isVarArg=*/false);
@@ -120,10 +120,10 @@ static unsigned applyToFunction(Function &function, StringRef policy) {
     return 0;
   IRBuilder<> b(&*function.getEntryBlock().getFirstInsertionPt());
   auto *makeType = FunctionType::get(b.getInt64Ty(), /*isVarArg=*/false);
-  Value *policyValue = b.CreateCall(
-      InlineAsm::get(makeType, ("createpolicy.fractional.L2::" + policy + ".b64 $0, 1.0;").str(), "=l",
-                     /*hasSideEffects=*/false),
-      {}, "l2_policy");
+  Value *policyValue =
+      b.CreateCall(InlineAsm::get(makeType, ("createpolicy.fractional.L2::" + policy + ".b64 $0, 1.0;").str(), "=l",
+                                  /*hasSideEffects=*/false),
+                   {}, "l2_policy");
   for (auto [load, shape] : loads)
     rewriteWithPolicy(*load, shape, policyValue);
   return loads.size();
