@@ -1,6 +1,7 @@
 //===- KforgeTransformOps.cpp - transform.kforge.* ops --------------------===//
 
 #include "kforge/TransformOps/KforgeTransformOps.h"
+#include "kforge/Transforms/KernelRequests.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -113,15 +114,15 @@ DiagnosedSilenceableFailure transform::SetKernelAttributesOp::applyToOne(transfo
     return emitSilenceableError() << "expected a gpu.launch";
   rewriter.modifyOpInPlace(target, [&] {
     if (getMinBlocksPerSmAttr())
-      target->setAttr("kforge.min_blocks_per_sm", getMinBlocksPerSmAttr());
+      target->setAttr(kforge::requests::kMinBlocksPerSm, getMinBlocksPerSmAttr());
     if (getMaxRegistersAttr())
-      target->setAttr("kforge.max_registers", getMaxRegistersAttr());
+      target->setAttr(kforge::requests::kMaxRegisters, getMaxRegistersAttr());
     if (getStreamingStores())
-      target->setAttr("kforge.streaming_stores", rewriter.getUnitAttr());
+      target->setAttr(kforge::requests::kStreamingStores, rewriter.getUnitAttr());
     if (getReadOnlyInputs())
-      target->setAttr("kforge.read_only_inputs", rewriter.getUnitAttr());
+      target->setAttr(kforge::requests::kReadOnlyInputs, rewriter.getUnitAttr());
     if (getLoadL2PolicyAttr())
-      target->setAttr("kforge.load_l2_policy", getLoadL2PolicyAttr());
+      target->setAttr(kforge::requests::kLoadL2Policy, getLoadL2PolicyAttr());
   });
   results.push_back(target);
   return DiagnosedSilenceableFailure::success();

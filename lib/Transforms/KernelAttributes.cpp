@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kforge/Transforms/KernelRequests.h"
 #include "kforge/Transforms/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -20,11 +21,11 @@ namespace kforge {
 using namespace mlir;
 
 static constexpr llvm::StringLiteral kRecord = "kforge.kernel_attributes";
-static constexpr llvm::StringLiteral kMinBlocks = "kforge.min_blocks_per_sm";
-static constexpr llvm::StringLiteral kMaxRegisters = "kforge.max_registers";
-static constexpr llvm::StringLiteral kStreamingStores = "kforge.streaming_stores";
-static constexpr llvm::StringLiteral kReadOnlyInputs = "kforge.read_only_inputs";
-static constexpr llvm::StringLiteral kLoadL2Policy = "kforge.load_l2_policy";
+static constexpr llvm::StringLiteral kMinBlocks = kforge::requests::kMinBlocksPerSm;
+using kforge::requests::kLoadL2Policy;
+using kforge::requests::kMaxRegisters;
+using kforge::requests::kReadOnlyInputs;
+using kforge::requests::kStreamingStores;
 /// Requests carried to the outlined kernel as they are, with their values (for passes after outlining).
 static constexpr llvm::StringLiteral kCarriedRequests[] = {kStreamingStores, kReadOnlyInputs, kLoadL2Policy};
 /// ptxas's default cache operator for global and generic stores: `.cs`, evict first (the same SASS as `st.cs`).

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kforge/Transforms/KernelRequests.h"
 #include "kforge/Transforms/L2LoadPolicy.h"
 #include "kforge/Transforms/Passes.h"
 
@@ -26,8 +27,8 @@ namespace kforge {
 
 using namespace mlir;
 
-static constexpr llvm::StringLiteral kReadOnlyInputs = "kforge.read_only_inputs";
-static constexpr llvm::StringLiteral kLoadL2Policy = "kforge.load_l2_policy";
+using kforge::requests::kLoadL2Policy;
+using kforge::requests::kReadOnlyInputs;
 
 namespace {
 /// What a kernel does with one of its pointer arguments.
