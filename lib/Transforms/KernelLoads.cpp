@@ -127,6 +127,23 @@ struct L2LoadPolicyPass : kforge::impl::KforgeL2LoadPolicyBase<L2LoadPolicyPass>
                              << target.getChip();
             return WalkResult::interrupt();
           }
+      // Bulk copies from global into shared memory (pipeline_rows' rows) take the policy as their L2 cache
+      // hint here; L2 prefetches (prefetch_rows) are left as they are.
+      SmallVector<NVVM::CpAsyncBulkGlobalToSharedClusterOp> copies;
+      func.walk([&](NVVM::CpAsyncBulkGlobalToSharedClusterOp copy) {
+        if (!copy.getL2CacheHint())
+          copies.push_back(copy);
+      });
+      if (!copies.empty() && !func.isExternal()) {
+        OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+        Value hint = LLVM::InlineAsmOp::create(b, func.getLoc(), b.getI64Type(), ValueRange{},
+                                               ("createpolicy.fractional.L2::" + policy + ".b64 $0, 1.0;").str(),
+                                               "=l", /*has_side_effects=*/false, /*is_align_stack=*/false,
+                                               LLVM::tailcallkind::TailCallKind::None, nullptr, nullptr)
+                         .getRes();
+        for (NVVM::CpAsyncBulkGlobalToSharedClusterOp copy : copies)
+          copy.getL2CacheHintMutable().assign(hint);
+      }
       // The loads are rewritten in the LLVM IR, after LLVM has optimised and vectorised them
       // (kforge-gpu-module-to-binary): the request travels as a function attribute.
       SmallVector<Attribute> passthrough;

@@ -305,22 +305,27 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
        "tile(block)"},
       {"loads_evict_last",
        "Load from the kernel's buffers with the L2 cache policy evict_last (createpolicy.fractional + "
-       "ld.global.L2::cache_hint, as torch.compile's Triton kernels load): L2 evicts the lines it loads last. "
+       "ld.global.L2::cache_hint, as torch.compile's Triton kernels load; a bulk copy into shared memory, "
+       "pipeline_rows', with the policy as its L2 cache hint; not an L2 prefetch): L2 evicts the lines it loads "
+       "last. "
        "Measured on the H200 by the tuner (benchmark call 30): with prefetch_rows(264) the best form on 4096-wide "
        "layernorm, layernorm without affine and RMS norm, 1.4-2.1% faster than the best without it; its gain "
        "shrinks as the prefetch reaches further (2.5-3% without prefetch, -1% to 0.9% with a wave's, 660 rows).",
        "transform.kforge.set_kernel_attributes {load_l2_policy = \"evict_last\"} on the gpu.launch; in the "
-       "outlined kernel the loads from its arguments become inline PTX with the policy (kforge-l2-load-policy)",
+       "outlined kernel the loads from its arguments become inline PTX with the policy (kforge-l2-load-policy, "
+       "kforge-gpu-module-to-binary)",
        {},
        {"gpu"},
        "tile(block); not with loads_evict_first"},
       {"loads_evict_first",
        "Load from the kernel's buffers with the L2 cache policy evict_first (createpolicy.fractional + "
-       "ld.global.L2::cache_hint): data read once leaves L2 first. Measured on the H200 by the tuner "
+       "ld.global.L2::cache_hint; a bulk copy into shared memory, pipeline_rows', with the policy as its L2 cache "
+       "hint; not an L2 prefetch): data read once leaves L2 first. Measured on the H200 by the tuner "
        "(benchmark call 29): 6% faster on an 8192 x 8192 row sum over 1024 lanes (0.0661 against 0.0705 ms), "
        "the search's best; slower on the norms and softmax (e.g. softmax 0.0375 against 0.0363 ms).",
        "transform.kforge.set_kernel_attributes {load_l2_policy = \"evict_first\"} on the gpu.launch; in the "
-       "outlined kernel the loads from its arguments become inline PTX with the policy (kforge-l2-load-policy)",
+       "outlined kernel the loads from its arguments become inline PTX with the policy (kforge-l2-load-policy, "
+       "kforge-gpu-module-to-binary)",
        {},
        {"gpu"},
        "tile(block); not with loads_evict_last"},

@@ -128,3 +128,23 @@ gpu.module @kernels {
     llvm.return
   }
 }
+
+// -----
+
+// A bulk copy from global into shared memory (pipeline_rows' row) takes the policy as its L2 cache hint; one
+// that has a hint already keeps it, and an L2 prefetch gets none.
+// CHECK-LABEL: llvm.func @bulk
+// CHECK: %[[H:.*]] = llvm.inline_asm "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;", "=l"
+// CHECK: nvvm.cp.async.bulk.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} l2_cache_hint = %[[H]] :
+// CHECK: nvvm.cp.async.bulk.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} l2_cache_hint = %arg3 :
+// CHECK: nvvm.cp.async.bulk.prefetch %{{.*}}, %{{.*}} :
+gpu.module @bulk [#nvvm.target<chip = "sm_90">] {
+  llvm.func @bulk(%src: !llvm.ptr<1>, %dst: !llvm.ptr<7>, %bar: !llvm.ptr<3>, %own: i64)
+      attributes {gpu.kernel, nvvm.kernel, kforge.load_l2_policy = "evict_first"} {
+    %n = llvm.mlir.constant(16384 : i32) : i32
+    nvvm.cp.async.bulk.shared.cluster.global %dst, %src, %bar, %n : !llvm.ptr<7>, !llvm.ptr<1>
+    nvvm.cp.async.bulk.shared.cluster.global %dst, %src, %bar, %n l2_cache_hint = %own : !llvm.ptr<7>, !llvm.ptr<1>
+    nvvm.cp.async.bulk.prefetch %src, %n : !llvm.ptr<1>
+    llvm.return
+  }
+}

@@ -284,7 +284,9 @@ def KforgeL2LoadPolicy : Pass<"kforge-l2-load-policy", "mlir::gpu::GPUModuleOp">
     torch.compile's Triton kernels load the same way. The rewrite itself happens on the optimised LLVM IR,
     in kforge-gpu-module-to-binary (NVPTX combines MLIR's scalar loads into 128-bit ones only while
     generating code, never through inline PTX): this pass checks the request and records it on the
-    `llvm.func` as the LLVM function attribute `kforge-load-l2-policy` (its `passthrough`). A load marked
+    `llvm.func` as the LLVM function attribute `kforge-load-l2-policy` (its `passthrough`). The kernel's bulk
+    copies from global into shared memory (`nvvm.cp.async.bulk.shared.cluster.global`, pipeline_rows' rows)
+    get the policy here, as their `l2_cache_hint`; L2 prefetches (`nvvm.cp.async.bulk.prefetch`) do not. A load marked
     invariant (kforge-invariant-input-loads) keeps `.nc`. Loads of 8-bit or pointer values, of more than 128
     bits, vectors not aligned to their size, loads not from a buffer argument, and volatile or atomic loads
     stay as they are; the inline PTX has side effects, so it stays in order with the kernel's stores.

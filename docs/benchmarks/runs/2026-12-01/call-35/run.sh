@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Call 35 (not run yet; for the next session: nvidia-h200, tools packed by scripts/gpu/pack_tuner.sh at the
 # commit it runs at): softmax 1024x32000 sits on issue 9's 80% line (80.3-80.6% of copy bandwidth in calls 31-32,
-# 79.9% in call 34) after only 32 trials in 30 s; resume call 31's tuning of it for 150 s more, then measure the
-# six reductions (call 31's records for the other five) in three separate processes (p1, p2, p3).
+# 79.9% in call 34) after only 32 trials in 30 s; resume call 31's tuning of it for 150 s more (the heuristic
+# now also proposes pipeline_rows with loads_evict_first: the rows' bulk copies evict-first in L2, not yet run on
+# a GPU), then measure the six reductions (call 31's records for the other five) in three separate processes.
 R=softmax,softmax_wide,layernorm,layernorm_plain,rms_norm,row_sum
 T=$(mktemp -d); L=$(mktemp -d)
 BENCH_PREVIOUS=docs/benchmarks/runs/2026-12-01/call-31/bench-runs.tgz BENCH_TIMEOUT=220 \
