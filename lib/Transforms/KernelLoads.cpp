@@ -136,11 +136,11 @@ struct L2LoadPolicyPass : kforge::impl::KforgeL2LoadPolicyBase<L2LoadPolicyPass>
       });
       if (!copies.empty() && !func.isExternal()) {
         OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
-        Value hint = LLVM::InlineAsmOp::create(b, func.getLoc(), b.getI64Type(), ValueRange{},
-                                               ("createpolicy.fractional.L2::" + policy + ".b64 $0, 1.0;").str(),
-                                               "=l", /*has_side_effects=*/false, /*is_align_stack=*/false,
-                                               LLVM::tailcallkind::TailCallKind::None, nullptr, nullptr)
-                         .getRes();
+        Value hint =
+            LLVM::InlineAsmOp::create(b, func.getLoc(), b.getI64Type(), ValueRange{}, kforge::createPolicyPtx(policy),
+                                      "=l", /*has_side_effects=*/false, /*is_align_stack=*/false,
+                                      LLVM::tailcallkind::TailCallKind::None, nullptr, nullptr)
+                .getRes();
         for (NVVM::CpAsyncBulkGlobalToSharedClusterOp copy : copies)
           copy.getL2CacheHintMutable().assign(hint);
       }

@@ -120,10 +120,8 @@ static unsigned applyToFunction(Function &function, StringRef policy) {
     return 0;
   IRBuilder<> b(&*function.getEntryBlock().getFirstInsertionPt());
   auto *makeType = FunctionType::get(b.getInt64Ty(), /*isVarArg=*/false);
-  Value *policyValue =
-      b.CreateCall(InlineAsm::get(makeType, ("createpolicy.fractional.L2::" + policy + ".b64 $0, 1.0;").str(), "=l",
-                                  /*hasSideEffects=*/false),
-                   {}, "l2_policy");
+  Value *policyValue = b.CreateCall(
+      InlineAsm::get(makeType, kforge::createPolicyPtx(policy), "=l", /*hasSideEffects=*/false), {}, "l2_policy");
   for (auto [load, shape] : loads)
     rewriteWithPolicy(*load, shape, policyValue);
   return loads.size();

@@ -139,7 +139,7 @@ static std::vector<int64_t> intValues(StringRef kind, const PayloadFacts &facts)
   return spec && spec->params.size() == 1 ? spec->params[0].values : std::vector<int64_t>{};
 }
 static constexpr StringRef kLaunchBounds[] = {"occupancy", "max_registers"};
-/// Actions on the kernel's memory accesses, without parameters (set_kernel_attributes' unit requests).
+/// Actions on the kernel's memory accesses, without parameters (set_kernel_attributes' cache requests).
 static constexpr StringRef kCacheActions[] = {"streaming_stores", "read_only_inputs", "loads_evict_last",
                                               "loads_evict_first"};
 
@@ -1003,10 +1003,10 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
           prefetched = add(v, parent, "add " + describe(v.back()) + " (the next wave's rows into L2)");
         }
         // The first also with its output stored evict-first (streaming_stores: written once, never read back).
-        // Measured on call 23's kernels (benchmark calls 25-26): layernorm 3.7-4.4%, RMS norm 4-4.7%, layernorm
-        // without affine 1.6-1.8%, softmax 4096 x 4096 0.5-0.9% faster; a row sum's small output gains nothing.
-        // Then also its read-only buffers loaded by ld.global.nc (read_only_inputs: layernorm 2.5-3% alone, about
-        // 1% more with streaming stores, calls 25-26).
+        // Measured on call 23's kernels in cache_hints.py's harness (benchmark calls 25-26): layernorm 3.7-4.4%,
+        // RMS norm 4-4.7%, layernorm without affine 1.6-1.8%, softmax 4096 x 4096 0.5-0.9% faster; a row sum's
+        // small output gains nothing. Then also its read-only buffers loaded by ld.global.nc (read_only_inputs:
+        // layernorm 2.5-3% alone there). In the tuner (call 27) both within 0.5%.
         if (i == 0 && !rowSums) {
           Schedule streamed = v;
           streamed.push_back(Action{"streaming_stores"});

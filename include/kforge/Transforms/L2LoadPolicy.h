@@ -11,6 +11,8 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <string>
+
 namespace llvm {
 class Module;
 } // namespace llvm
@@ -19,6 +21,12 @@ namespace kforge {
 
 /// The LLVM function attribute that asks for an L2 load policy: "evict_first" or "evict_last".
 inline constexpr llvm::StringLiteral kL2LoadPolicyFunctionAttribute = "kforge-load-l2-policy";
+
+/// The PTX that makes a 64-bit L2 cache policy register `$0` for `policy` ("evict_first" / "evict_last"),
+/// covering every line accessed with it (fraction 1.0): the operand of the loads' and bulk copies' cache hints.
+inline std::string createPolicyPtx(llvm::StringRef policy) {
+  return "createpolicy.fractional.L2::" + policy.str() + ".b64 $0, 1.0;";
+}
 
 /// In each function of `module` carrying kL2LoadPolicyFunctionAttribute (which it removes): the loads first
 /// combined into 128-bit vectors where LLVM's load-store vectoriser can (code generation would, but not through
