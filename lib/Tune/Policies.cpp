@@ -1056,10 +1056,15 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
             w.push_back(Action{"streaming_stores"});
             streamed = add(w, pipelined, "add streaming_stores (the output evict-first in L2)");
           }
-          // Then with the rows' bulk copies evict-first in L2 (loads_evict_first: each row is read once; on a row
-          // sum's plain loads that policy was 6% faster, benchmark call 29). Not yet measured on bulk copies.
-          w.push_back(Action{"loads_evict_first"});
-          add(w, streamed, "add loads_evict_first (the rows' bulk copies evict-first in L2)");
+          // Then with the rows' bulk copies under an L2 policy. Measured on softmax 1024 x 32000 (benchmark call
+          // 35, 201 trials): evict-last 1-4% faster than none on this form (0.0785 against 0.0808 ms), evict-first
+          // 0.9% slower (0.0815); on a row sum's plain loads evict-first was the faster one (call 29).
+          Schedule policy = base;
+          policy.push_back(intAction("pipeline_rows", profile.multiprocessors));
+          policy.push_back(Action{rowSums ? "loads_evict_first" : "loads_evict_last"});
+          add(policy, pipelined,
+              rowSums ? "add loads_evict_first (the rows' bulk copies evict-first in L2)"
+                      : "add loads_evict_last (the rows' bulk copies evict-last in L2)");
         }
         // A layernorm's mean and variance merged in one round (the first two forms, and beyond a warp only
         // over a power of 2 of warps).
@@ -1089,8 +1094,25 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
       v.push_back(intAction("lanes", lanes));
       if (!rowSums)
         v.push_back(vectorize());
-      add(v, "", "heuristic: a row per block over " + std::to_string(lanes) + " lanes" +
-                     (rowSums ? "" : ", the row in registers"));
+      std::string inRegisters = add(v, "", "heuristic: a row per block over " + std::to_string(lanes) + " lanes" +
+                                               (rowSums ? "" : ", the row in registers"));
+      // The first such form, where its row leaves registers for one block per multiprocessor, also pipelined
+      // with its bulk copies evict-last in L2, then also with read_only_inputs: the search's best form on
+      // softmax 1024 x 32000 (benchmark call 35, 201 trials: 0.0749-0.0750 ms over 800 or 640 lanes, against
+      // 0.0758 for the best over lane_vector(2), 0.0779 over lane_vector(4) and 0.0823 for the best without
+      // pipeline_rows). (blockLaneTrials is 1 in the first iteration.)
+      if (blockLaneTrials == 1 && !rowSums && profile.multiprocessors > 0 &&
+          residentRowBlocks(lanes, width) == 1 && width * facts.elementBytes() <= 200 * 1024) {
+        v.push_back(intAction("pipeline_rows", profile.multiprocessors));
+        v.push_back(Action{"loads_evict_last"});
+        std::string pipelined = add(v, inRegisters,
+                                    "add " + describe(v[v.size() - 2]) +
+                                        " and loads_evict_last (the next row copied into shared memory meanwhile, "
+                                        "evict-last in L2)");
+        v.push_back(Action{"read_only_inputs"});
+        sortByPhase(v);
+        add(v, pipelined, "add read_only_inputs (the buffers it only reads by ld.global.nc)");
+      }
     }
     // Then a few rows per block, a warp per row.
     for (int64_t rows : {8, 4, 16, 2, 32, 1}) {
