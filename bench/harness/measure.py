@@ -4,7 +4,8 @@ An implementation is a callable that takes the task's inputs and returns its out
 eager, torch.compile). A *backend* supplies the arrays, the float64 reference, the poisoned output buffers and
 the clock:
   - ``CudaBackend``: PyTorch tensors on the GPU, CUDA events, L2 flushed by writing a buffer larger than L2
-    before every repetition and the GPU then kept busy a while longer (a spin kernel) so that the host's launch
+    before every repetition (or, with ``l2="clean"``, by reading one: L2 then holds no dirty lines for the
+    implementation to write back while it runs) and the GPU then kept busy a while longer (a spin kernel) so that the host's launch
     of the implementation is queued before the start event runs: the clock times the GPU's work, not Python's
     launch overhead (torch.compile's wrapper, at times slower than the flush, once inflated its medians up to
     2x, benchmark calls 13-24); tf32 off (an fp32 task is computed in fp32);
@@ -160,7 +161,17 @@ class CpuBackend:
 class CudaBackend:
     name = "cuda"
 
-    def __init__(self, device=0):
+    # How each repetition's flush leaves L2. "dirty" (shared/MEASURE.md's protocol): the flush writes a buffer
+    # larger than L2, which then holds its dirty lines, written back to DRAM while the implementation runs (as
+    # after a kernel that wrote its output). "clean": the flush reads the buffer, so the dirty lines of whatever
+    # ran before are written back before the clock starts (as ncu's cache control leaves it).
+    L2_STATES = {"dirty": "flushed by writing a buffer larger than L2 (its dirty lines left there)",
+                 "clean": "flushed by reading a buffer larger than L2 (no dirty lines left there)"}
+
+    def __init__(self, device=0, l2="dirty"):
+        if l2 not in self.L2_STATES:
+            raise ValueError(f"l2 must be one of {', '.join(self.L2_STATES)}, not {l2!r}")
+        self.l2 = l2
         import torch
         self.torch = torch
         # The precision is part of the task: fp32 tasks are not computed in tf32, by anyone.
@@ -170,6 +181,7 @@ class CudaBackend:
         self.device = torch.device("cuda", device)
         l2 = torch.cuda.get_device_properties(self.device).L2_cache_size
         self.flush = torch.empty(max(4 * l2, 256 << 20) // 4, dtype=torch.float32, device=self.device)
+        self.flush.zero_()  # what the clean flush reads: defined values
         self.spin_cycles, self.lead_ms = self._calibrate_lead()
 
     SPIN_MS = 0.2  # how long the GPU spins after the flush: longer than a launch takes the host, but for hiccups
@@ -193,7 +205,7 @@ class CudaBackend:
         since the clock varies), and the lead the GPU then has over the host at each start event: the flush plus
         the spin. Without torch.cuda._sleep, no spin: the lead is the flush alone."""
         torch = self.torch
-        self.flush_ms = flush_ms = self._event_ms(self.flush.zero_)
+        self.flush_ms = flush_ms = self._event_ms(self._flush)
         self.spin_ms_per_cycle = 0.0
         if not hasattr(torch.cuda, "_sleep"):
             return 0, flush_ms
@@ -206,6 +218,13 @@ class CudaBackend:
             return cycles, lead
         except RuntimeError:  # a private API: without it the flush alone leads, and host-bound repetitions say so
             return 0, flush_ms
+
+    def _flush(self):
+        """Evicts the inputs from L2 (the buffer is 4x L2, at least 256 MiB), leaving it dirty or clean."""
+        if self.l2 == "clean":
+            self.flush.sum()  # a read: what L2 held is written back now, and it holds clean lines
+        else:
+            self.flush.zero_()
 
     def supports(self, task):
         return task.dtype in ("f32", "bf16", "f16")
@@ -289,7 +308,7 @@ class CudaBackend:
         ms, host_ms = [], []
         for _ in range(reps):
             began = time.perf_counter()  # the GPU is idle: its lead starts with the flush
-            self.flush.zero_()  # L2 holds none of the inputs
+            self._flush()  # L2 holds none of the inputs
             if spin_cycles:
                 torch.cuda._sleep(spin_cycles)  # the GPU's lead: the launch below is queued in time
             start.record()

@@ -160,7 +160,8 @@ def _lead(results):
             timing = row[name].get("timing") or {}
             lead = timing.get("lead_ms")
             if lead and not timing.get("lead_extended"):
-                return (f"; before each, L2 flushed and the GPU kept busy (a spin kernel) for {lead:.3f} ms in all, "
+                flushed = results.get("l2_flush", "flushed")
+                return (f"; before each, L2 {flushed} and the GPU kept busy (a spin kernel) for {lead:.3f} ms in all, "
                         "so the host's launch is queued before the clock starts (device time, not Python's; "
                         "longer for an implementation whose launch outlasts that, said in its row)")
     return ""

@@ -117,6 +117,7 @@ class _Timeline:
 
     def __init__(self, call_ms=0.002, spin_ms_per_cycle=1e-6):
         self.host, self.gpu, self.call_ms, self.per_cycle = 0.0, 0.0, call_ms, spin_ms_per_cycle
+        self.flushes = []  # each flush of the CUDA backend's buffer: "write" (zero_) or "read" (sum)
 
     def queue(self, duration_ms):
         self.host += self.call_ms
@@ -139,7 +140,12 @@ class _Timeline:
 
         class Flush:
             def zero_(self):
+                timeline.flushes.append("write")
                 timeline.queue(0.08)  # a 256 MiB write
+
+            def sum(self):
+                timeline.flushes.append("read")
+                timeline.queue(0.07)  # a 256 MiB read
 
         class NoGrad:
             def __enter__(self):
@@ -219,6 +225,34 @@ def test_cuda_clock_lengthens_the_lead_for_a_launch_that_outlasts_it(monkeypatch
     assert not backend.time(lambda: fast_host(), [], warmup=2, reps=5)["lead_extended"]
 
 
+@pytest.mark.parametrize("l2", ["dirty", "clean"])
+def test_cuda_flush_leaves_l2_dirty_or_clean(monkeypatch, l2):
+    # dirty (the default, shared/MEASURE.md): each repetition's flush writes the buffer; clean: it reads it (the
+    # buffer written once, at start), so L2 holds no dirty lines when the clock starts. Either way one flush per
+    # repetition, in the GPU's lead, and the kernel's time alone is measured.
+    timeline = _Timeline()
+    monkeypatch.setitem(sys.modules, "torch", timeline.torch())
+    monkeypatch.setattr(measure.time, "perf_counter", lambda: timeline.host / 1e3)
+    backend = measure.CudaBackend(l2=l2)
+    assert timeline.flushes[0] == "write"  # the buffer's values defined before anything reads it
+    before = len(timeline.flushes)
+    kernel = timeline.implementation(0.01, 0.06)
+    timing = backend.time(lambda: kernel(), [], warmup=2, reps=5)
+    assert timeline.flushes[before:] == ["write" if l2 == "dirty" else "read"] * 5
+    assert timing["median_ms"] == pytest.approx(0.06) and timing["host_bound_reps"] == 0
+    assert backend.lead_ms == pytest.approx((0.08 if l2 == "dirty" else 0.07) + backend.SPIN_MS, rel=0.05)
+    row = {"task": "t", "level": 1, "shape": [4], "floor_ms": 0.01, "kforge": {"status": "correct", "timing": timing},
+           "eager": {"status": "n/a"}, "compile": {"status": "n/a"}}
+    results = {"tasks": [row], "l2_flush": measure.CudaBackend.L2_STATES[l2]}
+    assert f"L2 {measure.CudaBackend.L2_STATES[l2]} and the GPU kept busy" in report._lead(results)
+
+
+def test_cuda_flush_refuses_an_unknown_l2_state(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", _Timeline().torch())
+    with pytest.raises(ValueError, match="l2 must be one of dirty, clean, not 'warm'"):
+        measure.CudaBackend(l2="warm")
+
+
 def test_host_bound_counts_the_repetitions_the_gpu_waited_for():
     assert measure.host_bound([0.1, 0.5, 0.2, 0.31], 0.3) == {"host_launch_max_ms": 0.5, "lead_ms": 0.3,
                                                              "host_bound_reps": 2}
@@ -266,6 +300,10 @@ def test_bench_run_bad_input(tmp_path):
     assert row["kforge"]["status"] == "no kernel" and "holds no tuning run" in row["kforge"]["why"]
     bad = _bench("--tasks", "relu", "--seeds", "0", out=tmp_path)
     assert bad.returncode != 0 and "--seeds" in bad.stderr
+    cpu_l2 = _bench("--tasks", "relu", "--l2", "clean", out=tmp_path)
+    assert cpu_l2.returncode != 0 and "--l2 is the cuda backend's L2 flush" in cpu_l2.stderr
+    l2_typo = _bench("--tasks", "relu", "--l2", "warm", out=tmp_path)
+    assert l2_typo.returncode != 0 and "invalid choice: 'warm'" in l2_typo.stderr
 
 
 def test_tune_only_then_measure(tmp_path):
