@@ -35,6 +35,10 @@ std::string CudaDriver::load(int ordinal) {
   if (!resolve(library, "cuMemcpyDtoD_v2", memcpyDtoD) || !resolve(library, "cuMemsetD32_v2", memsetD32) ||
       !resolve(library, "cuMemsetD16_v2", memsetD16))
     memcpyDtoD = nullptr; // the device-side seed path is all or nothing
+  if (!resolve(library, "cuModuleLoadData", moduleLoadData) ||
+      !resolve(library, "cuModuleGetFunction", moduleGetFunction) ||
+      !resolve(library, "cuModuleUnload", moduleUnload) || !resolve(library, "cuLaunchKernel", launchKernel))
+    moduleLoadData = nullptr; // the clean L2 flush is all or nothing
   CUdevice device = 0;
   CUcontext context = nullptr;
   std::string error = check(init(0), "cuInit");

@@ -47,6 +47,12 @@ struct CudaDriver {
   CUresult (*memcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t) = nullptr;
   CUresult (*memsetD32)(CUdeviceptr, unsigned int, size_t) = nullptr;
   CUresult (*memsetD16)(CUdeviceptr, unsigned short, size_t) = nullptr;
+  // Optional: a kernel of kforge-run's own (the clean L2 flush, L2Flush.h).
+  CUresult (*moduleLoadData)(void **, const void *) = nullptr;
+  CUresult (*moduleGetFunction)(CUfunction *, void *, const char *) = nullptr;
+  CUresult (*moduleUnload)(void *) = nullptr;
+  CUresult (*launchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *,
+                           void **, void **) = nullptr;
 
   /// Loads libcuda.so.1 and makes device `ordinal`'s primary context current. Empty on success, else why not.
   std::string load(int ordinal);

@@ -17,6 +17,7 @@
 #include "CudaDriver.h"
 #include "DType.h"
 #include "Isolation.h"
+#include "L2Flush.h"
 #include "Manifest.h"
 #include "Metrics.h"
 #include "SeedCache.h"
@@ -52,6 +53,7 @@ struct Options {
   std::string runtime, output;
   std::string cacheDir; ///< Inputs and reference outputs per seed, reused across runs (see SeedCache.h).
   int seeds = 5, reps = 20, warmup = 3, timeout = 120, device = 0;
+  std::string l2Flush = "dirty"; ///< How the flush before each timed GPU repetition leaves L2 (L2Flush.h).
   double tolerance = -1; // -1: by dtype
   double ceilingGBps = 0, ceilingTflops = 0;
   double cutoffMs = 0; ///< A candidate whose run (the second, if any) takes longer is "too-slow", not timed.
@@ -343,15 +345,11 @@ private:
 
 json timing(Artifact &artifact, const Options &options, std::string &error) {
   std::vector<double> ms;
-  CUdeviceptr flush = 0;
-  size_t flushBytes = 0;
+  std::optional<L2Flush> flush;
   CUevent start = nullptr, stop = nullptr;
   if (artifact.gpu) {
-    int l2 = 0, device = 0;
-    cuda.deviceGet(&device, options.device);
-    cuda.deviceGetAttribute(&l2, kDeviceL2CacheSize, device);
-    flushBytes = std::max<size_t>(4 * static_cast<size_t>(l2), 256u << 20);
-    error = cuda.check(cuda.memAlloc(&flush, flushBytes), "cuMemAlloc(flush)");
+    flush.emplace(cuda);
+    error = flush->prepare(options.device, options.l2Flush);
     if (error.empty())
       error = cuda.check(cuda.eventCreate(&start, 0), "cuEventCreate");
     if (error.empty())
@@ -366,7 +364,8 @@ json timing(Artifact &artifact, const Options &options, std::string &error) {
     double elapsed = 0;
     if (artifact.gpu) {
       // Flush L2, then bracket the call with events on the legacy stream (the runtime's streams order with it).
-      cuda.memsetD8(flush, static_cast<unsigned char>(rep), flushBytes);
+      if ((error = flush->run(rep)).size())
+        return {};
       cuda.eventRecord(start, nullptr);
       callEntry(artifact);
       cuda.eventRecord(stop, nullptr);
@@ -384,7 +383,6 @@ json timing(Artifact &artifact, const Options &options, std::string &error) {
       ms.push_back(elapsed);
   }
   if (artifact.gpu) {
-    cuda.memFree(flush);
     cuda.eventDestroy(start);
     cuda.eventDestroy(stop);
   }
@@ -400,9 +398,9 @@ json timing(Artifact &artifact, const Options &options, std::string &error) {
                  {"p90_ms", ms[ms.size() * 9 / 10]},
                  {"reps", options.reps},
                  {"warmup", options.warmup},
-                 {"clock", !artifact.gpu       ? "steady_clock"
-                           : async->active() ? "cuda events (legacy stream, launches asynchronous), L2 flushed"
-                                             : "cuda events (legacy stream, each call waited for), L2 flushed"},
+                 {"clock", !artifact.gpu       ? std::string("steady_clock")
+                           : async->active() ? "cuda events (legacy stream, launches asynchronous), " + flush->describe()
+                                             : "cuda events (legacy stream, each call waited for), " + flush->describe()},
                  {"bytes_once", bytes},
                  {"gbps_once", bytes / (median * 1e6)}};
   if (options.ceilingGBps > 0 && bytes / (median * 1e6) > options.ceilingGBps)
@@ -749,7 +747,8 @@ void usage() {
                "                  [--ceiling-gbps G] [--ceiling-tflops T] [--time-reference 0|1]\n"
                "                  [--check-reference-against DIR] [--cutoff-ms MS] [--cache-dir DIR]\n"
                "                  [--timing-budget-ms MS] [--first-run-allowance-ms 1000]\n"
-               "                  [--output FILE]\n";
+               "                  [--l2-flush dirty|clean] [--output FILE]\n"
+               "       kforge-run --print-l2-read-kernel   (the PTX of --l2-flush clean's read kernel)\n";
 }
 
 bool parse(int argc, char **argv, Options &options) {
@@ -816,7 +815,10 @@ bool parse(int argc, char **argv, Options &options) {
       options.timeReference = value == "1";
     } else if (flag == "--memory-limit-mb")
       ok = number(options.memoryLimitMB);
-    else {
+    else if (flag == "--l2-flush") {
+      ok = isL2State(value);
+      options.l2Flush = value;
+    }    else {
       std::cerr << "kforge-run: error: unknown option " << flag << "\n";
       return false;
     }
@@ -942,6 +944,10 @@ int main(int argc, char **argv) {
   // (glibc would otherwise mmap and unmap each one, and every page fault of a fresh mapping costs again).
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  if (argc == 2 && std::strcmp(argv[1], "--print-l2-read-kernel") == 0) {
+    std::fputs(l2ReadFlushPtx(), stdout);
+    return 0;
+  }
   if (argc >= 2 && std::strcmp(argv[1], "--device-info") == 0) {
     int ordinal = argc == 4 && std::strcmp(argv[2], "--device") == 0 ? std::atoi(argv[3]) : 0;
     if (argc != 2 && argc != 4) {

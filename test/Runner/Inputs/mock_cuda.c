@@ -12,6 +12,9 @@
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
 static unsigned long long htodBytes, dtodBytes, dtohBytes;
+/* kforge-run's L2 flushes are logged (test/Runner/l2-flush.test): fills of a buffer of at least 4 MB (4x the
+ * mock's L2) and launches of its read kernel, the only module this mock loads. */
+static char flushKernel; /* its function handle */
 
 static void report(void) {
   fprintf(stderr, "mock-cuda: htod %llu dtod %llu dtoh %llu\n", htodBytes, dtodBytes, dtohBytes);
@@ -59,7 +62,12 @@ CUresult cuMemcpyDtoD_v2(CUdeviceptr to, CUdeviceptr from, size_t bytes) {
   dtodBytes += bytes;
   return 0;
 }
-CUresult cuMemsetD8_v2(CUdeviceptr p, unsigned char v, size_t n) { memset((void *)p, v, n); return 0; }
+CUresult cuMemsetD8_v2(CUdeviceptr p, unsigned char v, size_t n) {
+  memset((void *)p, v, n);
+  if (n >= (4u << 20))
+    fprintf(stderr, "mock-cuda: L2 write flush of %zu bytes\n", n);
+  return 0;
+}
 CUresult cuMemsetD16_v2(CUdeviceptr p, unsigned short v, size_t n) {
   for (size_t i = 0; i < n; ++i)
     ((unsigned short *)p)[i] = v;
@@ -99,12 +107,19 @@ CUresult cuStreamCreate(void **stream, unsigned flags) {
 }
 CUresult cuStreamDestroy_v2(void *stream) { fprintf(stderr, "mock-cuda: destroy stream %p\n", stream); return 0; }
 CUresult cuStreamSynchronize(void *stream) { fprintf(stderr, "mock-cuda: synchronize stream %p\n", stream); return 0; }
+#ifndef MOCK_NO_MODULES /* a driver without them: kforge-run's clean flush must say so */
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned shared, void *stream, void **params, void **extra) {
-  (void)f, (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shared, (void)params, (void)extra;
+  (void)gy, (void)gz, (void)by, (void)bz, (void)shared, (void)extra;
+  if (f == &flushKernel) { /* the read flush: a grid over the whole buffer, nothing written */
+    fprintf(stderr, "mock-cuda: L2 read flush of %llu vectors, %u x %u threads, stream %p\n",
+            *(unsigned long long *)params[1], gx, bx, stream);
+    return 0;
+  }
   fprintf(stderr, "mock-cuda: launch on stream %p\n", stream);
   return 0;
 }
+#endif
 CUresult cuMemAllocAsync(CUdeviceptr *pointer, size_t bytes, void *stream) {
   fprintf(stderr, "mock-cuda: stream-ordered alloc on stream %p\n", stream);
   return cuMemAlloc_v2(pointer, bytes);
@@ -115,12 +130,21 @@ CUresult cuMemFreeAsync(CUdeviceptr pointer, void *stream) {
 }
 /* The rest of what the runtime links against, so it loads with RTLD_NOW; a mock has no GPU modules. */
 CUresult cuGetErrorString(CUresult result, const char **text) { (void)result; *text = "mock"; return 0; }
-CUresult cuModuleLoadData(void **module, const void *image) { (void)module; (void)image; return 200; }
+#ifndef MOCK_NO_MODULES
+CUresult cuModuleLoadData(void **module, const void *image) {
+  if (!strstr((const char *)image, ".entry kforge_l2_read_flush("))
+    return 200;
+  *module = &flushKernel;
+  return 0;
+}
 CUresult cuModuleUnload(void *module) { (void)module; return 0; }
 CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
-  (void)function; (void)module; (void)name;
-  return 500;
+  if (module != &flushKernel || strcmp(name, "kforge_l2_read_flush"))
+    return 500;
+  *function = &flushKernel;
+  return 0;
 }
+#endif
 CUresult cuFuncSetAttribute(void *function, int attribute, int value) { (void)function, (void)attribute, (void)value; return 0; }
 CUresult cuMemAllocManaged(CUdeviceptr *pointer, size_t bytes, unsigned flags) { (void)flags; return cuMemAlloc_v2(pointer, bytes); }
 /* TMA tensor maps: the parameters are printed (test/Runner/tensor-map.test), the map is filled with a marker. */
