@@ -346,3 +346,28 @@ def test_bf16_tasks_are_skipped_on_the_cpu_backend_and_floored_at_the_bf16_rate(
     assert measure.floor_ms(4, 7e11, ceilings, "bf16") == pytest.approx(1.0)
     assert measure.floor_ms(4, 5e10, ceilings, "f32") == pytest.approx(1.0)
     assert tasks.by_name("matmul_square_bf16").tolerance == 1e-2
+
+
+@pytest.mark.parametrize("backend,l2,expected", [("cuda", "clean", ["--l2-flush", "clean"]),
+                                                 ("cuda", "dirty", ["--l2-flush", "dirty"]), ("cpu", "dirty", [])])
+def test_bench_run_tunes_with_the_flush_it_measures_with(tmp_path, monkeypatch, backend, l2, expected):
+    """bench/run --l2 reaches kforge-tune (--l2-flush), so the search times its trials as the benchmark does."""
+    import importlib.machinery
+    import importlib.util
+    from types import SimpleNamespace
+    loader = importlib.machinery.SourceFileLoader("bench_run", os.path.join(ROOT, "bench", "run"))
+    spec = importlib.util.spec_from_loader("bench_run", loader)
+    bench_run = importlib.util.module_from_spec(spec)
+    loader.exec_module(bench_run)
+    calls = []
+
+    def fake_tune(payload, run_dir, **kwargs):
+        calls.append(kwargs)
+        os.makedirs(run_dir, exist_ok=True)  # kforge-tune makes its run directory
+        return SimpleNamespace(records=[], best=None)
+    monkeypatch.setattr(bench_run.kforge, "tune", fake_tune)
+    task = SimpleNamespace(name="relu", mlir=lambda shape: "// payload\n")
+    args = SimpleNamespace(no_tune=False, backend=backend, l2=l2, trials=2, time_budget=5, tune_seeds=1,
+                           tools=str(tmp_path))
+    bench_run.tune(task, [4], args, str(tmp_path))
+    assert calls[0]["extra_args"] == ["--quiet"] + expected

@@ -253,6 +253,8 @@ static std::vector<std::string> serverArgs(const TuneConfig &config, const Tools
                                    joinPath(config.runDir, "seed-cache")};
   if (config.target == "gpu" && !tools.runtime.empty())
     args.insert(args.end(), {"--runtime", tools.runtime});
+  if (config.target == "gpu")
+    args.insert(args.end(), {"--l2-flush", config.l2Flush});
   return args;
 }
 
@@ -291,6 +293,8 @@ static RunOutcome runCandidate(const TuneConfig &config, const Tools &tools, Str
                                    "--timeout", std::to_string(config.runTimeout), "--output", output};
   if (config.target == "gpu" && !tools.runtime.empty())
     args.insert(args.end(), {"--runtime", tools.runtime});
+  if (config.target == "gpu")
+    args.insert(args.end(), {"--l2-flush", config.l2Flush});
   if (cutoffMs > 0)
     args.insert(args.end(), {"--cutoff-ms", std::to_string(cutoffMs)});
   if (config.timingBudgetMs > 0)
@@ -406,6 +410,7 @@ static json::Object runDescription(const TuneConfig &config, const PayloadFacts 
                       {"facts", toJSON(facts)},
                       {"target", config.target},
                       {"chip", config.target == "gpu" ? json::Value(config.chip) : json::Value(nullptr)},
+                      {"l2_flush", config.target == "gpu" ? json::Value(config.l2Flush) : json::Value(nullptr)},
                       {"entry", facts.entry},
                       {"policy", config.policy},
                       {"seed", static_cast<int64_t>(config.seed)},
@@ -667,6 +672,7 @@ private:
                         {"payload_hash", facts.structuralHash},
                         {"target", config.target},
                         {"chip", config.target == "gpu" ? json::Value(config.chip) : json::Value(nullptr)},
+                        {"l2_flush", config.target == "gpu" ? json::Value(config.l2Flush) : json::Value(nullptr)},
                         {"versions", versions()},
                         {"timestamp", nowText()},
                         {"compile_s", c.compileSeconds}};
@@ -788,6 +794,15 @@ static bool matchesRun(const json::Object &saved, const json::Object &now, std::
       why = "the run directory was made for another " + key.str() + " (see its run.json)";
       return false;
     }
+  }
+  // A GPU run from before --l2-flush was timed with the dirty flush.
+  auto l2 = [](const json::Object &run) {
+    return run.getString("l2_flush").value_or(run.getString("target").value_or("") == "gpu" ? "dirty" : "").str();
+  };
+  if (l2(saved) != l2(now)) {
+    why = "the run directory was tuned with --l2-flush " + l2(saved) + ", not " + l2(now) +
+          " (its trials' times would not compare; see its run.json)";
+    return false;
   }
   return true;
 }
@@ -924,6 +939,7 @@ int kforge::tune::replayRun(const std::string &runDir, const Tools &tools, bool 
   config.target = run->getString("target").value_or("cpu").str();
   config.chip = run->getString("chip").value_or("sm_90").str();
   config.entry = run->getString("entry").value_or("").str();
+  config.l2Flush = run->getString("l2_flush").value_or("dirty").str(); // timed as it was tuned
   config.quiet = quiet;
   std::optional<PayloadFacts> facts = loadFacts(tools, config.payloadPath, config.entry);
   if (!facts)

@@ -51,6 +51,9 @@ struct TuneConfig {
   double cutoffFactor = 20;  ///< A candidate's run slower than this x the baseline (+100 ms): "too-slow".
   double cutoffBestFactor = 4; ///< ... or slower than this x the best so far (+100 ms); 0: off.
   double timingBudgetMs = 1000; ///< A trial's timed repetitions stop near this (at least 10 of them); 0: off.
+  /// GPU trials: how kforge-run's flush before each timed repetition leaves L2, "dirty" (a write, MEASURE.md's
+  /// protocol) or "clean" (a read); recorded in run.json, and a resumed run must use the same.
+  std::string l2Flush = "dirty";
   /// How trials are run: "serve" (one long-lived kforge-run --serve for the whole search) or "process" (a
   /// kforge-run per candidate, each in a child process of its own).
   std::string runner = "serve";

@@ -75,6 +75,11 @@ static cl::opt<double> timingBudget(
     cl::desc("A trial's timed repetitions stop near this many milliseconds (at least 10 repetitions; 0: always "
              "--reps); --replay always times --reps"),
     cl::init(1000), cl::cat(category));
+static cl::opt<std::string> l2Flush(
+    "l2-flush",
+    cl::desc("GPU trials: how the L2 flush before each timed repetition leaves L2: dirty (kforge-run writes a "
+             "buffer of 4x L2, shared/MEASURE.md's protocol) or clean (it reads one, so no dirty lines are left)"),
+    cl::init("dirty"), cl::cat(category));
 static cl::opt<std::string> runnerMode(
     "runner",
     cl::desc("How trials are verified and timed: serve (one long-lived kforge-run for the search) or process "
@@ -352,6 +357,14 @@ int main(int argc, char **argv) {
     llvm::errs() << "kforge-tune: error: unknown --runner '" << runnerMode << "' (expected serve or process)\n";
     return 2;
   }
+  if (l2Flush != "dirty" && l2Flush != "clean") {
+    llvm::errs() << "kforge-tune: error: unknown --l2-flush '" << l2Flush << "' (expected dirty or clean)\n";
+    return 2;
+  }
+  if (l2Flush == "clean" && target == "cpu") {
+    llvm::errs() << "kforge-tune: error: --l2-flush clean is for GPU trials; the CPU runner does not flush\n";
+    return 2;
+  }
   if (trials < 1 || reps < 10 || seeds < 1 || jobs < 0) {
     llvm::errs() << "kforge-tune: error: --trials and --seeds must be at least 1, --reps at least 10\n";
     return 2;
@@ -412,6 +425,11 @@ int main(int argc, char **argv) {
   }
   config.target = gpu ? "gpu" : "cpu";
   config.profile = gpu ? *gpu : cpuProfile();
+  if (l2Flush == "clean" && !gpu) {
+    llvm::errs() << "kforge-tune: error: --l2-flush clean is for GPU trials, and kforge-run finds no usable GPU\n";
+    return 1;
+  }
+  config.l2Flush = l2Flush;
   config.chip = chip.empty() ? "sm_90" : chip.getValue();
   if (!ceilingsPath.empty() && !readCeilings(ceilingsPath, config.profile))
     return 2;
