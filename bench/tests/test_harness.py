@@ -317,14 +317,20 @@ def test_tune_only_then_measure(tmp_path):
     assert both.returncode != 0 and "exclude each other" in both.stderr
 
 
-def test_embedded_fatbin_is_found(tmp_path):
-    """The instruction mix needs the GPU binary MLIR embeds in a kernel library; find it by its header."""
+def _load_bench_run():
+    """bench/run (a script without .py) as a module, for its functions."""
     import importlib.machinery
     import importlib.util
     loader = importlib.machinery.SourceFileLoader("bench_run", os.path.join(ROOT, "bench", "run"))
     spec = importlib.util.spec_from_loader("bench_run", loader)
     bench_run = importlib.util.module_from_spec(spec)
     loader.exec_module(bench_run)
+    return bench_run
+
+
+def test_embedded_fatbin_is_found(tmp_path):
+    """The instruction mix needs the GPU binary MLIR embeds in a kernel library; find it by its header."""
+    bench_run = _load_bench_run()
     import struct
     payload = b"\x01" * 40
     blob = struct.pack("<IHHQ", bench_run.FATBIN_MAGIC, 1, 16, len(payload)) + payload
@@ -352,13 +358,8 @@ def test_bf16_tasks_are_skipped_on_the_cpu_backend_and_floored_at_the_bf16_rate(
                                                  ("cuda", "dirty", ["--l2-flush", "dirty"]), ("cpu", "dirty", [])])
 def test_bench_run_tunes_with_the_flush_it_measures_with(tmp_path, monkeypatch, backend, l2, expected):
     """bench/run --l2 reaches kforge-tune (--l2-flush), so the search times its trials as the benchmark does."""
-    import importlib.machinery
-    import importlib.util
     from types import SimpleNamespace
-    loader = importlib.machinery.SourceFileLoader("bench_run", os.path.join(ROOT, "bench", "run"))
-    spec = importlib.util.spec_from_loader("bench_run", loader)
-    bench_run = importlib.util.module_from_spec(spec)
-    loader.exec_module(bench_run)
+    bench_run = _load_bench_run()
     calls = []
 
     def fake_tune(payload, run_dir, **kwargs):

@@ -956,6 +956,12 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
     std::vector<int64_t> allLanes = lanesCounts(facts);
     int64_t streamLanes = allLanes.empty() ? 0 : allLanes.back();
     bool streams = !rowSums && facts.linalgOps > 1 && streamLanes > 32;
+    // pipeline_rows pays off where a block's row (in registers over `lanes`) leaves room for one block per
+    // multiprocessor, and fits in a block's shared memory (measured below).
+    auto pipelinable = [&](int64_t lanes) {
+      return profile.multiprocessors > 0 && residentRowBlocks(lanes, width) == 1 &&
+             width * facts.elementBytes() <= 200 * 1024;
+    };
     // One row per block and per thread (a row sum's root is 1-D), its producers fused.
     auto rowPerBlock = [&] {
       std::vector<int64_t> oneRow = rowSums ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 0};
@@ -1046,15 +1052,13 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
         // (pipeline_rows). Measured (benchmark call 23): softmax 1024 x 32000 0.0776-0.0810 ms against 0.0839
         // (81% of copy bandwidth); on 4096-wide rows, several blocks per multiprocessor, 5-15% slower (0.0412
         // against 0.0371 ms softmax 4096 x 4096), so not proposed there.
-        if (i == 0 && profile.multiprocessors > 0 && residentRowBlocks(vectorLanes[i], width) == 1 &&
-            width * elementBytes <= 200 * 1024) {
+        if (i == 0 && pipelinable(vectorLanes[i])) {
           Schedule w = base;
           w.push_back(intAction("pipeline_rows", profile.multiprocessors));
           std::string pipelined = add(w, parent, "add " + describe(w.back()) + " (the next row copied into shared memory meanwhile)");
-          std::string streamed = pipelined;
           if (!rowSums) {
             w.push_back(Action{"streaming_stores"});
-            streamed = add(w, pipelined, "add streaming_stores (the output evict-first in L2)");
+            add(w, pipelined, "add streaming_stores (the output evict-first in L2)");
           }
           // Then with the rows' bulk copies under an L2 policy. Measured on softmax 1024 x 32000 (benchmark call
           // 35, 201 trials): evict-last 1-4% faster than none on this form (0.0785 against 0.0808 ms), evict-first
@@ -1079,6 +1083,7 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
     }
     int blockLaneTrials = 0;
     for (int64_t lanes : blockLaneCounts(facts)) {
+      bool firstLanes = blockLaneTrials == 0;
       if (blockLaneTrials++ == 1 && streams) {
         Schedule v;
         v.push_back(tile("block", {1, 0}));
@@ -1100,9 +1105,8 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
       // with its bulk copies evict-last in L2, then also with read_only_inputs: the search's best form on
       // softmax 1024 x 32000 (benchmark call 35, 201 trials: 0.0749-0.0750 ms over 800 or 640 lanes, against
       // 0.0758 for the best over lane_vector(2), 0.0779 over lane_vector(4) and 0.0823 for the best without
-      // pipeline_rows). (blockLaneTrials is 1 in the first iteration.)
-      if (blockLaneTrials == 1 && !rowSums && profile.multiprocessors > 0 &&
-          residentRowBlocks(lanes, width) == 1 && width * facts.elementBytes() <= 200 * 1024) {
+      // pipeline_rows).
+      if (firstLanes && !rowSums && pipelinable(lanes)) {
         v.push_back(intAction("pipeline_rows", profile.multiprocessors));
         v.push_back(Action{"loads_evict_last"});
         std::string pipelined = add(v, inRegisters,

@@ -818,7 +818,7 @@ bool parse(int argc, char **argv, Options &options) {
     else if (flag == "--l2-flush") {
       ok = isL2State(value);
       options.l2Flush = value;
-    }    else {
+    } else {
       std::cerr << "kforge-run: error: unknown option " << flag << "\n";
       return false;
     }

@@ -251,10 +251,11 @@ static RunOutcome outcomeOf(std::optional<json::Value> report, const std::string
 static std::vector<std::string> serverArgs(const TuneConfig &config, const Tools &tools, StringRef referenceDir) {
   std::vector<std::string> args = {"--serve", "--reference", referenceDir.str(), "--cache-dir",
                                    joinPath(config.runDir, "seed-cache")};
-  if (config.target == "gpu" && !tools.runtime.empty())
-    args.insert(args.end(), {"--runtime", tools.runtime});
-  if (config.target == "gpu")
+  if (config.target == "gpu") {
+    if (!tools.runtime.empty())
+      args.insert(args.end(), {"--runtime", tools.runtime});
     args.insert(args.end(), {"--l2-flush", config.l2Flush});
+  }
   return args;
 }
 
@@ -291,10 +292,11 @@ static RunOutcome runCandidate(const TuneConfig &config, const Tools &tools, Str
   std::vector<std::string> args = {"--candidate", candidateDir.str(), "--reference", referenceDir.str(),
                                    "--seeds", std::to_string(seeds), "--reps", std::to_string(reps),
                                    "--timeout", std::to_string(config.runTimeout), "--output", output};
-  if (config.target == "gpu" && !tools.runtime.empty())
-    args.insert(args.end(), {"--runtime", tools.runtime});
-  if (config.target == "gpu")
+  if (config.target == "gpu") {
+    if (!tools.runtime.empty())
+      args.insert(args.end(), {"--runtime", tools.runtime});
     args.insert(args.end(), {"--l2-flush", config.l2Flush});
+  }
   if (cutoffMs > 0)
     args.insert(args.end(), {"--cutoff-ms", std::to_string(cutoffMs)});
   if (config.timingBudgetMs > 0)
