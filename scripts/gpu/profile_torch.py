@@ -4,6 +4,10 @@ kforge's: what eager PyTorch or torch.compile launches for one call of the task,
 
     ncu --profile-from-start off ... python3 scripts/gpu/profile_torch.py TASK {eager,compile}
     scripts/gpu/profile_torch.py TASK MODE --ncu OUT   (runs ncu itself: OUT/details.txt, OUT/torch.ncu-rep)
+    scripts/gpu/profile_torch.py TASK compile --code OUT
+        (keeps what torch.compile generated: Inductor's Python source and Triton's PTX and launch metadata,
+        under OUT/inductor and OUT/triton, with OUT/kernels.txt listing each kernel's PTX file, warps and
+        the loads and stores it issues: what to compare kforge's PTX against)
 
 The task's PyTorch definition (bench/tasks/tasks.py) runs on its full shape: warm-up calls first (torch.compile
 compiles in them), then exactly one call between cudaProfilerStart and cudaProfilerStop, so ncu sees only the
@@ -70,13 +74,52 @@ def run_ncu(task, mode, out):
     return status
 
 
+def keep_generated_code(task, out):
+    """Runs the task under torch.compile with Inductor's and Triton's caches in OUT (set before torch is
+    imported, so nothing is reused from an earlier cache), then summarises each PTX file it left there."""
+    out = os.path.abspath(out)
+    os.makedirs(out, exist_ok=True)
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(out, "inductor")
+    os.environ["TRITON_CACHE_DIR"] = os.path.join(out, "triton")
+    os.environ["TORCHINDUCTOR_FX_GRAPH_CACHE"] = "0"
+    run_once_profiled(task, "compile")
+    lines = []
+    for directory, _, names in sorted(os.walk(os.path.join(out, "triton"))):
+        for name in sorted(n for n in names if n.endswith(".ptx")):
+            path = os.path.join(directory, name)
+            text = open(path).read()
+            meta = {}
+            json_path = path[:-4] + ".json"
+            if os.path.exists(json_path):
+                import json
+                meta = json.load(open(json_path))
+            counts = {}
+            for line in text.splitlines():
+                word = line.strip().split(" ")[0]
+                if word.startswith(("ld.global", "st.global", "cp.async", "shfl.sync", "createpolicy")):
+                    counts[word] = counts.get(word, 0) + 1
+            lines.append(f"{os.path.relpath(path, out)}: num_warps {meta.get('num_warps', '?')}, "
+                         f"num_stages {meta.get('num_stages', '?')}, shared {meta.get('shared', '?')}; "
+                         + ", ".join(f"{k} x{v}" for k, v in sorted(counts.items())))
+    if not lines:
+        sys.exit(f"profile_torch.py: torch.compile left no PTX under {out}/triton")
+    with open(os.path.join(out, "kernels.txt"), "w") as summary:
+        summary.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("task", help="a task of bench/tasks/tasks.py, e.g. layernorm")
     parser.add_argument("mode", choices=["eager", "compile"])
     parser.add_argument("--ncu", metavar="OUT", help="run the profile under ncu, writing into OUT")
+    parser.add_argument("--code", metavar="OUT", help="keep torch.compile's generated source and PTX in OUT")
     args = parser.parse_args()
     task = load_task(args.task)
+    if args.code:
+        if args.mode != "compile" or args.ncu:
+            sys.exit("profile_torch.py: --code keeps what torch.compile generates: mode compile, without --ncu")
+        sys.exit(keep_generated_code(task, args.code))
     if args.ncu:
         sys.exit(run_ncu(task, args.mode, args.ncu))
     run_once_profiled(task, args.mode)

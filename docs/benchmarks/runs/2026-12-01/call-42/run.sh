@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Call 42 (nvidia-h200): what torch.compile generates for the four tasks where kforge's margin is thin (the
+# norms and row_sum): Inductor's source and Triton's PTX (scripts/gpu/profile_torch.py --code), to compare
+# instruction by instruction with kforge's PTX. Nothing is timed here.
+for t in layernorm_plain layernorm rms_norm row_sum; do
+  echo "== $t"
+  timeout 150 python3 scripts/gpu/profile_torch.py "$t" compile --code "$OUT/$t" 2>&1 | tail -5
+  find "$OUT/$t" \( -name '*.cubin' -o -name '*.so' -o -name '*.pkl' -o -name '*.llir' -o -name '*.ttgir' \) -delete
+done
