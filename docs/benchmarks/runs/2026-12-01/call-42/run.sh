@@ -5,5 +5,5 @@
 for t in layernorm_plain layernorm rms_norm row_sum; do
   echo "== $t"
   timeout 150 python3 scripts/gpu/profile_torch.py "$t" compile --code "$OUT/$t" 2>&1 | tail -5
-  find "$OUT/$t" \( -name '*.cubin' -o -name '*.so' -o -name '*.pkl' -o -name '*.llir' -o -name '*.ttgir' \) -delete
+  find "$OUT/$t" \( -name '*.cubin' -o -name '*.so' -o -name '*.pkl' -o -name '*.llir' \) -delete
 done
