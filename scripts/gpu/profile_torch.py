@@ -95,7 +95,10 @@ def keep_generated_code(task, out):
                 meta = json.load(open(json_path))
             counts = {}
             for line in text.splitlines():
-                word = line.strip().split(" ")[0]
+                words = line.strip().split()
+                if words and words[0].startswith("@"):  # a predicated instruction: @%p1 ld.global...
+                    words = words[1:]
+                word = words[0] if words else ""
                 if word.startswith(("ld.global", "st.global", "cp.async", "shfl.sync", "createpolicy")):
                     counts[word] = counts.get(word, 0) + 1
             lines.append(f"{os.path.relpath(path, out)}: num_warps {meta.get('num_warps', '?')}, "
