@@ -117,8 +117,9 @@ struct StreamingStoresPass : kforge::impl::KforgeStreamingStoresBase<StreamingSt
         return signalPassFailure();
       }
       if (!assembled) {
-        asking.emitWarning() << "streaming stores take effect when ptxas assembles the kernel (format=bin or "
-                                "fatbin); this PTX keeps the default store cache operator";
+        // At the kernel's location, not on the op: a warning need not print the whole kernel after it.
+        emitWarning(asking.getLoc()) << "streaming stores take effect when ptxas assembles the kernel (format=bin or "
+                                        "fatbin); this PTX keeps the default store cache operator";
         return;
       }
       SmallVector<Attribute> updated;

@@ -11,6 +11,7 @@
 // HOST: gpu.binary @copy_kernel_bounded_0 [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80", flags = {"ptxas-cmd-options" = ["-dscm=cs"]}>
 // ASKED: 1
 // ISA: warning: streaming stores take effect when ptxas assembles the kernel (format=bin or fatbin)
+// ISA-NOT: see current operation
 // ISA-NOT: warning
 func.func @copy(%a: memref<256xf32>, %b: memref<256xf32>) {
   %c1 = arith.constant 1 : index
