@@ -97,7 +97,11 @@ llvm::ArrayRef<ActionSpec> kforge::tune::actionRegistry() {
        "Recompute each elementwise producer in every op that consumes it, inside the thread's loop, instead of "
        "keeping its result (softmax: exp(x - max) is computed again by the row sum and by the division). With "
        "lanes and without vectorize, a lane then keeps nothing of a wide row: each pass re-reads its columns "
-       "(from L2 after the first) and few registers are needed, so many rows are in flight.",
+       "(from L2 after the first) and few registers are needed, so many rows are in flight. With vectorize "
+       "and a row the lanes' registers hold, LLVM merges the re-reads into the first: layernorm without affine "
+       "8192 x 4096's best kernel in benchmark call 43 (recompute; lanes(256); lane_vector(4); vectorize) reads "
+       "each row once, four 16-byte loads per lane, as without recompute (torch.compile's Triton kernel reads "
+       "it twice, the second time from L1 and L2: call 42).",
        "transform.kforge.fuse_elementwise_producers on the thread-level scf.forall (upstream's elementwise "
        "fusion, repeated)",
        {},
