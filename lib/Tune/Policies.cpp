@@ -1038,6 +1038,16 @@ static std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, con
                 "add " + describe(near[near.size() - 3]) +
                     ", streaming_stores and loads_evict_last (two rows per multiprocessor ahead, loads evict-last)");
           }
+          // And, where a prefetch is proposed, the loads evict-last without it: as fast as with the prefetch under
+          // the dirty flush (benchmark call 30: layernorm without affine 0.0663 against 0.0661 ms) and among the
+          // best under the clean one, where the prefetch gains nothing (call 43: RMS norm's best, 0.0627 ms; call
+          // 41: layernorm without affine 0.0634 with st.cs, the best 0.0632).
+          if (!prefetched.empty()) {
+            Schedule unprefetched = base;
+            unprefetched.push_back(Action{"loads_evict_last"});
+            add(unprefetched, parent,
+                "add loads_evict_last without a prefetch (the loads with an L2 evict-last policy)");
+          }
         }
         // A row sum reads each row once and writes little: each form also with its loads evict-first in L2 (2.5%
         // faster on call 23's 8192 x 8192 row sum, benchmark call 28; 6% over 1024 lanes, call 29: 0.0661 ms

@@ -310,8 +310,8 @@ TEST(Policies, LaneVectorsAndRowPrefetchesAreProposedAndMutatedOnRowKernels) {
 TEST(Policies, CacheActionsAreProposedOnNormalisingRowKernelsAndReachedByTheSearch) {
   // The heuristic proposes streaming_stores, then streaming_stores with read_only_inputs or with
   // loads_evict_last, on softmax's first lane_vector form (valid, last in order), the last also with the prefetch
-  // two rows per multiprocessor ahead; a row sum, whose output is small, gets loads_evict_first alone, on each of
-  // its three lane_vector forms.
+  // two rows per multiprocessor ahead, and loads_evict_last alone without a prefetch; a row sum, whose output is
+  // small, gets loads_evict_first alone, on each of its three lane_vector forms.
   static const llvm::StringRef kinds[] = {"streaming_stores", "read_only_inputs", "loads_evict_last",
                                           "loads_evict_first"};
   auto cacheActions = [](const Schedule &s) {
@@ -325,16 +325,16 @@ TEST(Policies, CacheActionsAreProposedOnNormalisingRowKernelsAndReachedByTheSear
   for (const Proposal &p : heuristicSchedules(softmax(), h200()))
     if (!cacheActions(p.schedule).empty()) {
       EXPECT_TRUE(validateSchedule(p.schedule, softmax(), "gpu").empty()) << describe(p.schedule);
-      EXPECT_EQ(p.schedule.back().kind, cacheActions(p.schedule).size() == 1 ? "streaming_stores"
-                                                                                 : cacheActions(p.schedule)[1]);
+      EXPECT_EQ(p.schedule.back().kind, cacheActions(p.schedule).back());
       EXPECT_FALSE(findSlot(p.schedule, "loads_evict_first")) << describe(p.schedule);
       steps.push_back(p.step);
     }
-  ASSERT_EQ(steps.size(), 4u);
+  ASSERT_EQ(steps.size(), 5u);
   EXPECT_NE(steps[0].find("add streaming_stores"), std::string::npos);
   EXPECT_NE(steps[1].find("add read_only_inputs"), std::string::npos);
   EXPECT_NE(steps[2].find("add loads_evict_last"), std::string::npos);
   EXPECT_NE(steps[3].find("add prefetch_rows(264), streaming_stores and loads_evict_last"), std::string::npos);
+  EXPECT_NE(steps[4].find("add loads_evict_last without a prefetch"), std::string::npos);
   PayloadFacts rowSum = softmax();
   rowSum.entry = "row_sum";
   rowSum.parallelSizes = {8192};
