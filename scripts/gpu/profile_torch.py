@@ -15,6 +15,7 @@ kernels of that call. Profiling only: nothing here is timed or verified (bench/r
 """
 import argparse
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -74,15 +75,9 @@ def run_ncu(task, mode, out):
     return status
 
 
-def keep_generated_code(task, out):
-    """Runs the task under torch.compile with Inductor's and Triton's caches in OUT (set before torch is
-    imported, so nothing is reused from an earlier cache), then summarises each PTX file it left there."""
-    out = os.path.abspath(out)
-    os.makedirs(out, exist_ok=True)
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(out, "inductor")
-    os.environ["TRITON_CACHE_DIR"] = os.path.join(out, "triton")
-    os.environ["TORCHINDUCTOR_FX_GRAPH_CACHE"] = "0"
-    run_once_profiled(task, "compile")
+def summarize_ptx(out):
+    """A line for each PTX file under OUT/triton: its path, Triton's launch metadata beside it (the .json of the
+    same name) and how many of each global load and store, bulk copy, shuffle and cache policy it issues."""
     lines = []
     for directory, _, names in sorted(os.walk(os.path.join(out, "triton"))):
         for name in sorted(n for n in names if n.endswith(".ptx")):
@@ -91,7 +86,6 @@ def keep_generated_code(task, out):
             meta = {}
             json_path = path[:-4] + ".json"
             if os.path.exists(json_path):
-                import json
                 meta = json.load(open(json_path))
             counts = {}
             for line in text.splitlines():
@@ -104,6 +98,19 @@ def keep_generated_code(task, out):
             lines.append(f"{os.path.relpath(path, out)}: num_warps {meta.get('num_warps', '?')}, "
                          f"num_stages {meta.get('num_stages', '?')}, shared {meta.get('shared', '?')}; "
                          + ", ".join(f"{k} x{v}" for k, v in sorted(counts.items())))
+    return lines
+
+
+def keep_generated_code(task, out):
+    """Runs the task under torch.compile with Inductor's and Triton's caches in OUT (set before torch is
+    imported, so nothing is reused from an earlier cache), then summarises each PTX file it left there."""
+    out = os.path.abspath(out)
+    os.makedirs(out, exist_ok=True)
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(out, "inductor")
+    os.environ["TRITON_CACHE_DIR"] = os.path.join(out, "triton")
+    os.environ["TORCHINDUCTOR_FX_GRAPH_CACHE"] = "0"
+    run_once_profiled(task, "compile")
+    lines = summarize_ptx(out)
     if not lines:
         sys.exit(f"profile_torch.py: torch.compile left no PTX under {out}/triton")
     with open(os.path.join(out, "kernels.txt"), "w") as summary:
