@@ -322,8 +322,10 @@ TEST(Policies, CacheActionsAreProposedOnNormalisingRowKernelsAndReachedByTheSear
     return found;
   };
   std::vector<std::string> steps;
+  std::vector<Schedule> cached;
   for (const Proposal &p : heuristicSchedules(softmax(), h200()))
     if (!cacheActions(p.schedule).empty()) {
+      cached.push_back(p.schedule);
       EXPECT_TRUE(validateSchedule(p.schedule, softmax(), "gpu").empty()) << describe(p.schedule);
       EXPECT_EQ(p.schedule.back().kind, cacheActions(p.schedule).back());
       EXPECT_FALSE(findSlot(p.schedule, "loads_evict_first")) << describe(p.schedule);
@@ -335,6 +337,8 @@ TEST(Policies, CacheActionsAreProposedOnNormalisingRowKernelsAndReachedByTheSear
   EXPECT_NE(steps[2].find("add loads_evict_last"), std::string::npos);
   EXPECT_NE(steps[3].find("add prefetch_rows(264), streaming_stores and loads_evict_last"), std::string::npos);
   EXPECT_NE(steps[4].find("add loads_evict_last without a prefetch"), std::string::npos);
+  EXPECT_FALSE(findSlot(cached[4], "prefetch_rows")) << describe(cached[4]);
+  EXPECT_TRUE(findSlot(cached[3], "prefetch_rows")) << describe(cached[3]);
   PayloadFacts rowSum = softmax();
   rowSum.entry = "row_sum";
   rowSum.parallelSizes = {8192};
