@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The benchmark on the GPU machine, one command (docs/benchmarks/, bench/README.md): unpacks the tuner packed
-# here by scripts/gpu/pack_tuner.sh (carried as gpu-artifacts/tuner), then bench/run tunes every task with kforge
-# and measures kforge, PyTorch eager and torch.compile in one process. Writes $1/h200.{md,json,svg} and packs the
+# The benchmark on the GPU machine, one command (docs/benchmarks/h200.md, bench/README.md; the records of its calls
+# are kept in results/benchmarks-h200/): unpacks the tuner packed here by scripts/gpu/pack_tuner.sh (carried as
+# gpu-artifacts/tuner), then bench/run tunes every task with kforge and measures kforge, PyTorch eager and
+# torch.compile in one process. Writes $1/h200.{md,json,svg} and packs the
 # tuning runs (records, best schedules; no artifacts or caches) into $1/bench-runs.tgz.
 #   scripts/gpu/bench.sh OUT [bench/run flags, e.g. --level 2 --time-budget 30]
 #   BENCH_PREVIOUS=previous/bench-runs.tgz scripts/gpu/bench.sh OUT --no-tune

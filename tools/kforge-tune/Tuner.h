@@ -72,7 +72,7 @@ struct TuneConfig {
 /// become the best. Far slower than the untransformed payload (baselineFactor x baseline), or than the best kernel
 /// found so far (bestFactor x best); 100 ms of slack covers a run's launch and copies (measured on the H200: a
 /// 0.04 ms softmax kernel's run, the fastest after the first, took 21-29 ms; with 20 ms of slack nearly every
-/// softmax candidate was cut, docs/perf/search-h200/study-5-discarded). 0 turns a bound off;
+/// softmax candidate was cut, results/search-h200/study-5-discarded). 0 turns a bound off;
 /// returns 0 when both are off.
 inline double tooSlowCutoffMs(double baselineFactor, double baselineMs, double bestFactor, double bestMs) {
   double cutoff = baselineFactor > 0 ? baselineFactor * baselineMs + 100 : 0;
