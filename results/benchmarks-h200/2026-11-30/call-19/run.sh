@@ -8,8 +8,8 @@ TUNER=gpu-artifacts/tuner-study6 scripts/gpu/tune_study.sh scripts/gpu/plans/stu
   gpu-artifacts/study-6/runs
 echo "study done after $SECONDS s"
 cp -r gpu-artifacts/tuner-study6 gpu-artifacts/tuner
-tar xzf docs/benchmarks/runs/2026-11-30/call-16/bench-runs.tgz || exit 1
-export BENCH_PREVIOUS=docs/benchmarks/runs/2026-11-30/call-18/bench-runs.tgz
+tar xzf results/benchmarks-h200/2026-11-30/call-16/bench-runs.tgz || exit 1
+export BENCH_PREVIOUS=results/benchmarks-h200/2026-11-30/call-18/bench-runs.tgz
 G=matmul_square,matmul_2048,matmul_8192,matmul_irregular,batch_matmul,gemm_bias_relu,gemm_scale_gelu,gemm_bias_residual
 T=$(mktemp -d)
 BENCH_TIMEOUT=60 scripts/gpu/bench.sh "$T" --tune-only --tasks matmul_irregular --time-budget 30

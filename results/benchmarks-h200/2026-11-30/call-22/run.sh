@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Call 22 (nvidia-h200, tools packed at 0982e8e): ncu on call 20's row_sum kernel and on torch.compile's, the
 # task where the two tie at 91% of copy bandwidth (a read-only kernel: what holds each below DRAM's peak).
-tar xzf docs/benchmarks/runs/2026-11-30/call-20/bench-runs.tgz || exit 1
+tar xzf results/benchmarks-h200/2026-11-30/call-20/bench-runs.tgz || exit 1
 P=$(mktemp -d)
 timeout 90 scripts/gpu/profile.sh bench-out/tune/row_sum $P/kforge > /dev/null 2>&1
 timeout 150 python3 scripts/gpu/profile_torch.py row_sum compile --ncu $P/torch > /dev/null 2>&1

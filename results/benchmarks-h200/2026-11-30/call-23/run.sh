@@ -5,7 +5,7 @@
 # spill: lanes320-pipeline.json). Then the six reduction tasks measured with PyTorch in one process; ncu on the
 # best softmax_wide kernel last.
 R=softmax,softmax_wide,layernorm,layernorm_plain,rms_norm,row_sum
-D=docs/benchmarks/runs/2026-11-30/call-23
+D=results/benchmarks-h200/2026-11-30/call-23
 T=$(mktemp -d)
 BENCH_TIMEOUT=70 scripts/gpu/bench.sh "$T" --tune-only --tasks softmax_wide --time-budget 30
 cp "$T/bench.log" "$OUT/tune.log"

@@ -4,7 +4,7 @@
 # then the six reductions measured with PyTorch in two separate processes (p1, p2).
 R=softmax,softmax_wide,layernorm,layernorm_plain,rms_norm,row_sum
 T=$(mktemp -d); L=$(mktemp -d)
-BENCH_PREVIOUS=docs/benchmarks/runs/2026-12-01/call-29/bench-runs.tgz BENCH_TIMEOUT=330 \
+BENCH_PREVIOUS=results/benchmarks-h200/2026-12-01/call-29/bench-runs.tgz BENCH_TIMEOUT=330 \
   scripts/gpu/bench.sh "$T" --tune-only --tasks layernorm,layernorm_plain,rms_norm --time-budget 90
 cp "$T/bench.log" "$L/tune.log"
 cp "$T/bench-runs.tgz" "$OUT/bench-runs.tgz"

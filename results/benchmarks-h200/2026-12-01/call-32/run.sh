@@ -7,7 +7,7 @@ L=$(mktemp -d)
 for p in p1:190 p2:380 p3:570; do
   limit=${p#*:}; p=${p%:*}
   mkdir -p "$L/$p"
-  BENCH_PREVIOUS=docs/benchmarks/runs/2026-12-01/call-31/bench-runs.tgz BENCH_TIMEOUT=$(( limit - SECONDS )) \
+  BENCH_PREVIOUS=results/benchmarks-h200/2026-12-01/call-31/bench-runs.tgz BENCH_TIMEOUT=$(( limit - SECONDS )) \
     scripts/gpu/bench.sh "$L/$p" --no-tune --tasks $R
   cp "$L/$p/h200.md" "$OUT/$p.md"; cp "$L/$p/h200.json" "$OUT/$p.json"
 done

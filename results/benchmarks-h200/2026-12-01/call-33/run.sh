@@ -8,7 +8,7 @@ L=$(mktemp -d)
 for p in p1:210 p2:410; do
   limit=${p#*:}; p=${p%:*}
   mkdir -p "$L/$p"
-  BENCH_PREVIOUS=docs/benchmarks/runs/2026-11-30/call-19/bench-runs.tgz BENCH_TIMEOUT=$(( limit - SECONDS )) \
+  BENCH_PREVIOUS=results/benchmarks-h200/2026-11-30/call-19/bench-runs.tgz BENCH_TIMEOUT=$(( limit - SECONDS )) \
     scripts/gpu/bench.sh "$L/$p" --no-tune --tasks $G
   cp "$L/$p/h200.md" "$OUT/$p.md"; cp "$L/$p/h200.json" "$OUT/$p.json"
 done

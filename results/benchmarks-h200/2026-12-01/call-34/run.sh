@@ -8,8 +8,8 @@ L=$(mktemp -d)
 for p in g1:G:call-19:110 g2:G:call-19:220 r1:R:call-31:300; do
   IFS=: read -r name set call limit <<< "$p"
   tasks=$G; [ "$set" = R ] && tasks=$R
-  prev=docs/benchmarks/runs/2026-11-30/call-19/bench-runs.tgz
-  [ "$call" = call-31 ] && prev=docs/benchmarks/runs/2026-12-01/call-31/bench-runs.tgz
+  prev=results/benchmarks-h200/2026-11-30/call-19/bench-runs.tgz
+  [ "$call" = call-31 ] && prev=results/benchmarks-h200/2026-12-01/call-31/bench-runs.tgz
   mkdir -p "$L/$name"
   BENCH_PREVIOUS=$prev BENCH_TIMEOUT=$(( limit - SECONDS )) scripts/gpu/bench.sh "$L/$name" --no-tune --tasks $tasks
   cp "$L/$name/h200.md" "$OUT/$name.md"; cp "$L/$name/h200.json" "$OUT/$name.json"

@@ -6,7 +6,7 @@
 # a GPU), then measure the six reductions (call 31's records for the other five) in three separate processes.
 R=softmax,softmax_wide,layernorm,layernorm_plain,rms_norm,row_sum
 T=$(mktemp -d); L=$(mktemp -d)
-BENCH_PREVIOUS=docs/benchmarks/runs/2026-12-01/call-31/bench-runs.tgz BENCH_TIMEOUT=220 \
+BENCH_PREVIOUS=results/benchmarks-h200/2026-12-01/call-31/bench-runs.tgz BENCH_TIMEOUT=220 \
   scripts/gpu/bench.sh "$T" --tune-only --tasks softmax_wide --time-budget 150
 cp "$T/bench-runs.tgz" "$OUT/bench-runs.tgz"
 python3 - bench-out/tune/softmax_wide/db.jsonl <<'PY' | tee "$OUT/trials.txt"

@@ -5,7 +5,7 @@
 # kept from call 35; the six measured in three separate processes; then ncu on softmax_wide's best kernel.
 R=softmax,softmax_wide,layernorm,layernorm_plain,rms_norm,row_sum
 T=$(mktemp -d); L=$(mktemp -d); P=$(mktemp -d)
-tar xzf docs/benchmarks/runs/2026-12-01/call-35/bench-runs.tgz && rm -rf bench-out/tune/softmax_wide
+tar xzf results/benchmarks-h200/2026-12-01/call-35/bench-runs.tgz && rm -rf bench-out/tune/softmax_wide
 BENCH_TIMEOUT=100 scripts/gpu/bench.sh "$T" --tune-only --tasks softmax_wide --time-budget 30
 cp "$T/bench.log" "$L/tune.log"
 cp "$T/bench-runs.tgz" "$OUT/bench-runs.tgz"

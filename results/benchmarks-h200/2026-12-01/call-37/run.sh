@@ -4,7 +4,7 @@
 # bench-runs.tgz) resumed for 80 s more each, then the six reductions measured in three separate processes.
 R=softmax,softmax_wide,layernorm,layernorm_plain,rms_norm,row_sum
 T=$(mktemp -d); L=$(mktemp -d)
-BENCH_PREVIOUS=docs/benchmarks/runs/2026-12-01/call-36/bench-runs.tgz BENCH_TIMEOUT=300 \
+BENCH_PREVIOUS=results/benchmarks-h200/2026-12-01/call-36/bench-runs.tgz BENCH_TIMEOUT=300 \
   scripts/gpu/bench.sh "$T" --tune-only --tasks layernorm,layernorm_plain,rms_norm --time-budget 80
 cp "$T/bench.log" "$L/tune.log"
 cp "$T/bench-runs.tgz" "$OUT/bench-runs.tgz"

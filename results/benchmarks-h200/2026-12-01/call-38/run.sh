@@ -2,7 +2,7 @@
 # Call 38 (nvidia-h200, call 36's tools): ncu on layernorm_plain, the norm where kforge leads torch.compile by
 # only 0.1-0.5% (call 37): kforge's best kernel after call 37's tuning, and torch.compile's; what holds each
 # below DRAM's peak.
-tar xzf docs/benchmarks/runs/2026-12-01/call-37/bench-runs.tgz || exit 1
+tar xzf results/benchmarks-h200/2026-12-01/call-37/bench-runs.tgz || exit 1
 P=$(mktemp -d)
 timeout 120 scripts/gpu/profile.sh bench-out/tune/layernorm_plain $P/kforge > /dev/null 2>&1
 timeout 200 python3 scripts/gpu/profile_torch.py layernorm_plain compile --ncu $P/torch > /dev/null 2>&1

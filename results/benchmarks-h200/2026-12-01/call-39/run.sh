@@ -8,7 +8,7 @@ L=$(mktemp -d)
 for p in c1:clean c2:clean d1:dirty; do
   l2=${p#*:}; p=${p%:*}
   mkdir -p "$L/$p"
-  BENCH_PREVIOUS=docs/benchmarks/runs/2026-12-01/call-37/bench-runs.tgz BENCH_TIMEOUT=$(( 560 - SECONDS )) \
+  BENCH_PREVIOUS=results/benchmarks-h200/2026-12-01/call-37/bench-runs.tgz BENCH_TIMEOUT=$(( 560 - SECONDS )) \
     scripts/gpu/bench.sh "$L/$p" --no-tune --tasks $R --l2 $l2
   cp "$L/$p/h200.json" "$OUT/$p.json"
 done

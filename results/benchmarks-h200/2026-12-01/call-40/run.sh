@@ -9,7 +9,7 @@ L=$(mktemp -d)
 for p in k37:2026-12-01/call-37 k27:2026-12-01/call-27 k23:2026-11-30/call-23; do
   runs=${p#*:}; p=${p%:*}
   mkdir -p "$L/$p"; rm -rf bench-out
-  BENCH_PREVIOUS=docs/benchmarks/runs/$runs/bench-runs.tgz BENCH_TIMEOUT=$(( 500 - SECONDS )) \
+  BENCH_PREVIOUS=results/benchmarks-h200/$runs/bench-runs.tgz BENCH_TIMEOUT=$(( 500 - SECONDS )) \
     scripts/gpu/bench.sh "$L/$p" --no-tune --tasks $R --l2 clean
   cp "$L/$p/h200.json" "$OUT/$p.json"
 done

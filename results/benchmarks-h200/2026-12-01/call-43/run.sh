@@ -6,7 +6,7 @@
 # clean flush, one with the dirty flush (shared/MEASURE.md's protocol).
 N=layernorm,layernorm_plain,rms_norm
 T=$(mktemp -d); L=$(mktemp -d)
-BENCH_PREVIOUS=docs/benchmarks/runs/2026-12-01/call-41/bench-runs.tgz BENCH_TIMEOUT=260 \
+BENCH_PREVIOUS=results/benchmarks-h200/2026-12-01/call-41/bench-runs.tgz BENCH_TIMEOUT=260 \
   scripts/gpu/bench.sh "$T" --tune-only --tasks $N --time-budget 60 --l2 clean
 cp "$T/bench.log" "$L/tune.log"
 head='{"kind":"tile","params":{"level":"block","sizes":[1,0]}},{"kind":"fuse","params":{"into":"block"}},{"kind":"tile","params":{"level":"thread","sizes":[1,0]}},{"kind":"fuse","params":{"into":"thread"}},{"kind":"lanes","params":{"count":512}},{"kind":"lane_vector","params":{"width":4}},{"kind":"vectorize","params":{}}'
