@@ -39,6 +39,7 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
   if (!root)
     return func.emitError() << "the entry's first result is not produced by a linalg op";
   facts.rootOp = root->getName().getStringRef().str();
+  facts.rootLoops = root.getNumLoops();
   SmallVector<int64_t> ranges = root.getStaticLoopRanges();
   for (auto [range, iterator] : llvm::zip(ranges, root.getIteratorTypesArray())) {
     if (iterator != utils::IteratorType::parallel)

@@ -10,6 +10,7 @@ llvm::json::Value kforge::tune::toJSON(const PayloadFacts &facts) {
     sizes.push_back(s);
   return llvm::json::Object{{"entry", facts.entry},
                             {"root_op", facts.rootOp},
+                            {"root_loops", facts.rootLoops},
                             {"parallel_sizes", std::move(sizes)},
                             {"contraction_op", facts.contractionOp},
                             {"contraction_k", facts.contractionK},
@@ -29,7 +30,7 @@ llvm::json::Value kforge::tune::toJSON(const PayloadFacts &facts) {
 
 bool kforge::tune::fromJSON(const llvm::json::Value &value, PayloadFacts &facts, llvm::json::Path path) {
   llvm::json::ObjectMapper o(value, path);
-  return o && o.map("entry", facts.entry) && o.map("root_op", facts.rootOp) &&
+  return o && o.map("entry", facts.entry) && o.map("root_op", facts.rootOp) && o.mapOptional("root_loops", facts.rootLoops) &&
          o.map("parallel_sizes", facts.parallelSizes) && o.map("contraction_op", facts.contractionOp) &&
          o.map("contraction_k", facts.contractionK) && o.mapOptional("contraction_sizes", facts.contractionSizes) &&
          o.mapOptional("contraction_ops", facts.contractionOps) &&

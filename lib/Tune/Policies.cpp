@@ -109,7 +109,7 @@ static Action fuse(StringRef level) {
 static Action unroll(int64_t factor) {
   Action a;
   a.kind = "unroll";
-  a.factor = factor;
+  a.value = factor;
   return a;
 }
 static Action vectorize() {
@@ -127,7 +127,7 @@ static Action recompute() {
 static Action intAction(StringRef kind, int64_t value) {
   Action a;
   a.kind = kind.str();
-  a.factor = value;
+  a.value = value;
   return a;
 }
 /// The values an action with one integer parameter may take on this payload: the registry's domain; for
@@ -298,11 +298,11 @@ static bool mutateParameter(Schedule &s, const PayloadFacts &facts, std::mt19937
   if (a.kind != "tile") { // unroll, occupancy, max_registers: another value of the registry's
     std::vector<int64_t> values;
     for (int64_t v : intValues(a.kind, facts))
-      if (v != a.factor)
+      if (v != a.value)
         values.push_back(v);
     if (values.empty())
       return false;
-    a.factor = pick(rng, values);
+    a.value = pick(rng, values);
     step = "mutate " + describe(a);
     return true;
   }
@@ -378,7 +378,7 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
   if (gpu(profile) && slot(s, "lanes") && facts.rowMoments > 0)
     (slot(s, "moments") ? removes : adds).push_back("moments");
   // A block reducing its row, the row's values in vectors: what stash and pipeline_rows act on.
-  bool blockRowVectors = gpu(profile) && slot(s, "lanes") && slot(s, "lanes")->factor > 32 && slot(s, "vectorize");
+  bool blockRowVectors = gpu(profile) && slot(s, "lanes") && slot(s, "lanes")->value > 32 && slot(s, "vectorize");
   if (blockRowVectors)
     (slot(s, "stash") ? removes : adds).push_back("stash");
   if (blockRowVectors && profile.multiprocessors > 0)
@@ -399,7 +399,7 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     removes.push_back("wgmma");
   if (slot(s, "wgmma"))
     (slot(s, "tma") ? removes : adds).push_back("tma");
-  if (slot(s, "wgmma") && (slot(s, "overlap") || (slot(s, "pipeline") && slot(s, "pipeline")->factor >= 3)))
+  if (slot(s, "wgmma") && (slot(s, "overlap") || (slot(s, "pipeline") && slot(s, "pipeline")->value >= 3)))
     (slot(s, "overlap") ? removes : adds).push_back("overlap");
   if (slot(s, "mma") && slot(s, "pipeline"))
     (slot(s, "stage_epilogue") ? removes : adds).push_back("stage_epilogue");
@@ -437,7 +437,7 @@ static bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwarePr
     } else if (what == "stage") {
       if (Action *tensorCores = slot(s, "mma")) {
         added = intAction("stage", pick(rng, std::vector<int64_t>{16, 32, 64}));
-        tensorCores->factor = 1; // a staged tile's steps are block_k / 16
+        tensorCores->value = 1; // a staged tile's steps are block_k / 16
       } else {
         added = intAction("stage", pick(rng, std::vector<int64_t>{8, 16, 32}));
         dropSimtMatmulActions(s); // the staged SGEMM computes the matmul itself
@@ -1612,7 +1612,7 @@ Schedule kforge::tune::mutateSchedule(const Schedule &parent, const PayloadFacts
   if (!split)
     return mutateScheduleOn(parent, facts, profile, rng, aggressive, step);
   std::vector<int64_t> values = kernelSplitValues(split->kind, facts);
-  llvm::erase(values, split->factor);
+  llvm::erase(values, split->value);
   if (!values.empty() && coin(rng, 0.15)) {
     Action other = intAction(split->kind, pick(rng, values));
     Schedule rest = withoutSplit(parent);
@@ -1643,7 +1643,7 @@ Schedule kforge::tune::crossoverSchedules(const Schedule &a, const Schedule &b, 
     return crossoverSchedulesOn(a, b, facts, profile, rng);
   // One schedules the root, the other another op (or the same op split differently): no slot means the same.
   if (!splitA || !splitB || splitA->kind != splitB->kind ||
-      (splitA->kind == "split_k" && splitA->factor != splitB->factor))
+      (splitA->kind == "split_k" && splitA->value != splitB->value))
     return {};
   Schedule child = crossoverSchedulesOn(withoutSplit(a), withoutSplit(b), scheduledFacts(a, facts), profile, rng);
   if (child.empty())

@@ -2,10 +2,11 @@
 //
 // A schedule is an ordered list of actions; an action is a small JSON object
 //   {"kind": "tile", "params": {"level": "block", "sizes": [64, 64]}}
-// The registry below is the single source of truth about actions: which kinds exist, their parameters and
-// the values each may take, which targets accept them, and in which order they may appear. The validator,
-// the renderer (schedule -> transform-dialect library), the search's mutators, the LLM prompt and
-// docs/actions.md all read it.
+// The registry is the single source of truth about actions: which kinds exist, their parameters and the
+// values each may take, which targets accept them, and in which order they may appear. Each kind is one
+// definition (lib/Tune/ActionDefinition.h; the families in lib/Tune/actions/); the validator, the renderer
+// (schedule -> transform-dialect library), the search's mutators, the LLM prompt and docs/actions.md are loops
+// over the definitions.
 //
 // The rendered schedule is one `@__transform_main` named sequence: the actions' fragments in order, then a
 // target-specific finish (bufferization; on the GPU the mapping of the block / thread loops to the grid and
@@ -40,6 +41,7 @@ struct ParamSpec {
   std::vector<int64_t> values;
   std::vector<std::string> choices;
   std::string doc;
+  std::string listSeparator = "x"; ///< How an IntList is written in an action's text ("tile(block, 64x64)").
 };
 
 /// One kind of action. A kind with a `level` parameter is several "slots" (tile at block / thread /
@@ -57,13 +59,15 @@ struct ActionSpec {
 llvm::ArrayRef<ActionSpec> actionRegistry();
 const ActionSpec *findAction(llvm::StringRef kind);
 
-/// One action of a schedule, parsed.
+/// One action of a schedule, parsed. Its parameters live in three fields, by their type in the kind's spec:
+/// the enum parameter in `level` (tile's level, fuse's into), the integer list in `sizes` (tile's sizes,
+/// reorder's permutation) and the one integer parameter in `value` (unroll's factor, lanes' count, split_k's
+/// parts, mma's k_steps, stage's block_k, ...: the spec names it).
 struct Action {
   std::string kind;
-  std::string level;          ///< tile: block | thread | reduction; fuse: block | thread; else empty.
-  std::vector<int64_t> sizes; ///< tile
-  int64_t factor = 0;         ///< unroll
-  std::vector<int64_t> operands; ///< promote
+  std::string level;          ///< The enum parameter; empty for kinds without one.
+  std::vector<int64_t> sizes; ///< The integer-list parameter.
+  int64_t value = 0;          ///< The integer parameter.
 };
 using Schedule = std::vector<Action>;
 
@@ -93,7 +97,7 @@ std::vector<Problem> checkSchedule(const llvm::json::Value &value, const Payload
 llvm::json::Value invalidScheduleReport(llvm::ArrayRef<Problem> problems);
 
 /// The position of an action's slot in the canonical order (tile(block) < fuse(block) < tile(thread) <
-/// fuse(thread) < tile(reduction) < unroll < vectorize); each slot appears at most once.
+/// fuse(thread) < ... < vectorize < ... < the kernel attributes); each slot appears at most once.
 int actionPhase(const Action &action);
 
 /// The sizes a tile at `level` may take (block / thread: 0 leaves the loop whole; reduction: the K step).

@@ -21,6 +21,7 @@ struct PayloadFacts {
   std::string entry;                  ///< Entry function.
   std::string rootOp;                 ///< The op producing the returned value (e.g. linalg.generic).
   std::vector<int64_t> parallelSizes; ///< The root's leading parallel loops' sizes (what block/thread tiles cut).
+  int64_t rootLoops = 0;              ///< All the root's loops (parallel and reduction); 0 when unknown.
   std::string contractionOp;          ///< linalg.matmul / linalg.batch_matmul if the payload has one, else empty.
   int64_t contractionK = 0;           ///< Its reduction size.
   std::vector<int64_t> contractionSizes; ///< Its parallel loops' sizes ((batch,) rows, columns).

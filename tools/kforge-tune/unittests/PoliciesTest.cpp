@@ -273,9 +273,9 @@ TEST(Policies, LaneVectorsAndRowPrefetchesAreProposedAndMutatedOnRowKernels) {
   std::vector<int64_t> vectorLanes;
   for (const Proposal &p : heuristicSchedules(softmax(), h200()))
     if (const Action *vector = findSlot(p.schedule, "lane_vector")) {
-      EXPECT_EQ(vector->factor, 4);
+      EXPECT_EQ(vector->value, 4);
       EXPECT_TRUE(validateSchedule(p.schedule, softmax(), "gpu").empty()) << describe(p.schedule);
-      vectorLanes.push_back(findSlot(p.schedule, "lanes")->factor);
+      vectorLanes.push_back(findSlot(p.schedule, "lanes")->value);
     }
   ASSERT_FALSE(vectorLanes.empty());
   EXPECT_EQ(vectorLanes.front(), 256);
@@ -285,7 +285,7 @@ TEST(Policies, LaneVectorsAndRowPrefetchesAreProposedAndMutatedOnRowKernels) {
   for (const Proposal &p : heuristicSchedules(softmax(), h200()))
     if (const Action *prefetch = findSlot(p.schedule, "prefetch_rows")) {
       prefetched = true;
-      EXPECT_EQ(prefetch->factor, findSlot(p.schedule, "loads_evict_last") && prefetch->factor != 132 * 5 ? 132 * 2
+      EXPECT_EQ(prefetch->value, findSlot(p.schedule, "loads_evict_last") && prefetch->value != 132 * 5 ? 132 * 2
                                                                                                          : 132 * 5);
       EXPECT_TRUE(validateSchedule(p.schedule, softmax(), "gpu").empty()) << describe(p.schedule);
     }
@@ -404,7 +404,7 @@ TEST(Policies, SplitSchedulesForContractionsBehindRowReductions) {
   std::vector<Proposal> guesses = heuristicSchedules(facts, h200());
   ASSERT_FALSE(guesses.empty());
   EXPECT_EQ(guesses.front().schedule.front().kind, "split");
-  EXPECT_EQ(guesses.front().schedule.front().factor, 256); // 16 values per lane of a 4096-wide row
+  EXPECT_EQ(guesses.front().schedule.front().value, 256); // 16 values per lane of a 4096-wide row
   std::mt19937_64 rng(3);
   int splits = 0, mutated = 0, crossed = 0;
   for (int i = 0; i < 200; ++i) {

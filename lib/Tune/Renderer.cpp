@@ -1,0 +1,340 @@
+//===- Renderer.cpp - a schedule as transform-dialect text -----------------===//
+
+#include "Renderer.h"
+
+#include "ActionDefinition.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace kforge::tune;
+using llvm::StringRef;
+
+std::string Renderer::render(const Schedule &schedule, std::vector<int> *actionLines) {
+  const Action *twoKernels = kernelSplit(schedule);
+  const ActionDefinition *splitDefinition = twoKernels ? &definitionOf(*twoKernels) : nullptr;
+  bool separateProducers = splitDefinition && splitDefinition->marksContractionProducers();
+  bool fuses = twoKernels || findSlot(schedule, "fuse", "block") != nullptr;
+  line("// A kforge schedule, rendered by kforge-tune from the actions below (one fragment per action).");
+  line("// Replay: kforge-opt PAYLOAD -transform-preload-library=transform-library-paths=THIS_FILE "
+       "-transform-interpreter");
+  line("//   actions: " + describe(schedule));
+  line("module attributes {transform.with_named_sequence} {");
+  if (fuses)
+    renderProducerMatchers(separateProducers);
+  if (twoKernels)
+    renderKernelLoopMatcher();
+  line("  transform.named_sequence @__transform_main(%module: !transform.any_op {transform.consumed}) {");
+  if (separateProducers) {
+    // Two sets of producers: the row kernel's, and the contraction's (its init's fill).
+    line("    %entry = " + matchFunc("%module"));
+    line("    %marked = transform.foreach_match in %entry @match_fusable_producer -> @mark_producer : " + kUnary);
+    line("    %func = transform.foreach_match in %marked @match_contraction_producer -> @mark_contraction_producer : " +
+         kUnary);
+  } else if (fuses) {
+    // foreach_match consumes the function's handle and returns it.
+    line("    %entry = " + matchFunc("%module"));
+    line("    %func = transform.foreach_match in %entry @match_fusable_producer -> @mark_producer : " + kUnary);
+  } else {
+    line("    %func = " + matchFunc("%module"));
+  }
+  line("    %return = transform.structured.match ops{[\"func.return\"]} in %func : " + kUnary);
+  line("    %root = transform.get_producer_of_operand %return[0] : " + kUnary);
+  root = "%root";
+  func = "%func";
+  inner = "%func";
+  if (findSlot(schedule, "reorder")) // reorder finds the root's innermost tile by this mark
+    line("    transform.annotate %root \"kforge.root\" : !transform.any_op");
+  std::vector<int> starts(schedule.size(), -1);
+  if (splitDefinition)
+    splitDefinition->renderFirstKernel(*this, *twoKernels, starts);
+  Schedule scheduled = twoKernels ? withoutSplit(schedule) : schedule; // what the actions below act on
+  for (auto [i, action] : llvm::enumerate(schedule)) {
+    if ((twoKernels && i == 0) || definitionOf(action).renderPoint() != RenderPoint::Loops)
+      continue; // after the finish: it needs the gpu.launch the mapping makes (mma: the bufferized warp tiles)
+    starts[i] = nextLine();
+    line("    // action " + std::to_string(i) + ": " + describe(action));
+    renderLoopAction(twoKernels ? i - 1 : i, scheduled);
+  }
+  if (splitDefinition)
+    splitDefinition->renderSecondKernel(*this, *twoKernels, starts);
+  if (isBatchMatmul(facts) && (findSlot(schedule, "mma") || findSlot(schedule, "stage")))
+    renderFoldUnitBatch();
+  int finishStart = nextLine();
+  line("    // finish (" + std::string(gpu ? "gpu" : "cpu") + "): bufferize" +
+       (gpu ? ", map loops to the grid and the block" : "") + ", lower vectors");
+  renderFinish(scheduled);
+  // The fragments on the bufferized, mapped kernel, in schedule order (the canonical order puts the
+  // rewrites of the matmul first, then the row kernels' ops, then the kernel attributes).
+  for (auto [i, action] : llvm::enumerate(schedule)) {
+    if (definitionOf(action).renderPoint() != RenderPoint::AfterFinish)
+      continue;
+    int start = nextLine();
+    if (definitionOf(action).render(*this, i, schedule))
+      starts[i] = start;
+  }
+  if (actionLines) {
+    *actionLines = starts;
+    actionLines->push_back(finishStart);
+  }
+  line("    transform.yield");
+  line("  }");
+  line("}");
+  std::string text;
+  for (const std::string &l : lines)
+    text += l + "\n";
+  return text;
+}
+
+void Renderer::renderLoopAction(size_t index, const Schedule &schedule) {
+  definitionOf(schedule[index]).render(*this, index, schedule);
+}
+
+std::string Renderer::matchFunc(StringRef in) {
+  return "transform.structured.match ops{[\"func.func\"]} attributes{sym_name = \"" + facts.entry + "\"} in " +
+         in.str() + " : " + kUnary;
+}
+
+std::string Renderer::matchLaunches() {
+  std::string launches = fresh("launches");
+  line("    " + launches + " = transform.structured.match ops{[\"gpu.launch\"]} in %bufferized : " + kUnary);
+  return launches;
+}
+
+std::string Renderer::mapping(llvm::ArrayRef<int64_t> sizes, StringRef kind) {
+  static const char *dims[] = {"x", "y", "z"};
+  int tiled = static_cast<int>(llvm::count_if(sizes, [](int64_t s) { return s > 0; }));
+  std::vector<std::string> items;
+  for (int i = tiled - 1; i >= 0; --i)
+    items.push_back("#gpu." + kind.str() + "<" + dims[i] + ">");
+  return "[" + joinStrings(items, ", ") + "]";
+}
+
+/// `split`: the contraction and its producers are not the row kernel's producers; they are marked apart.
+void Renderer::renderProducerMatchers(bool split) {
+  // Ops a fusion may take, and the users that make them producers.
+  std::string fusable = split ? "[\"linalg.fill\", \"linalg.generic\"]"
+                              : "[\"linalg.fill\", \"linalg.matmul\", \"linalg.batch_matmul\", \"linalg.generic\"]";
+  std::string users =
+      split ? "[\"linalg.generic\"]" : "[\"linalg.matmul\", \"linalg.batch_matmul\", \"linalg.generic\"]";
+  line("  // A linalg op whose first result feeds another linalg op: a producer that can be fused.");
+  line("  transform.named_sequence @match_fusable_producer(%op: !transform.any_op {transform.readonly}) "
+       "-> !transform.any_op {");
+  line("    transform.match.operation_name %op " + fusable + " : !transform.any_op");
+  line("    %user = transform.match.structured failures(propagate) %op : " + kUnary + " {");
+  line("    ^bb0(%structured: !transform.any_op):");
+  line("      %u = transform.match.structured.result %structured[0] any : " + kUnary);
+  line("      transform.match.structured.yield %u : !transform.any_op");
+  line("    }");
+  line("    transform.match.operation_name %user " + users + " : !transform.any_op");
+  line("    transform.yield %op : !transform.any_op");
+  line("  }");
+  line("  transform.named_sequence @mark_producer(%op: !transform.any_op {transform.readonly}) {");
+  line("    transform.annotate %op \"kforge.producer\" : !transform.any_op");
+  line("    transform.yield");
+  line("  }");
+  if (split) {
+    line("  // A producer of the contraction (its init's fill): fused into the contraction's kernel.");
+    line("  transform.named_sequence @match_contraction_producer(%op: !transform.any_op {transform.readonly}) "
+         "-> !transform.any_op {");
+    line("    transform.match.operation_name %op [\"linalg.fill\", \"linalg.generic\"] : !transform.any_op");
+    line("    %user = transform.match.structured failures(propagate) %op : " + kUnary + " {");
+    line("    ^bb0(%structured: !transform.any_op):");
+    line("      %u = transform.match.structured.result %structured[0] any : " + kUnary);
+    line("      transform.match.structured.yield %u : !transform.any_op");
+    line("    }");
+    line("    transform.match.operation_name %user [\"linalg.matmul\", \"linalg.batch_matmul\"] : !transform.any_op");
+    line("    transform.yield %op : !transform.any_op");
+    line("  }");
+    line("  transform.named_sequence @mark_contraction_producer(%op: !transform.any_op {transform.readonly}) {");
+    line("    transform.annotate %op \"kforge.contraction_producer\" : !transform.any_op");
+    line("    transform.yield");
+    line("  }");
+  }
+  // Producers still outside the block loop (directly in the function) or outside the thread loop (directly
+  // in the block loop) that have a use: what a second fusion pass takes. The parent is checked first, so
+  // ops inside loops never reach the use check.
+  for (StringRef level : {"block", "thread"}) {
+    line("  transform.named_sequence @match_left_at_" + level.str() +
+         "(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {");
+    line("    transform.match.operation_name %op [\"linalg.fill\", \"linalg.matmul\", \"linalg.batch_matmul\", "
+         "\"linalg.generic\"] : !transform.any_op");
+    line("    %parent = transform.get_parent_op %op {nth_parent = 1} : " + kUnary);
+    if (level == "block") {
+      line("    transform.match.operation_name %parent [\"func.func\"] : !transform.any_op");
+    } else {
+      line("    transform.match.operation_name %parent [\"scf.forall\"] : !transform.any_op");
+      line("    %grandparent = transform.get_parent_op %op {nth_parent = 2} : " + kUnary);
+      line("    transform.match.operation_name %grandparent [\"func.func\"] : !transform.any_op");
+    }
+    line("    transform.match.structured failures(propagate) %op : !transform.any_op {");
+    line("    ^bb0(%structured: !transform.any_op):");
+    line("      %u = transform.match.structured.result %structured[0] any : " + kUnary);
+    line("      transform.match.structured.yield");
+    line("    }");
+    line("    transform.yield %op : !transform.any_op");
+    line("  }");
+  }
+}
+
+/// An scf.forall directly in the function: a kernel's block loop (split: the contraction's, then the rows').
+void Renderer::renderKernelLoopMatcher() {
+  line("  transform.named_sequence @match_kernel_loop(%op: !transform.any_op {transform.readonly}) "
+       "-> !transform.any_op {");
+  line("    transform.match.operation_name %op [\"scf.forall\"] : !transform.any_op");
+  line("    %parent = transform.get_parent_op %op {nth_parent = 1} : " + kUnary);
+  line("    transform.match.operation_name %parent [\"func.func\"] : !transform.any_op");
+  line("    transform.yield %op : !transform.any_op");
+  line("  }");
+}
+
+/// split_k's second kernel: out[m, n] = sum over the parts of partial[p, m, n], plus the output's fill fused;
+/// blocks of up to 16 x 128 outputs, 4 consecutive outputs per thread (vectorized: the parts are read as
+/// 128-bit vectors).
+void Renderer::renderPartialsSum() {
+  auto largestDividing = [](int64_t extent, std::initializer_list<int64_t> sizes) {
+    for (int64_t size : sizes)
+      if (extent % size == 0)
+        return size;
+    return int64_t(1);
+  };
+  int64_t m = facts.parallelSizes[0], n = facts.parallelSizes[1];
+  int64_t bm = largestDividing(m, {16, 8, 4, 2, 1}), bn = largestDividing(n, {128, 64, 32, 16, 8, 4, 2, 1});
+  int64_t tn = bn % 4 == 0 ? 4 : 1;
+  Action blockTile{"tile", "block", {0, bm, bn}}, blockFuse{"fuse", "block"}, threadTile{"tile", "thread", {0, 1, tn}},
+      threadFuse{"fuse", "thread"}, vectorizeAction{"vectorize"};
+  Schedule sum = {blockTile, blockFuse, threadTile, threadFuse, vectorizeAction};
+  for (size_t i = 0; i < sum.size(); ++i)
+    renderLoopAction(i, sum);
+  secondKernelDims = {bn / tn, bm, 1};
+}
+
+/// split's row kernel, on the root: one row per block over `lanes` lanes, producers fused, the row in
+/// registers (vectorize) when it is at most 128 values per lane (a row sum's elementwise producer, e.g. a
+/// sigmoid, would otherwise go through a stack buffer).
+void Renderer::renderRowKernel(int64_t lanes) {
+  bool rowSum = facts.parallelSizes.size() == 1;
+  std::vector<int64_t> oneRow = rowSum ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 0};
+  Schedule rows;
+  Action blockTile{"tile", "block", oneRow}, blockFuse{"fuse", "block"}, threadTile{"tile", "thread", oneRow},
+      threadFuse{"fuse", "thread"}, laneAction{"lanes"};
+  laneAction.value = lanes;
+  rows = {blockTile, blockFuse, threadTile, threadFuse, laneAction};
+  if (rowWidth(facts) / lanes <= 128)
+    rows.push_back(Action{"vectorize"});
+  for (size_t i = 0; i < rows.size(); ++i)
+    renderLoopAction(i, rows);
+}
+
+/// The ops named `opNames` (a quoted, comma-separated list; none: skip) in `in` in their generic form, then
+/// every generic's unit dims folded away (rank-reducing slices).
+void Renderer::renderFoldUnitDims(const std::string &opNames, const std::string &in) {
+  if (!opNames.empty()) {
+    std::string named = fresh("named_ops");
+    line("    " + named + " = transform.structured.match ops{[" + opNames + "]} in " + in + " : " + kUnary);
+    line("    " + fresh("generic") + " = transform.structured.generalize " + named + " : " + kUnary);
+  }
+  std::string unitFunc = fresh("func");
+  line("    " + unitFunc + " = " + matchFunc("%module"));
+  line("    transform.apply_patterns to " + unitFunc + " {");
+  line("      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices");
+  line("    } : !transform.any_op");
+}
+
+/// The named ops transform.structured.specialize may turn an elementwise linalg.generic into (MLIR 22).
+static constexpr const char *kSpecializedElementwise =
+    "\"linalg.copy\", \"linalg.exp\", \"linalg.log\", \"linalg.abs\", \"linalg.ceil\", \"linalg.floor\", "
+    "\"linalg.negf\", \"linalg.reciprocal\", \"linalg.round\", \"linalg.sqrt\", \"linalg.rsqrt\", "
+    "\"linalg.square\", \"linalg.tanh\", \"linalg.erf\", \"linalg.add\", \"linalg.sub\", \"linalg.mul\", "
+    "\"linalg.div\", \"linalg.div_unsigned\", \"linalg.max\", \"linalg.min\", \"linalg.powf\", "
+    "\"linalg.select\", \"linalg.transpose\", \"linalg.broadcast\", \"linalg.elementwise\", \"linalg.map\"";
+
+/// A batch_matmul's block (one batch) as a matmul: the block's batch_matmul and fill in their generic form,
+/// the unit batch folded away, then every generic that specialize can name is named (the matmul, the fill;
+/// failures suppressed), and the elementwise ones among them made generic again, since the staged ops take
+/// their epilogue as linalg.generic. They then see a linalg.matmul, its fill and its epilogue as for a gemm.
+void Renderer::renderFoldUnitBatch() {
+  line("    // the block's unit batch folded away: its batch_matmul becomes a matmul");
+  renderFoldUnitDims("\"linalg.batch_matmul\", \"linalg.fill\"", blockLoop);
+  std::string generics = fresh("generics");
+  line("    " + generics + " = transform.structured.match ops{[\"linalg.generic\"]} in " + blockLoop + " : " + kUnary);
+  line("    transform.foreach " + generics + " : !transform.any_op {");
+  line("    ^bb0(%one: !transform.any_op):");
+  line("      transform.sequence %one : !transform.any_op failures(suppress) {");
+  line("      ^bb1(%each: !transform.any_op):");
+  line("        %named = transform.structured.specialize %each : " + kUnary);
+  line("      }");
+  line("    }");
+  // specialize also names elementwise epilogues (a residual add becomes linalg.add); the staged ops take an
+  // epilogue as linalg.generic, so those are generic again.
+  std::string elementwise = fresh("elementwise");
+  line("    " + elementwise + " = transform.structured.match ops{[" + kSpecializedElementwise + "]} in " + blockLoop +
+       " : " + kUnary);
+  line("    " + fresh("generic") + " = transform.structured.generalize " + elementwise + " : " + kUnary);
+}
+
+void Renderer::renderFinish(const Schedule &schedule) {
+  // Producers fused into loops leave their originals dead: erase them while they are tensors (after
+  // bufferization they write memory and stay, on the host).
+  line("    %tfunc = " + matchFunc("%module"));
+  line("    transform.apply_patterns to %tfunc {");
+  line("      transform.apply_patterns.canonicalization");
+  line("    } : !transform.any_op");
+  line("    transform.apply_cse to %tfunc : !transform.any_op");
+  line("    %bufferized = transform.bufferization.one_shot_bufferize %module");
+  line("        {bufferize_function_boundaries = true, function_boundary_type_conversion = 1 : i32} : " + kUnary);
+  line("    %bfunc = " + matchFunc("%bufferized"));
+  line("    transform.apply_patterns to %bfunc {");
+  line("      transform.apply_patterns.canonicalization");
+  // split_k's partial matmul reads its operands through memref.expand_shape views of the arguments, on
+  // which upstream's alias folding does not terminate (seen with MLIR 22); the lowering folds them later.
+  if (!splitKSchedule)
+    line("      transform.apply_patterns.memref.fold_memref_alias_ops");
+  line("    } : !transform.any_op");
+  line("    transform.apply_cse to %bfunc : !transform.any_op");
+  if (gpu && !secondKernelDims.empty()) {
+    // Two kernels, in program order: the contraction's (split_k: the partial matmul's), then the rows' (the
+    // partials' sum).
+    std::vector<int64_t> dims = blockDims(schedule, facts);
+    line("    %kernel_loops = transform.collect_matching @match_kernel_loop in %bfunc : " + kUnary);
+    line("    %first_kernel, %second_kernel = transform.split_handle %kernel_loops : "
+         "(!transform.any_op) -> (!transform.any_op, !transform.any_op)");
+    line("    %launch = transform.gpu.map_forall_to_blocks %first_kernel generate_gpu_launch : " + kUnary);
+    line("    transform.gpu.map_nested_forall_to_threads %launch block_dims = [" + joinInts(dims, ", ") +
+         "] : " + kUnary);
+    line("    %second_launch = transform.gpu.map_forall_to_blocks %second_kernel generate_gpu_launch : " + kUnary);
+    line("    transform.gpu.map_nested_forall_to_threads %second_launch block_dims = [" +
+         joinInts(secondKernelDims, ", ") + "] : " + kUnary);
+    line("    %mfunc = " + matchFunc("%bufferized"));
+    line("    transform.apply_patterns to %mfunc {");
+    if (!splitKSchedule)
+      line("      transform.apply_patterns.memref.fold_memref_alias_ops");
+    line("      transform.apply_patterns.canonicalization");
+    line("    } : !transform.any_op");
+  } else if (gpu) {
+    std::vector<int64_t> dims = blockDims(schedule, facts);
+    line("    %launch = transform.gpu.map_forall_to_blocks %bfunc generate_gpu_launch : " + kUnary);
+    line("    transform.gpu.map_nested_forall_to_threads %launch block_dims = [" + joinInts(dims, ", ") +
+         "] : " + kUnary);
+    line("    %mfunc = " + matchFunc("%bufferized"));
+    line("    transform.apply_patterns to %mfunc {");
+    line("      transform.apply_patterns.memref.fold_memref_alias_ops");
+    line("      transform.apply_patterns.canonicalization");
+    line("    } : !transform.any_op");
+  }
+  if (!vectorized)
+    return;
+  line("    %vfunc = " + matchFunc("%bufferized"));
+  line("    %hoisted = transform.structured.hoist_redundant_vector_transfers %vfunc : " + kUnary);
+  line("    transform.apply_patterns to %hoisted {");
+  line("      transform.apply_patterns.vector.lower_contraction lowering_strategy = \"outerproduct\"");
+  line("      transform.apply_patterns.vector.lower_outerproduct");
+  line("      transform.apply_patterns.vector.transfer_permutation_patterns");
+  line("      transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1");
+  line("      transform.apply_patterns.vector.lower_broadcast");
+  line("      transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = \"innerreduction\"");
+  line("      transform.apply_patterns.vector.lower_transpose");
+  line("      transform.apply_patterns.vector.lower_shape_cast");
+  line("      transform.apply_patterns.canonicalization");
+  line("    } : !transform.any_op");
+  line("    transform.apply_cse to %hoisted : !transform.any_op");
+}

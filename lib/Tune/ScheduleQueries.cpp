@@ -1,0 +1,186 @@
+//===- ScheduleQueries.cpp - what a schedule and a payload imply -----------===//
+//
+// Queries the definitions, the policies and the tools share: a schedule's slots, its block's extents and
+// threads, the facts a kernel split's second half acts on, the lane counts of a row.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ActionDefinition.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+
+using namespace kforge::tune;
+using llvm::StringRef;
+
+llvm::ArrayRef<int64_t> kforge::tune::tileSizeDomain(StringRef level) {
+  // Block / thread sizes a search may pick for a loop (0 leaves the loop whole); K steps.
+  static const std::vector<int64_t> tileSizes = {0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
+  static const std::vector<int64_t> reductionSizes = {1, 2, 4, 8, 16, 32, 64};
+  return level == "reduction" ? reductionSizes : tileSizes;
+}
+
+bool kforge::tune::irregularExtent(int64_t extent) { return extent > 0 && extent % 32 != 0; }
+
+bool kforge::tune::lanesCountAllowed(int64_t count) {
+  const ActionSpec *spec = findAction("lanes");
+  return llvm::is_contained(spec->params[0].values, count) || (count > 32 && count <= 1024 && count % 32 == 0);
+}
+
+int64_t kforge::tune::rowWidth(const PayloadFacts &facts) {
+  if (facts.parallelSizes.size() == 1 && facts.reductionSize > 0)
+    return facts.reductionSize;
+  return facts.parallelSizes.size() == 2 ? facts.parallelSizes[1] : 0;
+}
+
+bool kforge::tune::splitApplies(const PayloadFacts &facts) {
+  return !facts.contractionOp.empty() && facts.rootOp != facts.contractionOp && facts.reductionSize > 0 &&
+         facts.contractionSizes.size() >= 2 && facts.contractionOps > 0 && rowWidth(facts) > 0;
+}
+
+PayloadFacts kforge::tune::contractionFacts(const PayloadFacts &facts) {
+  PayloadFacts head = facts;
+  head.rootOp = facts.contractionOp;
+  head.parallelSizes = facts.contractionSizes;
+  head.reductionOps = 1;
+  head.reductionSize = 0;
+  head.linalgOps = facts.contractionOps;
+  head.wholeDims.clear();
+  return head;
+}
+
+bool kforge::tune::splitKApplies(const PayloadFacts &facts) {
+  return facts.rootOp == "linalg.matmul" && facts.contractionOp == "linalg.matmul" && facts.linalgOps == 2 &&
+         facts.parallelSizes.size() == 2 && facts.contractionK > 0;
+}
+
+/// A batch_matmul payload: its staged forms take one batch per block (tile(block, 1x...)); the block's unit
+/// batch is folded away before bufferization, leaving a linalg.matmul for the staged ops.
+bool kforge::tune::isBatchMatmul(const PayloadFacts &facts) {
+  return facts.contractionOp == "linalg.batch_matmul" && facts.parallelSizes.size() == 3;
+}
+size_t kforge::tune::matmulRowDim(const PayloadFacts &facts) { return isBatchMatmul(facts) ? 1 : 0; }
+
+/// A tile's rows and columns of the matmul (a batch_matmul's batch extent dropped).
+std::vector<int64_t> kforge::tune::matmulTile(std::vector<int64_t> tile, const PayloadFacts &facts) {
+  if (isBatchMatmul(facts) && tile.size() == 3)
+    tile.erase(tile.begin());
+  return tile;
+}
+
+bool kforge::tune::mmaApplies(const PayloadFacts &facts) {
+  bool matmul = facts.contractionOp == "linalg.matmul" && facts.parallelSizes.size() == 2;
+  // (K a multiple of 8 but not of 16: only the pipelined staged forms, their last tile zero-filled.)
+  return (matmul || isBatchMatmul(facts)) && facts.contractionK > 0 && facts.contractionK % 8 == 0 &&
+         (facts.contractionOperandType == "bf16" || facts.contractionOperandType == "f16");
+}
+
+PayloadFacts kforge::tune::splitKFacts(const PayloadFacts &facts, int64_t parts) {
+  PayloadFacts partial = facts;
+  partial.rootOp = "linalg.generic";
+  partial.contractionOp = "linalg.generic";
+  partial.parallelSizes = {parts, facts.parallelSizes[0], facts.parallelSizes[1]};
+  partial.contractionSizes = partial.parallelSizes;
+  partial.contractionK = parts > 0 ? facts.contractionK / parts : facts.contractionK;
+  partial.contractionOps = 2; // the partial matmul and the fill of its partials
+  partial.linalgOps = 2;
+  partial.reductionOps = 1;
+  partial.reductionSize = 0;
+  partial.wholeDims.clear();
+  return partial;
+}
+
+const Action *kforge::tune::kernelSplit(const Schedule &schedule) {
+  if (schedule.empty())
+    return nullptr;
+  const ActionDefinition *definition = findDefinition(schedule.front().kind);
+  return definition && definition->splitsKernels() ? &schedule.front() : nullptr;
+}
+
+PayloadFacts kforge::tune::scheduledFacts(const Schedule &schedule, const PayloadFacts &facts) {
+  const Action *split = kernelSplit(schedule);
+  return split ? definitionOf(*split).splitFacts(*split, facts) : facts;
+}
+
+Schedule kforge::tune::withoutSplit(const Schedule &schedule) {
+  Schedule rest;
+  for (const Action &action : schedule) {
+    const ActionDefinition *definition = findDefinition(action.kind);
+    if (!definition || !definition->splitsKernels())
+      rest.push_back(action);
+  }
+  return rest;
+}
+
+std::vector<int64_t> kforge::tune::lanesCounts(const PayloadFacts &facts) {
+  int64_t width = rowWidth(facts);
+  std::vector<int64_t> counts;
+  for (int64_t count = 1; count <= 1024 && width > 0; ++count)
+    if (lanesCountAllowed(count) && width % count == 0)
+      counts.push_back(count);
+  return counts;
+}
+
+const Action *kforge::tune::findSlot(const Schedule &schedule, StringRef kind, StringRef level) {
+  for (const Action &action : schedule)
+    if (action.kind == kind && action.level == level)
+      return &action;
+  return nullptr;
+}
+
+int64_t kforge::tune::blockExtent(const Schedule &schedule, const PayloadFacts &facts, size_t d) {
+  const Action *block = findSlot(schedule, "tile", "block");
+  if (block && d < block->sizes.size() && block->sizes[d] > 0)
+    return block->sizes[d];
+  return facts.parallelSizes[d];
+}
+
+std::vector<int64_t> kforge::tune::innermostTile(const Schedule &schedule, const PayloadFacts &facts) {
+  const Action *thread = findSlot(schedule, "tile", "thread");
+  std::vector<int64_t> extents;
+  for (size_t d = 0; d < facts.parallelSizes.size(); ++d)
+    extents.push_back(thread && d < thread->sizes.size() && thread->sizes[d] > 0 ? thread->sizes[d]
+                                                                                 : blockExtent(schedule, facts, d));
+  // lanes: each lane holds every count-th column of the row (of a 2-D root; a 1-D root's row is its reduction).
+  if (const Action *lanes = findSlot(schedule, "lanes"); lanes && extents.size() >= 2 && lanes->value > 0)
+    extents.back() = std::max<int64_t>(1, extents.back() / lanes->value);
+  return extents;
+}
+
+std::vector<int64_t> kforge::tune::blockDims(const Schedule &schedule, const PayloadFacts &facts) {
+  if (kernelSplit(schedule))
+    return blockDims(withoutSplit(schedule), scheduledFacts(schedule, facts));
+  std::vector<int64_t> dims = {1, 1, 1};
+  const Action *thread = findSlot(schedule, "tile", "thread");
+  if (!thread)
+    return dims;
+  // The last tiled loop maps to x, the one before to y, then z.
+  std::vector<int64_t> counts;
+  for (size_t d = 0; d < thread->sizes.size() && d < facts.parallelSizes.size(); ++d)
+    if (thread->sizes[d] > 0)
+      counts.push_back(blockExtent(schedule, facts, d) / thread->sizes[d]);
+  // lanes: the row loop's threads move to y, and x holds the lanes of each row.
+  if (const Action *lanes = findSlot(schedule, "lanes"))
+    counts.push_back(lanes->value);
+  // mma: each thread tile is a warp's; x holds its 32 lanes times the warps along x. Staged, the block is
+  // one dimension of 32 lanes per warp of the grid.
+  if (findSlot(schedule, "mma") && !counts.empty())
+    counts.back() *= 32;
+  if (findSlot(schedule, "stage")) {
+    int64_t threads = 1;
+    for (int64_t c : counts)
+      threads *= c;
+    counts = {threads};
+  }
+  for (size_t i = 0; i < counts.size() && i < 3; ++i)
+    dims[i] = counts[counts.size() - 1 - i];
+  return dims;
+}
+
+int64_t kforge::tune::lanesRowWidth(const Schedule &schedule, const PayloadFacts &facts) {
+  size_t rank = facts.parallelSizes.size();
+  if (rank == 1 && facts.reductionSize > 0)
+    return facts.reductionSize;
+  return rank == 2 ? blockExtent(schedule, facts, rank - 1) : 0;
+}

@@ -1,0 +1,527 @@
+//===- TensorCores.cpp - mma, stage, ldmatrix, pipeline, wgmma, tma, overlap, stage_epilogue -===//
+//
+// The actions that rewrite a matmul whole after bufferization and the GPU mapping: tensor cores (mma.sync,
+// Hopper's wgmma), operands staged through shared memory (also the fp32 SIMT SGEMM), fragments read by
+// ldmatrix, stages filled by cp.async or TMA, wgmma kept in flight, the result stored through shared memory.
+// mma renders the one transform.kforge.matmul_to_mma_sync op; the actions after it are its options.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../ActionDefinition.h"
+#include "../Renderer.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace kforge::tune;
+using llvm::StringRef;
+
+/// K ends inside the last tile of the staged, pipelined forms: cp.async zero-fills the copies past it.
+static bool zeroFilledK(const Schedule &schedule, const PayloadFacts &facts) {
+  return findSlot(schedule, "stage") && findSlot(schedule, "pipeline") && facts.contractionK % 8 == 0;
+}
+
+/// A batch_matmul's staged forms need stage and one batch per block.
+template <typename Report>
+static void checkBatchStaged(const Schedule &schedule, const PayloadFacts &facts, int index, StringRef kind,
+                             Report problem) {
+  if (!isBatchMatmul(facts))
+    return;
+  if (!findSlot(schedule, "stage"))
+    problem(index, "unsupported", kind + " on a batch_matmul needs stage (its staged form takes one batch per block)");
+  if (blockExtent(schedule, facts, 0) != 1)
+    problem(index, "shape",
+            kind + " on a batch_matmul needs one batch per block: tile(block, 1x...), not " +
+                std::to_string(blockExtent(schedule, facts, 0)));
+}
+
+/// An action that rewrites the matmul whole (mma, stage) leaves nothing for the actions that schedule its loops.
+template <typename Report>
+static void checkNoSimtMatmulActions(const Schedule &schedule, int index, StringRef kind, StringRef kSteps,
+                                     Report problem) {
+  for (StringRef other : {"recompute", "lanes", "unroll", "vectorize"})
+    if (findSlot(schedule, other))
+      problem(index, "unsupported", kind + " computes the matmul itself: it does not combine with " + other);
+  if (findSlot(schedule, "tile", "reduction"))
+    problem(index, "unsupported", kind + " walks K itself, " + kSteps + ": it does not combine with tile(reduction)");
+}
+
+/// mma's preconditions: a bf16/f16 linalg.matmul, warp tiles of whole m16n8 instruction tiles, K of whole k16
+/// steps, and none of the SIMT actions that would rewrite the matmul first.
+template <typename Report>
+static void checkMma(const Schedule &schedule, const PayloadFacts &facts, int index, Report problem) {
+  if ((facts.contractionOp != "linalg.matmul" && !isBatchMatmul(facts)) ||
+      (facts.contractionOperandType != "bf16" && facts.contractionOperandType != "f16")) {
+    problem(index, "unsupported",
+            "mma needs a linalg.matmul (or batch_matmul) with bf16 or f16 operands; this "
+            "payload's contraction is " +
+                (facts.contractionOp.empty() ? std::string("none")
+                                             : facts.contractionOp + " on " + facts.contractionOperandType));
+    return;
+  }
+  const Action *thread = findSlot(schedule, "tile", "thread");
+  if (!thread) {
+    problem(index, "precondition", "mma needs tile(thread) before it (its tile is a warp's)");
+    return;
+  }
+  if (facts.linalgOps > 1 && !findSlot(schedule, "fuse", "thread"))
+    problem(index, "precondition", "mma needs fuse(thread) before it (the matmul in the warp's loop)");
+  checkBatchStaged(schedule, facts, index, "mma", problem);
+  std::vector<int64_t> warpTile = matmulTile(innermostTile(schedule, facts), facts);
+  if (warpTile[0] % 16 || warpTile[1] % 8 || warpTile[0] * warpTile[1] > 64 * 64)
+    problem(index, "shape",
+            "mma: the warp tile " + joinInts(warpTile, "x") +
+                " must be a multiple of 16 rows and 8 columns (the m16n8k16 instruction), at most 64x64 "
+                "(its accumulators live in registers)");
+  const Action &mma = schedule[index];
+  if (mma.value > 0 && facts.contractionK % (16 * mma.value) && !zeroFilledK(schedule, facts))
+    problem(index, "shape",
+            "mma(" + std::to_string(mma.value) + "): K (" + std::to_string(facts.contractionK) +
+                ") must be a multiple of 16 x k_steps");
+  checkNoSimtMatmulActions(schedule, index, "mma", "in steps of 16", problem);
+}
+
+/// stage's preconditions without mma (those transform.kforge.matmul_to_simt_staged checks): an fp32
+/// linalg.matmul, thread shares of whole groups of 4 rows and columns, whole 4-element copies, 227 KB of shared memory.
+template <typename Report>
+static void checkSimtStage(const Schedule &schedule, const PayloadFacts &facts, int index, Report problem) {
+  if (!((facts.contractionOp == "linalg.matmul" && facts.parallelSizes.size() == 2) || isBatchMatmul(facts)) ||
+      facts.contractionOperandType != "f32") {
+    problem(index, "unsupported",
+            "stage without mma needs an fp32 linalg.matmul (with bf16/f16 operands: mma "
+            "first); this payload's contraction is " +
+                (facts.contractionOp.empty() ? std::string("none")
+                                             : facts.contractionOp + " on " + facts.contractionOperandType));
+    return;
+  }
+  const Action *thread = findSlot(schedule, "tile", "thread");
+  if (!thread) {
+    problem(index, "precondition", "stage needs tile(thread) before it (each thread's share of the block tile)");
+    return;
+  }
+  checkNoSimtMatmulActions(schedule, index, "stage", "in tiles of block_k", problem);
+  checkBatchStaged(schedule, facts, index, "stage", problem);
+  int64_t blockK = schedule[index].value;
+  std::vector<int64_t> share = matmulTile(innermostTile(schedule, facts), facts);
+  size_t m = matmulRowDim(facts);
+  int64_t rows = blockExtent(schedule, facts, m), cols = blockExtent(schedule, facts, m + 1);
+  int64_t threads = blockDims(schedule, facts)[0];
+  if (threads <= 0 || share[0] <= 0 || share[1] <= 0)
+    return; // a thread tile larger than its block: tile(thread) reports it
+  if (share[0] % 4 || share[1] % 4)
+    problem(index, "shape",
+            "stage: each thread's share " + joinInts(share, "x") + " must be whole groups of 4 rows and 4 columns");
+  if (blockK <= 0 || facts.contractionK % blockK || blockK % 4)
+    problem(index, "shape",
+            "stage(" + std::to_string(blockK) + "): block_k must be a multiple of 4 dividing K (" +
+                std::to_string(facts.contractionK) + ")");
+  int64_t bytes = 2 * blockK * ((rows + 4) + cols) * 4;
+  if (bytes > kMaxSharedBytesPerBlock)
+    problem(index, "too-large",
+            "stage(" + std::to_string(blockK) + "): two stages of A and B take " + std::to_string(bytes) +
+                " bytes of shared memory; a block has at most " + std::to_string(kMaxSharedBytesPerBlock));
+}
+
+/// pipeline's preconditions (those of matmul_to_mma_sync's async_stages): a staged mma, and rows of A (K
+/// long) and B (N long) that start on whole 16-byte copies. Its shared memory is checked with stage's.
+template <typename Report>
+static void checkPipeline(const Schedule &schedule, const PayloadFacts &facts, int index, Report problem) {
+  if (!findSlot(schedule, "stage")) {
+    problem(index, "precondition", "pipeline needs stage before it (it fills the staged tiles)");
+    return;
+  }
+  if (!findSlot(schedule, "mma")) {
+    // The fp32 staged SGEMM: two stages, B's tiles by cp.async (A's are stored transposed, through registers).
+    if (schedule[index].value != 2)
+      problem(index, "shape",
+              "pipeline(" + std::to_string(schedule[index].value) +
+                  ") on the fp32 staged SGEMM: it has two stages (pipeline(2): B's tiles by cp.async)");
+    return;
+  }
+  int64_t n = facts.parallelSizes.empty() ? 0 : facts.parallelSizes.back();
+  if (facts.contractionK % 8 || n % 8)
+    problem(index, "shape",
+            "pipeline copies 16 bytes at a time: K (" + std::to_string(facts.contractionK) + ") and the columns (" +
+                std::to_string(n) + ") must be multiples of 8");
+}
+
+/// wgmma's preconditions (those of matmul_to_mma_sync's wgmma option).
+template <typename Report>
+static void checkWgmma(const Schedule &schedule, const PayloadFacts &facts, int index, Report problem) {
+  const Action *stage = findSlot(schedule, "stage");
+  if (!findSlot(schedule, "mma") || !stage || !findSlot(schedule, "pipeline")) {
+    problem(index, "precondition",
+            "wgmma needs mma, stage and pipeline before it (it multiplies the pipelined stages)");
+    return;
+  }
+  if (stage->value != 64)
+    problem(index, "shape",
+            "wgmma: stage(" + std::to_string(stage->value) +
+                ") must be stage(64) (one 128-byte swizzled row of K per tile)");
+  if (findSlot(schedule, "ldmatrix"))
+    problem(index, "unsupported", "wgmma reads shared memory itself: it does not combine with ldmatrix");
+  std::vector<int64_t> warpTile = matmulTile(innermostTile(schedule, facts), facts);
+  size_t m = matmulRowDim(facts);
+  int64_t rows = blockExtent(schedule, facts, m), cols = blockExtent(schedule, facts, m + 1);
+  if (warpTile[0] != 16 || warpTile[1] != cols || rows % 64 || cols % 64 || cols > 256)
+    problem(index, "shape",
+            "wgmma: the warp tile " + joinInts(warpTile, "x") + " must be 16 rows by the block's " +
+                std::to_string(cols) + " columns, the block " + std::to_string(rows) + "x" + std::to_string(cols) +
+                " a multiple of 64 rows and of 64 columns, at most 256");
+}
+
+/// stage's preconditions (those transform.kforge.matmul_to_mma_sync checks in its staged form).
+template <typename Report>
+static void checkStage(const Schedule &schedule, const PayloadFacts &facts, int index, Report problem) {
+  const Action *mma = findSlot(schedule, "mma");
+  int64_t blockK = schedule[index].value;
+  if (!mma) {
+    checkSimtStage(schedule, facts, index, problem);
+    return;
+  }
+  if (mma->value != 1)
+    problem(index, "unsupported", "stage: a staged tile takes block_k / 16 steps of K per iteration; use mma(1)");
+  if (blockK % 16)
+    problem(index, "shape", "stage(" + std::to_string(blockK) + ") with mma: block_k must be a multiple of 16");
+  std::vector<int64_t> dims = blockDims(schedule, facts);
+  size_t m = matmulRowDim(facts);
+  int64_t threads = dims[0], rows = blockExtent(schedule, facts, m), cols = blockExtent(schedule, facts, m + 1);
+  if (threads <= 0)
+    return; // a thread tile larger than its block: tile(thread) reports it
+  // (The block's threads need not divide the tiles' 8-element vectors: the last round repeats the last one.)
+  if (blockK <= 0 || (facts.contractionK % blockK && !zeroFilledK(schedule, facts)))
+    problem(index, "shape",
+            "stage(" + std::to_string(blockK) + "): K (" + std::to_string(facts.contractionK) +
+                ") is not a multiple of block_k (with pipeline, K a multiple of 8 is enough)");
+  else if (cols % 8)
+    problem(index, "shape",
+            "stage(" + std::to_string(blockK) + "): the block's " + std::to_string(cols) +
+                " columns are not whole 8-element vectors");
+  const Action *pipeline = findSlot(schedule, "pipeline");
+  int64_t stages = pipeline && pipeline->value >= 2 ? pipeline->value : 2;
+  // A (rows x block_k) and B (block_k x cols), rows padded by 8 elements, in each stage.
+  int64_t bytes = stages * (rows * (blockK + 8) + blockK * (cols + 8)) * 2;
+  if (bytes > kMaxSharedBytesPerBlock)
+    problem(index, "too-large",
+            "stage(" + std::to_string(blockK) + "): " + std::to_string(stages) + " stages of A and B take " +
+                std::to_string(bytes) + " bytes of shared memory; a block has at most " +
+                std::to_string(kMaxSharedBytesPerBlock));
+}
+
+namespace {
+
+/// An option of the staged matmul_to_mma_sync op, in the op's attribute list.
+class MmaOptionAction : public ActionDefinition {
+public:
+  MmaOptionAction(ActionSpec spec, int phase) : ActionDefinition(std::move(spec), {{"", phase}}) {}
+  RenderPoint renderPoint() const override { return RenderPoint::AfterFinish; }
+  bool render(Renderer &, size_t, const Schedule &) const override { return false; }
+};
+
+class MmaAction : public ActionDefinition {
+public:
+  MmaAction()
+      : ActionDefinition(
+            ActionSpec{
+                "mma",
+                "Compute the matmul on tensor cores: each thread-level tile becomes a warp's tile (tile(thread) maps "
+                "to "
+                "warps, 32 lanes each), computed by mma.sync m16n8k16 instructions (bf16 or f16 operands, f32 "
+                "accumulators in registers over a loop on K, `k_steps` steps of 16 per iteration); the fused "
+                "elementwise epilogue (bias, "
+                "activation, rounding to bf16) is applied to the accumulators in registers and stored once. Operands "
+                "are "
+                "read from global memory (through L1), not staged in shared memory.",
+                "tile(thread) mapped to #gpu.warp; after bufferization and the GPU mapping, "
+                "transform.kforge.matmul_to_mma_sync {k_steps} on the warps' linalg.matmul (nvvm.mma.sync)",
+                {{"k_steps",
+                  ParamType::Int,
+                  {1, 2, 4},
+                  {},
+                  "steps of 16 along K per iteration of the K loop, all their fragments loaded before the first "
+                  "multiply "
+                  "(more loads in flight, more registers)"}},
+                {"gpu"},
+                "a linalg.matmul with bf16 or f16 operands (f32 accumulation), or a linalg.batch_matmul staged with "
+                "one "
+                "batch per block (tile(block, 1x...) and stage: the block's unit batch is folded away before "
+                "bufferization); "
+                "tile(thread) (and fuse(thread) when there are producers) whose tile is a multiple of 16 rows and 8 "
+                "columns, at most 64x64; K a multiple of 16; no tile(reduction), unroll, vectorize, recompute or "
+                "lanes"},
+            {{"", 46}}) {}
+
+  void validate(const ValidationContext &context) const override {
+    checkMma(context.schedule, context.facts, static_cast<int>(context.index), ProblemSink{context});
+  }
+
+  RenderPoint renderPoint() const override { return RenderPoint::AfterFinish; }
+  bool render(Renderer &r, size_t index, const Schedule &schedule) const override {
+    const Action &action = schedule[index];
+    r.line("    // action " + std::to_string(index) + ": " + describe(action) +
+           ": each warp's bufferized matmul tile to mma.sync, its epilogue in registers");
+    std::string mmaFunc = r.fresh("mma_func"), matmuls = r.fresh("warp_matmuls");
+    r.line("    " + mmaFunc + " = " + r.matchFunc("%bufferized"));
+    r.line("    " + matmuls + " = transform.structured.match ops{[\"linalg.matmul\"]} in " + mmaFunc + " : " +
+           Renderer::kUnary);
+    std::string staging;
+    if (const Action *stage = findSlot(schedule, "stage")) {
+      std::vector<int64_t> warpTile = matmulTile(innermostTile(schedule, r.facts), r.facts);
+      size_t m = matmulRowDim(r.facts);
+      int64_t warpRows = blockExtent(schedule, r.facts, m) / warpTile[0],
+              warpCols = blockExtent(schedule, r.facts, m + 1) / warpTile[1];
+      staging = ", block_k = " + std::to_string(stage->value) + ", warp_grid = array<i64: " + std::to_string(warpRows) +
+                ", " + std::to_string(warpCols) + ">";
+      // The options the actions after stage add, in the canonical order.
+      for (const Action &option : schedule)
+        staging += definitionOf(option).mmaOption(option);
+    }
+    r.line("    transform.kforge.matmul_to_mma_sync " + matmuls + " {k_steps = " + std::to_string(action.value) +
+           staging + "} : (!transform.any_op) -> ()");
+    r.line("    transform.apply_cse to " + mmaFunc + " : !transform.any_op");
+    return true;
+  }
+};
+
+/// With mma, an option of its op (block_k, rendered by mma); without, the fp32 SIMT staged SGEMM.
+class StageAction : public ActionDefinition {
+public:
+  StageAction()
+      : ActionDefinition(
+            ActionSpec{
+                "stage",
+                "Stage the matmul's operands through shared memory: tile(thread) then gives each thread's (with mma: "
+                "each warp's) share of the block tile without a thread loop; the block's matmul walks K in tiles of "
+                "`block_k`, all threads copying A's and B's tile into shared memory together (16-byte vectors, "
+                "coalesced; rows padded against bank conflicts), two stages (the next tile is loaded into registers "
+                "while "
+                "the block multiplies this one), one barrier per tile. With mma, A and B are stored as they are and "
+                "each "
+                "warp reads its fragments from shared memory. Without (fp32, SIMT), A is stored transposed and each "
+                "thread "
+                "owns groups of 4 rows and 4 columns strided over the thread grid, read 4 at a time from shared "
+                "memory, "
+                "one FMA per output per step of K, the accumulators and the epilogue in registers.",
+                "with mma: transform.kforge.matmul_to_mma_sync {block_k, warp_grid}; fp32: "
+                "transform.kforge.matmul_to_simt_staged {block_k, thread_grid}; on the block's linalg.matmul after "
+                "bufferization and the GPU mapping (a 1-D block; workgroup attributions, dynamic shared memory above "
+                "48 KB)",
+                {{"block_k", ParamType::Int, {8, 16, 32, 64}, {}, "K of each staged tile (with mma a multiple of 16)"}},
+                {"gpu"},
+                "a linalg.matmul, or a linalg.batch_matmul with one batch per block (tile(block, 1x...)); with "
+                "bf16/f16 "
+                "operands mma(1) before it, fp32 without mma and without tile(reduction), "
+                "unroll, vectorize; tile(thread); block_k divides K; the A (block rows x block_k) and B (block_k x "
+                "block "
+                "columns) tiles are whole 16-byte vectors per thread; fp32 thread tiles in groups of 4 rows and "
+                "columns; "
+                "two stages at most 227 KB of shared memory (above 48 KB dynamic)"},
+            {{"", 47}}) {}
+
+  void validate(const ValidationContext &context) const override {
+    checkStage(context.schedule, context.facts, static_cast<int>(context.index), ProblemSink{context});
+  }
+
+  RenderPoint renderPoint() const override { return RenderPoint::AfterFinish; }
+  bool render(Renderer &r, size_t index, const Schedule &schedule) const override {
+    if (findSlot(schedule, "mma"))
+      return false;
+    const Action &action = schedule[index];
+    std::vector<int64_t> share = matmulTile(innermostTile(schedule, r.facts), r.facts);
+    size_t m = matmulRowDim(r.facts);
+    int64_t threadRows = blockExtent(schedule, r.facts, m) / share[0],
+            threadCols = blockExtent(schedule, r.facts, m + 1) / share[1];
+    r.line("    // action " + std::to_string(index) + ": " + describe(action) +
+           ": the block's matmul through shared memory, each thread's share in registers");
+    std::string stageFunc = r.fresh("stage_func"), matmuls = r.fresh("block_matmuls");
+    r.line("    " + stageFunc + " = " + r.matchFunc("%bufferized"));
+    r.line("    " + matmuls + " = transform.structured.match ops{[\"linalg.matmul\"]} in " + stageFunc + " : " +
+           Renderer::kUnary);
+    r.line("    transform.kforge.matmul_to_simt_staged " + matmuls + " {block_k = " + std::to_string(action.value) +
+           ", thread_grid = array<i64: " + std::to_string(threadRows) + ", " + std::to_string(threadCols) + ">" +
+           (findSlot(schedule, "pipeline") ? ", async_b" : "") + "} : (!transform.any_op) -> ()");
+    r.line("    transform.apply_cse to " + stageFunc + " : !transform.any_op");
+    return true;
+  }
+};
+
+class LdmatrixAction : public MmaOptionAction {
+public:
+  LdmatrixAction()
+      : MmaOptionAction(
+            ActionSpec{
+                "ldmatrix",
+                "Read the staged mma fragments from shared memory with ldmatrix: four 8x8 matrices per instruction "
+                "(one "
+                "per 16 rows of A, one per 16 columns of B, per step of 16 along K) instead of one 32-bit load per "
+                "register.",
+                "the ldmatrix option of transform.kforge.matmul_to_mma_sync (nvgpu.ldmatrix, x4)",
+                {},
+                {"gpu"},
+                "stage before it; the warp tile's columns a multiple of 16"},
+            48) {}
+
+  void validate(const ValidationContext &context) const override {
+    const PayloadFacts &facts = context.facts;
+    const Schedule &schedule = context.schedule;
+    ProblemSink problem{context};
+    int index = static_cast<int>(context.index);
+    auto before = [&](StringRef kind, StringRef level) { return context.before(kind, level); };
+    if (!before("stage", ""))
+      problem(index, "precondition", "ldmatrix needs stage before it (it reads the staged shared memory)");
+    else if (innermostTile(schedule, facts)[1] % 16)
+      problem(index, "shape",
+              "ldmatrix reads B two 8-column tiles at a time: the warp tile's columns (" +
+                  std::to_string(innermostTile(schedule, facts)[1]) + ") must be a multiple of 16");
+  }
+  std::string mmaOption(const Action &) const override { return ", ldmatrix"; }
+};
+
+class PipelineAction : public MmaOptionAction {
+public:
+  PipelineAction()
+      : MmaOptionAction(
+            ActionSpec{
+                "pipeline",
+                "Fill the staged mma tiles with asynchronous copies (cp.async, 16 bytes each, straight to shared "
+                "memory "
+                "without registers) through `stages` stages: stages - 1 tiles in flight while the block multiplies "
+                "one, "
+                "one barrier per tile.",
+                "the async_stages option of transform.kforge.matmul_to_mma_sync (nvgpu.device_async_copy, "
+                "device_async_create_group, device_async_wait)",
+                {{"stages", ParamType::Int, {2, 3, 4}, {}, "shared-memory stages (tiles in flight: stages - 1)"}},
+                {"gpu"},
+                "stage before it. With mma: K and the matmul's columns multiples of 8 (rows of whole 16-byte copies), "
+                "the "
+                "stages at most 227 KB of shared memory. On the fp32 staged SGEMM (stage without mma) only "
+                "pipeline(2): "
+                "B's next tile goes by cp.async straight into its stage (the async_b option of "
+                "transform.kforge.matmul_to_simt_staged), A's still through registers (it is stored transposed)"},
+            49) {}
+
+  void validate(const ValidationContext &context) const override {
+    checkPipeline(context.schedule, context.facts, static_cast<int>(context.index), ProblemSink{context});
+  }
+  std::string mmaOption(const Action &action) const override {
+    return ", async_stages = " + std::to_string(action.value);
+  }
+};
+
+class WgmmaAction : public MmaOptionAction {
+public:
+  WgmmaAction()
+      : MmaOptionAction(
+            ActionSpec{
+                "wgmma",
+                "Multiply the pipelined tiles with Hopper's warpgroup MMA (wgmma.mma_async m64nNk16, sm_90a) instead "
+                "of "
+                "mma.sync: the stages are 128-byte swizzled (A K-major, B N-major as in global memory, read transposed "
+                "by "
+                "the instruction through shared-memory descriptors); each warpgroup of 4 warps multiplies 64 rows by "
+                "the "
+                "block's columns, its accumulators in registers and the epilogue applied there. Not yet run on a GPU.",
+                "the wgmma option of transform.kforge.matmul_to_mma_sync (nvvm.wgmma.mma_async; the candidate is "
+                "compiled for sm_90a)",
+                {},
+                {"gpu"},
+                "mma, stage(64) and pipeline before it, no ldmatrix; tile(thread) of 16 rows and the block's columns "
+                "(warps stacked: 64 rows per warpgroup); the block's columns a multiple of 64, at most 256"},
+            50) {}
+
+  void validate(const ValidationContext &context) const override {
+    checkWgmma(context.schedule, context.facts, static_cast<int>(context.index), ProblemSink{context});
+  }
+  std::string mmaOption(const Action &) const override { return ", wgmma"; }
+};
+
+class TmaAction : public MmaOptionAction {
+public:
+  TmaAction()
+      : MmaOptionAction(
+            ActionSpec{
+                "tma",
+                "Fill wgmma's stages with Hopper's tensor memory accelerator instead of cp.async: the host builds a "
+                "tensor "
+                "map of A and of B before the launch (kforge's runtime, cuTensorMapEncodeTiled, 128-byte swizzled); in "
+                "the "
+                "kernel one thread issues a bulk tensor copy per box (cp.async.bulk.tensor) completing on the stage's "
+                "mbarrier, which the block waits on.",
+                "the tma option of transform.kforge.matmul_to_mma_sync (nvvm.cp.async.bulk.tensor, nvvm.mbarrier.*; a "
+                "call to the runtime's kforge_tensor_map_2d before the launch)",
+                {},
+                {"gpu"},
+                "wgmma before it; A and B function arguments or buffers of the host code with rows a multiple of 16 "
+                "bytes"},
+            51) {}
+
+  void validate(const ValidationContext &context) const override {
+    if (!findSlot(context.schedule, "wgmma"))
+      context.problem("precondition", "tma needs wgmma before it (it fills wgmma's swizzled stages)");
+  }
+  std::string mmaOption(const Action &) const override { return ", tma"; }
+};
+
+class OverlapAction : public MmaOptionAction {
+public:
+  OverlapAction()
+      : MmaOptionAction(ActionSpec{"overlap",
+                                   "Keep one tile's wgmma in flight: each tile's warpgroup MMAs are waited for one "
+                                   "tile later (wgmma.wait_group "
+                                   "1), so they overlap the wait for the next tile and the issue of its MMAs; the "
+                                   "copies then run stages - 2 "
+                                   "tiles ahead.",
+                                   "the wgmma_in_flight = 1 option of transform.kforge.matmul_to_mma_sync",
+                                   {},
+                                   {"gpu"},
+                                   "wgmma and pipeline(3) or more before it"},
+                        52) {}
+
+  void validate(const ValidationContext &context) const override {
+    const Action *pipeline = findSlot(context.schedule, "pipeline");
+    if (!findSlot(context.schedule, "wgmma") || !pipeline || pipeline->value < 3)
+      context.problem("precondition",
+                      "overlap needs wgmma and pipeline(3) or more before it (the copies run stages - 2 tiles ahead)");
+  }
+  std::string mmaOption(const Action &) const override { return ", wgmma_in_flight = 1"; }
+};
+
+class StageEpilogueAction : public MmaOptionAction {
+public:
+  StageEpilogueAction()
+      : MmaOptionAction(
+            ActionSpec{"stage_epilogue",
+                       "Store the result through shared memory: after the K loop each lane writes its "
+                       "(epilogue-applied) pairs "
+                       "into a tile of the result over the stages' memory, then the block writes whole rows in 16-byte "
+                       "vectors "
+                       "(coalesced) instead of each lane's 4- or 8-byte pairs: for outputs large against the work (a "
+                       "short K).",
+                       "the stage_epilogue option of transform.kforge.matmul_to_mma_sync",
+                       {},
+                       {"gpu"},
+                       "mma, stage and pipeline before it (stages in dynamic shared memory: more than 48 KB, or wgmma) "
+                       "that hold "
+                       "the result tile; a result of 16- or 32-bit elements, its columns whole 16-byte vectors"},
+            53) {}
+
+  void validate(const ValidationContext &context) const override {
+    if (!findSlot(context.schedule, "mma") || !findSlot(context.schedule, "pipeline"))
+      context.problem("precondition",
+                      "stage_epilogue needs mma, stage and pipeline before it (the result goes through the stages' "
+                      "memory)");
+  }
+  std::string mmaOption(const Action &) const override { return ", stage_epilogue"; }
+};
+
+} // namespace
+
+void kforge::tune::addTensorCoreActions(ActionDefinitions &definitions) {
+  definitions.push_back(std::make_unique<MmaAction>());
+  definitions.push_back(std::make_unique<StageAction>());
+  definitions.push_back(std::make_unique<LdmatrixAction>());
+  definitions.push_back(std::make_unique<PipelineAction>());
+  definitions.push_back(std::make_unique<WgmmaAction>());
+  definitions.push_back(std::make_unique<TmaAction>());
+  definitions.push_back(std::make_unique<OverlapAction>());
+  definitions.push_back(std::make_unique<StageEpilogueAction>());
+}
