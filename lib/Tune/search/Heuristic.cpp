@@ -1,0 +1,713 @@
+//===- Heuristic.cpp - hardware-aware first guesses ------------------ ===//
+//
+// The heuristic policy's proposals, in order.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Search.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace kforge::tune;
+using namespace kforge::tune::search;
+using llvm::StringRef;
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <map>
+
+namespace kforge::tune::search {
+
+namespace {
+
+/// What the heuristic's rules share: the payload, the machine, the ranked tile configurations, the proposals so
+/// far, and the best-ranked configuration fully scheduled (the base the later variants extend).
+struct Heuristic {
+  Heuristic(const PayloadFacts &facts, const HardwareProfile &profile)
+      : facts(facts), profile(profile), contraction(!facts.contractionOp.empty() && facts.parallelSizes.size() >= 2),
+        configs(contraction ? contractionConfigs(facts, profile) : rowConfigs(facts, profile)) {}
+
+  /// Adds a proposal made valid with the fusions it needs; its hash, or empty when invalid or proposed before.
+  std::string add(Schedule s, std::string parentHash, std::string step) {
+    addRequiredFusions(s, facts, profile, /*always=*/true);
+    sortByPhase(s);
+    if (!valid(s, facts, profile) || !seen.insert(scheduleHash(s)).second)
+      return std::string();
+    Proposal p;
+    p.schedule = s;
+    p.policy = "heuristic";
+    p.parentHash = std::move(parentHash);
+    p.step = std::move(step);
+    out.push_back(std::move(p));
+    return scheduleHash(s);
+  }
+
+  const PayloadFacts &facts;
+  const HardwareProfile &profile;
+  const bool contraction;
+  const std::vector<TileConfig> configs;
+  std::vector<Proposal> out;
+  llvm::StringSet<> seen;
+  Schedule best;        ///< The best-ranked configuration, fully scheduled.
+  std::string bestHash; ///< Its proposal's hash (empty when it was invalid).
+};
+
+/// Rows over lanes (coalesced columns, shuffle reductions) for rows that are reduced on the GPU, first: a
+/// thread per row (the ranked configurations) reads a row's columns uncoalesced, 10-50x slower on the H200,
+/// and at realistic sizes its trial alone can take a short tuning budget. What the row rules share.
+struct RowKernel {
+  explicit RowKernel(const Heuristic &heuristic) {
+    const PayloadFacts &facts = heuristic.facts;
+    const HardwareProfile &profile = heuristic.profile;
+    rowSums = facts.parallelSizes.size() == 1 && facts.reductionSize > 0;
+    applies = gpu(profile) && !heuristic.contraction && facts.reductionOps > 0 &&
+              (facts.parallelSizes.size() == 2 || rowSums);
+    if (!applies)
+      return;
+
+    rowCount = facts.parallelSizes[0];
+    width = rowWidth(facts);
+    // First, a row over several warps (one row per block, reduced over the block): rows too wide for a warp's
+    // registers, or lighter threads for more rows in flight.
+    // A streamed row (second): the most lanes that divide it, elementwise producers recomputed by their
+    // consumers, no vectorize. Nothing of the row is kept (each pass re-reads it, from L2 after the first), so
+    // a lane needs few registers and many rows are in flight: the alternative for rows too wide to keep in
+    // registers at full occupancy (1024 x 32000 softmax: 640 lanes x 50 values, 95 registers, one block per SM).
+    allLanes = lanesCounts(facts);
+    streamLanes = allLanes.empty() ? 0 : allLanes.back();
+    streams = !rowSums && facts.linalgOps > 1 && streamLanes > 32;
+    multiprocessors = profile.multiprocessors;
+    elementBytes = facts.elementBytes();
+    linalgOps = facts.linalgOps;
+  }
+
+  /// pipeline_rows pays off where a block's row (in registers over `lanes`) leaves room for one block per
+  /// multiprocessor, and fits in a block's shared memory.
+  bool pipelinable(int64_t lanes) const {
+    return multiprocessors > 0 && residentRowBlocks(lanes, width) == 1 && width * elementBytes <= 200 * 1024;
+  }
+
+  /// One row per block and per thread (a row sum's root is 1-D), its producers fused.
+  Schedule rowPerBlock() const {
+    std::vector<int64_t> oneRow = rowSums ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 0};
+    Schedule v;
+    v.push_back(tile("block", oneRow));
+    if (linalgOps > 1)
+      v.push_back(fuse("block"));
+    v.push_back(tile("thread", oneRow));
+    if (linalgOps > 1)
+      v.push_back(fuse("thread"));
+    return v;
+  }
+
+  bool applies = false, rowSums = false, streams = false;
+  int64_t rowCount = 0, width = 0, streamLanes = 0, multiprocessors = 0, elementBytes = 4, linalgOps = 0;
+  std::vector<int64_t> allLanes;
+};
+
+} // namespace
+
+/// Row kernels, first: a row per block over lanes of 4 consecutive columns (16-byte accesses), then its variants.
+static void proposeVectorLaneRows(Heuristic &heuristic) {
+  const PayloadFacts &facts = heuristic.facts;
+  const HardwareProfile &profile = heuristic.profile;
+  auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
+    return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
+  };
+  RowKernel rows(heuristic);
+  if (!rows.applies)
+    return;
+  bool rowSums = rows.rowSums;
+  int64_t rowCount = rows.rowCount, width = rows.width;
+  const std::vector<int64_t> &allLanes = rows.allLanes;
+  int64_t streamLanes = rows.streamLanes;
+  bool streams = rows.streams;
+  auto pipelinable = [&](int64_t lanes) { return rows.pipelinable(lanes); };
+  auto rowPerBlock = [&] { return rows.rowPerBlock(); };
+  (void)rowCount, (void)streamLanes, (void)streams, (void)allLanes, (void)rowSums, (void)width;
+  // First, the row in registers over lanes that each own 4 consecutive columns (lane_vector(4)): 16-byte loads
+  // and stores, a quarter of the instructions; every reduction task's best schedule in benchmark call 13
+  // (docs/perf/reductions-h200.md) (softmax 1024 x 32000 over 640 lanes of one column: 50 4-byte loads
+  // per lane, the load queue its largest stall in ncu). The lane counts with 8-64 values per lane, nearest
+  // 16 first (the count the plain lanes proposals below start from).
+  {
+    std::vector<int64_t> vectorLanes;
+    for (int64_t lanes : allLanes)
+      if (lanes > 32 && width % (4 * lanes) == 0 && width / lanes >= 8 && width / lanes <= 64)
+        vectorLanes.push_back(lanes);
+    std::stable_sort(vectorLanes.begin(), vectorLanes.end(),
+                     [&](int64_t a, int64_t b) { return std::abs(width / a - 16) < std::abs(width / b - 16); });
+    for (size_t i = 0; i < vectorLanes.size() && i < 3; ++i) {
+      Schedule v = rowPerBlock();
+      v.push_back(intAction("lanes", vectorLanes[i]));
+      v.push_back(intAction("lane_vector", 4));
+      v.push_back(vectorize());
+      std::string parent = add(v, "",
+                               "heuristic: a row per block over " + std::to_string(vectorLanes[i]) +
+                                   " lanes of 4 consecutive columns (16-byte accesses), the row in registers");
+      Schedule base = v;
+      // (Not proposed: stash, part of such a row in shared memory for two blocks per multiprocessor. Measured on
+      // softmax 1024 x 32000 (benchmark call 20): slower in every form, 0.0995 ms with stash(1) and one block,
+      // 0.113 with stash(3), occupancy(2) and two blocks (112 bytes spilled), against 0.0839 without.)
+      // The first also with the next wave's rows prefetched into L2 (a wave: the blocks resident at once,
+      // estimated from the lanes and a register per value held plus 32). Measured (benchmark call 15): 2%
+      // faster on 16 KB rows (4096 fp32), 13% slower on 128 KB rows (softmax 1024 x 32000, one block per
+      // multiprocessor): proposed for rows up to 32 KB; the search may still add it to any row kernel.
+      int64_t elementBytes = facts.elementBytes();
+      std::string prefetched;
+      if (i == 0 && profile.multiprocessors > 0 && width * elementBytes <= 32 * 1024) {
+        v.push_back(intAction("prefetch_rows", profile.multiprocessors * residentRowBlocks(vectorLanes[i], width)));
+        prefetched = add(v, parent, "add " + describe(v.back()) + " (the next wave's rows into L2)");
+      }
+      // The first also with its output stored evict-first (streaming_stores: written once, never read back).
+      // Measured on call 23's kernels in cache_hints.py's harness (benchmark calls 25-26): layernorm 3.7-4.4%,
+      // RMS norm 4-4.7%, layernorm without affine 1.6-1.8%, softmax 4096 x 4096 0.5-0.9% faster; a row sum's
+      // small output gains nothing. Then also its read-only buffers loaded by ld.global.nc (read_only_inputs:
+      // layernorm 2.5-3% alone there). In the tuner (call 27) both within 0.5%.
+      if (i == 0 && !rowSums) {
+        Schedule streamed = v;
+        streamed.push_back(Action{"streaming_stores"});
+        std::string streaming = add(streamed, prefetched.empty() ? parent : prefetched,
+                                    "add streaming_stores (the output evict-first in L2)");
+        Schedule evictLast = streamed;
+        streamed.push_back(Action{"read_only_inputs"});
+        add(streamed, streaming, "add read_only_inputs (the buffers it only reads by ld.global.nc)");
+        // Or with its loads evict-last in L2 (as Triton's kernels load their rows): on top of st.cs, 1.5-2.5%
+        // faster on layernorm, RMS norm and softmax with call 23's kernels in cache_hints.py's harness
+        // (benchmark call 28); under 0.5% in the tuner with this prefetch (call 29).
+        evictLast.push_back(Action{"loads_evict_last"});
+        add(evictLast, streaming, "add loads_evict_last (the loads with an L2 evict-last policy)");
+        // And with the prefetch two rows per multiprocessor ahead instead of a wave: the search's best form on
+        // all three 4096-wide norms (benchmark call 30, 145-170 trials each), 1.4-2.1% faster than the best
+        // without loads_evict_last; with the wave's prefetch (660) the policy gained between -1% and 0.9%.
+        if (!prefetched.empty()) {
+          Schedule near = base;
+          near.push_back(intAction("prefetch_rows", 2 * profile.multiprocessors));
+          near.push_back(Action{"streaming_stores"});
+          near.push_back(Action{"loads_evict_last"});
+          add(near, parent,
+              "add " + describe(near[near.size() - 3]) +
+                  ", streaming_stores and loads_evict_last (two rows per multiprocessor ahead, loads evict-last)");
+        }
+        // And, where a prefetch is proposed, the loads evict-last without it: as fast as with the prefetch under
+        // the dirty flush (benchmark call 30: layernorm without affine 0.0663 against 0.0661 ms) and among the
+        // best under the clean one, where the prefetch gains nothing (call 43: RMS norm's best, 0.0627 ms; call
+        // 41: layernorm without affine 0.0634 with st.cs, the best 0.0632). Proposed, it was the best trial on
+        // layernorm without affine in call 44 and second on the other two norms, 0.9-1% behind the prefetch.
+        if (!prefetched.empty()) {
+          Schedule unprefetched = base;
+          unprefetched.push_back(Action{"loads_evict_last"});
+          add(unprefetched, parent, "add loads_evict_last without a prefetch (the loads with an L2 evict-last policy)");
+        }
+      }
+      // A row sum reads each row once and writes little: each form also with its loads evict-first in L2 (2.5%
+      // faster on call 23's 8192 x 8192 row sum, benchmark call 28; 6% over 1024 lanes, call 29: 0.0661 ms
+      // against 0.0705).
+      if (rowSums) {
+        Schedule evictFirst = base; // call 23's best row sum had no prefetch
+        evictFirst.push_back(Action{"loads_evict_first"});
+        add(evictFirst, parent, "add loads_evict_first (the loads with an L2 evict-first policy)");
+      }
+      // A row that leaves registers for one block per multiprocessor also with its blocks looping over rows, one
+      // per multiprocessor, each copying its next row into shared memory while it computes the current one
+      // (pipeline_rows). Measured (benchmark call 23): softmax 1024 x 32000 0.0776-0.0810 ms against 0.0839
+      // (81% of copy bandwidth); on 4096-wide rows, several blocks per multiprocessor, 5-15% slower (0.0412
+      // against 0.0371 ms softmax 4096 x 4096), so not proposed there.
+      if (i == 0 && pipelinable(vectorLanes[i])) {
+        Schedule w = base;
+        w.push_back(intAction("pipeline_rows", profile.multiprocessors));
+        std::string pipelined =
+            add(w, parent, "add " + describe(w.back()) + " (the next row copied into shared memory meanwhile)");
+        if (!rowSums) {
+          w.push_back(Action{"streaming_stores"});
+          add(w, pipelined, "add streaming_stores (the output evict-first in L2)");
+        }
+        // Then with the rows' bulk copies under an L2 policy. Measured on softmax 1024 x 32000 (benchmark call
+        // 35, 201 trials): evict-last 1-4% faster than none on this form (0.0785 against 0.0808 ms), evict-first
+        // 0.9% slower (0.0815); on a row sum's plain loads evict-first was the faster one (call 29).
+        Schedule policy = base;
+        policy.push_back(intAction("pipeline_rows", profile.multiprocessors));
+        policy.push_back(Action{rowSums ? "loads_evict_first" : "loads_evict_last"});
+        add(policy, pipelined,
+            rowSums ? "add loads_evict_first (the rows' bulk copies evict-first in L2)"
+                    : "add loads_evict_last (the rows' bulk copies evict-last in L2)");
+      }
+      // A layernorm's mean and variance merged in one round (the first two forms, and beyond a warp only
+      // over a power of 2 of warps).
+      if (i == 0 && facts.rowMoments > 0 && (vectorLanes[i] <= 32 || llvm::isPowerOf2_64(vectorLanes[i] / 32))) {
+        v.push_back(Action{"moments"});
+        sortByPhase(v);
+        add(v, parent, "add moments (the mean and the variance merged over the lanes in one round)");
+        removeSlot(v, "prefetch_rows");
+        add(v, parent, "add moments without prefetch_rows");
+      }
+    }
+  }
+}
+
+/// Row kernels: a row per block over lanes of one column (and a streamed row, recomputed).
+static void proposeBlockLaneRows(Heuristic &heuristic) {
+  const PayloadFacts &facts = heuristic.facts;
+  const HardwareProfile &profile = heuristic.profile;
+  auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
+    return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
+  };
+  RowKernel rows(heuristic);
+  if (!rows.applies)
+    return;
+  bool rowSums = rows.rowSums;
+  int64_t rowCount = rows.rowCount, width = rows.width;
+  const std::vector<int64_t> &allLanes = rows.allLanes;
+  int64_t streamLanes = rows.streamLanes;
+  bool streams = rows.streams;
+  auto pipelinable = [&](int64_t lanes) { return rows.pipelinable(lanes); };
+  auto rowPerBlock = [&] { return rows.rowPerBlock(); };
+  (void)rowCount, (void)streamLanes, (void)streams, (void)allLanes, (void)rowSums, (void)width;
+  int blockLaneTrials = 0;
+  for (int64_t lanes : blockLaneCounts(facts)) {
+    bool firstLanes = blockLaneTrials == 0;
+    if (blockLaneTrials++ == 1 && streams) {
+      Schedule v;
+      v.push_back(tile("block", {1, 0}));
+      v.push_back(fuse("block"));
+      v.push_back(tile("thread", {1, 0}));
+      v.push_back(fuse("thread"));
+      v.push_back(recompute());
+      v.push_back(intAction("lanes", streamLanes));
+      add(v, "",
+          "heuristic: a row per block over " + std::to_string(streamLanes) +
+              " lanes, elementwise producers recomputed (the row streamed, not kept)");
+    }
+    Schedule v = rowPerBlock();
+    v.push_back(intAction("lanes", lanes));
+    if (!rowSums)
+      v.push_back(vectorize());
+    std::string inRegisters = add(v, "",
+                                  "heuristic: a row per block over " + std::to_string(lanes) + " lanes" +
+                                      (rowSums ? "" : ", the row in registers"));
+    // The first such form, where its row leaves registers for one block per multiprocessor, also pipelined
+    // with its bulk copies evict-last in L2, then also with read_only_inputs: the search's best form on
+    // softmax 1024 x 32000 (benchmark call 35, 201 trials: 0.0749-0.0750 ms over 800 or 640 lanes, against
+    // 0.0758 for the best over lane_vector(2), 0.0779 over lane_vector(4) and 0.0823 for the best without
+    // pipeline_rows).
+    if (firstLanes && !rowSums && pipelinable(lanes)) {
+      v.push_back(intAction("pipeline_rows", profile.multiprocessors));
+      v.push_back(Action{"loads_evict_last"});
+      std::string pipelined = add(v, inRegisters,
+                                  "add " + describe(v[v.size() - 2]) +
+                                      " and loads_evict_last (the next row copied into shared memory meanwhile, "
+                                      "evict-last in L2)");
+      v.push_back(Action{"read_only_inputs"});
+      sortByPhase(v);
+      add(v, pipelined, "add read_only_inputs (the buffers it only reads by ld.global.nc)");
+    }
+  }
+}
+
+/// Row kernels: a few rows per block, a warp per row.
+static void proposeWarpRows(Heuristic &heuristic) {
+  const PayloadFacts &facts = heuristic.facts;
+  const HardwareProfile &profile = heuristic.profile;
+  auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
+    return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
+  };
+  RowKernel rows(heuristic);
+  if (!rows.applies)
+    return;
+  bool rowSums = rows.rowSums;
+  int64_t rowCount = rows.rowCount, width = rows.width;
+  const std::vector<int64_t> &allLanes = rows.allLanes;
+  int64_t streamLanes = rows.streamLanes;
+  bool streams = rows.streams;
+  auto pipelinable = [&](int64_t lanes) { return rows.pipelinable(lanes); };
+  auto rowPerBlock = [&] { return rows.rowPerBlock(); };
+  (void)rowCount, (void)streamLanes, (void)streams, (void)allLanes, (void)rowSums, (void)width;
+  // Then a few rows per block, a warp per row.
+  for (int64_t rows : {8, 4, 16, 2, 32, 1}) {
+    if (rowCount % rows || width % 32)
+      continue;
+    Schedule v;
+    v.push_back(tile("block", rowSums ? std::vector<int64_t>{rows} : std::vector<int64_t>{rows, 0}));
+    if (facts.linalgOps > 1)
+      v.push_back(fuse("block"));
+    v.push_back(tile("thread", rowSums ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 0}));
+    if (facts.linalgOps > 1)
+      v.push_back(fuse("thread"));
+    v.push_back(intAction("lanes", 32));
+    // A lane's slice of a row that fits in registers (128 values: a 4096-wide row) is read once into a
+    // vector that every phase of the row (max, exp, sum, divide; mean, variance, normalise) works on.
+    // A plain row sum has one phase: it streams, and needs no vector.
+    if (!rowSums && width / 32 <= 128) {
+      Schedule inRegisters = v;
+      inRegisters.push_back(vectorize());
+      add(inRegisters, "",
+          "heuristic: " + std::to_string(rows) + " rows per block, a warp per row, the row in registers");
+    }
+    add(v, "", "heuristic: " + std::to_string(rows) + " rows per block, a warp per row");
+  }
+}
+
+/// Tensor cores for a bf16/f16 matmul.
+static void proposeTensorCores(Heuristic &heuristic) {
+  const PayloadFacts &facts = heuristic.facts;
+  const HardwareProfile &profile = heuristic.profile;
+  auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
+    return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
+  };
+
+  addTensorCoreProposals(facts, profile, add);
+}
+
+/// The best-ranked configuration, built one action at a time (each step a trial).
+static void proposeBestConfigSteps(Heuristic &heuristic) {
+  const PayloadFacts &facts = heuristic.facts;
+  const HardwareProfile &profile = heuristic.profile;
+  auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
+    return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
+  };
+  bool contraction = heuristic.contraction;
+  const std::vector<TileConfig> &configs = heuristic.configs;
+  // The best-ranked configuration, built one action at a time (each step a trial).
+  const TileConfig &best = configs.front();
+  Schedule s;
+  s.push_back(tile("block", best.block));
+  if (facts.linalgOps > 1)
+    s.push_back(fuse("block"));
+  // On the GPU a block tile alone is one thread per block: seconds per call at realistic sizes, so the first
+  // step tiles both levels.
+  std::string h = gpu(profile) ? std::string() : add(s, "", "add " + describe(s.back()));
+  s.push_back(tile("thread", best.thread));
+  if (facts.linalgOps > 1)
+    s.push_back(fuse("thread"));
+  // Nor is a GPU contraction without its K tile a useful trial: each thread then walks the whole K for its
+  // outputs (705 ms against the naive kernel's 85 ms at 4096^3 on the H200), so the K tile comes with them.
+  // ... and vectorized: scalar code keeps each thread's accumulators in memory across the K loop (200 ms
+  // against cuBLAS's 1.4 at 1024x1024x32768 on the H200).
+  bool kFirst = gpu(profile) && contraction, vectorFirst = false;
+  if (kFirst) {
+    s.push_back(tile("reduction", {best.k}));
+    Schedule vectorized = s;
+    vectorized.push_back(vectorize());
+    if ((vectorFirst = valid(vectorized, facts, profile)))
+      s = vectorized;
+  }
+  h = add(s, h,
+          vectorFirst ? "tile(block), tile(thread), tile(reduction) and vectorize"
+          : kFirst    ? "tile(block), tile(thread) and tile(reduction)"
+          : h.empty() ? "tile(block) and tile(thread)"
+                      : "add tile(thread)");
+  if (contraction && !kFirst) {
+    s.push_back(tile("reduction", {best.k}));
+    h = add(s, h, "add " + describe(s.back()));
+  }
+  std::string full = h;
+  if (!vectorFirst) {
+    s.push_back(vectorize());
+    full = add(s, h, "add vectorize");
+    if (full.empty()) {
+      s.pop_back(); // the tile is too large to vectorize
+      full = h;
+    }
+  }
+  heuristic.best = s;
+  heuristic.bestHash = full;
+}
+
+/// A SIMT contraction on the GPU: the K loop unrolled with capped registers, a warp per 16x256 block, and the
+/// shared-memory staged SGEMM.
+static void proposeSimtContraction(Heuristic &heuristic) {
+  const PayloadFacts &facts = heuristic.facts;
+  const HardwareProfile &profile = heuristic.profile;
+  auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
+    return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
+  };
+  Schedule s = heuristic.best;
+  std::string full = heuristic.bestHash;
+  const TileConfig &best = heuristic.configs.front();
+  bool contraction = heuristic.contraction;
+  (void)best;
+  if (contraction && gpu(profile) && facts.parallelSizes.size() >= 2) {
+    // Measured on the H200 (4096^3 fp32, study-4, 2026-11-29): the K loop unrolled 4 times with the registers
+    // capped at 128 (unrolled, a 64-accumulator thread otherwise takes ~170 and loses half its warps):
+    // gemm+bias+relu at 64x64 / 8x8 went from 3.99 ms (capped, not unrolled) to 3.62; unrolled but uncapped,
+    // 4.43. And a block of one warp, each thread 16x8 of a 16x256 tile (A's loads broadcast over the warp, B's
+    // coalesced 1 KB rows): 3.54 ms, 255 registers, the fastest SIMT schedule the search found for gemm.
+    Schedule unrolled = s;
+    unrolled.push_back(unroll(4));
+    int64_t accumulators = best.thread[best.thread.size() - 1] * best.thread[best.thread.size() - 2];
+    if (accumulators >= 64)
+      unrolled.push_back(intAction("max_registers", 128));
+    add(unrolled, full, accumulators >= 64 ? "add unroll(4) and max_registers(128)" : "add unroll(4)");
+    size_t rank = facts.parallelSizes.size();
+    if (facts.parallelSizes[rank - 2] % 16 == 0 && facts.parallelSizes[rank - 1] % 256 == 0) {
+      std::vector<int64_t> block(rank, 1), thread(rank, 1);
+      block[rank - 2] = 16, block[rank - 1] = 256;
+      thread[rank - 2] = 16, thread[rank - 1] = 8;
+      Schedule warp;
+      warp.push_back(tile("block", block));
+      warp.push_back(tile("thread", thread));
+      warp.push_back(tile("reduction", {4}));
+      warp.push_back(unroll(4));
+      warp.push_back(vectorize());
+      addRequiredFusions(warp, facts, profile, /*always=*/true);
+      add(warp, "", "heuristic: a warp per 16x256 block, 16x8 per thread, unroll(4)");
+    }
+    // The classic shared-memory SGEMM (stage without mma): 128x128 blocks, 8x8 (or 8x16) per thread in
+    // strided groups of 4, 16 (or 32, or 8) of K per staged tile. Measured on the H200 (4096^3, 2026-11-30): stage(16)
+    // 2.85 ms for gemm+bias+relu (95% of cuBLAS's rate) at 128 registers, two blocks per multiprocessor; the
+    // plain gemm's same kernel took 143 registers, one block, 3.37 ms, hence the occupancy(2) variant; 8x16
+    // per thread (128 threads) was the best gemm+scale+gelu, 2.84 ms. 16x8 per thread (128 threads, 16 rows:
+    // fewer shared loads per FMA) was the best gemm+bias+relu of benchmark call 15, 2.75 ms against 2.85 for 8x8,
+    // and in call 16 the best of all four fp32 4096^3 tasks (gemm 2.82 ms, 0.99x cuBLAS; with pipeline(2) the
+    // best gemm+bias+relu, 2.73): so 16x8 first, then 8x8.
+    // (A batch_matmul's: one batch per block, folded to a matmul before the staged op.)
+    bool batch = matmulRowDim(facts) > 0;
+    if (facts.contractionOperandType == "f32" && facts.parallelSizes[rank - 2] % 128 == 0 &&
+        facts.parallelSizes[rank - 1] % 128 == 0 && (rank == 2 || batch)) {
+      auto staged = [&](std::vector<int64_t> thread, int64_t blockK, int64_t occupancy, bool asyncB = false) {
+        Schedule v;
+        v.push_back(tile("block", batch ? std::vector<int64_t>{1, 128, 128} : std::vector<int64_t>{128, 128}));
+        v.push_back(tile("thread", batch ? std::vector<int64_t>{1, thread[0], thread[1]} : thread));
+        v.push_back(intAction("stage", blockK));
+        if (asyncB)
+          v.push_back(intAction("pipeline", 2));
+        if (occupancy > 0)
+          v.push_back(intAction("occupancy", occupancy));
+        addRequiredFusions(v, facts, profile, /*always=*/true);
+        add(v, "",
+            "heuristic: A and B staged in shared memory (" + std::to_string(blockK) + " of K per tile), " +
+                std::to_string(thread[0]) + "x" + std::to_string(thread[1]) + " per thread in strided groups of 4" +
+                (occupancy > 0 ? ", two blocks per multiprocessor" : "") +
+                (asyncB ? ", B's tiles by cp.async (no staging registers: no spill at 128)" : ""));
+      };
+      staged({16, 8}, 16, 0);
+      staged({16, 8}, 16, 0, /*asyncB=*/true);
+      staged({8, 8}, 16, 0);
+      staged({8, 8}, 16, 2);
+      staged({8, 8}, 16, 2, /*asyncB=*/true);
+      staged({8, 16}, 16, 0);
+      staged({8, 8}, 32, 2); // 65 KB: dynamic shared memory
+      staged({8, 8}, 8, 0);
+    } else if (facts.contractionOperandType == "f32" && rank == 2) {
+      // Sizes that 128 does not divide (e.g. 2000x3000x1000): the largest block tiles of 8x8 per thread that
+      // divide M and N (multiples of 8 rows and columns, at most 256 threads), 16 or 8 of K per tile.
+      int64_t m = facts.parallelSizes[0], n = facts.parallelSizes[1];
+      int64_t blockK = facts.contractionK % 16 == 0 ? 16 : facts.contractionK % 8 == 0 ? 8 : 0;
+      std::vector<std::pair<int64_t, int64_t>> blocks;
+      for (int64_t bm = 8; bm <= 256 && blockK; bm += 8)
+        for (int64_t bn = 8; bn <= 256; bn += 8)
+          if (m % bm == 0 && n % bn == 0 && (bm / 8) * (bn / 8) <= 256 && (bm / 8) * (bn / 8) >= 64)
+            blocks.push_back({bm, bn});
+      std::stable_sort(blocks.begin(), blocks.end(),
+                       [](const auto &x, const auto &y) { return x.first * x.second > y.first * y.second; });
+      // Each as it is, then bounded to as many blocks per multiprocessor as fill 16 warps (ptxas takes 130-159
+      // registers for these tiles). Measured on the H200 (2000x3000x1000, 2026-11-30): 40x200 unbounded 0.308 ms
+      // (93% of cuBLAS), bounded 0.345 (56 bytes spilled); 80x200 0.347 and 0.334.
+      for (bool bounded : {false, true})
+        for (size_t i = 0; i < blocks.size() && i < 3; ++i) {
+          int64_t threads = (blocks[i].first / 8) * (blocks[i].second / 8);
+          int64_t perSM = std::max<int64_t>(1, 512 / ((threads + 31) / 32 * 32));
+          Schedule v;
+          v.push_back(tile("block", {blocks[i].first, blocks[i].second}));
+          v.push_back(tile("thread", {8, 8}));
+          v.push_back(intAction("stage", blockK));
+          if (bounded)
+            v.push_back(intAction("occupancy", perSM));
+          addRequiredFusions(v, facts, profile, /*always=*/true);
+          add(v, "",
+              "heuristic: A and B staged in shared memory on " + std::to_string(blocks[i].first) + "x" +
+                  std::to_string(blocks[i].second) + " blocks that divide the matmul, 8x8 per thread" +
+                  (bounded ? ", " + std::to_string(perSM) + " blocks per multiprocessor" : ""));
+        }
+    }
+  }
+}
+
+/// A contraction: the best configuration with unroll(2), and bounded to two blocks per multiprocessor (or capped
+/// registers).
+static void proposeContractionBounds(Heuristic &heuristic) {
+  const PayloadFacts &facts = heuristic.facts;
+  const HardwareProfile &profile = heuristic.profile;
+  auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
+    return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
+  };
+  Schedule s = heuristic.best;
+  std::string full = heuristic.bestHash;
+  const TileConfig &best = heuristic.configs.front();
+  bool contraction = heuristic.contraction;
+  (void)best;
+  if (contraction) {
+    Schedule unrolled = s;
+    unrolled.push_back(unroll(2));
+    add(unrolled, full, "add unroll(2)");
+    // Register pressure is the largest lever measured for SIMT matmul on the H200 (shared/TOOLCHAIN.md:
+    // nvvm.minctasm = 2 took a kernel from 19.3 to 30.9 TFLOP/s). Two blocks of 256 threads need at most 128
+    // registers each; a smaller block with a fused epilogue is capped at 128 directly (see the variants).
+    std::vector<int64_t> dims = blockDims(s, facts);
+    int64_t threads = dims[0] * dims[1] * dims[2];
+    if (gpu(profile) && threads >= 256) {
+      Schedule bounded = s;
+      bounded.push_back(intAction("occupancy", 2));
+      add(bounded, full, "add occupancy(2)");
+    } else if (gpu(profile) && facts.linalgOps > 2) {
+      Schedule bounded = s;
+      bounded.push_back(intAction("max_registers", 128));
+      add(bounded, full, "add max_registers(128)");
+    }
+  }
+}
+
+/// The other ranked configurations, fully scheduled (and capped where a fused epilogue needs it).
+static void proposeRankedVariants(Heuristic &heuristic) {
+  const PayloadFacts &facts = heuristic.facts;
+  const HardwareProfile &profile = heuristic.profile;
+  auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
+    return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
+  };
+  Schedule s = heuristic.best;
+  std::string full = heuristic.bestHash;
+  const TileConfig &best = heuristic.configs.front();
+  bool contraction = heuristic.contraction;
+  (void)best;
+  const std::vector<TileConfig> &configs = heuristic.configs;
+  // Variants: the other ranked configurations, fully scheduled, then other K steps for the best few.
+  for (size_t i = 1; i < configs.size() && i < 12; ++i) {
+    Schedule v;
+    v.push_back(tile("block", configs[i].block));
+    v.push_back(tile("thread", configs[i].thread));
+    if (contraction)
+      v.push_back(tile("reduction", {configs[i].k}));
+    v.push_back(vectorize());
+    addRequiredFusions(v, facts, profile, /*always=*/true);
+    if (!valid(v, facts, profile))
+      removeSlot(v, "vectorize"); // too large to vectorize: keep the tiles
+    std::string variant = add(v, "", "heuristic variant " + std::to_string(i));
+    // A fused epilogue takes a 64-accumulator thread just over 128 registers, and one register more costs a
+    // quarter of the warps (measured on the H200: gemm+bias+relu at 64x64 / 8x8 used 129 registers, 12 warps
+    // per SM and 5.46 ms; the bare gemm, 128 registers, 16 warps, 4.06 ms): the same, capped at 128.
+    int64_t accumulators = 1;
+    for (int64_t t : configs[i].thread)
+      accumulators *= std::max<int64_t>(t, 1);
+    if (gpu(profile) && contraction && facts.linalgOps > 2 && accumulators >= 64 && !variant.empty()) {
+      Schedule capped = v;
+      capped.push_back(intAction("max_registers", 128));
+      add(capped, variant, "add max_registers(128)");
+    }
+  }
+}
+
+/// Other K steps for the best few configurations of a contraction.
+static void proposeKSteps(Heuristic &heuristic) {
+  const PayloadFacts &facts = heuristic.facts;
+  const HardwareProfile &profile = heuristic.profile;
+  auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
+    return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
+  };
+  Schedule s = heuristic.best;
+  std::string full = heuristic.bestHash;
+  const TileConfig &best = heuristic.configs.front();
+  bool contraction = heuristic.contraction;
+  (void)best;
+  const std::vector<TileConfig> &configs = heuristic.configs;
+  if (contraction) {
+    for (size_t i = 0; i < configs.size() && i < 3; ++i)
+      for (int64_t k : {8, 16, 2}) {
+        Schedule v;
+        v.push_back(tile("block", configs[i].block));
+        v.push_back(tile("thread", configs[i].thread));
+        v.push_back(tile("reduction", {k}));
+        v.push_back(vectorize());
+        add(v, "", "heuristic K step " + std::to_string(k));
+      }
+  }
+}
+
+/// The heuristic's proposal rules, in the order their proposals are tried. Each rule checks where it applies;
+/// the evidence behind each (measured timings) is in docs/perf/heuristic.md.
+static const struct {
+  const char *name;
+  void (*propose)(Heuristic &);
+} kProposalRules[] = {
+    {"row kernels over lanes of 16-byte vectors", proposeVectorLaneRows},
+    {"row kernels over lanes", proposeBlockLaneRows},
+    {"row kernels, a warp per row", proposeWarpRows},
+    {"tensor cores", proposeTensorCores},
+    {"the best-ranked tiles, one action at a time", proposeBestConfigSteps},
+    {"SIMT contraction: unrolled, warp tiles, staged SGEMM", proposeSimtContraction},
+    {"contraction: unroll(2), launch bounds", proposeContractionBounds},
+    {"the other ranked tiles", proposeRankedVariants},
+    {"other K steps", proposeKSteps},
+};
+
+std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, const HardwareProfile &profile) {
+  Heuristic heuristic(facts, profile);
+  if (heuristic.configs.empty())
+    return {};
+  for (const auto &rule : kProposalRules)
+    rule.propose(heuristic);
+  return std::move(heuristic.out);
+}
+
+} // namespace kforge::tune::search
+
+/// `proposals` for the op a two-kernel action leaves to the actions after it, each behind `first` (the first
+/// `limit` of them), their parent links renamed to the split schedules; appended to `out` when valid.
+static void appendBehind(const Action &first, const std::vector<Proposal> &proposals, size_t limit,
+                         const PayloadFacts &facts, const HardwareProfile &profile, std::vector<Proposal> &out) {
+  std::map<std::string, std::string> renamed; // the op's schedule's hash -> the two-kernel schedule's
+  for (size_t i = 0; i < proposals.size() && i < limit; ++i) {
+    Proposal p = proposals[i];
+    std::string oldHash = scheduleHash(p.schedule);
+    p.schedule = withSplit(first, p.schedule);
+    p.parentHash = renamed.count(p.parentHash) ? renamed[p.parentHash] : std::string();
+    p.step = describe(first) + " and " + p.step;
+    renamed[oldHash] = scheduleHash(p.schedule);
+    if (valid(p.schedule, facts, profile))
+      out.push_back(std::move(p));
+  }
+}
+
+std::vector<Proposal> kforge::tune::heuristicSchedules(const PayloadFacts &facts, const HardwareProfile &profile) {
+  std::vector<Proposal> out;
+  std::vector<int64_t> counts = blockLaneCounts(facts);
+  if (gpu(profile) && splitApplies(facts) && !counts.empty()) {
+    // The contraction's own first guesses behind the best-guess row kernel, then the first of them with the
+    // other lane counts: fused into the row kernel, every thread would recompute a row of the contraction
+    // (266 ms against 86 for the naive kernels, gemm + softmax at 4096^3 on the H200).
+    Action first = intAction("split", counts.front());
+    appendBehind(first, heuristicSchedulesOn(scheduledFacts({first}, facts), profile), SIZE_MAX, facts, profile, out);
+    if (!out.empty())
+      for (size_t i = 1; i < counts.size() && i < 3; ++i) {
+        Proposal p = out.front();
+        p.schedule.front() = intAction("split", counts[i]);
+        p.parentHash = scheduleHash(out.front().schedule);
+        p.step = "mutate " + describe(p.schedule.front());
+        if (valid(p.schedule, facts, profile))
+          out.push_back(std::move(p));
+      }
+  }
+  if (gpu(profile) && splitKApplies(facts) && fewBlocks(facts, profile)) {
+    // Too few output tiles to fill the GPU and a long K (1024^2 outputs, K = 32768: 256 blocks of 64 x 64 for
+    // 132 SMs, 0.31x cuBLAS on the H200): the partial matmul's first guesses for the two smallest part counts
+    // that give every SM at least two blocks (or, when none gets there, the largest), before the plain
+    // matmul's.
+    int64_t blocks = (facts.parallelSizes[0] / 64) * (facts.parallelSizes[1] / 64);
+    std::vector<int64_t> allowed = kernelSplitValues("split_k", facts), chosen;
+    for (int64_t parts : allowed)
+      if (blocks * parts >= 2 * profile.multiprocessors && chosen.size() < 2)
+        chosen.push_back(parts);
+    if (chosen.empty() && !allowed.empty())
+      chosen.push_back(allowed.back());
+    for (int64_t parts : chosen) {
+      Action first = intAction("split_k", parts);
+      appendBehind(first, heuristicSchedulesOn(scheduledFacts({first}, facts), profile), 4, facts, profile, out);
+    }
+  }
+  for (Proposal &p : heuristicSchedulesOn(facts, profile))
+    out.push_back(std::move(p));
+  return out;
+}

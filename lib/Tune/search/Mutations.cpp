@@ -1,0 +1,426 @@
+//===- Mutations.cpp - random schedules, mutation and crossover -------- ===//
+//
+// The random policy's draws and the evolutionary policy's variation operators; a schedule that starts with a kernel
+// split keeps it in front and varies the schedule of the op it leaves to the actions after it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Search.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace kforge::tune;
+using namespace kforge::tune::search;
+using llvm::StringRef;
+
+namespace kforge::tune::search {
+
+Schedule randomScheduleOn(const PayloadFacts &facts, const HardwareProfile &profile, std::mt19937_64 &rng) {
+  bool hasProducers = facts.linalgOps > 1;
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    Schedule s;
+    if (gpu(profile) || coin(rng, 0.9))
+      s.push_back(tile("block", randomSizes(facts, s, false, rng, profile)));
+    if (slot(s, "tile", "block") && hasProducers && (gpu(profile) || coin(rng, 0.7)))
+      s.push_back(fuse("block"));
+    if (slot(s, "tile", "block") && coin(rng, gpu(profile) ? 0.85 : 0.6))
+      s.push_back(tile("thread", randomSizes(facts, s, true, rng, profile)));
+    if (slot(s, "fuse", "block") && slot(s, "tile", "thread") && (gpu(profile) || coin(rng, 0.7)))
+      s.push_back(fuse("thread"));
+    if (!facts.contractionOp.empty() && coin(rng, 0.8)) {
+      std::vector<int64_t> ks = dividing(facts.contractionK, kSteps());
+      if (!ks.empty())
+        s.push_back(tile("reduction", {pick(rng, ks)}));
+    }
+    if (slot(s, "tile", "reduction") && coin(rng, 0.3))
+      s.push_back(unroll(pick(rng, std::vector<int64_t>{2, 4, 8})));
+    if (coin(rng, 0.7))
+      s.push_back(vectorize());
+    if (gpu(profile) && slot(s, "fuse", "thread") && facts.contractionOp.empty() && coin(rng, 0.2))
+      s.push_back(recompute());
+    if (gpu(profile) && slot(s, "tile", "thread") && facts.contractionOp.empty() && coin(rng, 0.3))
+      s.push_back(intAction("lanes", pick(rng, intValues("lanes", facts))));
+    if (slot(s, "lanes") && coin(rng, 0.5))
+      s.push_back(intAction("lane_vector", pick(rng, intValues("lane_vector", facts))));
+    if (slot(s, "lanes") && facts.rowMoments > 0 && coin(rng, 0.5))
+      s.push_back(Action{"moments"});
+    if (gpu(profile) && slot(s, "tile", "thread") && mmaApplies(facts) && coin(rng, 0.5)) {
+      dropSimtMatmulActions(s);
+      bool staged = coin(rng, 0.5);
+      s.push_back(intAction("mma", staged ? 1 : pick(rng, std::vector<int64_t>{1, 2, 4})));
+      if (staged)
+        s.push_back(intAction("stage", pick(rng, std::vector<int64_t>{16, 32, 64})));
+      if (staged && coin(rng, 0.5))
+        s.push_back(Action{"ldmatrix"});
+      if (staged && coin(rng, 0.5))
+        s.push_back(intAction("pipeline", pick(rng, std::vector<int64_t>{2, 3, 4})));
+    }
+    if (gpu(profile) && slot(s, "tile", "thread") && facts.contractionOp == "linalg.matmul" &&
+        facts.contractionOperandType == "f32" && coin(rng, 0.25)) {
+      dropSimtMatmulActions(s);
+      s.push_back(intAction("stage", pick(rng, std::vector<int64_t>{8, 16, 32})));
+    }
+    if (gpu(profile) && slot(s, "tile", "block"))
+      for (StringRef kind : kLaunchBounds)
+        if (coin(rng, 0.25))
+          s.push_back(intAction(kind, pick(rng, intValues(kind, facts))));
+    sortByPhase(s);
+    if (valid(s, facts, profile))
+      return s;
+  }
+  return {};
+}
+
+/// Changes one parameter of one action: to a neighbouring value (x2 or /2) or, aggressively, to any value.
+bool mutateParameter(Schedule &s, const PayloadFacts &facts, std::mt19937_64 &rng, bool aggressive, std::string &step) {
+  std::vector<size_t> candidates;
+  for (size_t i = 0; i < s.size(); ++i)
+    if (s[i].kind != "fuse" && s[i].kind != "vectorize")
+      candidates.push_back(i);
+  if (candidates.empty())
+    return false;
+  Action &a = s[pick(rng, candidates)];
+  if (a.kind != "tile") { // unroll, occupancy, max_registers: another value of the registry's
+    std::vector<int64_t> values;
+    for (int64_t v : intValues(a.kind, facts))
+      if (v != a.value)
+        values.push_back(v);
+    if (values.empty())
+      return false;
+    a.value = pick(rng, values);
+    step = "mutate " + describe(a);
+    return true;
+  }
+  size_t d = std::uniform_int_distribution<size_t>(0, a.sizes.size() - 1)(rng);
+  int64_t extent = a.level == "reduction" ? facts.contractionK
+                   : a.level == "thread"  ? blockExtent(s, facts, d)
+                                          : facts.parallelSizes[d];
+  std::vector<int64_t> options = a.level == "reduction" ? dividing(extent, kSteps())
+                                 : a.level == "block"   ? blockSizes(extent)
+                                                        : dividing(extent, searchSizes());
+  if (a.level != "reduction")
+    options.insert(options.begin(), 0);
+  llvm::erase(options, a.sizes[d]);
+  if (options.empty())
+    return false;
+  int64_t value;
+  if (aggressive) {
+    value = pick(rng, options);
+  } else {
+    std::vector<int64_t> near;
+    for (int64_t v : options)
+      if (v != 0 && (v == a.sizes[d] * 2 || v * 2 == a.sizes[d]))
+        near.push_back(v);
+    value = near.empty() ? pick(rng, options) : pick(rng, near);
+  }
+  a.sizes[d] = value;
+  step = "mutate " + describe(a);
+  return true;
+}
+
+/// Adds one action slot the schedule lacks, or removes one (with what depends on it).
+bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwareProfile &profile, std::mt19937_64 &rng,
+                 std::string &step) {
+  std::vector<std::string> adds, removes;
+  if (!slot(s, "tile", "block"))
+    adds.push_back("tile-block");
+  if (slot(s, "tile", "block") && !slot(s, "tile", "thread"))
+    adds.push_back("tile-thread");
+  if (!facts.contractionOp.empty() && !slot(s, "tile", "reduction"))
+    adds.push_back("tile-reduction");
+  if (slot(s, "tile", "reduction") && !slot(s, "unroll"))
+    adds.push_back("unroll");
+  if (!slot(s, "vectorize"))
+    adds.push_back("vectorize");
+  if (facts.linalgOps > 1 && !gpu(profile)) {
+    if (slot(s, "tile", "block") && !slot(s, "fuse", "block"))
+      adds.push_back("fuse-block");
+    if (slot(s, "fuse", "block") && slot(s, "tile", "thread") && !slot(s, "fuse", "thread"))
+      adds.push_back("fuse-thread");
+  }
+  if (slot(s, "tile", "thread"))
+    removes.push_back("tile-thread");
+  if (slot(s, "tile", "reduction"))
+    removes.push_back("tile-reduction");
+  if (slot(s, "unroll"))
+    removes.push_back("unroll");
+  if (slot(s, "vectorize"))
+    removes.push_back("vectorize");
+  if (!gpu(profile) && slot(s, "fuse", "thread"))
+    removes.push_back("fuse-thread");
+  if (gpu(profile) && slot(s, "tile", "block")) {
+    for (StringRef kind : kLaunchBounds)
+      (slot(s, kind) ? removes : adds).push_back(kind.str());
+    for (StringRef kind : kCacheActions)
+      (slot(s, kind) ? removes : adds).push_back(kind.str());
+  }
+  if (gpu(profile) && slot(s, "tile", "thread") && facts.contractionOp.empty())
+    (slot(s, "lanes") ? removes : adds).push_back("lanes");
+  if (gpu(profile) && slot(s, "lanes"))
+    (slot(s, "lane_vector") ? removes : adds).push_back("lane_vector");
+  if (gpu(profile) && slot(s, "lanes") && profile.multiprocessors > 0)
+    (slot(s, "prefetch_rows") ? removes : adds).push_back("prefetch_rows");
+  if (gpu(profile) && slot(s, "lanes") && facts.rowMoments > 0)
+    (slot(s, "moments") ? removes : adds).push_back("moments");
+  // A block reducing its row, the row's values in vectors: what stash and pipeline_rows act on.
+  bool blockRowVectors = gpu(profile) && slot(s, "lanes") && slot(s, "lanes")->value > 32 && slot(s, "vectorize");
+  if (blockRowVectors)
+    (slot(s, "stash") ? removes : adds).push_back("stash");
+  if (blockRowVectors && profile.multiprocessors > 0)
+    (slot(s, "pipeline_rows") ? removes : adds).push_back("pipeline_rows");
+  if (gpu(profile) && slot(s, "fuse", "thread") && facts.contractionOp.empty())
+    (slot(s, "recompute") ? removes : adds).push_back("recompute");
+  if (gpu(profile) && slot(s, "tile", "thread") && mmaApplies(facts))
+    (slot(s, "mma") ? removes : adds).push_back("mma");
+  bool simtStage = gpu(profile) && facts.contractionOp == "linalg.matmul" && facts.contractionOperandType == "f32" &&
+                   slot(s, "tile", "thread");
+  if (slot(s, "mma") || simtStage)
+    (slot(s, "stage") ? removes : adds).push_back("stage");
+  if (slot(s, "stage"))
+    (slot(s, "ldmatrix") ? removes : adds).push_back("ldmatrix");
+  if (slot(s, "stage")) // with mma: S cp.async stages; the fp32 staged SGEMM: pipeline(2), B by cp.async
+    (slot(s, "pipeline") ? removes : adds).push_back("pipeline");
+  if (slot(s, "wgmma")) // proposed by the heuristic with its own tiles; the search may take it away
+    removes.push_back("wgmma");
+  if (slot(s, "wgmma"))
+    (slot(s, "tma") ? removes : adds).push_back("tma");
+  if (slot(s, "wgmma") && (slot(s, "overlap") || (slot(s, "pipeline") && slot(s, "pipeline")->value >= 3)))
+    (slot(s, "overlap") ? removes : adds).push_back("overlap");
+  if (slot(s, "mma") && slot(s, "pipeline"))
+    (slot(s, "stage_epilogue") ? removes : adds).push_back("stage_epilogue");
+  bool add = !adds.empty() && (removes.empty() || coin(rng, 0.5));
+  if (!add && removes.empty())
+    return false;
+  std::string what = add ? pick(rng, adds) : pick(rng, removes);
+  if (add) {
+    Action added;
+    if (what == "tile-block") {
+      added = tile("block", randomSizes(facts, s, false, rng, profile));
+    } else if (what == "tile-thread") {
+      added = tile("thread", randomSizes(facts, s, true, rng, profile));
+    } else if (what == "tile-reduction") {
+      std::vector<int64_t> ks = dividing(facts.contractionK, kSteps());
+      if (ks.empty())
+        return false;
+      added = tile("reduction", {pick(rng, ks)});
+    } else if (what == "unroll") {
+      added = unroll(pick(rng, std::vector<int64_t>{2, 4, 8}));
+    } else if (what == "vectorize") {
+      added = vectorize();
+    } else if (what == "recompute") {
+      added = recompute();
+    } else if (what == "mma") {
+      added = intAction("mma", pick(rng, std::vector<int64_t>{1, 2, 4}));
+      dropSimtMatmulActions(s);
+    } else if (what == "ldmatrix") {
+      added = Action{"ldmatrix"};
+    } else if (what == "tma" || what == "overlap" || what == "stage_epilogue" || what == "moments" ||
+               llvm::is_contained(kCacheActions, StringRef(what))) {
+      added = Action{what};
+    } else if (what == "pipeline") {
+      added = intAction("pipeline", slot(s, "mma") ? pick(rng, std::vector<int64_t>{2, 3, 4}) : 2);
+    } else if (what == "stage") {
+      if (Action *tensorCores = slot(s, "mma")) {
+        added = intAction("stage", pick(rng, std::vector<int64_t>{16, 32, 64}));
+        tensorCores->value = 1; // a staged tile's steps are block_k / 16
+      } else {
+        added = intAction("stage", pick(rng, std::vector<int64_t>{8, 16, 32}));
+        dropSimtMatmulActions(s); // the staged SGEMM computes the matmul itself
+      }
+    } else if (what == "prefetch_rows") {
+      added = intAction(what, profile.multiprocessors * pick(rng, std::vector<int64_t>{1, 2, 4, 8}));
+    } else if (what == "pipeline_rows") { // the blocks resident per multiprocessor, 1 to 8
+      added = intAction(what, profile.multiprocessors * pick(rng, std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+    } else if (llvm::is_contained(kLaunchBounds, StringRef(what)) || what == "lanes" || what == "lane_vector" ||
+               what == "stash") {
+      added = intAction(what, pick(rng, intValues(what, facts)));
+    } else {
+      added = fuse(what == "fuse-block" ? "block" : "thread");
+    }
+    s.push_back(added);
+    addRequiredFusions(s, facts, profile);
+    sortByPhase(s);
+    step = "add " + describe(added);
+    return true;
+  }
+  if (what == "mma" || what == "stage" || what == "pipeline" || what == "wgmma") {
+    removeSlot(s, "wgmma"); // it multiplies the pipelined stages
+    removeSlot(s, "tma");   // it fills wgmma's stages
+    removeSlot(s, "overlap");
+  }
+  if (what == "mma" || what == "stage" || what == "pipeline")
+    removeSlot(s, "stage_epilogue"); // it goes through the pipelined stages' memory
+  if (what == "mma" || what == "stage") {
+    removeSlot(s, "ldmatrix");
+    removeSlot(s, "pipeline");
+  }
+  if (what == "mma")
+    removeSlot(s, "stage");
+  if (what == "tile-thread") {
+    removeSlot(s, "stage_epilogue");
+    removeSlot(s, "overlap");
+    removeSlot(s, "tma");
+    removeSlot(s, "wgmma");
+    removeSlot(s, "pipeline");
+    removeSlot(s, "ldmatrix");
+    removeSlot(s, "stage");
+    removeSlot(s, "mma");
+    removeSlot(s, "tile", "thread");
+    removeSlot(s, "fuse", "thread");
+    removeSlot(s, "recompute");
+    removeSlot(s, "lanes");
+    removeSlot(s, "lane_vector");
+    removeSlot(s, "moments");
+    removeSlot(s, "prefetch_rows");
+    removeSlot(s, "pipeline_rows");
+    removeSlot(s, "stash");
+  } else if (what == "lanes") {
+    removeSlot(s, "lanes");
+    removeSlot(s, "lane_vector");   // it widens the lanes' columns
+    removeSlot(s, "moments");       // it merges the lanes' statistics
+    removeSlot(s, "prefetch_rows"); // it prefetches a row kernel's rows
+    removeSlot(s, "stash");         // it keeps part of the lanes' rows
+    removeSlot(s, "pipeline_rows"); // it loops a row kernel's blocks over rows
+  } else if (what == "vectorize") {
+    removeSlot(s, "vectorize");
+    removeSlot(s, "stash");         // it keeps parts of the lanes' row vectors
+    removeSlot(s, "pipeline_rows"); // it copies the rows the vectors read
+  } else if (what == "tile-reduction") {
+    removeSlot(s, "tile", "reduction");
+    removeSlot(s, "unroll");
+  } else if (what == "fuse-thread") {
+    removeSlot(s, "fuse", "thread");
+    removeSlot(s, "recompute");
+  } else {
+    removeSlot(s, what);
+  }
+  step = "remove " + what;
+  return true;
+}
+
+Schedule mutateScheduleOn(const Schedule &parent, const PayloadFacts &facts, const HardwareProfile &profile,
+                          std::mt19937_64 &rng, bool aggressive, std::string &step) {
+  std::string parentHash = scheduleHash(parent);
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    Schedule s = parent;
+    std::string what;
+    bool changed =
+        coin(rng, 0.65) ? mutateParameter(s, facts, rng, aggressive, what) : addOrRemove(s, facts, profile, rng, what);
+    if (changed && valid(s, facts, profile) && scheduleHash(s) != parentHash) {
+      step = what;
+      return s;
+    }
+  }
+  step.clear();
+  return parent;
+}
+
+Schedule mutateParametersOn(const Schedule &parent, const PayloadFacts &facts, const HardwareProfile &profile,
+                            std::mt19937_64 &rng, std::string &step) {
+  std::string parentHash = scheduleHash(parent);
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    Schedule s = parent;
+    std::string what;
+    if (mutateParameter(s, facts, rng, /*aggressive=*/false, what) && valid(s, facts, profile) &&
+        scheduleHash(s) != parentHash) {
+      step = what;
+      return s;
+    }
+  }
+  step.clear();
+  return parent;
+}
+
+Schedule crossoverSchedulesOn(const Schedule &a, const Schedule &b, const PayloadFacts &facts,
+                              const HardwareProfile &profile, std::mt19937_64 &rng) {
+  static const std::pair<const char *, const char *> slots[] = {{"tile", "block"},        {"fuse", "block"},
+                                                                {"tile", "thread"},       {"fuse", "thread"},
+                                                                {"recompute", ""},        {"lanes", ""},
+                                                                {"lane_vector", ""},      {"moments", ""},
+                                                                {"tile", "reduction"},    {"unroll", ""},
+                                                                {"vectorize", ""},        {"prefetch_rows", ""},
+                                                                {"pipeline_rows", ""},    {"stash", ""},
+                                                                {"occupancy", ""},        {"max_registers", ""},
+                                                                {"streaming_stores", ""}, {"read_only_inputs", ""},
+                                                                {"loads_evict_last", ""}, {"loads_evict_first", ""}};
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    Schedule child;
+    for (auto [kind, level] : slots) {
+      const Action *fromA = slot(a, kind, level), *fromB = slot(b, kind, level);
+      const Action *chosen = coin(rng, 0.5) ? fromA : fromB;
+      if (!chosen && fromA && fromB)
+        chosen = fromA;
+      if (chosen)
+        child.push_back(*chosen);
+    }
+    addRequiredFusions(child, facts, profile);
+    if (valid(child, facts, profile))
+      return child;
+  }
+  return {};
+}
+
+} // namespace kforge::tune::search
+
+Schedule kforge::tune::randomSchedule(const PayloadFacts &facts, const HardwareProfile &profile, std::mt19937_64 &rng) {
+  for (StringRef kind : {"split", "split_k"}) {
+    bool applies = kind == "split" ? splitApplies(facts) : splitKApplies(facts);
+    std::vector<int64_t> values = kernelSplitValues(kind, facts);
+    // split_k is a long shot on a matmul whose output tiles already fill the GPU.
+    double chance = kind == "split_k" && !fewBlocks(facts, profile) ? 0.1 : 0.5;
+    if (!gpu(profile) || !applies || values.empty() || !coin(rng, chance))
+      continue;
+    Action first = intAction(kind, pick(rng, values));
+    Schedule rest = randomScheduleOn(scheduledFacts({first}, facts), profile, rng);
+    if (!rest.empty())
+      return withSplit(first, rest);
+  }
+  return randomScheduleOn(facts, profile, rng);
+}
+
+Schedule kforge::tune::mutateSchedule(const Schedule &parent, const PayloadFacts &facts, const HardwareProfile &profile,
+                                      std::mt19937_64 &rng, bool aggressive, std::string &step) {
+  const Action *split = kernelSplit(parent);
+  if (!split)
+    return mutateScheduleOn(parent, facts, profile, rng, aggressive, step);
+  std::vector<int64_t> values = kernelSplitValues(split->kind, facts);
+  llvm::erase(values, split->value);
+  if (!values.empty() && coin(rng, 0.15)) {
+    Action other = intAction(split->kind, pick(rng, values));
+    Schedule rest = withoutSplit(parent);
+    // split_k's parts change the partial matmul's loops: its schedule must still fit them.
+    if (valid(withSplit(other, rest), facts, profile)) {
+      step = "mutate " + describe(other);
+      return withSplit(other, rest);
+    }
+  }
+  Schedule rest = mutateScheduleOn(withoutSplit(parent), scheduledFacts(parent, facts), profile, rng, aggressive, step);
+  return withSplit(*split, rest);
+}
+
+Schedule kforge::tune::mutateParameters(const Schedule &parent, const PayloadFacts &facts,
+                                        const HardwareProfile &profile, std::mt19937_64 &rng, std::string &step) {
+  const Action *split = kernelSplit(parent);
+  if (!split)
+    return mutateParametersOn(parent, facts, profile, rng, step);
+  return withSplit(*split, mutateParametersOn(withoutSplit(parent), scheduledFacts(parent, facts), profile, rng, step));
+}
+
+Schedule kforge::tune::crossoverSchedules(const Schedule &a, const Schedule &b, const PayloadFacts &facts,
+                                          const HardwareProfile &profile, std::mt19937_64 &rng) {
+  const Action *splitA = kernelSplit(a), *splitB = kernelSplit(b);
+  if (!splitA && !splitB)
+    return crossoverSchedulesOn(a, b, facts, profile, rng);
+  // One schedules the root, the other another op (or the same op split differently): no slot means the same.
+  if (!splitA || !splitB || splitA->kind != splitB->kind ||
+      (splitA->kind == "split_k" && splitA->value != splitB->value))
+    return {};
+  Schedule child = crossoverSchedulesOn(withoutSplit(a), withoutSplit(b), scheduledFacts(a, facts), profile, rng);
+  if (child.empty())
+    return {};
+  return withSplit(coin(rng, 0.5) ? *splitA : *splitB, child);
+}

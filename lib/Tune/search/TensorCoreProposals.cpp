@@ -1,0 +1,201 @@
+//===- TensorCoreProposals.cpp - the heuristic's tensor-core schedules --- ===//
+//
+// mma.sync, staged, ldmatrix, pipelined and Hopper wgmma schedules for bf16/f16 matmuls, first for their payloads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Search.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace kforge::tune;
+using namespace kforge::tune::search;
+using llvm::StringRef;
+
+namespace kforge::tune::search {
+
+/// Tensor-core proposals for sizes the fixed blocks do not divide (e.g. 2000x3000, K = 1000): pipelined mma.sync
+/// on the largest blocks of whole 16x8 instruction tiles that divide M and N, warp tiles of 16 or 32 rows by up
+/// to 64 columns, 4 to 32 warps; the last tile of K zero-filled when block_k does not divide it. `tiles` adds a
+/// batch_matmul's leading 1.
+void addIrregularMmaProposals(const PayloadFacts &facts, const HardwareProfile &profile, int64_t m, int64_t n,
+                              llvm::function_ref<std::vector<int64_t>(std::vector<int64_t>)> tiles,
+                              llvm::function_ref<std::string(Schedule, std::string, std::string)> add) {
+  std::vector<std::pair<int64_t, int64_t>> blocks;
+  for (int64_t bm = 128; bm >= 16; bm -= 16)
+    for (int64_t bn = 256; bn >= 8; bn -= 8)
+      if (m % bm == 0 && n % bn == 0)
+        blocks.push_back({bm, bn});
+  std::stable_sort(blocks.begin(), blocks.end(),
+                   [](const auto &x, const auto &y) { return x.first * x.second > y.first * y.second; });
+  int proposed = 0;
+  for (auto [bm, bn] : blocks) {
+    int64_t wm = bm % 32 == 0 ? 32 : 16, wn = 0;
+    for (int64_t c = 64; c >= 8 && !wn; c -= 8)
+      if (bn % c == 0)
+        wn = c;
+    int64_t warps = (bm / wm) * (bn / wn);
+    if (warps < 4 || warps > 32)
+      continue;
+    Schedule v;
+    v.push_back(tile("block", tiles({bm, bn})));
+    v.push_back(tile("thread", tiles({wm, wn})));
+    v.push_back(intAction("mma", 1));
+    v.push_back(intAction("stage", 64));
+    if (wn % 16 == 0)
+      v.push_back(Action{"ldmatrix"});
+    v.push_back(intAction("pipeline", 3));
+    addRequiredFusions(v, facts, profile, /*always=*/true);
+    add(v, "",
+        "heuristic: tensor cores on " + std::to_string(bm) + "x" + std::to_string(bn) +
+            " blocks that divide the matmul, 3 cp.async stages of 64 of K");
+    if (++proposed == 3)
+      break;
+  }
+}
+
+/// The tensor-core schedules the heuristic tries first for a bf16/f16 matmul (SIMT code runs it at a few
+/// percent of the GPU's bf16 rate): mma.sync tiles, staged, with ldmatrix, pipelined, then wgmma.
+void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &profile,
+                            llvm::function_ref<std::string(Schedule, std::string, std::string)> add) {
+  // Tensor cores first for a bf16/f16 matmul: SIMT code runs it at a few percent of the GPU's bf16 rate. Warp
+  // tiles of 32-64 rows and columns (4-16 mma.sync tiles, 32-64 accumulators per lane) in blocks of 4-8 warps.
+  if (!gpu(profile) || !mmaApplies(facts))
+    return;
+  // A batch_matmul's forms take one batch per block (its tiles get a leading 1) and must be staged.
+  size_t rowDim = matmulRowDim(facts);
+  bool batch = rowDim > 0;
+  int64_t m = facts.parallelSizes[rowDim], n = facts.parallelSizes[rowDim + 1];
+  auto tiles = [&](std::vector<int64_t> sizes) {
+    if (batch)
+      sizes.insert(sizes.begin(), 1);
+    return sizes;
+  };
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> mmaTiles = {
+      {{128, 128}, {32, 64}}, {{64, 64}, {32, 32}},  {{128, 128}, {64, 32}},
+      {{128, 64}, {32, 32}},  {{64, 128}, {32, 32}}, {{128, 256}, {64, 64}}};
+  // Measured on the H200 (bf16 4096^3): 128x128 / 32x64 1.78 ms, 128x128 / 64x32 2.05, the 4-warp tiles
+  // 2.37; at 1024x1024x32768, 64x64 / 32x32 1.77 ms (more blocks), 128x128 / 32x64 3.9. More steps of K per
+  // iteration (mma(2), mma(4)) changed nothing (1.783 / 1.782 / 1.779 ms): left to the search.
+  // Asynchronous copies (cp.async) through 3-4 stages, no registers held for the next tile: they also leave
+  // room for 64x64 warp tiles (fewer fragment reads per mma; ptxas: 168-218 registers, no spills). Measured on
+  // the H200 (bf16 4096^3, 2026-11-30): 128x128 / 32x64, 3 stages of 64: 0.411 ms against 0.482 with two
+  // register-filled stages; 128x256 / 64x64 0.432. The 64x64 blocks are for outputs too small to fill the
+  // GPU with 128x128 ones (1024x1024: 64 blocks for 132 multiprocessors).
+  struct Pipelined {
+    std::vector<int64_t> block, warp;
+    int64_t blockK, stages;
+  };
+  const std::vector<Pipelined> pipelined = {{{128, 128}, {32, 64}, 64, 3}, {{128, 128}, {32, 64}, 32, 4},
+                                            {{128, 256}, {64, 64}, 32, 3}, {{256, 128}, {64, 64}, 32, 3},
+                                            {{128, 128}, {64, 64}, 64, 3}, {{64, 64}, {32, 32}, 64, 3}};
+  auto addPipelined = [&] {
+    for (const Pipelined &p : pipelined) {
+      if (m % p.block[0] || n % p.block[1])
+        continue;
+      Schedule v;
+      v.push_back(tile("block", tiles(p.block)));
+      v.push_back(tile("thread", tiles(p.warp)));
+      v.push_back(intAction("mma", 1));
+      v.push_back(intAction("stage", p.blockK));
+      v.push_back(Action{"ldmatrix"});
+      v.push_back(intAction("pipeline", p.stages));
+      addRequiredFusions(v, facts, profile, /*always=*/true);
+      std::string parent = add(v, "",
+                               "heuristic: tensor cores, " + std::to_string(p.stages) + " stages of " +
+                                   std::to_string(p.blockK) + " of K filled by cp.async, ldmatrix");
+      // The first (fastest measured) also with its result through shared memory (16-byte row stores).
+      if (&p == &pipelined.front()) {
+        v.push_back(Action{"stage_epilogue"});
+        add(v, parent, "add stage_epilogue (the result stored through shared memory in 16-byte rows)");
+      }
+    }
+  };
+  // Hopper's warpgroup MMA first (sm_90a): pipelined, 128-byte swizzled stages of 64 of K, 64 rows per
+  // warpgroup by the block's columns; their stages filled by cp.async or by TMA (tma), each tile's wgmma waited
+  // for at once or one tile later (overlap). Measured on the H200 (bf16 4096^3, 2026-11-30, calls 8-9):
+  // 128x256 blocks, 4 stages, overlap 0.199 ms (87% of cuBLAS); 128x128, 3 stages 0.214 by cp.async, 0.225 by
+  // TMA; 128x256, 3 stages 0.240 / 0.233; overlap on 128x128 (4 stages: one block per multiprocessor instead
+  // of two) 0.258 / 0.270; the best mma.sync kernel 0.410. For a small output with a long K (1024x1024x32768)
+  // the search found 64x128 blocks, 4 TMA stages, overlap: 0.208 ms (mma.sync: 0.382).
+  struct Warpgroup {
+    std::vector<int64_t> block;
+    int64_t stages;
+    bool tma, overlap, stageEpilogue = false;
+  };
+  // (Only on Hopper, sm_90: elsewhere wgmma does not exist; an unknown chip gets them too.)
+  bool hopper = profile.chip.empty() || StringRef(profile.chip).starts_with("sm_90");
+  for (const Warpgroup &w : std::vector<Warpgroup>{{{128, 256}, 4, false, true},
+                                                   {{128, 128}, 3, false, false},
+                                                   {{64, 128}, 4, true, true},
+                                                   {{128, 128}, 3, true, false},
+                                                   {{128, 256}, 3, true, false},
+                                                   {{128, 256}, 4, true, true},
+                                                   {{128, 128}, 4, false, true},
+                                                   // the result through shared memory: 16-byte row stores
+                                                   {{128, 256}, 4, false, true, true}}) {
+    if (!hopper || m % w.block[0] || n % w.block[1] || facts.contractionK % 64)
+      continue;
+    Schedule v;
+    v.push_back(tile("block", tiles(w.block)));
+    v.push_back(tile("thread", tiles({16, w.block[1]})));
+    v.push_back(intAction("mma", 1));
+    v.push_back(intAction("stage", 64));
+    v.push_back(intAction("pipeline", w.stages));
+    v.push_back(Action{"wgmma"});
+    if (w.tma)
+      v.push_back(Action{"tma"});
+    if (w.overlap)
+      v.push_back(Action{"overlap"});
+    if (w.stageEpilogue)
+      v.push_back(Action{"stage_epilogue"});
+    addRequiredFusions(v, facts, profile, /*always=*/true);
+    add(v, "",
+        "heuristic: Hopper wgmma on " + std::to_string(w.block[0]) + "x" + std::to_string(w.block[1]) + " blocks, " +
+            std::to_string(w.stages) + " swizzled stages of 64 of K filled by " + (w.tma ? "TMA" : "cp.async") +
+            (w.overlap ? ", one tile's wgmma in flight" : "") +
+            (w.stageEpilogue ? ", the result stored through shared memory" : ""));
+  }
+  int tried = 0;
+  if (m % 64 || n % 64)
+    addIrregularMmaProposals(facts, profile, m, n, tiles, add);
+  if (batch) {
+    addPipelined(); // the unstaged and register-staged forms below are for a plain matmul
+    return;
+  }
+  for (const auto &[block, warp] : mmaTiles) {
+    if (m % block[0] || n % block[1])
+      continue;
+    Schedule v;
+    v.push_back(tile("block", block));
+    v.push_back(tile("thread", warp));
+    v.push_back(intAction("mma", 1));
+    addRequiredFusions(v, facts, profile, /*always=*/true);
+    add(v, "", "heuristic: tensor cores (mma.sync) on these block and warp tiles");
+    // The same tiles with A and B staged through shared memory (32 of K per tile, two stages): the loads
+    // straight from global memory are what bounds the unstaged kernel (docs/perf/tensorcores-h200.md).
+    if (tried < 3) {
+      Schedule staged = v;
+      staged.push_back(intAction("stage", 32));
+      std::string stagedHash =
+          add(staged, "", "heuristic: tensor cores, A and B staged in shared memory (32 of K per tile)");
+      staged.push_back(Action{"ldmatrix"});
+      add(staged, stagedHash, "add ldmatrix (fragments four 8x8 matrices per instruction)");
+      // 64 of K per tile: half the barriers; the two stages (72 KB at 128x128) are dynamic shared memory.
+      if (tried < 2) {
+        Schedule deeper = v;
+        deeper.push_back(intAction("stage", 64));
+        deeper.push_back(Action{"ldmatrix"});
+        add(deeper, "", "heuristic: tensor cores, staged 64 of K per tile (dynamic shared memory), ldmatrix");
+      }
+    }
+    if (++tried == 1)
+      addPipelined(); // right after the fastest tile's register-staged forms: the next step up
+  }
+}
+
+} // namespace kforge::tune::search

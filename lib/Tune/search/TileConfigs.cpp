@@ -1,0 +1,171 @@
+//===- TileConfigs.cpp - ranked block and thread tiles for the heuristic ===//
+//
+// The tile configurations the heuristic ranks: matmul-like roots by operand reuse and occupancy, other roots by
+// rows.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Search.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace kforge::tune;
+using namespace kforge::tune::search;
+using llvm::StringRef;
+
+namespace kforge::tune::search {
+
+/// Blocks of one row over `lanes` lanes that fit on a multiprocessor at once, estimated: 2048 threads, 65536
+/// registers at one per value a lane holds of a `width`-wide row plus 32, at most 32 blocks.
+int64_t residentRowBlocks(int64_t lanes, int64_t width) {
+  int64_t registers = width / lanes + 32;
+  return std::max<int64_t>(1, std::min({2048 / lanes, 65536 / (lanes * registers), int64_t(32)}));
+}
+
+/// Matmul-like roots (the last two parallel loops are the output's rows and columns): output tiles that
+/// reuse operands (large block tiles, 2-D thread tiles of 16-64 accumulators), enough blocks to fill every
+/// multiprocessor, and blocks of 64-512 threads.
+std::vector<TileConfig> contractionConfigs(const PayloadFacts &facts, const HardwareProfile &profile) {
+  size_t rank = facts.parallelSizes.size();
+  int64_t m = facts.parallelSizes[rank - 2], n = facts.parallelSizes[rank - 1];
+  int64_t batch = 1;
+  for (size_t d = 0; d + 2 < rank; ++d)
+    batch *= facts.parallelSizes[d];
+  std::vector<TileConfig> configs;
+  bool isGpu = gpu(profile);
+  // Block tiles of 32 to 128; for an irregular extent (2000 x 3000) its divisors in that range too.
+  auto candidates = [](int64_t extent) {
+    std::vector<int64_t> out = {32, 64, 128};
+    if (irregularExtent(extent))
+      for (int64_t v : blockSizes(extent))
+        if (v >= 32 && v <= 128 && !llvm::is_contained(out, v))
+          out.push_back(v);
+    return out;
+  };
+  std::vector<std::pair<int64_t, int64_t>> threadTiles = {{4, 4}, {4, 8}, {8, 4}, {8, 8}, {2, 4}, {4, 2}};
+  for (int64_t bm : candidates(m))
+    for (int64_t bn : candidates(n))
+      for (auto [tm, tn] : threadTiles) {
+        if (m % bm || n % bn || bm % tm || bn % tn)
+          continue;
+        int64_t threads = (bm / tm) * (bn / tn);
+        int64_t blocks = batch * (m / bm) * (n / bn);
+        if (isGpu && (threads < 64 || threads > std::min<int64_t>(512, profile.maxThreadsPerBlock)))
+          continue;
+        if (!isGpu && tm * tn > 64)
+          continue;
+        double reuse = double(bm * bn) / double(bm + bn); // operand reuse of the block tile
+        double regs = double(tm * tn) / double(tm + tn);  // operand reuse in registers
+        double fill = isGpu ? std::min(1.0, double(blocks) / (2.0 * profile.multiprocessors))
+                            : std::min(1.0, double(blocks) / (4.0 * profile.multiprocessors));
+        TileConfig c;
+        c.block.assign(rank, 0);
+        c.thread.assign(rank, 0);
+        for (size_t d = 0; d + 2 < rank; ++d)
+          c.block[d] = c.thread[d] = 1;
+        c.block[rank - 2] = bm;
+        c.block[rank - 1] = bn;
+        c.thread[rank - 2] = tm;
+        c.thread[rank - 1] = tn;
+        c.k = isGpu ? 4 : 8;
+        // A measured prior on the GPU: without shared-memory staging (A and B are read through L1), 64-thread
+        // blocks of 8x8 per thread were fastest on the H200 (4096^3 fp32, 2026-11-29: 64x64 4.06 ms, 32x128
+        // 4.07, 64x128 4.16, 128x64 4.20, 128x128 4.48), the reverse of what operand reuse alone predicts.
+        double prior = !isGpu ? 1.0 : (threads == 64 && tm * tn == 64) ? 2.5 : threads == 256 ? 1.1 : 1.0;
+        c.merit = reuse * regs * fill * prior;
+        configs.push_back(c);
+      }
+  std::stable_sort(configs.begin(), configs.end(),
+                   [](const TileConfig &a, const TileConfig &b) { return a.merit > b.merit; });
+  return configs;
+}
+
+/// Other roots (elementwise chains, row reductions): GPU blocks of rows with a thread per row segment of
+/// 1-8 elements (a whole row per thread when the payload reduces rows, so no thread recomputes a
+/// reduction); CPU tiles of rows.
+std::vector<TileConfig> rowConfigs(const PayloadFacts &facts, const HardwareProfile &profile) {
+  size_t rank = facts.parallelSizes.size();
+  std::vector<TileConfig> configs;
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < rank; ++d)
+    rows *= facts.parallelSizes[d];
+  int64_t cols = facts.parallelSizes[rank - 1];
+  bool reducesRows = facts.reductionOps > 0;
+  auto make = [&](int64_t blockRows, int64_t blockCols, int64_t threadRows, int64_t threadCols, double merit) {
+    TileConfig c;
+    c.block.assign(rank, 0);
+    c.thread.assign(rank, 0);
+    for (size_t d = 0; d + 1 < rank; ++d)
+      c.block[d] = c.thread[d] = 1;
+    if (rank >= 2) {
+      c.block[rank - 2] = blockRows;
+      c.thread[rank - 2] = threadRows;
+    }
+    c.block[rank - 1] = blockCols;
+    c.thread[rank - 1] = threadCols;
+    c.merit = merit;
+    configs.push_back(c);
+  };
+  int64_t lastRows = rank >= 2 ? facts.parallelSizes[rank - 2] : 1;
+  for (int64_t br : {256, 128, 64, 32}) {
+    if (rank < 2 || lastRows % br)
+      continue;
+    if (reducesRows)
+      make(br, 0, 1, 0, double(br) / 256.0); // a whole row per thread
+  }
+  if (!reducesRows) {
+    for (int64_t v : {4, 2, 8, 1})
+      for (int64_t threadsX : {256, 128, 512}) {
+        int64_t bc = v * threadsX;
+        if (cols % bc)
+          continue;
+        if (rank >= 2)
+          make(1, bc, 1, v, (v == 4 ? 2.0 : 1.0) * (threadsX == 256 ? 1.1 : 1.0));
+        else
+          make(0, bc, 0, v, 1.0);
+      }
+  }
+  if (reducesRows && rank == 1) {
+    // The root is the reduction itself (a row sum): a thread per output row.
+    for (int64_t br : {256, 128, 64, 32})
+      if (facts.parallelSizes[0] % br == 0) {
+        TileConfig c;
+        c.block = {br};
+        c.thread = {1};
+        c.merit = double(br) / 256.0;
+        configs.push_back(c);
+      }
+  }
+  if (configs.empty() && rank >= 3) {
+    // Convolution-like roots: the innermost three loops tiled (a GPU grid has 3 dims), up to 4 x 4 x 32 outputs
+    // per block and one per thread; the outer loops run inside each thread.
+    TileConfig c;
+    c.block.assign(rank, 0);
+    c.thread.assign(rank, 0);
+    int64_t caps[3] = {4, 4, 32};
+    for (int i = 0; i < 3; ++i) {
+      size_t d = rank - 3 + i;
+      int64_t size = 1;
+      for (int64_t candidate : {32, 16, 8, 4, 2, 1})
+        if (candidate <= caps[i] && facts.parallelSizes[d] % candidate == 0) {
+          size = candidate;
+          break;
+        }
+      c.block[d] = size;
+      c.thread[d] = 1;
+    }
+    c.merit = 1;
+    configs.push_back(c);
+  }
+  (void)rows;
+  (void)profile;
+  std::stable_sort(configs.begin(), configs.end(),
+                   [](const TileConfig &a, const TileConfig &b) { return a.merit > b.merit; });
+  return configs;
+}
+
+} // namespace kforge::tune::search
