@@ -82,9 +82,11 @@ LogicalResult transform::SetKernelAttributesOp::verify() {
   if (getLoadL2Policy() && *getLoadL2Policy() != "evict_first" && *getLoadL2Policy() != "evict_last")
     return emitOpError() << "load_l2_policy must be \"evict_first\" or \"evict_last\", not \""
                          << *getLoadL2Policy() << "\"";
-  if (getMinBlocksPerSm() && *getMinBlocksPerSm() <= 0)
+  // (I64Attr's getters are unsigned: the limits are checked as the signed values written in the script.)
+  if (getMinBlocksPerSm() && static_cast<int64_t>(*getMinBlocksPerSm()) <= 0)
     return emitOpError() << "min_blocks_per_sm must be positive";
-  if (getMaxRegisters() && (*getMaxRegisters() <= 0 || *getMaxRegisters() > 255))
+  if (getMaxRegisters() &&
+      (static_cast<int64_t>(*getMaxRegisters()) <= 0 || static_cast<int64_t>(*getMaxRegisters()) > 255))
     return emitOpError() << "max_registers must be in 1..255";
   return success();
 }
@@ -246,8 +248,9 @@ DiagnosedSilenceableFailure transform::MatmulToSimtStagedOp::applyToOne(transfor
 //===----------------------------------------------------------------------===//
 
 LogicalResult transform::PrefetchRowsToL2Op::verify() {
-  if (getAhead() < 1)
-    return emitOpError() << "ahead must be a positive number of rows, not " << getAhead();
+  int64_t ahead = getAhead(); // (signed: I64Attr's getter is unsigned)
+  if (ahead < 1)
+    return emitOpError() << "ahead must be a positive number of rows, not " << ahead;
   return success();
 }
 
@@ -268,8 +271,9 @@ DiagnosedSilenceableFailure transform::PrefetchRowsToL2Op::applyToOne(transform:
 //===----------------------------------------------------------------------===//
 
 LogicalResult transform::StashRowsInSharedOp::verify() {
-  if (getQuarters() < 1 || getQuarters() > 3)
-    return emitOpError() << "quarters must be 1, 2 or 3 (of each vector's elements), not " << getQuarters();
+  int64_t quarters = getQuarters(); // (signed: I64Attr's getter is unsigned)
+  if (quarters < 1 || quarters > 3)
+    return emitOpError() << "quarters must be 1, 2 or 3 (of each vector's elements), not " << quarters;
   return success();
 }
 
@@ -290,8 +294,9 @@ DiagnosedSilenceableFailure transform::StashRowsInSharedOp::applyToOne(transform
 //===----------------------------------------------------------------------===//
 
 LogicalResult transform::PipelineRowsOp::verify() {
-  if (getBlocks() < 1)
-    return emitOpError() << "blocks must be positive, not " << getBlocks();
+  int64_t blocks = getBlocks(); // (signed: I64Attr's getter is unsigned)
+  if (blocks < 1)
+    return emitOpError() << "blocks must be positive, not " << blocks;
   return success();
 }
 

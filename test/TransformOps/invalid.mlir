@@ -65,3 +65,48 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Negative values are out of range too (I64Attr's getters are unsigned: the verifiers compare signed values).
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %launch = transform.structured.match ops{["gpu.launch"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{ahead must be a positive number of rows, not -1}}
+    %same = transform.kforge.prefetch_rows_to_l2 %launch {ahead = -1} : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %launch = transform.structured.match ops{["gpu.launch"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{blocks must be positive, not -2}}
+    %same = transform.kforge.pipeline_rows %launch {blocks = -2} : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %launch = transform.structured.match ops{["gpu.launch"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{min_blocks_per_sm must be positive}}
+    %same = transform.kforge.set_kernel_attributes %launch {min_blocks_per_sm = -2} : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
+
+// -----
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %launch = transform.structured.match ops{["gpu.launch"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{quarters must be 1, 2 or 3 (of each vector's elements), not -1}}
+    %same = transform.kforge.stash_rows_in_shared %launch {quarters = -1} : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+}
