@@ -170,10 +170,10 @@ static Value laneSquaredDeviations(OpBuilder &b, Location loc, linalg::GenericOp
 namespace {
 /// The row program of a thread-level forall, as the checks found it.
 struct RowProgram {
-  int64_t rows = 0;    ///< The forall's iterations.
-  int64_t width = 0;   ///< N: the row ops' last loop.
-  int64_t stride = 0;  ///< lanes x vector: lane l owns columns l * vector + j + k * stride (j < vector).
-  int64_t perLane = 0; ///< Columns of a lane's slice: N / stride.
+  int64_t rows = 0;       ///< The forall's iterations.
+  int64_t width = 0;      ///< N: the row ops' last loop.
+  int64_t stride = 0;     ///< lanes x vector: lane l owns columns l * vector + j + k * stride (j < vector).
+  int64_t perLane = 0;    ///< Columns of a lane's slice: N / stride.
   bool blockWide = false; ///< More than 32 lanes: reductions over the whole block.
   /// With `moments`: the row sums whose centred values are squared and summed, each with its chain, and the
   /// squares that only that chain used (not cloned: the moments' merge gives the sum of squares).
@@ -209,8 +209,8 @@ static FailureOr<int64_t> rowWidth(scf::ForallOp forall, std::string &why) {
     if (loops.back() <= 1 || llvm::any_of(ArrayRef(loops).drop_back(), [](int64_t r) { return r != 1; }))
       continue;
     if (width && loops.back() != width)
-      return kforge::reject(why, "the row ops have different widths (" + Twine(width) + ", " + Twine(loops.back()) +
-                                     ")");
+      return kforge::reject(why,
+                            "the row ops have different widths (" + Twine(width) + ", " + Twine(loops.back()) + ")");
     width = loops.back();
   }
   return width;
@@ -266,18 +266,19 @@ static FailureOr<RowProgram> matchRowProgram(scf::ForallOp forall, const kforge:
   // then shared memory across the warps), so the block must hold that one row and nothing else.
   program.blockWide = options.lanes > 32;
   if (program.blockWide && program.rows != 1)
-    return kforge::reject(why, "lanes = " + Twine(options.lanes) + " spreads a row over several warps, reduced over "
-                                   "the whole block: the forall must have one row, not " + Twine(program.rows));
+    return kforge::reject(why, "lanes = " + Twine(options.lanes) +
+                                   " spreads a row over several warps, reduced over the whole block: the forall "
+                                   "must have one row, not " +
+                                   Twine(program.rows));
   FailureOr<int64_t> width = rowWidth(forall, why);
   if (failed(width))
     return failure();
   program.width = *width;
   program.stride = options.lanes * options.vector;
   if (program.width == 0 || program.width % program.stride != 0)
-    return kforge::reject(why, "the row width (" + Twine(program.width) + ") is not a multiple of " +
-                                   Twine(options.lanes) + " lanes" +
-                                   (options.vector > 1 ? " x " + std::to_string(options.vector) + " columns"
-                                                       : std::string()));
+    return kforge::reject(
+        why, "the row width (" + Twine(program.width) + ") is not a multiple of " + Twine(options.lanes) + " lanes" +
+                 (options.vector > 1 ? " x " + std::to_string(options.vector) + " columns" : std::string()));
   program.perLane = program.width / program.stride;
   if (failed(checkInserts(forall, program.width, why)))
     return failure();
@@ -476,8 +477,7 @@ private:
 
   /// The lane's partial over its columns (its vector's partials combined); the lanes combine theirs, and every
   /// lane holds the total.
-  void combineReduction(linalg::LinalgOp linalgOp, ArrayRef<SmallVector<Value>> partials,
-                        ArrayRef<Value> laneInputs) {
+  void combineReduction(linalg::LinalgOp linalgOp, ArrayRef<SmallVector<Value>> partials, ArrayRef<Value> laneInputs) {
     std::string unused;
     RowReductionKind kinds = *rowReductionKind(linalgOp, unused); // checked
     auto moments = program.momentsOfSum.find(linalgOp);
@@ -556,7 +556,8 @@ private:
       return abandon(why, "an inserted row statistic is a lane's slice");
     Value dest = maps[0].lookup(insert.getDest());
     SmallVector<OpFoldResult> sizes = insert.getMixedSizes();
-    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0), one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0),
+          one = arith::ConstantIndexOp::create(rewriter, loc, 1);
     Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane, zero);
     Value count = arith::SelectOp::create(rewriter, loc, first, one, zero);
     int64_t rank = insert.getSourceType().getRank();
@@ -597,11 +598,11 @@ private:
   const RowProgram &program;
   Location loc;
   scf::ForallOp lanesForall;
-  Value lane;                    ///< The new forall's lane index.
-  SmallVector<IRMapping> maps;   ///< Per column j of a lane's vector.
-  DenseSet<Value> strided;       ///< Values of the new body that hold a lane's columns only.
+  Value lane;                  ///< The new forall's lane index.
+  SmallVector<IRMapping> maps; ///< Per column j of a lane's vector.
+  DenseSet<Value> strided;     ///< Values of the new body that hold a lane's columns only.
   DenseMap<std::pair<int64_t, void *>, OpFoldResult> columns; ///< laneColumn's values.
-  DenseMap<Operation *, Value> sumOfSquaresTotal; ///< Filled when a moments chain's row sum is lowered.
+  DenseMap<Operation *, Value> sumOfSquaresTotal;             ///< Filled when a moments chain's row sum is lowered.
 };
 } // namespace
 

@@ -8,9 +8,9 @@
 
 using namespace mlir;
 
-FailureOr<kforge::MatmulTile>
-kforge::staticMatmulTile(linalg::MatmulOp matmul, function_ref<std::string(Type, Type, Type)> elementTypesProblem,
-                         std::string &why) {
+FailureOr<kforge::MatmulTile> kforge::staticMatmulTile(linalg::MatmulOp matmul,
+                                                       function_ref<std::string(Type, Type, Type)> elementTypesProblem,
+                                                       std::string &why) {
   if (!matmul.hasPureBufferSemantics()) {
     why = "expected a linalg.matmul on memrefs";
     return failure();

@@ -90,12 +90,11 @@ static bool rowsWholeCopies(MemRefType type) {
 /// wide; the swizzled stages are the launch's dynamic shared memory. With tma, A and B are boxes of global
 /// memrefs.
 static LogicalResult checkWgmma(MmaPlan &plan, std::string &why) {
-  if (plan.warpCols != 1 || plan.warpRows % 4 || plan.m != 16 * plan.warpRows || plan.n % kSwizzleRow ||
-      plan.n > 256) {
+  if (plan.warpCols != 1 || plan.warpRows % 4 || plan.m != 16 * plan.warpRows || plan.n % kSwizzleRow || plan.n > 256) {
     why = "wgmma needs warp_grid = [4 x warpgroups, 1] over 16 rows per warp (the tile's rows 64 per warpgroup) "
           "and the tile's columns a multiple of 64, at most 256; got a " +
-          std::to_string(plan.warpRows) + "x" + std::to_string(plan.warpCols) + " grid on " +
-          std::to_string(plan.m) + "x" + std::to_string(plan.n);
+          std::to_string(plan.warpRows) + "x" + std::to_string(plan.warpCols) + " grid on " + std::to_string(plan.m) +
+          "x" + std::to_string(plan.n);
     return failure();
   }
   if (plan.launch.getDynamicSharedMemorySize()) {

@@ -38,10 +38,10 @@ static bool isInputRow(memref::SubViewOp view, gpu::LaunchOp launch, const Dense
 namespace {
 /// A launch whose blocks can loop over rows, checked.
 struct RowPipeline {
-  int64_t rows = 0;                  ///< The grid's blocks: one row each.
+  int64_t rows = 0;                    ///< The grid's blocks: one row each.
   Operation *firstReduction = nullptr; ///< The entry block's first gpu.all_reduce: the row is read before it.
   RowRead row;
-  MemRefType bufferType;             ///< The row's copy in shared memory (1 x N).
+  MemRefType bufferType; ///< The row's copy in shared memory (1 x N).
   int64_t rowBytes = 0;
 };
 } // namespace
@@ -120,9 +120,8 @@ static FailureOr<RowPipeline> planRowPipeline(gpu::LaunchOp launch, int64_t bloc
   if (elementBytes == 0 || (width * elementBytes) % 16 != 0)
     return kforge::reject(why, "the row (" + Twine(width) + " elements) is not a whole number of 16-byte pieces");
   pipeline.rowBytes = width * elementBytes;
-  pipeline.bufferType =
-      MemRefType::get({1, width}, inputType.getElementType(), MemRefLayoutAttrInterface(),
-                      gpu::AddressSpaceAttr::get(launch.getContext(), gpu::AddressSpace::Workgroup));
+  pipeline.bufferType = MemRefType::get({1, width}, inputType.getElementType(), MemRefLayoutAttrInterface(),
+                                        gpu::AddressSpaceAttr::get(launch.getContext(), gpu::AddressSpace::Workgroup));
   if (std::string problem = kforge::sharedBuffersProblem(launch, kforge::memrefBytes(pipeline.bufferType));
       !problem.empty())
     return kforge::reject(why, "a copy of the row would " + problem);

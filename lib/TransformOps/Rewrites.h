@@ -62,7 +62,7 @@ llvm::LogicalResult matmulToMmaSync(mlir::RewriterBase &rewriter, mlir::linalg::
 
 /// transform.kforge.matmul_to_simt_staged's options.
 struct SimtStagedOptions {
-  int64_t blockK = 0; ///< A positive multiple of 4.
+  int64_t blockK = 0;                       ///< A positive multiple of 4.
   llvm::SmallVector<int64_t, 2> threadGrid; ///< [rows, columns], both positive.
   bool asyncB = false;
 };

@@ -113,12 +113,12 @@ namespace {
 /// What a stash needs to know about the launch, checked.
 struct StashPlan {
   int64_t threads = 0;
-  DenseMap<Operation *, int> segment; ///< The entry block's ops, numbered by segment.
-  SmallVector<LiveAcross> live;       ///< In order of definition, each with its slot.
-  VectorType shape;                   ///< Their one type.
-  int64_t length = 0, stashed = 0;    ///< Elements of each vector, and those stashed (its last ones).
+  DenseMap<Operation *, int> segment;  ///< The entry block's ops, numbered by segment.
+  SmallVector<LiveAcross> live;        ///< In order of definition, each with its slot.
+  VectorType shape;                    ///< Their one type.
+  int64_t length = 0, stashed = 0;     ///< Elements of each vector, and those stashed (its last ones).
   SmallVector<Operation *> asyncReads; ///< The definitions copied to shared memory by cp.async (block order).
-  MemRefType bufferType;              ///< The stash: slots x stashed x threads elements.
+  MemRefType bufferType;               ///< The stash: slots x stashed x threads elements.
   int64_t kept() const { return length - stashed; }
 };
 } // namespace
@@ -202,9 +202,9 @@ static FailureOr<StashPlan> planStash(gpu::LaunchOp launch, int64_t quarters, st
     if (asyncStashable(v.def, plan.kept()))
       plan.asyncReads.push_back(v.def);
   int64_t slots = assignSlots(plan.live, body, plan.segment, plan.kept());
-  plan.bufferType = MemRefType::get({slots * plan.stashed * plan.threads}, plan.shape.getElementType(),
-                                    MemRefLayoutAttrInterface(),
-                                    gpu::AddressSpaceAttr::get(launch.getContext(), gpu::AddressSpace::Workgroup));
+  plan.bufferType =
+      MemRefType::get({slots * plan.stashed * plan.threads}, plan.shape.getElementType(), MemRefLayoutAttrInterface(),
+                      gpu::AddressSpaceAttr::get(launch.getContext(), gpu::AddressSpace::Workgroup));
   if (std::string problem = kforge::sharedBuffersProblem(launch, kforge::memrefBytes(plan.bufferType));
       !problem.empty())
     return kforge::reject(why, "the stash of " + Twine(slots) + " x " + Twine(plan.stashed) + " elements x " +
@@ -267,9 +267,8 @@ private:
   Value copyAsync(vector::TransferReadOp read, int slot, Value &copies) {
     Type element = plan.shape.getElementType();
     MLIRContext *ctx = rewriter.getContext();
-    Value kept = vector::TransferReadOp::create(rewriter, loc, VectorType::get({plan.kept()}, element),
-                                                read.getBase(), read.getIndices(), read.getPadding(),
-                                                ArrayRef<bool>{true});
+    Value kept = vector::TransferReadOp::create(rewriter, loc, VectorType::get({plan.kept()}, element), read.getBase(),
+                                                read.getIndices(), read.getPadding(), ArrayRef<bool>{true});
     // cp.async wants a source of unit innermost stride (a lane's slice of the row is strided): each element
     // is copied from a one-element view of the underlying buffer at its linear offset.
     auto meta = memref::ExtractStridedMetadataOp::create(rewriter, loc, read.getBase());

@@ -39,10 +39,9 @@ public:
 /// typed, where upstream's trait says "transform applied to the wrong op kind". The other targets are still
 /// transformed, as by the trait.
 template <typename TransformOp>
-mlir::DiagnosedSilenceableFailure applyToEach(TransformOp op, llvm::StringRef wrongTarget,
-                                              mlir::transform::TransformRewriter &rewriter,
-                                              mlir::transform::TransformResults &results,
-                                              mlir::transform::TransformState &state) {
+mlir::DiagnosedSilenceableFailure
+applyToEach(TransformOp op, llvm::StringRef wrongTarget, mlir::transform::TransformRewriter &rewriter,
+            mlir::transform::TransformResults &results, mlir::transform::TransformState &state) {
   using Target = typename llvm::function_traits<decltype(&TransformOp::applyToOne)>::template arg_t<1>;
   mlir::Value handle = op->getOperand(0);
   auto targets = state.getPayloadOps(handle);
