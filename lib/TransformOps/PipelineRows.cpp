@@ -135,7 +135,7 @@ class RowPipeliner {
 public:
   RowPipeliner(RewriterBase &rewriter, gpu::LaunchOp launch, RowPipeline &pipeline, int64_t blocks)
       : rewriter(rewriter), launch(launch), pipeline(pipeline), blocks(blocks), body(launch.getBody().front()),
-        loc(launch.getLoc()), ctx(rewriter.getContext()) {}
+        loc(launch.getLoc()), ctx(rewriter.getContext()), input(pipeline.row.row.getSource()) {}
 
   void run() {
     // The ops of the body, to move into the loop; the block index they use, to become the loop's row.
@@ -208,7 +208,7 @@ private:
                                NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
     NVVM::MBarrierArriveExpectTxOp::create(rewriter, loc, /*res=*/Type(), bar, i32(pipeline.rowBytes),
                                            NVVM::MemScopeKindAttr(), BoolAttr(), /*predicate=*/Value());
-    Value base = memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, pipeline.row.row.getSource());
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, input);
     Value offset = arith::MulIOp::create(rewriter, loc, at, index(pipeline.rowBytes));
     Value address = arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
                                                arith::AddIOp::create(rewriter, loc, base, offset));
@@ -301,6 +301,7 @@ private:
   Block &body;
   Location loc;
   MLIRContext *ctx;
+  Value input;           ///< The kernel input whose rows are copied (the row's view is gone once read from the copy).
   Value grid;            ///< The new grid size: `blocks`, the loop's step.
   Value buffer, barrier; ///< The row's copy and its mbarrier.
 };
