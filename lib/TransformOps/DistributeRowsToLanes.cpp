@@ -6,7 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kforge/TransformOps/KforgeTransformOps.h"
+#include "Rewrites.h"
+
 #include "kforge/Transforms/RowMoments.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -26,10 +27,6 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
-
-//===----------------------------------------------------------------------===//
-// DistributeRowsToLanesOp
-//===----------------------------------------------------------------------===//
 
 /// The gpu.subgroup_reduce kind that combines partials of a reduction whose combiner is `combiner`.
 static std::optional<gpu::AllReduceOperation> laneCombiner(Operation *combiner) {
@@ -166,35 +163,43 @@ static Value laneSquaredDeviations(OpBuilder &b, Location loc, linalg::GenericOp
   return total;
 }
 
-DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(transform::TransformRewriter &rewriter,
-                                                                           Operation *target,
-                                                                           transform::ApplyToEachResultList &results,
-                                                                           transform::TransformState &state) {
-  auto forall = dyn_cast<scf::ForallOp>(target);
-  int64_t lanes = getLanes();
-  // Within a warp, a row's lanes must tile the warp (butterfly shuffles over 2, 4, ... 32 lanes); beyond it,
-  // whole warps (a 32000-wide row has no power-of-two lane count above 256 that divides it, but 800 does).
-  bool withinWarp = lanes >= 2 && lanes <= 32 && llvm::isPowerOf2_64(lanes);
-  bool wholeWarps = lanes > 32 && lanes <= 1024 && lanes % 32 == 0;
-  if (!withinWarp && !wholeWarps)
-    return emitDefiniteFailure() << "lanes must be a power of 2 from 2 to 32 or a multiple of 32 up to 1024, not "
-                                 << lanes;
-  int64_t vector = getVector();
-  if (vector != 1 && vector != 2 && vector != 4)
-    return emitDefiniteFailure() << "vector must be 1, 2 or 4 consecutive columns per lane, not " << vector;
-  if (!forall || forall.getRank() != 1 || !forall.isNormalized())
-    return emitSilenceableError() << "expected an scf.forall with one induction variable from 0, step 1";
-  std::optional<int64_t> rows = getConstantIntValue(forall.getMixedUpperBound()[0]);
-  if (!rows)
-    return emitSilenceableError() << "expected a static number of rows";
-  // Beyond a warp, the lanes of a row combine their partials over the whole block (gpu.all_reduce: shuffles,
-  // then shared memory across the warps), so the block must hold that one row and nothing else.
-  bool blockWide = lanes > 32;
-  if (blockWide && *rows != 1)
-    return emitSilenceableError() << "lanes = " << lanes << " spreads a row over several warps, reduced over the "
-                                  << "whole block: the forall must have one row, not " << *rows;
+//===----------------------------------------------------------------------===//
+// The checks: what the row program is, before any change
+//===----------------------------------------------------------------------===//
 
-  // The row width: the last loop of the linalg ops over a row (their other loops have one iteration).
+namespace {
+/// The row program of a thread-level forall, as the checks found it.
+struct RowProgram {
+  int64_t rows = 0;       ///< The forall's iterations.
+  int64_t width = 0;      ///< N: the row ops' last loop.
+  int64_t stride = 0;     ///< lanes x vector: lane l owns columns l * vector + j + k * stride (j < vector).
+  int64_t perLane = 0;    ///< Columns of a lane's slice: N / stride.
+  bool blockWide = false; ///< More than 32 lanes: reductions over the whole block.
+  /// With `moments`: the row sums whose centred values are squared and summed, each with its chain, and the
+  /// squares that only that chain used (not cloned: the moments' merge gives the sum of squares).
+  DenseMap<Operation *, kforge::RowMoments> momentsOfSum;
+  DenseSet<Operation *> skippedSquares;
+};
+} // namespace
+
+/// Whether an inserted tensor is a row statistic (1x...x1, e.g. a row sum).
+static bool isStatistic(RankedTensorType type) {
+  return llvm::all_of(type.getShape(), [](int64_t d) { return d == 1; });
+}
+
+/// Whether `op` is a row op: a linalg op on tensors whose last loop has `width` iterations and the others one.
+static bool isRowOp(Operation *op, int64_t width) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || !linalgOp.hasPureTensorSemantics())
+    return false;
+  SmallVector<int64_t> loops = linalgOp.getStaticLoopRanges();
+  return !loops.empty() && loops.back() == width &&
+         llvm::all_of(ArrayRef(loops).drop_back(), [](int64_t r) { return r == 1; });
+}
+
+/// The row width: the last loop of the linalg ops over a row (their other loops have one iteration); 0 when
+/// there is none.
+static FailureOr<int64_t> rowWidth(scf::ForallOp forall, std::string &why) {
   int64_t width = 0;
   for (Operation &op : forall.getBody()->without_terminator()) {
     auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
@@ -204,19 +209,15 @@ DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(trans
     if (loops.back() <= 1 || llvm::any_of(ArrayRef(loops).drop_back(), [](int64_t r) { return r != 1; }))
       continue;
     if (width && loops.back() != width)
-      return emitSilenceableError() << "the row ops have different widths (" << width << ", " << loops.back() << ")";
+      return kforge::reject(why,
+                            "the row ops have different widths (" + Twine(width) + ", " + Twine(loops.back()) + ")");
     width = loops.back();
   }
-  // Lane l owns columns l * vector + j + k * stride (j < vector): `vector` strided slices of perLane columns.
-  int64_t stride = lanes * vector;
-  if (width == 0 || width % stride != 0)
-    return emitSilenceableError() << "the row width (" << width << ") is not a multiple of " << lanes << " lanes"
-                                  << (vector > 1 ? " x " + std::to_string(vector) + " columns" : std::string());
-  int64_t perLane = width / stride;
-  // What the forall inserts: whole unit-stride rows (1x...xN), or row statistics (1x...x1, e.g. a row sum).
-  auto isStatistic = [](RankedTensorType type) {
-    return llvm::all_of(type.getShape(), [](int64_t d) { return d == 1; });
-  };
+  return width;
+}
+
+/// What the forall inserts: whole unit-stride rows (1x...xN), or row statistics (1x...x1).
+static LogicalResult checkInserts(scf::ForallOp forall, int64_t width, std::string &why) {
   for (Operation &op : forall.getTerminator().getYieldingOps()) {
     auto insert = dyn_cast<tensor::ParallelInsertSliceOp>(op);
     RankedTensorType type = insert ? insert.getSourceType() : RankedTensorType();
@@ -224,78 +225,148 @@ DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(trans
         !llvm::all_of(insert.getStaticStrides(), [](int64_t s) { return s == 1; }) ||
         !(isStatistic(type) || (type.getShape().back() == width &&
                                 llvm::all_of(type.getShape().drop_back(), [](int64_t d) { return d == 1; }))))
-      return emitSilenceableError() << "expected the forall to insert whole unit-stride rows (1x...xN) or row "
-                                       "statistics (1x...x1)";
+      return kforge::reject(why, "expected the forall to insert whole unit-stride rows (1x...xN) or row statistics "
+                                 "(1x...x1)");
   }
+  return success();
+}
 
-  // Checks before any change: every op that touches a row is a row op.
-  std::string why;
-  auto isRowOp = [&](Operation *op) {
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-    if (!linalgOp || !linalgOp.hasPureTensorSemantics())
-      return false;
-    SmallVector<int64_t> loops = linalgOp.getStaticLoopRanges();
-    return !loops.empty() && loops.back() == width &&
-           llvm::all_of(ArrayRef(loops).drop_back(), [](int64_t r) { return r == 1; });
-  };
+/// With `moments`: the row sums whose centred values are squared and summed, each with its chain.
+static LogicalResult matchMoments(scf::ForallOp forall, RowProgram &program, std::string &why) {
   for (Operation &op : forall.getBody()->without_terminator()) {
-    if (!isRowOp(&op))
+    if (!isRowOp(&op, program.width))
+      continue;
+    std::optional<kforge::RowMoments> m = kforge::matchRowMoments(cast<linalg::LinalgOp>(&op));
+    if (!m || !isRowOp(m->sumSquares, program.width) || (m->square && !isRowOp(m->square, program.width)) ||
+        !isRowOp(m->centre, program.width))
+      continue;
+    program.momentsOfSum[&op] = *m;
+    if (m->square)
+      program.skippedSquares.insert(m->square);
+  }
+  if (program.momentsOfSum.empty())
+    return kforge::reject(why, "moments: the row program has no row sum whose centred values (x - sum / N) are "
+                               "squared and summed (a layernorm's mean and variance)");
+  return success();
+}
+
+/// The forall's row program, checked: one induction variable from 0 with step 1, a static number of rows (one
+/// beyond a warp), row ops of one width that `stride` divides, whole rows or statistics inserted, reductions
+/// from their neutral element.
+static FailureOr<RowProgram> matchRowProgram(scf::ForallOp forall, const kforge::RowsToLanesOptions &options,
+                                             std::string &why) {
+  if (forall.getRank() != 1 || !forall.isNormalized())
+    return kforge::reject(why, "expected an scf.forall with one induction variable from 0, step 1");
+  RowProgram program;
+  std::optional<int64_t> rows = getConstantIntValue(forall.getMixedUpperBound()[0]);
+  if (!rows)
+    return kforge::reject(why, "expected a static number of rows");
+  program.rows = *rows;
+  // Beyond a warp, the lanes of a row combine their partials over the whole block (gpu.all_reduce: shuffles,
+  // then shared memory across the warps), so the block must hold that one row and nothing else.
+  program.blockWide = options.lanes > 32;
+  if (program.blockWide && program.rows != 1)
+    return kforge::reject(why, "lanes = " + Twine(options.lanes) +
+                                   " spreads a row over several warps, reduced over the whole block: the forall "
+                                   "must have one row, not " +
+                                   Twine(program.rows));
+  FailureOr<int64_t> width = rowWidth(forall, why);
+  if (failed(width))
+    return failure();
+  program.width = *width;
+  program.stride = options.lanes * options.vector;
+  if (program.width == 0 || program.width % program.stride != 0)
+    return kforge::reject(
+        why, "the row width (" + Twine(program.width) + ") is not a multiple of " + Twine(options.lanes) + " lanes" +
+                 (options.vector > 1 ? " x " + std::to_string(options.vector) + " columns" : std::string()));
+  program.perLane = program.width / program.stride;
+  if (failed(checkInserts(forall, program.width, why)))
+    return failure();
+  // Every row reduction starts from its combiner's neutral element.
+  for (Operation &op : forall.getBody()->without_terminator()) {
+    if (!isRowOp(&op, program.width))
       continue;
     auto linalgOp = cast<linalg::LinalgOp>(&op);
     if (linalgOp.getIteratorTypesArray().back() == utils::IteratorType::reduction &&
         failed(rowReductionKind(linalgOp, why)))
-      return emitSilenceableError() << why;
+      return failure();
   }
-  // With `moments`: the row sums whose centred values are squared and summed, each with its chain.
-  DenseMap<Operation *, kforge::RowMoments> momentsOfSum;
-  DenseSet<Operation *> skippedSquares;
-  DenseMap<Operation *, Value> sumOfSquaresTotal; // filled when the chain's row sum is lowered
-  if (getMoments()) {
-    for (Operation &op : forall.getBody()->without_terminator())
-      if (isRowOp(&op))
-        if (std::optional<kforge::RowMoments> m = kforge::matchRowMoments(cast<linalg::LinalgOp>(&op));
-            m && isRowOp(m->sumSquares) && (!m->square || isRowOp(m->square)) && isRowOp(m->centre)) {
-          momentsOfSum[&op] = *m;
-          if (m->square)
-            skippedSquares.insert(m->square);
-        }
-    if (momentsOfSum.empty())
-      return emitSilenceableError() << "moments: the row program has no row sum whose centred values (x - sum / N) "
-                                       "are squared and summed (a layernorm's mean and variance)";
-    if (blockWide && !llvm::isPowerOf2_64(lanes / 32))
-      return emitSilenceableError() << "moments over a row of " << lanes / 32
-                                    << " warps: the warps must be a power of 2 (their partials merge pairwise)";
+  if (options.moments && failed(matchMoments(forall, program, why)))
+    return failure();
+  return program;
+}
+
+//===----------------------------------------------------------------------===//
+// The rewrite: a forall over (rows, lanes), the old body cloned into it with row ops on strided slices
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Builds the forall over (rows, lanes) for one checked row program.
+class LaneDistributor {
+public:
+  LaneDistributor(RewriterBase &rewriter, scf::ForallOp forall, const kforge::RowsToLanesOptions &options,
+                  const RowProgram &program)
+      : rewriter(rewriter), forall(forall), options(options), program(program), loc(forall.getLoc()),
+        maps(options.vector) {}
+
+  /// The new forall, which replaces the old one; failure (nothing changed but the functions' moments buffers)
+  /// when the body turns out not to be a row program after all.
+  FailureOr<scf::ForallOp> run(std::string &why) {
+    createLanesForall();
+    for (Operation &op : forall.getBody()->without_terminator()) {
+      if (isRowOp(&op, program.width)) {
+        distributeRowOp(op);
+        continue;
+      }
+      for (Value operand : op.getOperands())
+        if (strided.contains(maps[0].lookupOrDefault(operand)))
+          return abandon(why, "an op that is not a row op uses a row value: " + op.getName().getStringRef());
+      Operation *clone = rewriter.clone(op, maps[0]);
+      for (auto [old, now] : llvm::zip(op.getResults(), clone->getResults()))
+        mapEverywhere(old, now);
+    }
+    if (failed(insertResults(why)))
+      return failure();
+    rewriter.replaceOp(forall, lanesForall.getResults());
+    return lanesForall;
   }
 
-  // The new forall over (rows, lanes); the old body is cloned into it, row ops on strided slices.
-  Location loc = forall.getLoc();
-  rewriter.setInsertionPoint(forall);
-  MLIRContext *ctx = getContext();
-  ArrayAttr mapping = rewriter.getArrayAttr({gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimY),
-                                             gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimX)});
-  auto lanesForall = scf::ForallOp::create(
-      rewriter, loc, ArrayRef<OpFoldResult>{rewriter.getIndexAttr(*rows), rewriter.getIndexAttr(lanes)},
-      forall.getOutputs(), mapping);
-  Value lane = lanesForall.getInductionVars()[1];
-  // One mapping per column j of a lane's vector: row values are the lane's j-th slice in maps[j]; every other
-  // value is the same in all of them.
-  SmallVector<IRMapping> maps(vector);
-  for (IRMapping &map : maps) {
-    map.map(forall.getInductionVars()[0], lanesForall.getInductionVars()[0]);
-    for (auto [from, to] : llvm::zip(forall.getRegionIterArgs(), lanesForall.getRegionIterArgs()))
-      map.map(from, to);
+private:
+  /// The new forall over (rows, lanes), mapped to threads y and x, and the mappings of the old body's values.
+  void createLanesForall() {
+    rewriter.setInsertionPoint(forall);
+    MLIRContext *ctx = rewriter.getContext();
+    ArrayAttr mapping = rewriter.getArrayAttr({gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimY),
+                                               gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimX)});
+    lanesForall = scf::ForallOp::create(
+        rewriter, loc,
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(program.rows), rewriter.getIndexAttr(options.lanes)},
+        forall.getOutputs(), mapping);
+    lane = lanesForall.getInductionVars()[1];
+    // One mapping per column j of a lane's vector: row values are the lane's j-th slice in maps[j]; every
+    // other value is the same in all of them.
+    for (IRMapping &map : maps) {
+      map.map(forall.getInductionVars()[0], lanesForall.getInductionVars()[0]);
+      for (auto [from, to] : llvm::zip(forall.getRegionIterArgs(), lanesForall.getRegionIterArgs()))
+        map.map(from, to);
+    }
+    rewriter.setInsertionPoint(lanesForall.getTerminator());
   }
-  auto mapEverywhere = [&](Value from, Value to) {
+
+  /// Gives up: the new forall goes, the old one stays.
+  LogicalResult abandon(std::string &why, const Twine &reason) {
+    rewriter.eraseOp(lanesForall);
+    return kforge::reject(why, reason);
+  }
+
+  void mapEverywhere(Value from, Value to) {
     for (IRMapping &map : maps)
       map.map(from, to);
-  };
-  DenseSet<Value> strided; // values of the new body that hold a lane's columns only
-  rewriter.setInsertionPoint(lanesForall.getTerminator());
+  }
 
   /// Column j of the lane's vector in the row: lane * vector + j (+ `base`). Created once per (j, base): a
   /// row's slice and its insert must use the same value to bufferize in place.
-  DenseMap<std::pair<int64_t, void *>, OpFoldResult> columns;
-  auto laneColumn = [&](int64_t j, OpFoldResult base) -> OpFoldResult {
+  OpFoldResult laneColumn(int64_t j, OpFoldResult base) {
     auto [it, inserted] = columns.try_emplace({j, base.getOpaqueValue()});
     if (inserted) {
       OpBuilder::InsertionGuard guard(rewriter);
@@ -303,17 +374,18 @@ DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(trans
       if (auto v = dyn_cast<Value>(base); v && v.getParentBlock() == lanesForall.getBody())
         rewriter.setInsertionPointAfterValue(v);
       AffineExpr d0 = rewriter.getAffineDimExpr(0), d1 = rewriter.getAffineDimExpr(1);
-      it->second =
-          affine::makeComposedFoldedAffineApply(rewriter, loc, d0 + d1 * vector + j, {base, OpFoldResult(lane)});
+      it->second = affine::makeComposedFoldedAffineApply(rewriter, loc, d0 + d1 * options.vector + j,
+                                                         {base, OpFoldResult(lane)});
     }
     return it->second;
-  };
+  }
+
   /// `value` (mapped) with dimension `dim` cut to the lane's j-th slice (offset lane * vector + j, stride
   /// lanes * vector).
-  auto laneSlice = [&](Value value, int64_t dim, int64_t j) -> Value {
+  Value laneSlice(Value value, int64_t dim, int64_t j) {
     auto type = cast<RankedTensorType>(value.getType());
-    SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0)), strides(type.getRank(),
-                                                                                         rewriter.getIndexAttr(1));
+    SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0)),
+        strides(type.getRank(), rewriter.getIndexAttr(1));
     SmallVector<OpFoldResult> sizes;
     for (int64_t d : type.getShape())
       sizes.push_back(rewriter.getIndexAttr(d));
@@ -330,61 +402,32 @@ DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(trans
       offsets[dim] = laneColumn(j, rowOffsets[dim]);
       value = iterArg;
     }
-    sizes[dim] = rewriter.getIndexAttr(perLane);
-    strides[dim] = rewriter.getIndexAttr(stride);
+    sizes[dim] = rewriter.getIndexAttr(program.perLane);
+    strides[dim] = rewriter.getIndexAttr(program.stride);
     Value slice = tensor::ExtractSliceOp::create(rewriter, loc, value, offsets, sizes, strides);
     strided.insert(slice);
     return slice;
-  };
+  }
 
-  for (Operation &op : forall.getBody()->without_terminator()) {
-    if (!isRowOp(&op)) {
-      for (Value operand : op.getOperands())
-        if (strided.contains(maps[0].lookupOrDefault(operand))) {
-          rewriter.eraseOp(lanesForall);
-          return emitSilenceableError() << "an op that is not a row op uses a row value: " << op.getName();
-        }
-      Operation *clone = rewriter.clone(op, maps[0]);
-      for (auto [old, now] : llvm::zip(op.getResults(), clone->getResults()))
-        mapEverywhere(old, now);
-      continue;
-    }
-    if (skippedSquares.contains(&op))
-      continue; // only the centred sum of squares used them, and the moments' merge gives it
+  /// A row op, once per column of the lane's vector on the lane's slices; a reduction's partials are then
+  /// combined within the lane and over the lanes.
+  void distributeRowOp(Operation &op) {
+    if (program.skippedSquares.contains(&op))
+      return; // only the centred sum of squares used them, and the moments' merge gives it
     if (auto it = sumOfSquaresTotal.find(&op); it != sumOfSquaresTotal.end()) {
       auto type = cast<RankedTensorType>(op.getResult(0).getType());
-      mapEverywhere(op.getResult(0), tensor::FromElementsOp::create(rewriter, loc, type, ValueRange{it->second}).getResult());
-      continue;
+      mapEverywhere(op.getResult(0),
+                    tensor::FromElementsOp::create(rewriter, loc, type, ValueRange{it->second}).getResult());
+      return;
     }
     auto linalgOp = cast<linalg::LinalgOp>(&op);
-    unsigned rowLoop = linalgOp.getNumLoops() - 1;
     bool reduction = linalgOp.getIteratorTypesArray().back() == utils::IteratorType::reduction;
-    auto moments = momentsOfSum.find(&op);
     SmallVector<Value> laneInputs; // a moments row sum's input slices, one per column of the lane's vector
-    // The op once per column of the lane's vector; a reduction's partials per result, over the vector.
+    // A reduction's partials per result, over the vector.
     SmallVector<SmallVector<Value>> partials(op.getNumResults());
-    for (int64_t j = 0; j < vector; ++j) {
-      IRMapping &map = maps[j];
-      SmallVector<Value> operands;
-      for (OpOperand &operand : op.getOpOperands()) {
-        Value value = map.lookupOrDefault(operand.get());
-        if (reduction && linalgOp.isDpsInit(&operand)) {
-          // Each lane's partial accumulates in a tensor of its own, never in the forall's output (where the
-          // lanes would all write one element: a row sum's init is a slice of the row-sum output).
-          auto fill = operand.get().getDefiningOp<linalg::FillOp>(); // checked: the neutral element
-          auto type = cast<RankedTensorType>(value.getType());
-          Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(), type.getElementType());
-          operands.push_back(linalg::FillOp::create(rewriter, loc, map.lookupOrDefault(fill.getInputs()[0]), empty)
-                                 .getResult(0));
-          continue;
-        }
-        AffineMap indexing = linalgOp.getMatchingIndexingMap(&operand);
-        std::optional<unsigned> dim = indexing.getResultPosition(rewriter.getAffineDimExpr(rowLoop));
-        if (dim && !strided.contains(value))
-          value = laneSlice(value, *dim, j);
-        operands.push_back(value);
-      }
-      if (moments != momentsOfSum.end())
+    for (int64_t j = 0; j < options.vector; ++j) {
+      SmallVector<Value> operands = laneOperands(linalgOp, j, reduction);
+      if (program.momentsOfSum.contains(&op))
         laneInputs.push_back(operands.front());
       SmallVector<Type> resultTypes;
       for (Value init : ValueRange(operands).take_back(linalgOp.getNumDpsInits()))
@@ -393,7 +436,7 @@ DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(trans
       for (auto [i, old, now] : llvm::enumerate(op.getResults(), laneOp->getResults())) {
         if (!reduction) {
           strided.insert(now);
-          map.map(old, now);
+          maps[j].map(old, now);
           continue;
         }
         auto type = cast<RankedTensorType>(now.getType());
@@ -401,94 +444,172 @@ DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(trans
         partials[i].push_back(tensor::ExtractOp::create(rewriter, loc, now, zeros));
       }
     }
-    if (!reduction)
-      continue;
-    // The lane's partial over its columns (its vector's partials combined); the lanes combine theirs, and every
-    // lane holds the total.
-    RowReductionKind kinds = *rowReductionKind(linalgOp, why);
-    gpu::AllReduceOperation kind = kinds.overLanes;
-    for (auto [old, columnPartials] : llvm::zip(op.getResults(), partials)) {
+    if (reduction)
+      combineReduction(linalgOp, partials, laneInputs);
+  }
+
+  /// The operands of a row op's clone for column j of the lane's vector: row values as the lane's j-th slices;
+  /// a reduction's init a fresh fill of its own.
+  SmallVector<Value> laneOperands(linalg::LinalgOp linalgOp, int64_t j, bool reduction) {
+    IRMapping &map = maps[j];
+    unsigned rowLoop = linalgOp.getNumLoops() - 1;
+    SmallVector<Value> operands;
+    for (OpOperand &operand : linalgOp->getOpOperands()) {
+      Value value = map.lookupOrDefault(operand.get());
+      if (reduction && linalgOp.isDpsInit(&operand)) {
+        // Each lane's partial accumulates in a tensor of its own, never in the forall's output (where the
+        // lanes would all write one element: a row sum's init is a slice of the row-sum output).
+        auto fill = operand.get().getDefiningOp<linalg::FillOp>(); // checked: the neutral element
+        auto type = cast<RankedTensorType>(value.getType());
+        Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(), type.getElementType());
+        operands.push_back(
+            linalg::FillOp::create(rewriter, loc, map.lookupOrDefault(fill.getInputs()[0]), empty).getResult(0));
+        continue;
+      }
+      AffineMap indexing = linalgOp.getMatchingIndexingMap(&operand);
+      std::optional<unsigned> dim = indexing.getResultPosition(rewriter.getAffineDimExpr(rowLoop));
+      if (dim && !strided.contains(value))
+        value = laneSlice(value, *dim, j);
+      operands.push_back(value);
+    }
+    return operands;
+  }
+
+  /// The lane's partial over its columns (its vector's partials combined); the lanes combine theirs, and every
+  /// lane holds the total.
+  void combineReduction(linalg::LinalgOp linalgOp, ArrayRef<SmallVector<Value>> partials, ArrayRef<Value> laneInputs) {
+    std::string unused;
+    RowReductionKind kinds = *rowReductionKind(linalgOp, unused); // checked
+    auto moments = program.momentsOfSum.find(linalgOp);
+    for (auto [old, columnPartials] : llvm::zip(linalgOp->getResults(), partials)) {
       Value partial = columnPartials.front();
       for (Value next : ArrayRef(columnPartials).drop_front())
         partial = vector::makeArithReduction(rewriter, loc, kinds.inLane, next, partial);
       Value total;
-      if (moments != momentsOfSum.end()) {
-        // The lane's squared deviations from its own mean, then (sum, squares) merged over the lanes.
-        int64_t perLaneCount = perLane * vector;
-        Value mean = arith::DivFOp::create(
-            rewriter, loc, partial,
-            arith::ConstantOp::create(rewriter, loc, FloatAttr::get(partial.getType(), double(perLaneCount))));
-        Value squares = laneSquaredDeviations(rewriter, loc, moments->second.sum, laneInputs, mean);
-        total = partial;
-        mergeMomentsByShuffles(rewriter, loc, total, squares, std::min<int64_t>(lanes, 32), perLaneCount);
-        if (blockWide)
-          mergeMomentsOverWarps(rewriter, loc, forall, lane, lanes / 32, total, squares, perLaneCount * 32);
-        sumOfSquaresTotal[moments->second.sumSquares] = squares;
-      } else if (blockWide) {
-        // Every thread of the block is a lane of the one row and reaches this point: uniform.
-        total = gpu::AllReduceOp::create(rewriter, loc, partial,
-                                         gpu::AllReduceOperationAttr::get(rewriter.getContext(), kind),
-                                         /*uniform=*/true)
-                    .getResult();
-      } else {
-        std::optional<uint32_t> cluster;
-        if (lanes < 32)
-          cluster = static_cast<uint32_t>(lanes);
-        total = gpu::SubgroupReduceOp::create(rewriter, loc, partial, kind, /*uniform=*/false, cluster);
-      }
+      if (moments != program.momentsOfSum.end())
+        total = mergeMoments(moments->second, partial, laneInputs);
+      else
+        total = combineOverLanes(partial, kinds.overLanes);
       auto type = cast<RankedTensorType>(old.getType());
       mapEverywhere(old, tensor::FromElementsOp::create(rewriter, loc, type, ValueRange{total}).getResult());
     }
   }
 
-  // Each lane inserts its columns of the row; a row statistic (the same in every lane after the shuffles)
-  // is inserted by lane 0 alone: the other lanes insert an empty slice, so no two lanes write one element.
-  rewriter.setInsertionPointToStart(lanesForall.getTerminator().getBody());
-  for (Operation &op : forall.getTerminator().getYieldingOps()) {
-    auto insert = cast<tensor::ParallelInsertSliceOp>(op);
-    SmallVector<OpFoldResult> offsets = insert.getMixedOffsets(), sizes = insert.getMixedSizes(),
-                              strides = insert.getMixedStrides();
-    for (OpFoldResult &o : offsets)
-      if (auto v = dyn_cast<Value>(o))
-        o = maps[0].lookupOrDefault(v);
-    Value dest = maps[0].lookup(insert.getDest());
-    rewriter.setInsertionPoint(lanesForall.getTerminator());
-    if (isStatistic(insert.getSourceType())) {
-      Value source = maps[0].lookupOrDefault(insert.getSource());
-      if (strided.contains(source)) {
-        rewriter.eraseOp(lanesForall);
-        return emitSilenceableError() << "an inserted row statistic is a lane's slice";
-      }
-      Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0), one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-      Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane, zero);
-      Value count = arith::SelectOp::create(rewriter, loc, first, one, zero);
-      int64_t rank = insert.getSourceType().getRank();
-      SmallVector<OpFoldResult> at(rank, rewriter.getIndexAttr(0)), unit(rank, rewriter.getIndexAttr(1));
-      SmallVector<OpFoldResult> pieceSizes = unit;
-      pieceSizes.back() = count;
-      Value piece = tensor::ExtractSliceOp::create(rewriter, loc, source, at, pieceSizes, unit);
-      sizes.back() = count;
-      rewriter.setInsertionPointToEnd(lanesForall.getTerminator().getBody());
-      tensor::ParallelInsertSliceOp::create(rewriter, insert.getLoc(), piece, dest, offsets, sizes, strides);
-      continue;
+  /// The lanes' partials combined: by shuffles within a warp (clustered below 32 lanes), over the block beyond.
+  Value combineOverLanes(Value partial, gpu::AllReduceOperation kind) {
+    if (program.blockWide) {
+      // Every thread of the block is a lane of the one row and reaches this point: uniform.
+      return gpu::AllReduceOp::create(rewriter, loc, partial,
+                                      gpu::AllReduceOperationAttr::get(rewriter.getContext(), kind),
+                                      /*uniform=*/true)
+          .getResult();
     }
-    for (int64_t j = 0; j < vector; ++j) {
-      Value source = maps[j].lookupOrDefault(insert.getSource());
-      if (!strided.contains(source)) {
-        rewriter.eraseOp(lanesForall);
-        return emitSilenceableError() << "an inserted row is not computed by row ops";
-      }
+    std::optional<uint32_t> cluster;
+    if (options.lanes < 32)
+      cluster = static_cast<uint32_t>(options.lanes);
+    return gpu::SubgroupReduceOp::create(rewriter, loc, partial, kind, /*uniform=*/false, cluster);
+  }
+
+  /// A moments row sum over the lanes: the lane's squared deviations from its own mean, then (sum, squares)
+  /// merged over the lanes; returns the sum and records the squares for the chain's sum of squares.
+  Value mergeMoments(const kforge::RowMoments &moments, Value partial, ArrayRef<Value> laneInputs) {
+    int64_t perLaneCount = program.perLane * options.vector;
+    Value mean = arith::DivFOp::create(
+        rewriter, loc, partial,
+        arith::ConstantOp::create(rewriter, loc, FloatAttr::get(partial.getType(), double(perLaneCount))));
+    Value squares = laneSquaredDeviations(rewriter, loc, moments.sum, laneInputs, mean);
+    Value total = partial;
+    mergeMomentsByShuffles(rewriter, loc, total, squares, std::min<int64_t>(options.lanes, 32), perLaneCount);
+    if (program.blockWide)
+      mergeMomentsOverWarps(rewriter, loc, forall, lane, options.lanes / 32, total, squares, perLaneCount * 32);
+    sumOfSquaresTotal[moments.sumSquares] = squares;
+    return total;
+  }
+
+  /// Each lane inserts its columns of the row; a row statistic (the same in every lane after the shuffles) is
+  /// inserted by lane 0 alone: the other lanes insert an empty slice, so no two lanes write one element.
+  LogicalResult insertResults(std::string &why) {
+    rewriter.setInsertionPointToStart(lanesForall.getTerminator().getBody());
+    for (Operation &op : forall.getTerminator().getYieldingOps()) {
+      auto insert = cast<tensor::ParallelInsertSliceOp>(op);
+      SmallVector<OpFoldResult> offsets = insert.getMixedOffsets();
+      for (OpFoldResult &o : offsets)
+        if (auto v = dyn_cast<Value>(o))
+          o = maps[0].lookupOrDefault(v);
       rewriter.setInsertionPoint(lanesForall.getTerminator());
-      SmallVector<OpFoldResult> columnOffsets = offsets, columnSizes = sizes, columnStrides = strides;
+      if (isStatistic(insert.getSourceType())) {
+        if (failed(insertStatistic(insert, offsets, why)))
+          return failure();
+        continue;
+      }
+      if (failed(insertRow(insert, offsets, why)))
+        return failure();
+    }
+    return success();
+  }
+
+  /// A row statistic, inserted by lane 0 (the others insert an empty slice).
+  LogicalResult insertStatistic(tensor::ParallelInsertSliceOp insert, ArrayRef<OpFoldResult> offsets,
+                                std::string &why) {
+    Value source = maps[0].lookupOrDefault(insert.getSource());
+    if (strided.contains(source))
+      return abandon(why, "an inserted row statistic is a lane's slice");
+    Value dest = maps[0].lookup(insert.getDest());
+    SmallVector<OpFoldResult> sizes = insert.getMixedSizes();
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0),
+          one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane, zero);
+    Value count = arith::SelectOp::create(rewriter, loc, first, one, zero);
+    int64_t rank = insert.getSourceType().getRank();
+    SmallVector<OpFoldResult> at(rank, rewriter.getIndexAttr(0)), unit(rank, rewriter.getIndexAttr(1));
+    SmallVector<OpFoldResult> pieceSizes = unit;
+    pieceSizes.back() = count;
+    Value piece = tensor::ExtractSliceOp::create(rewriter, loc, source, at, pieceSizes, unit);
+    sizes.back() = count;
+    rewriter.setInsertionPointToEnd(lanesForall.getTerminator().getBody());
+    tensor::ParallelInsertSliceOp::create(rewriter, insert.getLoc(), piece, dest, offsets, sizes,
+                                          insert.getMixedStrides());
+    return success();
+  }
+
+  /// A whole row: each lane inserts its `vector` strided slices of columns.
+  LogicalResult insertRow(tensor::ParallelInsertSliceOp insert, ArrayRef<OpFoldResult> offsets, std::string &why) {
+    Value dest = maps[0].lookup(insert.getDest());
+    for (int64_t j = 0; j < options.vector; ++j) {
+      Value source = maps[j].lookupOrDefault(insert.getSource());
+      if (!strided.contains(source))
+        return abandon(why, "an inserted row is not computed by row ops");
+      rewriter.setInsertionPoint(lanesForall.getTerminator());
+      SmallVector<OpFoldResult> columnOffsets(offsets), columnSizes = insert.getMixedSizes(),
+                                                        columnStrides = insert.getMixedStrides();
       columnOffsets.back() = laneColumn(j, offsets.back());
-      columnSizes.back() = rewriter.getIndexAttr(perLane);
-      columnStrides.back() = rewriter.getIndexAttr(stride);
+      columnSizes.back() = rewriter.getIndexAttr(program.perLane);
+      columnStrides.back() = rewriter.getIndexAttr(program.stride);
       rewriter.setInsertionPointToEnd(lanesForall.getTerminator().getBody());
       tensor::ParallelInsertSliceOp::create(rewriter, insert.getLoc(), source, dest, columnOffsets, columnSizes,
                                             columnStrides);
     }
+    return success();
   }
-  rewriter.replaceOp(forall, lanesForall.getResults());
-  results.push_back(lanesForall);
-  return DiagnosedSilenceableFailure::success();
+
+  RewriterBase &rewriter;
+  scf::ForallOp forall;
+  const kforge::RowsToLanesOptions &options;
+  const RowProgram &program;
+  Location loc;
+  scf::ForallOp lanesForall;
+  Value lane;                  ///< The new forall's lane index.
+  SmallVector<IRMapping> maps; ///< Per column j of a lane's vector.
+  DenseSet<Value> strided;     ///< Values of the new body that hold a lane's columns only.
+  DenseMap<std::pair<int64_t, void *>, OpFoldResult> columns; ///< laneColumn's values.
+  DenseMap<Operation *, Value> sumOfSquaresTotal;             ///< Filled when a moments chain's row sum is lowered.
+};
+} // namespace
+
+FailureOr<scf::ForallOp> kforge::distributeRowsToLanes(RewriterBase &rewriter, scf::ForallOp forall,
+                                                       const RowsToLanesOptions &options, std::string &why) {
+  FailureOr<RowProgram> program = matchRowProgram(forall, options, why);
+  if (failed(program))
+    return failure();
+  return LaneDistributor(rewriter, forall, options, *program).run(why);
 }

@@ -1,28 +1,28 @@
 //===- KforgeTransformOps.cpp - transform.kforge.* ops --------------------===//
+//
+// The ops themselves: their verifiers (the checks a script can fail before it runs) and applyToOne, which
+// reads the op's attributes and calls the rewrite (Rewrites.h) on its typed target.
+//
+//===----------------------------------------------------------------------===//
 
 #include "kforge/TransformOps/KforgeTransformOps.h"
 #include "kforge/Transforms/KernelRequests.h"
 
-#include "mlir/Analysis/SliceAnalysis.h"
+#include "Rewrites.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
-#include "mlir/IR/IRMapping.h"
-#include "mlir/IR/Matchers.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 
@@ -34,34 +34,25 @@ using namespace mlir;
 //===----------------------------------------------------------------------===//
 
 DiagnosedSilenceableFailure transform::OutsToEmptyOp::applyToOne(transform::TransformRewriter &rewriter,
-                                                                 Operation *target,
+                                                                 linalg::LinalgOp target,
                                                                  transform::ApplyToEachResultList &results,
                                                                  transform::TransformState &state) {
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(target);
-  if (!linalgOp || !linalgOp.hasPureTensorSemantics())
+  if (!target.hasPureTensorSemantics())
     return emitSilenceableError() << "expected a linalg op on tensors";
-
-  rewriter.setInsertionPoint(linalgOp);
-  for (OpOperand &init : linalgOp.getDpsInitsMutable()) {
-    if (linalgOp.payloadUsesValueFromOperand(&init))
+  rewriter.setInsertionPoint(target);
+  for (OpOperand &init : target.getDpsInitsMutable()) {
+    if (target.payloadUsesValueFromOperand(&init))
       continue;
     Value current = init.get();
     if (current.getDefiningOp<tensor::EmptyOp>())
       continue;
     auto type = cast<RankedTensorType>(current.getType());
-    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, linalgOp.getLoc(), current);
-    Value empty =
-        tensor::EmptyOp::create(rewriter, linalgOp.getLoc(), sizes, type.getElementType(), type.getEncoding());
-    rewriter.modifyOpInPlace(linalgOp, [&] { init.set(empty); });
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, target.getLoc(), current);
+    Value empty = tensor::EmptyOp::create(rewriter, target.getLoc(), sizes, type.getElementType(), type.getEncoding());
+    rewriter.modifyOpInPlace(target, [&] { init.set(empty); });
   }
-  results.push_back(linalgOp);
+  results.push_back(target);
   return DiagnosedSilenceableFailure::success();
-}
-
-void transform::OutsToEmptyOp::getEffects(SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  transform::onlyReadsHandle(getTargetMutable(), effects);
-  transform::producesHandle(getOperation()->getOpResults(), effects);
-  transform::modifiesPayload(effects);
 }
 
 //===----------------------------------------------------------------------===//
@@ -69,22 +60,14 @@ void transform::OutsToEmptyOp::getEffects(SmallVectorImpl<MemoryEffects::EffectI
 //===----------------------------------------------------------------------===//
 
 DiagnosedSilenceableFailure transform::CopyToLinalgOp::applyToOne(transform::TransformRewriter &rewriter,
-                                                                  Operation *target,
+                                                                  memref::CopyOp target,
                                                                   transform::ApplyToEachResultList &results,
                                                                   transform::TransformState &state) {
-  auto copy = dyn_cast<memref::CopyOp>(target);
-  if (!copy || !isa<MemRefType>(copy.getSource().getType()) || !isa<MemRefType>(copy.getTarget().getType()))
+  if (!isa<MemRefType>(target.getSource().getType()) || !isa<MemRefType>(target.getTarget().getType()))
     return emitSilenceableError() << "expected a memref.copy between ranked memrefs";
-  rewriter.setInsertionPoint(copy);
-  auto linalgCopy = rewriter.replaceOpWithNewOp<linalg::CopyOp>(copy, copy.getSource(), copy.getTarget());
-  results.push_back(linalgCopy);
+  rewriter.setInsertionPoint(target);
+  results.push_back(rewriter.replaceOpWithNewOp<linalg::CopyOp>(target, target.getSource(), target.getTarget()));
   return DiagnosedSilenceableFailure::success();
-}
-
-void transform::CopyToLinalgOp::getEffects(SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  transform::consumesHandle(getTargetMutable(), effects);
-  transform::producesHandle(getOperation()->getOpResults(), effects);
-  transform::modifiesPayload(effects);
 }
 
 //===----------------------------------------------------------------------===//
@@ -99,19 +82,19 @@ LogicalResult transform::SetKernelAttributesOp::verify() {
   if (getLoadL2Policy() && *getLoadL2Policy() != "evict_first" && *getLoadL2Policy() != "evict_last")
     return emitOpError() << "load_l2_policy must be \"evict_first\" or \"evict_last\", not \""
                          << *getLoadL2Policy() << "\"";
-  if (getMinBlocksPerSm() && *getMinBlocksPerSm() <= 0)
+  // (I64Attr's getters are unsigned: the limits are checked as the signed values written in the script.)
+  if (getMinBlocksPerSm() && static_cast<int64_t>(*getMinBlocksPerSm()) <= 0)
     return emitOpError() << "min_blocks_per_sm must be positive";
-  if (getMaxRegisters() && (*getMaxRegisters() <= 0 || *getMaxRegisters() > 255))
+  if (getMaxRegisters() &&
+      (static_cast<int64_t>(*getMaxRegisters()) <= 0 || static_cast<int64_t>(*getMaxRegisters()) > 255))
     return emitOpError() << "max_registers must be in 1..255";
   return success();
 }
 
 DiagnosedSilenceableFailure transform::SetKernelAttributesOp::applyToOne(transform::TransformRewriter &rewriter,
-                                                                         Operation *target,
+                                                                         gpu::LaunchOp target,
                                                                          transform::ApplyToEachResultList &results,
                                                                          transform::TransformState &state) {
-  if (!isa<gpu::LaunchOp>(target))
-    return emitSilenceableError() << "expected a gpu.launch";
   rewriter.modifyOpInPlace(target, [&] {
     if (getMinBlocksPerSmAttr())
       target->setAttr(kforge::requests::kMinBlocksPerSm, getMinBlocksPerSmAttr());
@@ -128,12 +111,6 @@ DiagnosedSilenceableFailure transform::SetKernelAttributesOp::applyToOne(transfo
   return DiagnosedSilenceableFailure::success();
 }
 
-void transform::SetKernelAttributesOp::getEffects(SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  transform::onlyReadsHandle(getTargetMutable(), effects);
-  transform::producesHandle(getOperation()->getOpResults(), effects);
-  transform::modifiesPayload(effects);
-}
-
 //===----------------------------------------------------------------------===//
 // FuseElementwiseProducersOp
 //===----------------------------------------------------------------------===//
@@ -141,59 +118,198 @@ void transform::SetKernelAttributesOp::getEffects(SmallVectorImpl<MemoryEffects:
 DiagnosedSilenceableFailure transform::FuseElementwiseProducersOp::applyToOne(
     transform::TransformRewriter &rewriter, Operation *target, transform::ApplyToEachResultList &results,
     transform::TransformState &state) {
-  // One fusion at a time, then look again: each fusion erases its consumer (which may itself be a producer)
-  // and may leave its producer unused. A walk visits producers before their consumers in a block, so a chain
-  // a -> b -> c fuses a into b first.
-  auto nextFusable = [&]() -> OpOperand * {
-    OpOperand *found = nullptr;
-    target->walk([&](linalg::GenericOp producer) {
-      if (producer == target || producer.getNumReductionLoops() != 0 || producer->getNumResults() != 1 ||
-          !producer.hasPureTensorSemantics())
-        return WalkResult::advance();
-      for (OpOperand &use : producer->getResult(0).getUses()) {
-        auto consumer = dyn_cast<linalg::GenericOp>(use.getOwner());
-        if (consumer && target->isProperAncestor(consumer) && linalg::areElementwiseOpsFusable(&use)) {
-          found = &use;
-          return WalkResult::interrupt();
-        }
-      }
-      return WalkResult::advance();
-    });
-    return found;
-  };
-  // Bounded: every fusion removes one use of an elementwise producer from a consumer; the bound only guards
-  // against a fusion that would not (upstream refusing after matching).
-  for (int fusions = 0; OpOperand *use = nextFusable(); ++fusions) {
-    if (fusions > 1000)
-      return emitDefiniteFailure() << "elementwise fusion did not finish after 1000 fusions";
-    Operation *producer = use->get().getDefiningOp();
-    auto consumer = cast<linalg::GenericOp>(use->getOwner());
-    rewriter.setInsertionPoint(consumer); // where the fused op goes (a pattern's rewriter would be there)
-    FailureOr<linalg::ElementwiseOpFusionResult> fusion = linalg::fuseElementwiseOps(rewriter, use);
-    if (failed(fusion))
-      return emitDefiniteFailure() << "upstream elementwise fusion failed on a pair it reported fusable";
-    // Only the consumer's results are replaced: the producer's other users keep the producer.
-    for (auto [original, replacement] : fusion->replacements)
-      if (original.getDefiningOp() != producer)
-        rewriter.replaceAllUsesWith(original, replacement);
-    rewriter.eraseOp(consumer);
-    if (producer->use_empty())
-      rewriter.eraseOp(producer);
-  }
-  // A fused op keeps the producer's result as an output while the producer had other users: drop the
-  // outputs nobody reads.
-  RewritePatternSet patterns(getContext());
-  linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
-  if (failed(applyPatternsGreedily(target, std::move(patterns))))
-    return emitDefiniteFailure() << "erasing the fused ops' unused results did not converge";
+  std::string why;
+  if (failed(kforge::fuseElementwiseProducers(rewriter, target, why)))
+    return emitDefiniteFailure() << why;
   results.push_back(target);
   return DiagnosedSilenceableFailure::success();
 }
 
-void transform::FuseElementwiseProducersOp::getEffects(SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  transform::onlyReadsHandle(getTargetMutable(), effects);
-  transform::producesHandle(getOperation()->getOpResults(), effects);
-  transform::modifiesPayload(effects);
+//===----------------------------------------------------------------------===//
+// DistributeRowsToLanesOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult transform::DistributeRowsToLanesOp::verify() {
+  int64_t lanes = getLanes();
+  // Within a warp, a row's lanes must tile the warp (butterfly shuffles over 2, 4, ... 32 lanes); beyond it,
+  // whole warps (a 32000-wide row has no power-of-two lane count above 256 that divides it, but 800 does).
+  bool withinWarp = lanes >= 2 && lanes <= 32 && llvm::isPowerOf2_64(lanes);
+  bool wholeWarps = lanes > 32 && lanes <= 1024 && lanes % 32 == 0;
+  if (!withinWarp && !wholeWarps)
+    return emitOpError() << "lanes must be a power of 2 from 2 to 32 or a multiple of 32 up to 1024, not " << lanes;
+  int64_t vector = getVector();
+  if (vector != 1 && vector != 2 && vector != 4)
+    return emitOpError() << "vector must be 1, 2 or 4 consecutive columns per lane, not " << vector;
+  if (getMoments() && wholeWarps && !llvm::isPowerOf2_64(lanes / 32))
+    return emitOpError() << "moments over a row of " << lanes / 32
+                         << " warps: the warps must be a power of 2 (their partials merge pairwise)";
+  return success();
+}
+
+DiagnosedSilenceableFailure transform::DistributeRowsToLanesOp::applyToOne(transform::TransformRewriter &rewriter,
+                                                                           scf::ForallOp target,
+                                                                           transform::ApplyToEachResultList &results,
+                                                                           transform::TransformState &state) {
+  kforge::RowsToLanesOptions options;
+  options.lanes = getLanes();
+  options.vector = getVector();
+  options.moments = getMoments();
+  std::string why;
+  FailureOr<scf::ForallOp> lanes = kforge::distributeRowsToLanes(rewriter, target, options, why);
+  if (failed(lanes))
+    return emitSilenceableError() << why;
+  results.push_back(*lanes);
+  return DiagnosedSilenceableFailure::success();
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulToMmaSyncOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult transform::MatmulToMmaSyncOp::verify() {
+  // (I64Attr's getters are unsigned: the checks are on the signed values the rewrite takes.)
+  int64_t kSteps = getKSteps(), blockK = getBlockK(), asyncStages = getAsyncStages();
+  if (kSteps < 1)
+    return emitOpError() << "k_steps must be at least 1, not " << kSteps;
+  if (blockK < 0)
+    return emitOpError() << "block_k must be 0 (not staged) or positive";
+  if (asyncStages != 0 && (blockK == 0 || asyncStages < 2))
+    return emitOpError() << "async_stages (" << asyncStages
+                         << ") must be 0, or at least 2 stages of a staged matmul (block_k > 0)";
+  if (getTma() && !getWgmma())
+    return emitOpError() << "tma fills wgmma's swizzled stages: it needs wgmma";
+  if (getWgmmaInFlight() != 0 && (!getWgmma() || getWgmmaInFlight() != 1 || asyncStages < 3))
+    return emitOpError() << "wgmma_in_flight must be 0, or 1 with wgmma and at least 3 async_stages (copies run S - "
+                            "2 tiles ahead)";
+  ArrayRef<int64_t> grid = getWarpGrid();
+  if (blockK > 0 && (grid.size() != 2 || grid[0] < 1 || grid[1] < 1))
+    return emitOpError() << "expected warp_grid = [rows, columns] of warps";
+  if (getWgmma() && (asyncStages < 2 || blockK != 64 || getLdmatrix()))
+    return emitOpError() << "wgmma needs async_stages (at least 2), block_k = 64 (one 128-byte swizzled row) and no "
+                            "ldmatrix";
+  if (getLdmatrix() && blockK == 0)
+    return emitOpError() << "ldmatrix reads shared memory: it needs the staged form (block_k > 0)";
+  if (getStageEpilogue() && (blockK == 0 || asyncStages == 0))
+    return emitOpError() << "stage_epilogue needs async stages in dynamic shared memory that hold the result tile "
+                            "(async_stages of a staged matmul)";
+  return success();
+}
+
+DiagnosedSilenceableFailure transform::MatmulToMmaSyncOp::applyToOne(transform::TransformRewriter &rewriter,
+                                                                     linalg::MatmulOp target,
+                                                                     transform::ApplyToEachResultList &results,
+                                                                     transform::TransformState &state) {
+  kforge::MmaSyncOptions options;
+  options.kSteps = getKSteps();
+  options.blockK = getBlockK();
+  options.warpGrid = llvm::to_vector_of<int64_t, 2>(getWarpGrid());
+  options.ldmatrix = getLdmatrix();
+  options.asyncStages = getAsyncStages();
+  options.wgmma = getWgmma();
+  options.tma = getTma();
+  options.wgmmaInFlight = getWgmmaInFlight();
+  options.stageEpilogue = getStageEpilogue();
+  std::string why;
+  if (failed(kforge::matmulToMmaSync(rewriter, target, options, why)))
+    return emitSilenceableError() << why;
+  return DiagnosedSilenceableFailure::success();
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulToSimtStagedOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult transform::MatmulToSimtStagedOp::verify() {
+  ArrayRef<int64_t> grid = getThreadGrid();
+  if (grid.size() != 2 || grid[0] < 1 || grid[1] < 1)
+    return emitOpError() << "expected thread_grid = [rows, columns] of threads";
+  int64_t blockK = getBlockK(); // (signed, as the rewrite takes it)
+  if (blockK < 1 || blockK % 4)
+    return emitOpError() << "block_k (" << blockK << ") must be a positive multiple of 4";
+  return success();
+}
+
+DiagnosedSilenceableFailure transform::MatmulToSimtStagedOp::applyToOne(transform::TransformRewriter &rewriter,
+                                                                        linalg::MatmulOp target,
+                                                                        transform::ApplyToEachResultList &results,
+                                                                        transform::TransformState &state) {
+  kforge::SimtStagedOptions options;
+  options.blockK = getBlockK();
+  options.threadGrid = llvm::to_vector_of<int64_t, 2>(getThreadGrid());
+  options.asyncB = getAsyncB();
+  std::string why;
+  if (failed(kforge::matmulToSimtStaged(rewriter, target, options, why)))
+    return emitSilenceableError() << why;
+  return DiagnosedSilenceableFailure::success();
+}
+
+//===----------------------------------------------------------------------===//
+// PrefetchRowsToL2Op
+//===----------------------------------------------------------------------===//
+
+LogicalResult transform::PrefetchRowsToL2Op::verify() {
+  int64_t ahead = getAhead(); // (signed: I64Attr's getter is unsigned)
+  if (ahead < 1)
+    return emitOpError() << "ahead must be a positive number of rows, not " << ahead;
+  return success();
+}
+
+DiagnosedSilenceableFailure transform::PrefetchRowsToL2Op::applyToOne(transform::TransformRewriter &rewriter,
+                                                                      gpu::LaunchOp target,
+                                                                      transform::ApplyToEachResultList &results,
+                                                                      transform::TransformState &state) {
+  std::string why;
+  FailureOr<gpu::LaunchOp> launch = kforge::prefetchRowsToL2(rewriter, target, getAhead(), why);
+  if (failed(launch))
+    return emitSilenceableError() << why;
+  results.push_back(*launch);
+  return DiagnosedSilenceableFailure::success();
+}
+
+//===----------------------------------------------------------------------===//
+// StashRowsInSharedOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult transform::StashRowsInSharedOp::verify() {
+  int64_t quarters = getQuarters(); // (signed: I64Attr's getter is unsigned)
+  if (quarters < 1 || quarters > 3)
+    return emitOpError() << "quarters must be 1, 2 or 3 (of each vector's elements), not " << quarters;
+  return success();
+}
+
+DiagnosedSilenceableFailure transform::StashRowsInSharedOp::applyToOne(transform::TransformRewriter &rewriter,
+                                                                       gpu::LaunchOp target,
+                                                                       transform::ApplyToEachResultList &results,
+                                                                       transform::TransformState &state) {
+  std::string why;
+  FailureOr<gpu::LaunchOp> launch = kforge::stashRowsInShared(rewriter, target, getQuarters(), why);
+  if (failed(launch))
+    return emitSilenceableError() << why;
+  results.push_back(*launch);
+  return DiagnosedSilenceableFailure::success();
+}
+
+//===----------------------------------------------------------------------===//
+// PipelineRowsOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult transform::PipelineRowsOp::verify() {
+  int64_t blocks = getBlocks(); // (signed: I64Attr's getter is unsigned)
+  if (blocks < 1)
+    return emitOpError() << "blocks must be positive, not " << blocks;
+  return success();
+}
+
+DiagnosedSilenceableFailure transform::PipelineRowsOp::applyToOne(transform::TransformRewriter &rewriter,
+                                                                  gpu::LaunchOp target,
+                                                                  transform::ApplyToEachResultList &results,
+                                                                  transform::TransformState &state) {
+  std::string why;
+  FailureOr<gpu::LaunchOp> launch = kforge::pipelineRows(rewriter, target, getBlocks(), why);
+  if (failed(launch))
+    return emitSilenceableError() << why;
+  results.push_back(*launch);
+  return DiagnosedSilenceableFailure::success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -8,20 +8,13 @@
 
 using namespace mlir;
 
-linalg::MatmulOp kforge::bufferizedMatmul(Operation *target, std::string &why) {
-  auto matmul = dyn_cast<linalg::MatmulOp>(target);
-  if (matmul && matmul.hasPureBufferSemantics())
-    return matmul;
-  why = "expected a linalg.matmul on memrefs";
-  return nullptr;
-}
-
-FailureOr<kforge::MatmulTile>
-kforge::staticMatmulTile(Operation *target, function_ref<std::string(Type, Type, Type)> elementTypesProblem,
-                         std::string &why) {
-  linalg::MatmulOp matmul = bufferizedMatmul(target, why);
-  if (!matmul)
+FailureOr<kforge::MatmulTile> kforge::staticMatmulTile(linalg::MatmulOp matmul,
+                                                       function_ref<std::string(Type, Type, Type)> elementTypesProblem,
+                                                       std::string &why) {
+  if (!matmul.hasPureBufferSemantics()) {
+    why = "expected a linalg.matmul on memrefs";
     return failure();
+  }
   MatmulTile tile;
   tile.matmul = matmul;
   tile.a = matmul.getDpsInputs()[0];

@@ -22,9 +22,6 @@
 
 namespace kforge {
 
-/// The target as a bufferized linalg.matmul, or null with `why` set.
-mlir::linalg::MatmulOp bufferizedMatmul(mlir::Operation *target, std::string &why);
-
 /// A bufferized matmul with static shapes: its operands and sizes (C is M x N, A M x K).
 struct MatmulTile {
   mlir::linalg::MatmulOp matmul;
@@ -32,10 +29,10 @@ struct MatmulTile {
   int64_t m = 0, n = 0, k = 0;
 };
 
-/// The target as a MatmulTile, or failure with `why` set: not a bufferized linalg.matmul, element types that
+/// The matmul as a MatmulTile, or failure with `why` set: not on memrefs, element types that
 /// `elementTypesProblem` (given A's, B's and C's) rejects with a reason, or dynamic shapes.
 mlir::FailureOr<MatmulTile>
-staticMatmulTile(mlir::Operation *target,
+staticMatmulTile(mlir::linalg::MatmulOp matmul,
                  llvm::function_ref<std::string(mlir::Type, mlir::Type, mlir::Type)> elementTypesProblem,
                  std::string &why);
 

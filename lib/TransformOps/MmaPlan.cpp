@@ -36,14 +36,10 @@ static int64_t stagedSmemBytes(const MmaPlan &plan) {
          (plan.tma ? kBarriersBytes : 0);
 }
 
-/// The staged plan's extra conditions: the warp grid divides the tile into whole instruction tiles, the
-/// block's threads copy whole 8-element vectors, the two stages fit in static shared memory, and the matmul
-/// runs in a gpu.launch of exactly the grid's threads (along x).
+/// The staged plan's extra conditions: the warp grid (its shape verified) divides the tile into whole
+/// instruction tiles, the block's threads copy whole 8-element vectors, the two stages fit in static shared
+/// memory, and the matmul runs in a gpu.launch of exactly the grid's threads (along x).
 static LogicalResult checkStaged(MmaPlan &plan, ArrayRef<int64_t> warpGrid, std::string &why) {
-  if (warpGrid.size() != 2 || warpGrid[0] < 1 || warpGrid[1] < 1) {
-    why = "expected warp_grid = [rows, columns] of warps";
-    return failure();
-  }
   plan.warpRows = warpGrid[0];
   plan.warpCols = warpGrid[1];
   int64_t threads = 32 * plan.warpRows * plan.warpCols;
@@ -89,11 +85,54 @@ static bool rowsWholeCopies(MemRefType type) {
   return !ShapedType::isDynamic(strides[0]) && strides[0] % 8 == 0;
 }
 
-FailureOr<MmaPlan> planMma(Operation *target, int64_t kSteps, int64_t blockK, ArrayRef<int64_t> warpGrid,
-                                  bool ldmatrix, int64_t asyncStages, bool wgmma, bool tma,
-                                  int64_t wgmmaInFlight, bool stageEpilogue, std::string &why) {
+/// wgmma's conditions on the tile and the launch (those on the options are verified): each warpgroup takes 64
+/// rows, warps stacked 16 rows each, one column of warps; wgmma's N is at most 256 and B's atoms are 64 columns
+/// wide; the swizzled stages are the launch's dynamic shared memory. With tma, A and B are boxes of global
+/// memrefs.
+static LogicalResult checkWgmma(MmaPlan &plan, std::string &why) {
+  if (plan.warpCols != 1 || plan.warpRows % 4 || plan.m != 16 * plan.warpRows || plan.n % kSwizzleRow || plan.n > 256) {
+    why = "wgmma needs warp_grid = [4 x warpgroups, 1] over 16 rows per warp (the tile's rows 64 per warpgroup) "
+          "and the tile's columns a multiple of 64, at most 256; got a " +
+          std::to_string(plan.warpRows) + "x" + std::to_string(plan.warpCols) + " grid on " + std::to_string(plan.m) +
+          "x" + std::to_string(plan.n);
+    return failure();
+  }
+  if (plan.launch.getDynamicSharedMemorySize()) {
+    why = "wgmma's swizzled stages are dynamic shared memory, and the launch already has some";
+    return failure();
+  }
+  if (!plan.tma)
+    return success();
+  FailureOr<kforge::GlobalTile> a = kforge::globalTileOf(plan.a, plan.launch, why);
+  FailureOr<kforge::GlobalTile> b = failed(a) ? a : kforge::globalTileOf(plan.b, plan.launch, why);
+  if (failed(b)) {
+    why = "tma copies boxes of global memrefs: expected A and B each " + why;
+    return failure();
+  }
+  plan.aGlobal = *a;
+  plan.bGlobal = *b;
+  return success();
+}
+
+/// stage_epilogue's conditions (async stages verified): the stages are dynamic shared memory that holds the
+/// result tile, whose rows are contiguous whole 16-byte vectors of 16- or 32-bit elements.
+static LogicalResult checkStageEpilogue(MmaPlan &plan, std::string &why) {
+  auto result = cast<MemRefType>(plan.neighbours.result(plan.c).getType());
+  int64_t bits = result.getElementTypeBitWidth();
+  bool dynamicStages = plan.wgmma || stagedSmemBytes(plan) > kforge::kMaxStaticSharedBytes;
+  if (!dynamicStages || innermostStride(result) != 1 || (bits != 16 && bits != 32) || (plan.n * bits / 8) % 16 ||
+      kforge::memrefBytes(resultTileType(plan, result.getElementType(), {})) > stagedSmemBytes(plan)) {
+    why = "stage_epilogue needs async stages in dynamic shared memory that hold the result tile, and a result "
+          "of 16- or 32-bit elements in contiguous rows of whole 16-byte vectors";
+    return failure();
+  }
+  plan.stageEpilogue = true;
+  return success();
+}
+
+FailureOr<MmaPlan> planMma(linalg::MatmulOp matmul, const kforge::MmaSyncOptions &options, std::string &why) {
   FailureOr<kforge::MatmulTile> tile = kforge::staticMatmulTile(
-      target,
+      matmul,
       [](Type a, Type b, Type c) {
         return (a.isBF16() || a.isF16()) && b == a && c.isF32()
                    ? std::string()
@@ -104,8 +143,8 @@ FailureOr<MmaPlan> planMma(Operation *target, int64_t kSteps, int64_t blockK, Ar
     return failure();
   MmaPlan plan;
   static_cast<kforge::MatmulTile &>(plan) = *tile;
-  linalg::MatmulOp matmul = plan.matmul;
   auto aType = cast<MemRefType>(plan.a.getType()), bType = cast<MemRefType>(plan.b.getType());
+  int64_t blockK = options.blockK, asyncStages = options.asyncStages;
   // With async stages K may end inside the last tile of block_k (zero-filled): a multiple of 8 is enough.
   bool zeroFilledK = asyncStages > 0 && blockK > 0 && plan.k % 8 == 0;
   if (plan.m % kTileM || plan.n % kTileN || (plan.k % kTileK && !zeroFilledK)) {
@@ -114,84 +153,36 @@ FailureOr<MmaPlan> planMma(Operation *target, int64_t kSteps, int64_t blockK, Ar
           std::to_string(plan.m) + "x" + std::to_string(plan.n) + "x" + std::to_string(plan.k);
     return failure();
   }
-  if (kSteps < 1 || (plan.k % (kTileK * kSteps) && !zeroFilledK)) {
-    why = "expected K (" + std::to_string(plan.k) + ") a multiple of 16 x k_steps (" + std::to_string(kSteps) + ")";
+  if (plan.k % (kTileK * options.kSteps) && !zeroFilledK) {
+    why = "expected K (" + std::to_string(plan.k) + ") a multiple of 16 x k_steps (" + std::to_string(options.kSteps) +
+          ")";
     return failure();
   }
-  plan.kSteps = kSteps;
+  plan.kSteps = options.kSteps;
   if (innermostStride(aType) != 1) {
     why = "expected A's rows contiguous (innermost stride 1)";
     return failure();
   }
   plan.blockK = blockK;
-  if (blockK < 0) {
-    why = "block_k must be 0 (not staged) or positive";
-    return failure();
-  }
-  if (asyncStages != 0 && (blockK == 0 || asyncStages < 2)) {
-    why = "async_stages (" + std::to_string(asyncStages) +
-          ") must be 0, or at least 2 stages of a staged matmul (block_k > 0)";
-    return failure();
-  }
   if (asyncStages != 0 && (!rowsWholeCopies(aType) || !rowsWholeCopies(bType))) {
     why = "async_stages copies 16 bytes at a time: A's and B's rows must start on whole 8-element copies "
           "(a static leading stride that is a multiple of 8)";
     return failure();
   }
   plan.asyncStages = asyncStages;
-  plan.wgmma = wgmma; // sizes the stages (swizzled, unpadded) for checkStaged
-  plan.tma = tma;     // and adds the stages' mbarriers
-  if (tma && !wgmma) {
-    why = "tma fills wgmma's swizzled stages: it needs wgmma";
+  plan.wgmma = options.wgmma; // sizes the stages (swizzled, unpadded) for checkStaged
+  plan.tma = options.tma;     // and adds the stages' mbarriers
+  plan.wgmmaInFlight = options.wgmmaInFlight;
+  if (blockK > 0 && failed(checkStaged(plan, options.warpGrid, why)))
     return failure();
-  }
-  if (wgmmaInFlight != 0 && (!wgmma || wgmmaInFlight != 1 || asyncStages < 3)) {
-    why = "wgmma_in_flight must be 0, or 1 with wgmma and at least 3 async_stages (copies run S - 2 tiles ahead)";
+  if (plan.wgmma && failed(checkWgmma(plan, why)))
     return failure();
-  }
-  plan.wgmmaInFlight = wgmmaInFlight;
-  if (blockK > 0 && failed(checkStaged(plan, warpGrid, why)))
-    return failure();
-  if (wgmma) {
-    // Each warpgroup takes 64 rows: warps stacked 16 rows each, one column of warps; the swizzled rows are 64
-    // of K; wgmma's N is at most 256 and B's atoms are 64 columns wide.
-    if (asyncStages < 2 || blockK != kSwizzleRow || ldmatrix) {
-      why = "wgmma needs async_stages (at least 2), block_k = 64 (one 128-byte swizzled row) and no ldmatrix";
-      return failure();
-    }
-    if (plan.warpCols != 1 || plan.warpRows % 4 || plan.m != 16 * plan.warpRows || plan.n % kSwizzleRow ||
-        plan.n > 256) {
-      why = "wgmma needs warp_grid = [4 x warpgroups, 1] over 16 rows per warp (the tile's rows 64 per warpgroup) "
-            "and the tile's columns a multiple of 64, at most 256; got a " +
-            std::to_string(plan.warpRows) + "x" + std::to_string(plan.warpCols) + " grid on " +
-            std::to_string(plan.m) + "x" + std::to_string(plan.n);
-      return failure();
-    }
-    if (plan.launch.getDynamicSharedMemorySize()) {
-      why = "wgmma's swizzled stages are dynamic shared memory, and the launch already has some";
-      return failure();
-    }
-    if (tma) {
-      FailureOr<kforge::GlobalTile> a = kforge::globalTileOf(plan.a, plan.launch, why);
-      FailureOr<kforge::GlobalTile> b = failed(a) ? a : kforge::globalTileOf(plan.b, plan.launch, why);
-      if (failed(b)) {
-        why = "tma copies boxes of global memrefs: expected A and B each " + why;
-        return failure();
-      }
-      plan.aGlobal = *a;
-      plan.bGlobal = *b;
-    }
-  }
-  if (ldmatrix && blockK == 0) {
-    why = "ldmatrix reads shared memory: it needs the staged form (block_k > 0)";
-    return failure();
-  }
-  if (ldmatrix && (plan.n / plan.warpCols) % (2 * kTileN)) {
+  if (options.ldmatrix && (plan.n / plan.warpCols) % (2 * kTileN)) {
     why = "ldmatrix reads B's fragments two column tiles at a time: the warp tile's columns (" +
           std::to_string(plan.n / plan.warpCols) + ") must be a multiple of 16";
     return failure();
   }
-  plan.ldmatrix = ldmatrix;
+  plan.ldmatrix = options.ldmatrix;
   plan.neighbours = kforge::findMatmulNeighbours(matmul);
   // Each lane stores only its own elements of C: an op of the warp that read C afterwards would read the
   // other lanes' elements without a barrier.
@@ -199,19 +190,8 @@ FailureOr<MmaPlan> planMma(Operation *target, int64_t kSteps, int64_t blockK, Ar
     why = "C is used after the matmul by an op that cannot take its values from registers";
     return failure();
   }
-  if (stageEpilogue) {
-    auto result = cast<MemRefType>(plan.neighbours.result(plan.c).getType());
-    int64_t bits = result.getElementTypeBitWidth();
-    bool dynamicStages = plan.wgmma || stagedSmemBytes(plan) > kforge::kMaxStaticSharedBytes;
-    if (blockK == 0 || asyncStages == 0 || !dynamicStages || innermostStride(result) != 1 ||
-        (bits != 16 && bits != 32) || (plan.n * bits / 8) % 16 ||
-        kforge::memrefBytes(resultTileType(plan, result.getElementType(), {})) > stagedSmemBytes(plan)) {
-      why = "stage_epilogue needs async stages in dynamic shared memory that hold the result tile, and a result "
-            "of 16- or 32-bit elements in contiguous rows of whole 16-byte vectors";
-      return failure();
-    }
-    plan.stageEpilogue = true;
-  }
+  if (options.stageEpilogue && failed(checkStageEpilogue(plan, why)))
+    return failure();
   return plan;
 }
 

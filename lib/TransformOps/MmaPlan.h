@@ -9,6 +9,7 @@
 #define KFORGE_LIB_TRANSFORMOPS_MMAPLAN_H
 
 #include "MatmulNeighbours.h"
+#include "Rewrites.h"
 #include "TensorMap.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -68,10 +69,10 @@ mlir::MemRefType stagedAType(const MmaPlan &plan, mlir::Type operand, mlir::Attr
 mlir::MemRefType stagedBType(const MmaPlan &plan, mlir::Type operand, mlir::Attribute space);
 mlir::MemRefType barriersType(const MmaPlan &plan, mlir::Builder &b, mlir::Attribute space);
 
-/// The target and the op's options as a plan, or failure with `why` set (the op's silenceable failures).
-mlir::FailureOr<MmaPlan> planMma(mlir::Operation *target, int64_t kSteps, int64_t blockK,
-                                 llvm::ArrayRef<int64_t> warpGrid, bool ldmatrix, int64_t asyncStages, bool wgmma,
-                                 bool tma, int64_t wgmmaInFlight, bool stageEpilogue, std::string &why);
+/// The matmul and the op's options (as its verifier accepts them) as a plan, or failure with `why` set (the op's
+/// silenceable failures).
+mlir::FailureOr<MmaPlan> planMma(mlir::linalg::MatmulOp matmul, const kforge::MmaSyncOptions &options,
+                                 std::string &why);
 
 /// stage_epilogue: the shared tile the result goes through (rows padded by 16 bytes).
 mlir::MemRefType resultTileType(const MmaPlan &plan, mlir::Type element, mlir::Attribute space);

@@ -9,10 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kforge/TransformOps/KforgeTransformOps.h"
-
 #include "MatmulNeighbours.h"
 #include "MmaPlan.h"
+#include "Rewrites.h"
 #include "TensorMap.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -692,22 +691,12 @@ private:
 };
 } // namespace
 
-DiagnosedSilenceableFailure transform::MatmulToMmaSyncOp::applyToOne(transform::TransformRewriter &rewriter,
-                                                                     Operation *target,
-                                                                     transform::ApplyToEachResultList &results,
-                                                                     transform::TransformState &state) {
-  std::string why;
-  FailureOr<MmaPlan> plan =
-      planMma(target, getKSteps(), getBlockK(), getWarpGrid(), getLdmatrix(), getAsyncStages(), getWgmma(), getTma(),
-              getWgmmaInFlight(), getStageEpilogue(), why);
+LogicalResult kforge::matmulToMmaSync(RewriterBase &rewriter, linalg::MatmulOp matmul, const MmaSyncOptions &options,
+                                      std::string &why) {
+  FailureOr<MmaPlan> plan = planMma(matmul, options, why);
   if (failed(plan))
-    return emitSilenceableError() << why;
+    return failure();
   MmaEmitter(rewriter, *plan).emit();
   kforge::eraseMatmulAndNeighbours(rewriter, plan->matmul, plan->neighbours);
-  return DiagnosedSilenceableFailure::success();
-}
-
-void transform::MatmulToMmaSyncOp::getEffects(SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  transform::consumesHandle(getTargetMutable(), effects);
-  transform::modifiesPayload(effects);
+  return success();
 }

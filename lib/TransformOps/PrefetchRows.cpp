@@ -5,8 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kforge/TransformOps/KforgeTransformOps.h"
-
+#include "Rewrites.h"
 #include "RowKernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -56,23 +55,12 @@ static SmallVector<RowInput> rowInputs(gpu::LaunchOp launch) {
   return inputs;
 }
 
-LogicalResult transform::PrefetchRowsToL2Op::verify() {
-  if (getAhead() < 1)
-    return emitOpError() << "ahead must be a positive number of rows, not " << getAhead();
-  return success();
-}
-
-DiagnosedSilenceableFailure transform::PrefetchRowsToL2Op::applyToOne(transform::TransformRewriter &rewriter,
-                                                                      Operation *target,
-                                                                      transform::ApplyToEachResultList &results,
-                                                                      transform::TransformState &state) {
-  auto launch = dyn_cast<gpu::LaunchOp>(target);
-  if (!launch)
-    return emitSilenceableError() << "expected a gpu.launch";
+FailureOr<gpu::LaunchOp> kforge::prefetchRowsToL2(RewriterBase &rewriter, gpu::LaunchOp launch, int64_t ahead,
+                                                  std::string &why) {
   SmallVector<RowInput> inputs = rowInputs(launch);
   if (inputs.empty())
-    return emitSilenceableError() << "the launch reads no row of a kernel input at [block_id x, 0] (sizes [1, N], "
-                                     "unit strides, not written by the kernel, rows of whole 16-byte multiples)";
+    return reject(why, "the launch reads no row of a kernel input at [block_id x, 0] (sizes [1, N], unit strides, "
+                       "not written by the kernel, rows of whole 16-byte multiples)");
 
   // Thread (0, 0, 0) of block b: if b + ahead is a row, prefetch that row of every input.
   Location loc = launch.getLoc();
@@ -87,7 +75,7 @@ DiagnosedSilenceableFailure transform::PrefetchRowsToL2Op::applyToOne(transform:
     first = first ? arith::AndIOp::create(rewriter, loc, first, isZero).getResult() : isZero;
   }
   Value block = gpu::BlockIdOp::create(rewriter, loc, gpu::Dimension::x);
-  Value next = arith::AddIOp::create(rewriter, loc, block, index(getAhead()));
+  Value next = arith::AddIOp::create(rewriter, loc, block, index(ahead));
   Value rows = index(inputs.front().rows);
   for (const RowInput &input : ArrayRef(inputs).drop_front())
     rows = arith::MinUIOp::create(rewriter, loc, rows, index(input.rows));
@@ -95,7 +83,7 @@ DiagnosedSilenceableFailure transform::PrefetchRowsToL2Op::applyToOne(transform:
   Value prefetch = arith::AndIOp::create(rewriter, loc, first, exists);
   auto ifOp = scf::IfOp::create(rewriter, loc, prefetch, /*withElseRegion=*/false);
   rewriter.setInsertionPointToStart(ifOp.thenBlock());
-  MLIRContext *ctx = getContext();
+  MLIRContext *ctx = rewriter.getContext();
   for (const RowInput &input : inputs) {
     Value base = memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, input.memref);
     // Byte address of row `next`: base + (offset + next * stride) * element bytes.
@@ -109,12 +97,5 @@ DiagnosedSilenceableFailure transform::PrefetchRowsToL2Op::applyToOne(transform:
     Value size = arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(), input.rowBytes);
     NVVM::CpAsyncBulkPrefetchOp::create(rewriter, loc, global, size, /*l2CacheHint=*/Value());
   }
-  results.push_back(launch);
-  return DiagnosedSilenceableFailure::success();
-}
-
-void transform::PrefetchRowsToL2Op::getEffects(SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  transform::onlyReadsHandle(getTargetMutable(), effects);
-  transform::producesHandle(getOperation()->getOpResults(), effects);
-  transform::modifiesPayload(effects);
+  return launch;
 }

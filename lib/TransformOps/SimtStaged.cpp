@@ -6,9 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kforge/TransformOps/KforgeTransformOps.h"
-
 #include "MatmulNeighbours.h"
+#include "Rewrites.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -46,10 +45,13 @@ struct SimtPlan : kforge::MatmulTile {
   int64_t smemBytes() const { return kforge::memrefBytes(aSharedType({})) + kforge::memrefBytes(bSharedType({})); }
 };
 
-FailureOr<SimtPlan> planSimt(Operation *target, int64_t blockK, ArrayRef<int64_t> grid, bool asyncB,
-                             std::string &why) {
+} // namespace
+
+/// The matmul and the op's options (as its verifier accepts them) as a plan, or failure with `why` set.
+static FailureOr<SimtPlan> planSimt(linalg::MatmulOp matmul, const kforge::SimtStagedOptions &options,
+                                    std::string &why) {
   FailureOr<kforge::MatmulTile> tile = kforge::staticMatmulTile(
-      target,
+      matmul,
       [](Type a, Type b, Type c) {
         return a.isF32() && b.isF32() && c.isF32() ? std::string() : std::string("expected f32 operands and result");
       },
@@ -58,29 +60,24 @@ FailureOr<SimtPlan> planSimt(Operation *target, int64_t blockK, ArrayRef<int64_t
     return failure();
   SimtPlan plan;
   static_cast<kforge::MatmulTile &>(plan) = *tile;
-  linalg::MatmulOp matmul = plan.matmul;
   if (kforge::innermostStride(cast<MemRefType>(plan.a.getType())) != 1 ||
       kforge::innermostStride(cast<MemRefType>(plan.b.getType())) != 1) {
     why = "expected A's and B's rows contiguous (innermost stride 1)";
     return failure();
   }
-  if (grid.size() != 2 || grid[0] < 1 || grid[1] < 1) {
-    why = "expected thread_grid = [rows, columns] of threads";
-    return failure();
-  }
-  plan.threadRows = grid[0];
-  plan.threadCols = grid[1];
-  plan.blockK = blockK;
-  plan.asyncB = asyncB;
+  plan.threadRows = options.threadGrid[0];
+  plan.threadCols = options.threadGrid[1];
+  plan.blockK = options.blockK;
+  plan.asyncB = options.asyncB;
   if (plan.m % (kVector * plan.threadRows) || plan.n % (kVector * plan.threadCols)) {
     why = "the thread grid " + std::to_string(plan.threadRows) + "x" + std::to_string(plan.threadCols) +
           " does not cut the " + std::to_string(plan.m) + "x" + std::to_string(plan.n) +
           " tile into shares of whole groups of 4 rows and 4 columns";
     return failure();
   }
-  if (blockK < 1 || plan.k % blockK || blockK % kVector) {
-    why = "block_k (" + std::to_string(blockK) + ") must be a multiple of 4 dividing K (" + std::to_string(plan.k) +
-          ")";
+  if (plan.k % plan.blockK) {
+    why = "block_k (" + std::to_string(plan.blockK) + ") must be a multiple of 4 dividing K (" +
+          std::to_string(plan.k) + ")";
     return failure();
   }
   plan.launch = kforge::launchOfThreads(matmul, plan.threads());
@@ -101,6 +98,7 @@ FailureOr<SimtPlan> planSimt(Operation *target, int64_t blockK, ArrayRef<int64_t
   return plan;
 }
 
+namespace {
 /// Emits the staged SGEMM for one plan at the matmul's position.
 class SimtEmitter {
 public:
@@ -287,20 +285,12 @@ private:
 };
 } // namespace
 
-DiagnosedSilenceableFailure transform::MatmulToSimtStagedOp::applyToOne(transform::TransformRewriter &rewriter,
-                                                                        Operation *target,
-                                                                        transform::ApplyToEachResultList &results,
-                                                                        transform::TransformState &state) {
-  std::string why;
-  FailureOr<SimtPlan> plan = planSimt(target, getBlockK(), getThreadGrid(), getAsyncB(), why);
+LogicalResult kforge::matmulToSimtStaged(RewriterBase &rewriter, linalg::MatmulOp matmul,
+                                         const SimtStagedOptions &options, std::string &why) {
+  FailureOr<SimtPlan> plan = planSimt(matmul, options, why);
   if (failed(plan))
-    return emitSilenceableError() << why;
+    return failure();
   SimtEmitter(rewriter, *plan).emit();
   kforge::eraseMatmulAndNeighbours(rewriter, plan->matmul, plan->neighbours);
-  return DiagnosedSilenceableFailure::success();
-}
-
-void transform::MatmulToSimtStagedOp::getEffects(SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  transform::consumesHandle(getTargetMutable(), effects);
-  transform::modifiesPayload(effects);
+  return success();
 }

@@ -6,9 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kforge/TransformOps/KforgeTransformOps.h"
-
 #include "MatmulNeighbours.h"
+#include "Rewrites.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -110,32 +109,24 @@ static void hoistReads(RewriterBase &rewriter, Block &body, ArrayRef<Operation *
   }
 }
 
-LogicalResult transform::StashRowsInSharedOp::verify() {
-  if (getQuarters() < 1 || getQuarters() > 3)
-    return emitOpError() << "quarters must be 1, 2 or 3 (of each vector's elements), not " << getQuarters();
-  return success();
-}
+namespace {
+/// What a stash needs to know about the launch, checked.
+struct StashPlan {
+  int64_t threads = 0;
+  DenseMap<Operation *, int> segment;  ///< The entry block's ops, numbered by segment.
+  SmallVector<LiveAcross> live;        ///< In order of definition, each with its slot.
+  VectorType shape;                    ///< Their one type.
+  int64_t length = 0, stashed = 0;     ///< Elements of each vector, and those stashed (its last ones).
+  SmallVector<Operation *> asyncReads; ///< The definitions copied to shared memory by cp.async (block order).
+  MemRefType bufferType;               ///< The stash: slots x stashed x threads elements.
+  int64_t kept() const { return length - stashed; }
+};
+} // namespace
 
-DiagnosedSilenceableFailure transform::StashRowsInSharedOp::applyToOne(transform::TransformRewriter &rewriter,
-                                                                      Operation *target,
-                                                                      transform::ApplyToEachResultList &results,
-                                                                      transform::TransformState &state) {
-  auto launch = dyn_cast<gpu::LaunchOp>(target);
-  if (!launch)
-    return emitSilenceableError() << "expected a gpu.launch";
-  std::optional<int64_t> threads = getConstantIntValue(launch.getBlockSizeX());
-  if (!threads || getConstantIntValue(launch.getBlockSizeY()) != 1 || getConstantIntValue(launch.getBlockSizeZ()) != 1)
-    return emitSilenceableError() << "expected a launch of a 1-D block of static size";
-  Block &body = launch.getBody().front();
-  int crossings = 0;
-  DenseMap<Operation *, int> segment = segmentsOf(body, crossings);
-  if (crossings == 0)
-    return emitSilenceableError() << "the launch's entry block has no block-wide reduction (gpu.all_reduce) or barrier";
-
-  // The vectors live across a reduction, in order of definition; one length and element type (a row kernel's
-  // lane slices: the first such vector's).
+/// The vectors of the entry block live across a reduction, in order of definition; one length and element type
+/// (a row kernel's lane slices: the first such vector's, returned in `shape`).
+static SmallVector<LiveAcross> liveAcross(Block &body, const DenseMap<Operation *, int> &segment, VectorType &shape) {
   SmallVector<LiveAcross> live;
-  VectorType shape;
   for (Operation &op : body)
     for (Value result : op.getResults()) {
       auto type = dyn_cast<VectorType>(result.getType());
@@ -151,29 +142,22 @@ DiagnosedSilenceableFailure transform::StashRowsInSharedOp::applyToOne(transform
       shape = type;
       live.push_back(candidate);
     }
-  if (live.empty())
-    return emitSilenceableError() << "no vector of two or more elements is live across a block-wide reduction";
-  int64_t length = shape.getNumElements(), stashed = length * static_cast<int64_t>(getQuarters()) / 4;
-  if (stashed == 0)
-    return emitSilenceableError() << "quarters = " << getQuarters() << " of a " << length
-                                  << "-element vector rounds down to no element";
-  SmallVector<Operation *> asyncReads;
-  for (const LiveAcross &v : live)
-    if (asyncStashable(v.def, length - stashed))
-      asyncReads.push_back(v.def);
+  return live;
+}
 
-  // Slots: a vector's slot is free again for a vector defined in the segment of its last use, once that use's
-  // reload has read it (the reload comes before its segment's first user, which must come before the new
-  // vector's definition: its store follows the definition).
+/// Gives each vector a slot; returns how many there are. A vector's slot is free again for a vector defined in
+/// the segment of its last use, once that use's reload has read it (the reload comes before its segment's first
+/// user, which must come before the new vector's definition: its store follows the definition). A read copied
+/// asynchronously may move up its segment (hoistReads): it takes a slot freed in an earlier segment only.
+static int64_t assignSlots(MutableArrayRef<LiveAcross> live, Block &body, const DenseMap<Operation *, int> &segment,
+                           int64_t kept) {
   struct Slot {
     int lastSegment;
     Operation *lastReloadAt;
   };
   SmallVector<Slot> slots;
-  // (A read copied asynchronously may move up its segment, hoistReads below: it takes a slot freed in an
-  // earlier segment only.)
   for (LiveAcross &v : live) {
-    bool moves = asyncStashable(v.def, length - stashed) != nullptr;
+    bool moves = asyncStashable(v.def, kept) != nullptr;
     for (auto [i, slot] : llvm::enumerate(slots))
       if (slot.lastSegment < v.defSegment ||
           (!moves && slot.lastSegment == v.defSegment &&
@@ -190,106 +174,176 @@ DiagnosedSilenceableFailure transform::StashRowsInSharedOp::applyToOne(transform
       slots[v.slot] = now;
     }
   }
-  Type element = shape.getElementType();
-  int64_t words = static_cast<int64_t>(slots.size()) * stashed * *threads;
-  auto bufferType = MemRefType::get({words}, element, MemRefLayoutAttrInterface(),
-                                    gpu::AddressSpaceAttr::get(getContext(), gpu::AddressSpace::Workgroup));
-  if (std::string problem = kforge::sharedBuffersProblem(launch, kforge::memrefBytes(bufferType)); !problem.empty())
-    return emitSilenceableError() << "the stash of " << slots.size() << " x " << stashed << " elements x " << *threads
-                                  << " threads would " << problem;
-
-  Location loc = launch.getLoc();
-  hoistReads(rewriter, body, asyncReads, segment);
-  Value buffer = kforge::sharedBuffers(rewriter, loc, launch, {bufferType}).front();
-  Value thread = launch.getThreadIds().x;
-  // Element k of the stashed part of slot s, this thread's: (s * stashed + k) * threads + thread.
-  auto address = [&](int slot, int64_t k) -> Value {
-    Value offset = arith::ConstantIndexOp::create(rewriter, loc, (slot * stashed + k) * *threads);
-    return arith::AddIOp::create(rewriter, loc, offset, thread);
-  };
-  for (LiveAcross &v : live) {
-    rewriter.setInsertionPointAfter(v.def);
-    // The elements kept in registers come from `kept` (the vector itself, or a shorter read of the row), the
-    // others from the stash; an asynchronous stash (copied from global memory, never in registers) is waited
-    // for before it is read.
-    Value kept = v.value;
-    Value copies;
-    if (auto read = asyncStashable(v.def, length - stashed)) {
-      kept = vector::TransferReadOp::create(rewriter, loc, VectorType::get({length - stashed}, element),
-                                            read.getBase(), read.getIndices(), read.getPadding(),
-                                            ArrayRef<bool>{true});
-      // cp.async wants a source of unit innermost stride (a lane's slice of the row is strided): each element
-      // is copied from a one-element view of the underlying buffer at its linear offset.
-      auto meta = memref::ExtractStridedMetadataOp::create(rewriter, loc, read.getBase());
-      Value linear = meta.getOffset();
-      for (auto [index, stride] : llvm::zip(read.getIndices(), meta.getStrides()))
-        linear = arith::AddIOp::create(rewriter, loc, linear, arith::MulIOp::create(rewriter, loc, index, stride));
-      auto sourceType = cast<MemRefType>(read.getBase().getType());
-      auto oneElement = MemRefType::get({1}, element, StridedLayoutAttr::get(getContext(), ShapedType::kDynamic, {1}),
-                                        sourceType.getMemorySpace());
-      Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-      SmallVector<Value> tokens;
-      for (int64_t k = 0; k < stashed; ++k) {
-        Value step = arith::ConstantIndexOp::create(rewriter, loc, length - stashed + k);
-        Value at = arith::AddIOp::create(rewriter, loc, linear,
-                                         arith::MulIOp::create(rewriter, loc, step, meta.getStrides().back()));
-        Value source = memref::ReinterpretCastOp::create(rewriter, loc, oneElement, meta.getBaseBuffer(), at,
-                                                         ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)},
-                                                         ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
-        tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(rewriter, loc, buffer, ValueRange{address(v.slot, k)},
-                                                          source, ValueRange{zero}, rewriter.getIndexAttr(1),
-                                                          /*srcElements=*/Value(), /*bypassL1=*/UnitAttr()));
-      }
-      copies = nvgpu::DeviceAsyncCreateGroupOp::create(rewriter, loc,
-                                                       nvgpu::DeviceAsyncTokenType::get(getContext()), tokens);
-      // Its uses before the first reduction read it back too.
-      v.useSegments.insert(v.defSegment);
-    } else {
-      for (int64_t k = 0; k < stashed; ++k) {
-        Value e = vector::ExtractOp::create(rewriter, loc, v.value, length - stashed + k);
-        memref::StoreOp::create(rewriter, loc, e, buffer, ValueRange{address(v.slot, k)});
-      }
-    }
-    for (int s : v.useSegments) {
-      Operation *first = firstUserIn(v.value, s, body, segment);
-      if (!first)
-        continue;
-      rewriter.setInsertionPoint(first);
-      if (copies) {
-        // The groups committed after this one by then may still be in flight (a later segment's reload finds
-        // them all done).
-        // (asyncReads is in block order; the ones before this read are rewritten already.)
-        int32_t later = 0;
-        if (s == v.defSegment)
-          for (Operation *other : llvm::drop_begin(asyncReads, llvm::find(asyncReads, v.def) - asyncReads.begin() + 1))
-            if (other->isBeforeInBlock(first))
-              ++later;
-        nvgpu::DeviceAsyncWaitOp::create(rewriter, loc, copies, rewriter.getI32IntegerAttr(later));
-      }
-      SmallVector<Value> elements;
-      DenseSet<Operation *> reload;
-      for (int64_t i = 0; i < length - stashed; ++i) {
-        auto e = vector::ExtractOp::create(rewriter, loc, kept, i);
-        reload.insert(e);
-        elements.push_back(e);
-      }
-      for (int64_t k = 0; k < stashed; ++k)
-        elements.push_back(memref::LoadOp::create(rewriter, loc, buffer, ValueRange{address(v.slot, k)}));
-      Value whole = vector::FromElementsOp::create(rewriter, loc, shape, elements);
-      rewriter.replaceUsesWithIf(v.value, whole, [&](OpOperand &use) {
-        Operation *top = body.findAncestorOpInBlock(*use.getOwner());
-        return !reload.contains(use.getOwner()) && top && segment.lookup(top) == s;
-      });
-    }
-    if (copies)
-      rewriter.eraseOp(v.def);
-  }
-  results.push_back(launch);
-  return DiagnosedSilenceableFailure::success();
+  return static_cast<int64_t>(slots.size());
 }
 
-void transform::StashRowsInSharedOp::getEffects(SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
-  transform::onlyReadsHandle(getTargetMutable(), effects);
-  transform::producesHandle(getOperation()->getOpResults(), effects);
-  transform::modifiesPayload(effects);
+/// The launch's stash, checked: a 1-D block of static size, a block-wide reduction in the entry block, vectors
+/// live across one, some of whose elements `quarters` stashes, a stash that fits in shared memory.
+static FailureOr<StashPlan> planStash(gpu::LaunchOp launch, int64_t quarters, std::string &why) {
+  StashPlan plan;
+  std::optional<int64_t> threads = getConstantIntValue(launch.getBlockSizeX());
+  if (!threads || getConstantIntValue(launch.getBlockSizeY()) != 1 || getConstantIntValue(launch.getBlockSizeZ()) != 1)
+    return kforge::reject(why, "expected a launch of a 1-D block of static size");
+  plan.threads = *threads;
+  Block &body = launch.getBody().front();
+  int crossings = 0;
+  plan.segment = segmentsOf(body, crossings);
+  if (crossings == 0)
+    return kforge::reject(why, "the launch's entry block has no block-wide reduction (gpu.all_reduce) or barrier");
+  plan.live = liveAcross(body, plan.segment, plan.shape);
+  if (plan.live.empty())
+    return kforge::reject(why, "no vector of two or more elements is live across a block-wide reduction");
+  plan.length = plan.shape.getNumElements();
+  plan.stashed = plan.length * quarters / 4;
+  if (plan.stashed == 0)
+    return kforge::reject(why, "quarters = " + Twine(quarters) + " of a " + Twine(plan.length) +
+                                   "-element vector rounds down to no element");
+  for (const LiveAcross &v : plan.live)
+    if (asyncStashable(v.def, plan.kept()))
+      plan.asyncReads.push_back(v.def);
+  int64_t slots = assignSlots(plan.live, body, plan.segment, plan.kept());
+  plan.bufferType =
+      MemRefType::get({slots * plan.stashed * plan.threads}, plan.shape.getElementType(), MemRefLayoutAttrInterface(),
+                      gpu::AddressSpaceAttr::get(launch.getContext(), gpu::AddressSpace::Workgroup));
+  if (std::string problem = kforge::sharedBuffersProblem(launch, kforge::memrefBytes(plan.bufferType));
+      !problem.empty())
+    return kforge::reject(why, "the stash of " + Twine(slots) + " x " + Twine(plan.stashed) + " elements x " +
+                                   Twine(plan.threads) + " threads would " + problem);
+  return plan;
+}
+
+namespace {
+/// Stashes and reloads the vectors of one plan.
+class Stasher {
+public:
+  Stasher(RewriterBase &rewriter, gpu::LaunchOp launch, StashPlan &plan)
+      : rewriter(rewriter), plan(plan), body(launch.getBody().front()), loc(launch.getLoc()) {
+    hoistReads(rewriter, body, plan.asyncReads, plan.segment);
+    buffer = kforge::sharedBuffers(rewriter, loc, launch, {plan.bufferType}).front();
+    thread = launch.getThreadIds().x;
+  }
+
+  /// Each vector's stashed elements go to shared memory after its definition and come back before its uses
+  /// after each reduction it crosses.
+  void run() {
+    for (LiveAcross &v : plan.live) {
+      rewriter.setInsertionPointAfter(v.def);
+      // The elements kept in registers come from `kept` (the vector itself, or a shorter read of the row), the
+      // others from the stash; an asynchronous stash (copied from global memory, never in registers) is waited
+      // for before it is read.
+      Value kept = v.value;
+      Value copies;
+      if (auto read = asyncStashable(v.def, plan.kept())) {
+        kept = copyAsync(read, v.slot, copies);
+        // Its uses before the first reduction read it back too.
+        v.useSegments.insert(v.defSegment);
+      } else {
+        store(v);
+      }
+      for (int s : v.useSegments)
+        reload(v, s, kept, copies);
+      if (copies)
+        rewriter.eraseOp(v.def);
+    }
+  }
+
+private:
+  /// Element k of the stashed part of slot s, this thread's: (s * stashed + k) * threads + thread.
+  Value address(int slot, int64_t k) {
+    Value offset = arith::ConstantIndexOp::create(rewriter, loc, (slot * plan.stashed + k) * plan.threads);
+    return arith::AddIOp::create(rewriter, loc, offset, thread);
+  }
+
+  /// The vector's last elements stored into its slot.
+  void store(const LiveAcross &v) {
+    for (int64_t k = 0; k < plan.stashed; ++k) {
+      Value e = vector::ExtractOp::create(rewriter, loc, v.value, plan.kept() + k);
+      memref::StoreOp::create(rewriter, loc, e, buffer, ValueRange{address(v.slot, k)});
+    }
+  }
+
+  /// A read whose last elements are copied from global memory into the slot by cp.async (`copies`, their
+  /// group): returns a shorter read of the elements kept in registers.
+  Value copyAsync(vector::TransferReadOp read, int slot, Value &copies) {
+    Type element = plan.shape.getElementType();
+    MLIRContext *ctx = rewriter.getContext();
+    Value kept = vector::TransferReadOp::create(rewriter, loc, VectorType::get({plan.kept()}, element), read.getBase(),
+                                                read.getIndices(), read.getPadding(), ArrayRef<bool>{true});
+    // cp.async wants a source of unit innermost stride (a lane's slice of the row is strided): each element
+    // is copied from a one-element view of the underlying buffer at its linear offset.
+    auto meta = memref::ExtractStridedMetadataOp::create(rewriter, loc, read.getBase());
+    Value linear = meta.getOffset();
+    for (auto [index, stride] : llvm::zip(read.getIndices(), meta.getStrides()))
+      linear = arith::AddIOp::create(rewriter, loc, linear, arith::MulIOp::create(rewriter, loc, index, stride));
+    auto sourceType = cast<MemRefType>(read.getBase().getType());
+    auto oneElement = MemRefType::get({1}, element, StridedLayoutAttr::get(ctx, ShapedType::kDynamic, {1}),
+                                      sourceType.getMemorySpace());
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    SmallVector<Value> tokens;
+    for (int64_t k = 0; k < plan.stashed; ++k) {
+      Value step = arith::ConstantIndexOp::create(rewriter, loc, plan.kept() + k);
+      Value at = arith::AddIOp::create(rewriter, loc, linear,
+                                       arith::MulIOp::create(rewriter, loc, step, meta.getStrides().back()));
+      Value source = memref::ReinterpretCastOp::create(rewriter, loc, oneElement, meta.getBaseBuffer(), at,
+                                                       ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)},
+                                                       ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
+      tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(rewriter, loc, buffer, ValueRange{address(slot, k)}, source,
+                                                        ValueRange{zero}, rewriter.getIndexAttr(1),
+                                                        /*srcElements=*/Value(), /*bypassL1=*/UnitAttr()));
+    }
+    copies = nvgpu::DeviceAsyncCreateGroupOp::create(rewriter, loc, nvgpu::DeviceAsyncTokenType::get(ctx), tokens);
+    return kept;
+  }
+
+  /// The whole vector again before its first use in segment `s` (its kept elements and its slot's), for the
+  /// uses in that segment.
+  void reload(const LiveAcross &v, int s, Value kept, Value copies) {
+    Operation *first = firstUserIn(v.value, s, body, plan.segment);
+    if (!first)
+      return;
+    rewriter.setInsertionPoint(first);
+    if (copies) {
+      // The groups committed after this one by then may still be in flight (a later segment's reload finds
+      // them all done).
+      // (asyncReads is in block order; the ones before this read are rewritten already.)
+      int32_t later = 0;
+      if (s == v.defSegment)
+        for (Operation *other :
+             llvm::drop_begin(plan.asyncReads, llvm::find(plan.asyncReads, v.def) - plan.asyncReads.begin() + 1))
+          if (other->isBeforeInBlock(first))
+            ++later;
+      nvgpu::DeviceAsyncWaitOp::create(rewriter, loc, copies, rewriter.getI32IntegerAttr(later));
+    }
+    SmallVector<Value> elements;
+    DenseSet<Operation *> reloaded;
+    for (int64_t i = 0; i < plan.kept(); ++i) {
+      auto e = vector::ExtractOp::create(rewriter, loc, kept, i);
+      reloaded.insert(e);
+      elements.push_back(e);
+    }
+    for (int64_t k = 0; k < plan.stashed; ++k)
+      elements.push_back(memref::LoadOp::create(rewriter, loc, buffer, ValueRange{address(v.slot, k)}));
+    Value whole = vector::FromElementsOp::create(rewriter, loc, plan.shape, elements);
+    rewriter.replaceUsesWithIf(v.value, whole, [&](OpOperand &use) {
+      Operation *top = body.findAncestorOpInBlock(*use.getOwner());
+      return !reloaded.contains(use.getOwner()) && top && plan.segment.lookup(top) == s;
+    });
+  }
+
+  RewriterBase &rewriter;
+  StashPlan &plan;
+  Block &body;
+  Location loc;
+  Value thread; ///< The thread's index in the block.
+  Value buffer; ///< The stash.
+};
+} // namespace
+
+FailureOr<gpu::LaunchOp> kforge::stashRowsInShared(RewriterBase &rewriter, gpu::LaunchOp launch, int64_t quarters,
+                                                   std::string &why) {
+  FailureOr<StashPlan> plan = planStash(launch, quarters, why);
+  if (failed(plan))
+    return failure();
+  Stasher(rewriter, launch, *plan).run();
+  return launch;
 }

@@ -3,6 +3,12 @@
 #ifndef KFORGE_TRANSFORMOPS_KFORGETRANSFORMOPS_H
 #define KFORGE_TRANSFORMOPS_KFORGETRANSFORMOPS_H
 
+#include "kforge/TransformOps/KforgeTransformOpTraits.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
 #include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.h"
 #include "mlir/IR/OpImplementation.h"

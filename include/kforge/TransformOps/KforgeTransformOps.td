@@ -14,9 +14,52 @@ include "mlir/Dialect/Transform/IR/TransformTypes.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/OpBase.td"
 
-def OutsToEmptyOp : Op<Transform_Dialect, "kforge.outs_to_empty",
-    [FunctionalStyleTransformOpTrait, MemoryEffectsOpInterface, TransformEachOpTrait,
-     TransformOpInterface, ReportTrackingListenerFailuresOpTrait]> {
+//===----------------------------------------------------------------------===//
+// Base classes
+//===----------------------------------------------------------------------===//
+
+// Memory effects of an op that rewrites its target in place (or inside it) and returns it: it only reads its
+// handle (KforgeTransformOpTraits.h).
+def Kforge_InPlaceTransformOpTrait : NativeOpTrait<"InPlaceTransformOpTrait"> {
+  let cppNamespace = "::kforge::transform";
+}
+
+// An op that acts on each payload op of its one operand, `$target` (TransformEachOpTrait): its `applyToOne`
+// takes the payload op as `targetType`. With `wrongTarget` set, a payload op of another kind fails
+// silenceably with that message (kforge::transform::applyToEach), where upstream's trait would say
+// "transform applied to the wrong op kind".
+class Kforge_EachOp<string mnemonic, string targetType, string wrongTarget, list<Trait> traits>
+    : Op<Transform_Dialect, "kforge." # mnemonic,
+         !listconcat(traits, [MemoryEffectsOpInterface, TransformEachOpTrait, TransformOpInterface,
+                              ReportTrackingListenerFailuresOpTrait])> {
+  let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
+  let extraClassDeclaration = [{
+    ::mlir::DiagnosedSilenceableFailure applyToOne(
+        ::mlir::transform::TransformRewriter &rewriter, }] # targetType # [{ target,
+        ::mlir::transform::ApplyToEachResultList &results, ::mlir::transform::TransformState &state);
+  }] # !if(!empty(wrongTarget), "", [{
+    /// TransformEachOpTrait's apply, with this op's own message for a target of another kind.
+    ::mlir::DiagnosedSilenceableFailure apply(::mlir::transform::TransformRewriter &rewriter,
+                                              ::mlir::transform::TransformResults &results,
+                                              ::mlir::transform::TransformState &state) {
+      return ::kforge::transform::applyToEach(*this, "}] # wrongTarget # [{", rewriter, results, state);
+    }
+  }]);
+}
+
+// Rewrites its target in place and returns it: reads the handle, which stays valid.
+class Kforge_InPlaceOp<string mnemonic, string targetType, string wrongTarget, list<Trait> traits = []>
+    : Kforge_EachOp<mnemonic, targetType, wrongTarget, !listconcat(traits, [Kforge_InPlaceTransformOpTrait])>;
+
+// Replaces its target (or erases it): consumes the handle.
+class Kforge_ReplacingOp<string mnemonic, string targetType, string wrongTarget, list<Trait> traits = []>
+    : Kforge_EachOp<mnemonic, targetType, wrongTarget, !listconcat(traits, [FunctionalStyleTransformOpTrait])>;
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+def OutsToEmptyOp : Kforge_InPlaceOp<"outs_to_empty", "::mlir::linalg::LinalgOp", "expected a linalg op on tensors"> {
   let summary = "Give a linalg op fresh tensor.empty outputs where it never reads them";
   let description = [{
     For each tensor output (`outs` operand) of the target linalg op whose value the
@@ -33,23 +76,14 @@ def OutsToEmptyOp : Op<Transform_Dialect, "kforge.outs_to_empty",
 
     Produces a silenceable failure, leaving the IR untouched, if a target op is not a
     linalg op with tensor semantics. Succeeds (possibly changing nothing) otherwise.
-    Returns a handle to the updated op, which is modified in place.
+    Only reads the target handle; returns a handle to the updated op, which is modified
+    in place.
   }];
   let arguments = (ins TransformHandleTypeInterface:$target);
   let results = (outs TransformHandleTypeInterface:$transformed);
-  let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
-  let extraClassDeclaration = [{
-    ::mlir::DiagnosedSilenceableFailure applyToOne(
-        ::mlir::transform::TransformRewriter &rewriter, ::mlir::Operation *target,
-        ::mlir::transform::ApplyToEachResultList &results, ::mlir::transform::TransformState &state);
-    void getEffects(
-        ::llvm::SmallVectorImpl<::mlir::MemoryEffects::EffectInstance> &effects);
-  }];
 }
 
-def CopyToLinalgOp : Op<Transform_Dialect, "kforge.copy_to_linalg",
-    [FunctionalStyleTransformOpTrait, MemoryEffectsOpInterface, TransformEachOpTrait,
-     TransformOpInterface, ReportTrackingListenerFailuresOpTrait]> {
+def CopyToLinalgOp : Kforge_ReplacingOp<"copy_to_linalg", "::mlir::memref::CopyOp", "expected a memref.copy between ranked memrefs"> {
   let summary = "Rewrite a memref.copy as an equivalent linalg.copy";
   let description = [{
     Replaces each targeted `memref.copy` between ranked memrefs with a `linalg.copy`
@@ -61,23 +95,13 @@ def CopyToLinalgOp : Op<Transform_Dialect, "kforge.copy_to_linalg",
     #### Return modes
 
     Produces a silenceable failure, leaving the IR untouched, if a target is not a
-    `memref.copy` between ranked memrefs.
+    `memref.copy` between ranked memrefs. Consumes the target handle.
   }];
   let arguments = (ins TransformHandleTypeInterface:$target);
   let results = (outs TransformHandleTypeInterface:$transformed);
-  let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
-  let extraClassDeclaration = [{
-    ::mlir::DiagnosedSilenceableFailure applyToOne(
-        ::mlir::transform::TransformRewriter &rewriter, ::mlir::Operation *target,
-        ::mlir::transform::ApplyToEachResultList &results, ::mlir::transform::TransformState &state);
-    void getEffects(
-        ::llvm::SmallVectorImpl<::mlir::MemoryEffects::EffectInstance> &effects);
-  }];
 }
 
-def SetKernelAttributesOp : Op<Transform_Dialect, "kforge.set_kernel_attributes",
-    [FunctionalStyleTransformOpTrait, MemoryEffectsOpInterface, TransformEachOpTrait,
-     TransformOpInterface, ReportTrackingListenerFailuresOpTrait]> {
+def SetKernelAttributesOp : Kforge_InPlaceOp<"set_kernel_attributes", "::mlir::gpu::LaunchOp", "expected a gpu.launch"> {
   let summary = "Ask for register and occupancy limits, streaming stores, read-only input loads or an L2 load policy on the kernel a gpu.launch becomes";
   let description = [{
     Records on each targeted `gpu.launch` how its kernel should be compiled:
@@ -102,9 +126,9 @@ def SetKernelAttributesOp : Op<Transform_Dialect, "kforge.set_kernel_attributes"
     #### Return modes
 
     Produces a silenceable failure, leaving the IR untouched, if a target is not a
-    `gpu.launch`. Fails definitely when nothing is asked for, a limit is not
+    `gpu.launch`. The op fails to verify when nothing is asked for, a limit is not
     positive (max_registers must be at most 255) or load_l2_policy is neither
-    "evict_first" nor "evict_last".
+    "evict_first" nor "evict_last". Only reads the target handle.
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        OptionalAttr<I64Attr>:$min_blocks_per_sm,
@@ -113,20 +137,10 @@ def SetKernelAttributesOp : Op<Transform_Dialect, "kforge.set_kernel_attributes"
                        UnitAttr:$read_only_inputs,
                        OptionalAttr<StrAttr>:$load_l2_policy);
   let results = (outs TransformHandleTypeInterface:$transformed);
-  let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
-  let extraClassDeclaration = [{
-    ::mlir::DiagnosedSilenceableFailure applyToOne(
-        ::mlir::transform::TransformRewriter &rewriter, ::mlir::Operation *target,
-        ::mlir::transform::ApplyToEachResultList &results, ::mlir::transform::TransformState &state);
-    void getEffects(
-        ::llvm::SmallVectorImpl<::mlir::MemoryEffects::EffectInstance> &effects);
-  }];
 }
 
-def FuseElementwiseProducersOp : Op<Transform_Dialect, "kforge.fuse_elementwise_producers",
-    [FunctionalStyleTransformOpTrait, MemoryEffectsOpInterface, TransformEachOpTrait,
-     TransformOpInterface, ReportTrackingListenerFailuresOpTrait]> {
+def FuseElementwiseProducersOp : Kforge_InPlaceOp<"fuse_elementwise_producers", "::mlir::Operation *", ""> {
   let summary = "Recompute elementwise producers in each of their consumers instead of storing them";
   let description = [{
     Inside the target op (a loop), fuses every elementwise `linalg.generic` (all loops
@@ -144,24 +158,15 @@ def FuseElementwiseProducersOp : Op<Transform_Dialect, "kforge.fuse_elementwise_
 
     #### Return modes
 
-    Always succeeds and returns the target (the same op, its body rewritten), also when
-    there is nothing to fuse.
+    Succeeds and returns the target (the same op, its body rewritten), also when there is
+    nothing to fuse. Fails definitely only if upstream's fusion misbehaves (refuses a pair it
+    reported fusable, or never finishes). Only reads the target handle.
   }];
   let arguments = (ins TransformHandleTypeInterface:$target);
   let results = (outs TransformHandleTypeInterface:$transformed);
-  let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
-  let extraClassDeclaration = [{
-    ::mlir::DiagnosedSilenceableFailure applyToOne(
-        ::mlir::transform::TransformRewriter &rewriter, ::mlir::Operation *target,
-        ::mlir::transform::ApplyToEachResultList &results, ::mlir::transform::TransformState &state);
-    void getEffects(
-        ::llvm::SmallVectorImpl<::mlir::MemoryEffects::EffectInstance> &effects);
-  }];
 }
 
-def DistributeRowsToLanesOp : Op<Transform_Dialect, "kforge.distribute_rows_to_lanes",
-    [FunctionalStyleTransformOpTrait, MemoryEffectsOpInterface, TransformEachOpTrait,
-     TransformOpInterface, ReportTrackingListenerFailuresOpTrait]> {
+def DistributeRowsToLanesOp : Kforge_ReplacingOp<"distribute_rows_to_lanes", "::mlir::scf::ForallOp", "expected an scf.forall with one induction variable from 0, step 1"> {
   let summary = "Spread each thread's row program over `lanes` lanes: cyclic columns, shuffle reductions";
   let description = [{
     Targets a thread-level `scf.forall` over rows (one induction variable, one row per
@@ -210,7 +215,10 @@ def DistributeRowsToLanesOp : Op<Transform_Dialect, "kforge.distribute_rows_to_l
     than 32 lanes, a row op with more than one
     row, a reduction without a neutral-element fill or with a combiner `gpu.subgroup_reduce`
     has no kind for, or an insert that is not a whole unit-stride row; with `moments`, when the
-    row program has no such sum and centred sum of squares, or a row spans a number of warps
+    row program has no such sum and centred sum of squares. Consumes the target handle.
+
+    The op fails to verify when `lanes` is not a power of 2 from 2 to 32 or a multiple of 32
+    up to 1024, `vector` is not 1, 2 or 4, or, with `moments`, a row spans a number of warps
     that is not a power of 2.
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
@@ -218,17 +226,10 @@ def DistributeRowsToLanesOp : Op<Transform_Dialect, "kforge.distribute_rows_to_l
                        DefaultValuedAttr<I64Attr, "1">:$vector,
                        UnitAttr:$moments);
   let results = (outs TransformHandleTypeInterface:$transformed);
-  let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
-  let extraClassDeclaration = [{
-    ::mlir::DiagnosedSilenceableFailure applyToOne(
-        ::mlir::transform::TransformRewriter &rewriter, ::mlir::Operation *target,
-        ::mlir::transform::ApplyToEachResultList &results, ::mlir::transform::TransformState &state);
-  }];
+  let hasVerifier = 1;
 }
 
-def MatmulToMmaSyncOp : Op<Transform_Dialect, "kforge.matmul_to_mma_sync",
-    [FunctionalStyleTransformOpTrait, MemoryEffectsOpInterface, TransformEachOpTrait,
-     TransformOpInterface, ReportTrackingListenerFailuresOpTrait]> {
+def MatmulToMmaSyncOp : Kforge_ReplacingOp<"matmul_to_mma_sync", "::mlir::linalg::MatmulOp", "expected a linalg.matmul on memrefs"> {
   let summary = "Compute a warp's matmul tile with tensor-core mma.sync (bf16/f16 operands, f32 accumulators)";
   let description = [{
     Targets a bufferized `linalg.matmul` that one warp computes (inside a loop mapped to
@@ -311,21 +312,30 @@ def MatmulToMmaSyncOp : Op<Transform_Dialect, "kforge.matmul_to_mma_sync",
     Produces a silenceable failure, leaving the IR untouched, when the target is not such a
     matmul: not a `linalg.matmul` on memrefs, element types other than bf16/f16 x bf16/f16
     -> f32 (A and B the same), dynamic shapes, M, N or K not multiples of 16, 8 and 16, or
-    A's innermost stride not 1, or K not a multiple of 16 x `k_steps` (`k_steps` must be at
-    least 1); staged, also when the warp grid does not cut the tile into whole instruction tiles,
+    A's innermost stride not 1, or K not a multiple of 16 x `k_steps`; staged, also when the
+    warp grid does not cut the tile into whole instruction tiles,
     `block_k` is not a multiple of 16 dividing K (with `async_stages`, K need only be a
     multiple of 8: the last tile's copies past K are zero-filled), or the tile's columns are not a
     multiple of 8 (the block's threads need not divide the tiles' 8-element vectors: the last round
     of copies repeats the last vector),
     the two stages exceed 48 KB, B's rows are not contiguous, or the matmul is not in a
-    gpu.launch of exactly the grid's threads; with `ldmatrix`, also when not staged or when the
-    warp tile's columns are not a multiple of 16; with `async_stages`, also when not staged,
-    when it is 1 or negative, or when A's or B's rows are not whole 16-byte copies (a leading
-    stride not a multiple of 8 elements); with `wgmma`, also when its conditions above do
-    not hold or the launch already has dynamic shared memory; with `tma`, also without
-    `wgmma`, or when A or B is not a unit-stride subview of a row-major, static-shape
-    memref defined outside the gpu.launch with rows a multiple of 16 bytes. Returns nothing
-    (the matmul is gone).
+    gpu.launch of exactly the grid's threads; with `ldmatrix`, also when the warp tile's columns
+    are not a multiple of 16; with `async_stages`, also when A's or B's rows are not whole
+    16-byte copies (a leading stride not a multiple of 8 elements); with `wgmma`, also when the
+    warp grid is not 4 x G warps by 1 over 16-row warp tiles, the tile's columns are not a
+    multiple of 64 up to 256, or the launch already has dynamic shared memory; with `tma`, also
+    when A or B is not a unit-stride subview of a row-major, static-shape memref defined
+    outside the gpu.launch with rows a multiple of 16 bytes; with `stage_epilogue`, also when
+    the stages are not in dynamic shared memory or cannot hold the result tile, or the result's
+    rows are not contiguous whole 16-byte vectors of 16- or 32-bit elements. Consumes the
+    target handle and returns nothing (the matmul is gone).
+
+    The op fails to verify when an option contradicts another: `k_steps` below 1, `block_k`
+    negative, `warp_grid` not two positive counts when staged, `async_stages` other than 0
+    that is below 2 or not staged, `ldmatrix` not staged, `tma` without `wgmma`, `wgmma`
+    without `async_stages`, with `block_k` other than 64 or with `ldmatrix`,
+    `wgmma_in_flight` other than 0 that is not 1 with `wgmma` and at least 3 stages, or
+    `stage_epilogue` without `async_stages`.
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        DefaultValuedAttr<I64Attr, "1">:$k_steps,
@@ -338,19 +348,10 @@ def MatmulToMmaSyncOp : Op<Transform_Dialect, "kforge.matmul_to_mma_sync",
                        DefaultValuedAttr<I64Attr, "0">:$wgmma_in_flight,
                        UnitAttr:$stage_epilogue);
   let results = (outs);
-  let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
-  let extraClassDeclaration = [{
-    ::mlir::DiagnosedSilenceableFailure applyToOne(
-        ::mlir::transform::TransformRewriter &rewriter, ::mlir::Operation *target,
-        ::mlir::transform::ApplyToEachResultList &results, ::mlir::transform::TransformState &state);
-    void getEffects(
-        ::llvm::SmallVectorImpl<::mlir::MemoryEffects::EffectInstance> &effects);
-  }];
+  let hasVerifier = 1;
 }
 
-def MatmulToSimtStagedOp : Op<Transform_Dialect, "kforge.matmul_to_simt_staged",
-    [FunctionalStyleTransformOpTrait, MemoryEffectsOpInterface, TransformEachOpTrait,
-     TransformOpInterface, ReportTrackingListenerFailuresOpTrait]> {
+def MatmulToSimtStagedOp : Kforge_ReplacingOp<"matmul_to_simt_staged", "::mlir::linalg::MatmulOp", "expected a linalg.matmul on memrefs"> {
   let summary = "Compute a block's fp32 matmul tile through shared memory, a strided share per thread";
   let description = [{
     Targets a bufferized f32 `linalg.matmul` that one block computes, in a `gpu.launch` of
@@ -375,26 +376,21 @@ def MatmulToSimtStagedOp : Op<Transform_Dialect, "kforge.matmul_to_simt_staged",
     contiguous, a grid that does not cut the tile into groups of 4 rows and columns, `block_k`
     not a multiple of 4 dividing K or the tiles not whole vectors per thread, more than 48 KB
     of shared memory for two stages, a launch that is not the grid's threads, or C used after
-    the matmul by an op other than the epilogue. Returns nothing (the matmul is gone).
+    the matmul by an op other than the epilogue. Consumes the target handle and returns
+    nothing (the matmul is gone).
+
+    The op fails to verify when `thread_grid` is not two positive counts or `block_k` is not a
+    positive multiple of 4.
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        I64Attr:$block_k,
                        DenseI64ArrayAttr:$thread_grid,
                        UnitAttr:$async_b);
   let results = (outs);
-  let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
-  let extraClassDeclaration = [{
-    ::mlir::DiagnosedSilenceableFailure applyToOne(
-        ::mlir::transform::TransformRewriter &rewriter, ::mlir::Operation *target,
-        ::mlir::transform::ApplyToEachResultList &results, ::mlir::transform::TransformState &state);
-    void getEffects(
-        ::llvm::SmallVectorImpl<::mlir::MemoryEffects::EffectInstance> &effects);
-  }];
+  let hasVerifier = 1;
 }
 
-def PrefetchRowsToL2Op : Op<Transform_Dialect, "kforge.prefetch_rows_to_l2",
-    [FunctionalStyleTransformOpTrait, MemoryEffectsOpInterface, TransformEachOpTrait,
-     TransformOpInterface, ReportTrackingListenerFailuresOpTrait]> {
+def PrefetchRowsToL2Op : Kforge_InPlaceOp<"prefetch_rows_to_l2", "::mlir::gpu::LaunchOp", "expected a gpu.launch"> {
   let summary = "Have each block of a row kernel prefetch, into L2, the row a block `ahead` later will read";
   let description = [{
     Targets a `gpu.launch` whose block b reads row b of one or more kernel inputs (a
@@ -411,26 +407,16 @@ def PrefetchRowsToL2Op : Op<Transform_Dialect, "kforge.prefetch_rows_to_l2",
 
     Produces a silenceable failure, leaving the IR untouched, if a target is not a
     `gpu.launch` or reads no such row (or none whose rows are whole 16-byte multiples at
-    16-byte aligned, static offsets, as the bulk prefetch needs). Fails definitely when
-    `ahead` is not positive.
+    16-byte aligned, static offsets, as the bulk prefetch needs). Only reads the target
+    handle. The op fails to verify when `ahead` is not positive.
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        I64Attr:$ahead);
   let results = (outs TransformHandleTypeInterface:$transformed);
-  let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
-  let extraClassDeclaration = [{
-    ::mlir::DiagnosedSilenceableFailure applyToOne(
-        ::mlir::transform::TransformRewriter &rewriter, ::mlir::Operation *target,
-        ::mlir::transform::ApplyToEachResultList &results, ::mlir::transform::TransformState &state);
-    void getEffects(
-        ::llvm::SmallVectorImpl<::mlir::MemoryEffects::EffectInstance> &effects);
-  }];
 }
 
-def StashRowsInSharedOp : Op<Transform_Dialect, "kforge.stash_rows_in_shared",
-    [FunctionalStyleTransformOpTrait, MemoryEffectsOpInterface, TransformEachOpTrait,
-     TransformOpInterface, ReportTrackingListenerFailuresOpTrait]> {
+def StashRowsInSharedOp : Kforge_InPlaceOp<"stash_rows_in_shared", "::mlir::gpu::LaunchOp", "expected a gpu.launch"> {
   let summary = "Keep part of each thread's row values in shared memory while its block reduces";
   let description = [{
     Targets a `gpu.launch` of a row kernel whose block reduces its row with block-wide
@@ -457,25 +443,16 @@ def StashRowsInSharedOp : Op<Transform_Dialect, "kforge.stash_rows_in_shared",
     Produces a silenceable failure, leaving the IR untouched, if a target is not a `gpu.launch`
     of a 1-D block of static size, has no block-wide reduction in its entry block, no vector of
     two or more elements (one length, one element type) live across one, or needs more shared
-    memory than a block has. Fails definitely when `quarters` is not 1, 2 or 3.
+    memory than a block has. Only reads the target handle. The op fails to verify when
+    `quarters` is not 1, 2 or 3.
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        I64Attr:$quarters);
   let results = (outs TransformHandleTypeInterface:$transformed);
-  let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
-  let extraClassDeclaration = [{
-    ::mlir::DiagnosedSilenceableFailure applyToOne(
-        ::mlir::transform::TransformRewriter &rewriter, ::mlir::Operation *target,
-        ::mlir::transform::ApplyToEachResultList &results, ::mlir::transform::TransformState &state);
-    void getEffects(
-        ::llvm::SmallVectorImpl<::mlir::MemoryEffects::EffectInstance> &effects);
-  }];
 }
 
-def PipelineRowsOp : Op<Transform_Dialect, "kforge.pipeline_rows",
-    [FunctionalStyleTransformOpTrait, MemoryEffectsOpInterface, TransformEachOpTrait,
-     TransformOpInterface, ReportTrackingListenerFailuresOpTrait]> {
+def PipelineRowsOp : Kforge_InPlaceOp<"pipeline_rows", "::mlir::gpu::LaunchOp", "expected a gpu.launch"> {
   let summary = "Make a row kernel's blocks loop over rows, copying the next row into shared memory meanwhile";
   let description = [{
     Targets a `gpu.launch` of a row kernel: a 1-D grid of R blocks and a 1-D block of T threads
@@ -496,23 +473,16 @@ def PipelineRowsOp : Op<Transform_Dialect, "kforge.pipeline_rows",
     #### Return modes
 
     Produces a silenceable failure, leaving the IR untouched, if a target is not such a
-    launch: no row of a kernel input read at `[block_id x, 0]` (or more than one input's),
-    a use of the row other than subviews and transfer_reads, a read of it after the first
-    block-wide reduction, no such reduction, or a row larger than a block's shared memory.
-    Fails definitely when `blocks` is not positive.
+    launch: not a 1-D grid and block of static sizes, fewer rows than `blocks`, no row of a
+    kernel input read at `[block_id x, 0]` (or more than one input's), a use of the row other
+    than subviews and transfer_reads, a read of it after the first block-wide reduction, no
+    such reduction, or a row larger than a block's shared memory. Only reads the target
+    handle. The op fails to verify when `blocks` is not positive.
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        I64Attr:$blocks);
   let results = (outs TransformHandleTypeInterface:$transformed);
-  let assemblyFormat = "$target attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
-  let extraClassDeclaration = [{
-    ::mlir::DiagnosedSilenceableFailure applyToOne(
-        ::mlir::transform::TransformRewriter &rewriter, ::mlir::Operation *target,
-        ::mlir::transform::ApplyToEachResultList &results, ::mlir::transform::TransformState &state);
-    void getEffects(
-        ::llvm::SmallVectorImpl<::mlir::MemoryEffects::EffectInstance> &effects);
-  }];
 }
 
 #endif // KFORGE_TRANSFORMOPS_KFORGETRANSFORMOPS

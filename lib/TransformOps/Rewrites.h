@@ -1,0 +1,90 @@
+//===- Rewrites.h - the rewrites behind the transform.kforge.* ops -*- C++ -*-===//
+//
+// One function per op that does more than a line of rewriting: it checks its target, then rewrites it. The
+// ops (KforgeTransformOps.cpp) only read their attributes, call these and report the outcome.
+//
+// Unless said otherwise, a rewrite that fails has not touched the IR and has set `why` to the reason (the op's
+// silenceable failure; the op descriptions in KforgeTransformOps.td say when). Options are as the op's verifier
+// accepts them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KFORGE_LIB_TRANSFORMOPS_REWRITES_H
+#define KFORGE_LIB_TRANSFORMOPS_REWRITES_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/Twine.h"
+
+#include <string>
+
+namespace kforge {
+
+/// Sets `why` to `reason` and returns failure: how the rewrites below give up.
+inline llvm::LogicalResult reject(std::string &why, const llvm::Twine &reason) {
+  why = reason.str();
+  return llvm::failure();
+}
+
+/// transform.kforge.fuse_elementwise_producers: fuses every elementwise linalg.generic inside `scope` into each
+/// of its consumers there, until none is left. Fails only when upstream's fusion misbehaves (a definite failure:
+/// the IR may be changed).
+llvm::LogicalResult fuseElementwiseProducers(mlir::RewriterBase &rewriter, mlir::Operation *scope, std::string &why);
+
+/// transform.kforge.distribute_rows_to_lanes's options.
+struct RowsToLanesOptions {
+  int64_t lanes = 32;   ///< A power of 2 from 2 to 32, or a multiple of 32 up to 1024.
+  int64_t vector = 1;   ///< 1, 2 or 4 consecutive columns per lane.
+  bool moments = false; ///< A row's sum and centred sum of squares in one round (the warps a power of 2).
+};
+
+/// transform.kforge.distribute_rows_to_lanes: the thread-level forall over rows becomes a forall over (rows,
+/// lanes); returns it (the old forall is replaced).
+mlir::FailureOr<mlir::scf::ForallOp> distributeRowsToLanes(mlir::RewriterBase &rewriter, mlir::scf::ForallOp forall,
+                                                           const RowsToLanesOptions &options, std::string &why);
+
+/// transform.kforge.matmul_to_mma_sync's options.
+struct MmaSyncOptions {
+  int64_t kSteps = 1, blockK = 0;
+  llvm::SmallVector<int64_t, 2> warpGrid;
+  bool ldmatrix = false;
+  int64_t asyncStages = 0;
+  bool wgmma = false, tma = false;
+  int64_t wgmmaInFlight = 0;
+  bool stageEpilogue = false;
+};
+
+/// transform.kforge.matmul_to_mma_sync: replaces the matmul (with its fill and epilogue) by tensor-core code.
+llvm::LogicalResult matmulToMmaSync(mlir::RewriterBase &rewriter, mlir::linalg::MatmulOp matmul,
+                                    const MmaSyncOptions &options, std::string &why);
+
+/// transform.kforge.matmul_to_simt_staged's options.
+struct SimtStagedOptions {
+  int64_t blockK = 0;                       ///< A positive multiple of 4.
+  llvm::SmallVector<int64_t, 2> threadGrid; ///< [rows, columns], both positive.
+  bool asyncB = false;
+};
+
+/// transform.kforge.matmul_to_simt_staged: replaces the matmul (with its fill and epilogue) by a block's staged
+/// SIMT matmul.
+llvm::LogicalResult matmulToSimtStaged(mlir::RewriterBase &rewriter, mlir::linalg::MatmulOp matmul,
+                                       const SimtStagedOptions &options, std::string &why);
+
+/// transform.kforge.prefetch_rows_to_l2 (`ahead` positive): the launch, which now prefetches rows into L2.
+mlir::FailureOr<mlir::gpu::LaunchOp> prefetchRowsToL2(mlir::RewriterBase &rewriter, mlir::gpu::LaunchOp launch,
+                                                      int64_t ahead, std::string &why);
+
+/// transform.kforge.stash_rows_in_shared (`quarters` 1, 2 or 3): the launch, its row values partly stashed in
+/// shared memory.
+mlir::FailureOr<mlir::gpu::LaunchOp> stashRowsInShared(mlir::RewriterBase &rewriter, mlir::gpu::LaunchOp launch,
+                                                       int64_t quarters, std::string &why);
+
+/// transform.kforge.pipeline_rows (`blocks` positive): the launch, its blocks now looping over rows.
+mlir::FailureOr<mlir::gpu::LaunchOp> pipelineRows(mlir::RewriterBase &rewriter, mlir::gpu::LaunchOp launch,
+                                                  int64_t blocks, std::string &why);
+
+} // namespace kforge
+
+#endif // KFORGE_LIB_TRANSFORMOPS_REWRITES_H
