@@ -2,6 +2,7 @@
 
 #include "kforge/Artifact/Artifact.h"
 #include "kforge/Transforms/RowMoments.h"
+#include "kforge/Tune/PayloadFacts.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

@@ -10,6 +10,7 @@
 
 #include "kforge/Artifact/Artifact.h"
 #include "kforge/InitAll.h"
+#include "kforge/Tune/PayloadFacts.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"

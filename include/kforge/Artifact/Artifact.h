@@ -10,8 +10,6 @@
 #ifndef KFORGE_ARTIFACT_ARTIFACT_H
 #define KFORGE_ARTIFACT_ARTIFACT_H
 
-#include "kforge/Tune/PayloadFacts.h"
-
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/Support/JSON.h"
@@ -21,6 +19,12 @@
 #include <vector>
 
 namespace kforge {
+
+namespace tune {
+/// Plain data the search reads (kforge/Tune/PayloadFacts.h); analyzePayload fills it, and only the callers that
+/// read it or print it as JSON (kforge-compile --facts-json) need its header and the Tune library.
+struct PayloadFacts;
+} // namespace tune
 
 /// One argument of the artifact's entry point, in call order.
 struct ArgumentInfo {

@@ -43,7 +43,13 @@ llvm::Expected<Database> Database::open(llvm::StringRef path) {
     if (!value->getAsObject())
       return llvm::createStringError(std::errc::invalid_argument, "%s:%d: a record must be a JSON object",
                                      db.path.c_str(), lineNumber);
+    DatabaseRecord record;
+    llvm::json::Path::Root root;
+    if (!fromJSON(*value, record, root))
+      return llvm::createStringError(std::errc::invalid_argument, "%s:%d: not a tuning record: %s", db.path.c_str(),
+                                     lineNumber, llvm::toString(root.getError()).c_str());
     db.loaded.push_back(std::move(*value->getAsObject()));
+    db.typed.push_back(std::move(record));
   }
   if (complete < text.size()) {
     // The tuner was killed while writing this record: it never finished, so it is not data.
@@ -61,7 +67,16 @@ llvm::Expected<Database> Database::open(llvm::StringRef path) {
   return db;
 }
 
+llvm::Error Database::append(const DatabaseRecord &record) {
+  return append(*toJSON(record).getAsObject());
+}
+
 llvm::Error Database::append(const llvm::json::Object &record) {
+  DatabaseRecord entry;
+  llvm::json::Path::Root root;
+  if (!fromJSON(llvm::json::Value(llvm::json::Object(record)), entry, root))
+    return llvm::createStringError(std::errc::invalid_argument, "not a tuning record: %s",
+                                   llvm::toString(root.getError()).c_str());
   std::string line;
   llvm::raw_string_ostream os(line);
   os << llvm::json::Value(llvm::json::Object(record));
@@ -88,5 +103,6 @@ llvm::Error Database::append(const llvm::json::Object &record) {
   ::fsync(fd);
   ::close(fd);
   loaded.push_back(record);
+  typed.push_back(std::move(entry));
   return llvm::Error::success();
 }

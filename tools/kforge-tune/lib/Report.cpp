@@ -100,35 +100,34 @@ std::string kforge::tune::bestSoFarSvg(const std::vector<std::pair<int, double>>
   return svg;
 }
 
-void kforge::tune::writeReport(const std::string &runDir, const std::vector<json::Object> &records,
+void kforge::tune::writeReport(const std::string &runDir, llvm::ArrayRef<DatabaseRecord> records,
                                const json::Object &run) {
   double baselineMs = 0;
-  std::vector<const json::Object *> candidates, correct;
+  std::vector<const DatabaseRecord *> candidates, correct;
   std::map<std::string, int> failures;
-  for (const json::Object &r : records) {
-    if (r.getString("kind") == llvm::StringRef("baseline")) {
-      baselineMs = r.getNumber("time_ms").value_or(0);
+  for (const DatabaseRecord &r : records) {
+    if (r.isBaseline()) {
+      baselineMs = r.timeMs.value_or(0);
       continue;
     }
     candidates.push_back(&r);
-    std::string status = r.getString("status").value_or("").str();
-    if (status == "correct" && r.getNumber("time_ms"))
+    if (r.isCorrect() && r.timeMs)
       correct.push_back(&r);
     else
-      ++failures[status + (r.getString("stage") ? " at " + r.getString("stage")->str() : "")];
+      ++failures[r.status + (r.stage ? " at " + *r.stage : "")];
   }
   std::vector<std::pair<int, double>> bestSoFar;
   double best = 0;
   for (size_t i = 0; i < candidates.size(); ++i) {
-    const json::Object *r = candidates[i];
-    if (r->getString("status") == llvm::StringRef("correct"))
-      if (auto t = r->getNumber("time_ms"); t && (best == 0 || *t < best))
+    const DatabaseRecord *r = candidates[i];
+    if (r->isCorrect())
+      if (std::optional<double> t = r->timeMs; t && (best == 0 || *t < best))
         best = *t;
     if (best > 0)
       bestSoFar.push_back({static_cast<int>(i + 1), best});
   }
-  std::stable_sort(correct.begin(), correct.end(), [](const json::Object *a, const json::Object *b) {
-    return a->getNumber("time_ms").value_or(0) < b->getNumber("time_ms").value_or(0);
+  std::stable_sort(correct.begin(), correct.end(), [](const DatabaseRecord *a, const DatabaseRecord *b) {
+    return a->timeMs.value_or(0) < b->timeMs.value_or(0);
   });
 
   std::string payload = run.getString("payload").value_or("").str();
@@ -150,22 +149,19 @@ void kforge::tune::writeReport(const std::string &runDir, const std::vector<json
   os << llvm::formatv("- baseline (untransformed{0}): {1:F4} ms\n", target == "gpu" ? ", naive GPU mapping" : "",
                       baselineMs);
   if (!correct.empty()) {
-    const json::Object *top = correct.front();
-    double t = *top->getNumber("time_ms");
-    os << llvm::formatv("- best: trial {0}, {1:F4} ms, {2:F2}x the baseline\n", *top->getInteger("id"), t,
+    const DatabaseRecord *top = correct.front();
+    double t = *top->timeMs;
+    os << llvm::formatv("- best: trial {0}, {1:F4} ms, {2:F2}x the baseline\n", top->id, t,
                         baselineMs > 0 ? baselineMs / t : 0.0);
-    os << "\nBest schedule (`best.mlir` replays it; `best/` holds the kernel):\n\n    "
-       << top->getString("description").value_or("") << "\n";
+    os << "\nBest schedule (`best.mlir` replays it; `best/` holds the kernel):\n\n    " << top->description << "\n";
   }
   os << "\n![best time so far](report.svg)\n\n## Fastest candidates\n\n";
   os << "| trial | time (ms) | speed-up | policy | step | schedule |\n|---:|---:|---:|---|---|---|\n";
   for (size_t i = 0; i < correct.size() && i < 10; ++i) {
-    const json::Object *r = correct[i];
-    double t = *r->getNumber("time_ms");
-    os << llvm::formatv("| {0} | {1:F4} | {2:F2}x | {3} {4} | {5} | {6} |\n", *r->getInteger("id"), t,
-                        baselineMs > 0 ? baselineMs / t : 0.0, r->getString("policy").value_or(""),
-                        r->getString("island").value_or(""), r->getString("step").value_or(""),
-                        r->getString("description").value_or(""));
+    const DatabaseRecord *r = correct[i];
+    double t = *r->timeMs;
+    os << llvm::formatv("| {0} | {1:F4} | {2:F2}x | {3} {4} | {5} | {6} |\n", r->id, t,
+                        baselineMs > 0 ? baselineMs / t : 0.0, r->policy, r->island, r->step, r->description);
   }
   if (!failures.empty()) {
     os << "\n## Failures\n\n| status | count |\n|---|---:|\n";

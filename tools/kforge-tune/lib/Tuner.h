@@ -1,21 +1,25 @@
-//===- Tuner.h - kforge-tune's search loop --------------------*- C++ -*-===//
+//===- Tuner.h - kforge-tune's search, as a library ------------*- C++ -*-===//
 //
 // The loop: the policy proposes schedules; each is rendered to a transform library and compiled by
 // kforge-compile in a child process (in parallel, one per core, each with its own MLIR context and limits);
 // the ones that compile are verified and timed by kforge-run one at a time (one GPU); every outcome is
 // scored and appended to the database. See docs/tune.md.
 //
+// The library's parts: Evaluate.h (one proposal: compile, run, record), RunDirectory.h (the run's files:
+// run.json, db.jsonl, resume, the best kernel's export, replay), Search.cpp (the loop). kforge-tune's main
+// parses the command line into a TuneConfig and calls runTuner, tryScheduleFile or replayRun.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef KFORGE_TUNE_TUNER_H
 #define KFORGE_TUNE_TUNER_H
 
-#include "llm/LLMPolicy.h"
-
 #include "kforge/Tune/Policies.h"
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -33,6 +37,22 @@ struct Tools {
 struct ScoreWeights {
   double compiles = 0.1, correct = 0.3, speedup = 1.0;
 };
+
+/// What a run gives the LLM policy (--policy llm or llm+evolve) when it starts.
+struct LLMPolicyContext {
+  std::string payloadText;
+  std::string transcriptPath; ///< RUN/llm-transcript.jsonl
+  bool hybrid = false;        ///< llm+evolve
+  std::function<void(const std::string &)> note; ///< Tells the user (stderr), unless --quiet.
+  /// Applies a proposed transform script without lowering it: "" if it applies, else the diagnostics.
+  std::function<std::string(const std::string &)> checkScript;
+};
+
+/// Makes the LLM policy. The tool supplies it (the LLM client and its options live outside this library);
+/// a kforge-tune built without the LLM client leaves it empty.
+using LLMPolicyFactory = std::function<std::unique_ptr<Policy>(const LLMPolicyContext &context,
+                                                               const PayloadFacts &facts,
+                                                               const HardwareProfile &profile, uint64_t seed)>;
 
 struct TuneConfig {
   std::string payloadPath;
@@ -64,10 +84,9 @@ struct TuneConfig {
   bool json = false;
   ScoreWeights weights;
   HardwareProfile profile;
-  LLMPolicyOptions llm; ///< --policy llm: the endpoint, model, budget, replay.
+  LLMPolicyFactory llmPolicy; ///< --policy llm / llm+evolve; empty: built without the LLM client.
 };
 
-/// The payload's facts, from `kforge-compile --facts-json` (kforge-tune itself links no MLIR).
 /// The run time above which a candidate is recorded "too-slow" without full verification and timing: it cannot
 /// become the best. Far slower than the untransformed payload (baselineFactor x baseline), or than the best kernel
 /// found so far (bestFactor x best); 100 ms of slack covers a run's launch and copies (measured on the H200: a
@@ -97,6 +116,7 @@ inline int trialRunTimeoutSeconds(int runTimeout, double cutoffMs, int seeds, in
   return std::max(1, static_cast<int>(std::ceil(limit)));
 }
 
+/// The payload's facts, from `kforge-compile --facts-json` (kforge-tune itself links no MLIR).
 std::optional<PayloadFacts> loadFacts(const Tools &tools, llvm::StringRef payloadPath, llvm::StringRef entry);
 
 /// Runs (or resumes) a tuning run. Returns the process exit code; prints progress and the summary.

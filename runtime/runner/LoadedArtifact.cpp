@@ -1,0 +1,253 @@
+//===- LoadedArtifact.cpp - an artifact loaded into kforge-run ------------===//
+
+#include "LoadedArtifact.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <map>
+#include <optional>
+
+using namespace kforge;
+
+static CudaDriver cuda;
+static bool driverLoaded = false;
+
+CudaDriver &kforge::cudaDriver() { return cuda; }
+bool kforge::cudaLoaded() { return driverLoaded; }
+
+/// Frees the artifact's device buffers (the previous seed's, or all at the end).
+static void freeDevice(LoadedArtifact &artifact) {
+  for (CUdeviceptr pointer : artifact.device)
+    if (pointer)
+      cuda.memFree(pointer);
+  artifact.device.clear();
+}
+
+LoadedArtifact::~LoadedArtifact() {
+  freeDevice(*this);
+  if (library)
+    dlclose(library);
+}
+
+/// Empties the artifact's buffers, one slot per argument, before a seed's prepare.
+static void resetBuffers(LoadedArtifact &artifact) {
+  size_t n = artifact.manifest.arguments.size();
+  freeDevice(artifact);
+  artifact.host.assign(n, {});
+  artifact.device.assign(n, 0);
+  artifact.descriptors.clear();
+  artifact.storage.assign(n, {});
+}
+
+using Entry1 = void (*)(void *);
+using Entry2 = void (*)(void *, void *);
+using Entry3 = void (*)(void *, void *, void *);
+using Entry4 = void (*)(void *, void *, void *, void *);
+using Entry5 = void (*)(void *, void *, void *, void *, void *);
+using Entry6 = void (*)(void *, void *, void *, void *, void *, void *);
+using Entry7 = void (*)(void *, void *, void *, void *, void *, void *, void *);
+using Entry8 = void (*)(void *, void *, void *, void *, void *, void *, void *, void *);
+
+void kforge::callEntry(LoadedArtifact &artifact) {
+  std::vector<void *> a;
+  for (auto &descriptor : artifact.descriptors)
+    a.push_back(descriptor.data());
+  switch (a.size()) {
+  case 1:
+    return reinterpret_cast<Entry1>(artifact.entry)(a[0]);
+  case 2:
+    return reinterpret_cast<Entry2>(artifact.entry)(a[0], a[1]);
+  case 3:
+    return reinterpret_cast<Entry3>(artifact.entry)(a[0], a[1], a[2]);
+  case 4:
+    return reinterpret_cast<Entry4>(artifact.entry)(a[0], a[1], a[2], a[3]);
+  case 5:
+    return reinterpret_cast<Entry5>(artifact.entry)(a[0], a[1], a[2], a[3], a[4]);
+  case 6:
+    return reinterpret_cast<Entry6>(artifact.entry)(a[0], a[1], a[2], a[3], a[4], a[5]);
+  case 7:
+    return reinterpret_cast<Entry7>(artifact.entry)(a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
+  case 8:
+    return reinterpret_cast<Entry8>(artifact.entry)(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+  }
+}
+
+std::string kforge::loadArtifact(const std::string &dir, const std::string &name, const RunnerOptions &options,
+                                 LoadedArtifact &artifact) {
+  if (std::string error = readManifest(dir, name, artifact.manifest); !error.empty())
+    return error;
+  const Manifest &m = artifact.manifest;
+  if (m.arguments.empty() || m.arguments.size() > 8)
+    return "artifact '" + dir + "' has " + std::to_string(m.arguments.size()) + " arguments (1 to 8 supported)";
+  for (const ManifestArgument &argument : m.arguments) {
+    std::optional<DType> type = parseDType(argument.dtype);
+    if (!type)
+      return "artifact '" + dir + "' has a " + argument.dtype + " argument; kforge-run supports f32, f16 and bf16";
+    artifact.types.push_back(*type);
+  }
+  artifact.gpu = m.target == "gpu";
+  if (artifact.gpu && !driverLoaded) {
+    if (std::string error = cuda.load(options.device); !error.empty())
+      return error;
+    driverLoaded = true;
+    std::string runtime = options.runtime;
+    if (runtime.empty() && std::getenv("KFORGE_RUNTIME"))
+      runtime = std::getenv("KFORGE_RUNTIME");
+    if (runtime.empty())
+      return "GPU artifact but no mgpu runtime: pass --runtime PATH or set KFORGE_RUNTIME";
+    // The kernel library resolves mgpu* from the global scope when it loads.
+    if (!dlopen(runtime.c_str(), RTLD_NOW | RTLD_GLOBAL))
+      return std::string("cannot load the runtime: ") + dlerror();
+  }
+  artifact.library = dlopen(m.libraryPath().c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!artifact.library)
+    return std::string("cannot load artifact: ") + dlerror();
+  artifact.entry = dlsym(artifact.library, m.entry.c_str());
+  if (!artifact.entry)
+    return "artifact '" + dir + "' does not export " + m.entry;
+  return "";
+}
+
+/// The memref descriptor of a dense row-major buffer: {allocated, aligned, offset, sizes..., strides...}.
+static std::vector<int64_t> descriptorOf(void *data, const std::vector<int64_t> &shape) {
+  std::vector<int64_t> descriptor{reinterpret_cast<int64_t>(data), reinterpret_cast<int64_t>(data), 0};
+  descriptor.insert(descriptor.end(), shape.begin(), shape.end());
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  descriptor.insert(descriptor.end(), strides.begin(), strides.end());
+  return descriptor;
+}
+
+/// Fresh buffers on the host path: inputs packed from `inputs`, outputs filled with NaN, copied to the
+/// device for GPU artifacts.
+static std::string prepareOnHost(LoadedArtifact &artifact, const std::vector<std::vector<float>> &inputs) {
+  const auto &args = artifact.manifest.arguments;
+  resetBuffers(artifact);
+  for (size_t i = 0; i < args.size(); ++i) {
+    // Outputs start as NaN (unwritten elements stay visible); `host` holds outputs only, after runOnce.
+    artifact.storage[i] = args[i].isOutput ? pack(artifact.types[i], std::vector<float>(args[i].numElements(), NAN))
+                                           : pack(artifact.types[i], inputs[i]);
+    void *data = artifact.storage[i].data();
+    if (artifact.gpu) {
+      size_t bytes = artifact.storage[i].size();
+      if (auto e = cuda.check(cuda.memAlloc(&artifact.device[i], std::max<size_t>(bytes, 4)), "cuMemAlloc"); !e.empty())
+        return e;
+      if (auto e = cuda.check(cuda.memcpyHtoD(artifact.device[i], data, bytes), "cuMemcpyHtoD"); !e.empty())
+        return e;
+      data = reinterpret_cast<void *>(artifact.device[i]);
+    }
+    artifact.descriptors.push_back(descriptorOf(data, args[i].shape));
+  }
+  return "";
+}
+
+namespace {
+/// A long-lived runner's inputs on the device: one pristine copy per seed, argument and element type, from
+/// which every candidate's fresh input buffers are copied on the device (no packing, no host-to-device copy
+/// per candidate). Off in single-run mode, or when KFORGE_RUN_DEVICE_SEEDS=0.
+class DeviceSeeds {
+public:
+  bool enabled() const { return on; }
+  void enable() {
+    const char *setting = std::getenv("KFORGE_RUN_DEVICE_SEEDS");
+    on = cuda.memcpyDtoD && !(setting && std::string(setting) == "0");
+  }
+  /// The name of one argument's pristine copy for a seed.
+  static std::string key(const std::string &seedKey, size_t argument, const std::string &dtype) {
+    return seedKey + "/" + std::to_string(argument) + "/" + dtype;
+  }
+  /// The pristine copy of `key`, or 0.
+  CUdeviceptr find(const std::string &key) const {
+    auto it = buffers.find(key);
+    return it == buffers.end() ? 0 : it->second;
+  }
+  /// Keeps a copy of `bytes` at `source` (a device buffer) as `key`'s pristine copy.
+  std::string keep(const std::string &key, CUdeviceptr source, size_t bytes) {
+    CUdeviceptr copy = 0;
+    if (auto e = cuda.check(cuda.memAlloc(&copy, std::max<size_t>(bytes, 4)), "cuMemAlloc"); !e.empty())
+      return e;
+    if (auto e = cuda.check(cuda.memcpyDtoD(copy, source, bytes), "cuMemcpyDtoD"); !e.empty())
+      return e;
+    buffers[key] = copy;
+    return "";
+  }
+
+private:
+  bool on = false;
+  std::map<std::string, CUdeviceptr> buffers;
+};
+DeviceSeeds deviceSeeds;
+} // namespace
+
+bool kforge::enableDeviceSeeds() {
+  deviceSeeds.enable();
+  return deviceSeeds.enabled();
+}
+
+bool kforge::hasDeviceSeed(const std::string &seedKey, size_t argument, const std::string &dtype) {
+  return deviceSeeds.find(DeviceSeeds::key(seedKey, argument, dtype)) != 0;
+}
+
+/// Fills `count` elements of `type` at `pointer` with NaN on the device.
+static std::string poisonOnDevice(CUdeviceptr pointer, DType type, size_t count) {
+  if (type == DType::F32)
+    return cuda.check(cuda.memsetD32(pointer, 0x7FC00000u, count), "cuMemsetD32");
+  return cuda.check(cuda.memsetD16(pointer, type == DType::BF16 ? 0x7FC0 : 0x7E00, count), "cuMemsetD16");
+}
+
+std::string kforge::prepare(LoadedArtifact &artifact, const std::vector<std::vector<float>> &inputs,
+                            const std::string &seedKey) {
+  const auto &args = artifact.manifest.arguments;
+  bool onDevice = artifact.gpu && deviceSeeds.enabled() && !seedKey.empty();
+  if (!onDevice)
+    return prepareOnHost(artifact, inputs);
+  resetBuffers(artifact);
+  for (size_t i = 0; i < args.size(); ++i) {
+    size_t count = static_cast<size_t>(args[i].numElements()), bytes = count * elementBytes(artifact.types[i]);
+    if (auto e = cuda.check(cuda.memAlloc(&artifact.device[i], std::max<size_t>(bytes, 4)), "cuMemAlloc"); !e.empty())
+      return e;
+    if (args[i].isOutput) {
+      artifact.storage[i].resize(bytes); // where runOnce reads the result back
+      if (auto e = poisonOnDevice(artifact.device[i], artifact.types[i], count); !e.empty())
+        return e;
+    } else {
+      std::string key = DeviceSeeds::key(seedKey, i, args[i].dtype);
+      if (CUdeviceptr pristine = deviceSeeds.find(key)) {
+        if (auto e = cuda.check(cuda.memcpyDtoD(artifact.device[i], pristine, bytes), "cuMemcpyDtoD"); !e.empty())
+          return e;
+      } else {
+        if (i >= inputs.size() || inputs[i].size() != count)
+          return "internal: no host inputs for a seed the device does not hold";
+        std::vector<uint8_t> packed = pack(artifact.types[i], inputs[i]);
+        if (auto e = cuda.check(cuda.memcpyHtoD(artifact.device[i], packed.data(), bytes), "cuMemcpyHtoD"); !e.empty())
+          return e;
+        if (auto e = deviceSeeds.keep(key, artifact.device[i], bytes); !e.empty())
+          return e;
+      }
+    }
+    artifact.descriptors.push_back(descriptorOf(reinterpret_cast<void *>(artifact.device[i]), args[i].shape));
+  }
+  return "";
+}
+
+std::string kforge::runOnce(LoadedArtifact &artifact) {
+  callEntry(artifact);
+  if (artifact.gpu)
+    if (auto e = cuda.check(cuda.ctxSynchronize(), "cuCtxSynchronize"); !e.empty())
+      return e;
+  for (size_t i = 0; i < artifact.host.size(); ++i) {
+    if (!artifact.manifest.arguments[i].isOutput)
+      continue;
+    if (artifact.gpu)
+      if (auto e =
+              cuda.check(cuda.memcpyDtoH(artifact.storage[i].data(), artifact.device[i], artifact.storage[i].size()),
+                         "cuMemcpyDtoH");
+          !e.empty())
+        return e;
+    artifact.host[i] = unpack(artifact.types[i], artifact.storage[i]);
+  }
+  return "";
+}

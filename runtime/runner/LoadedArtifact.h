@@ -1,0 +1,73 @@
+//===- LoadedArtifact.h - an artifact loaded into kforge-run ----*- C++ -*-===//
+//
+// An artifact (kforge-compile's <name>.so + <name>.json) dlopen'ed into this process, with one buffer per
+// argument of its entry point: prepared fresh before each run (inputs copied in, outputs poisoned with NaN),
+// called through the C entry point with memref descriptors, and read back.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KFORGE_RUNNER_LOADEDARTIFACT_H
+#define KFORGE_RUNNER_LOADEDARTIFACT_H
+
+#include "CudaDriver.h"
+#include "DType.h"
+#include "Manifest.h"
+#include "RunnerOptions.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kforge {
+
+/// The driver API, one per process: loaded by the first GPU artifact (loadArtifact) or by --device-info.
+CudaDriver &cudaDriver();
+/// Whether a GPU artifact loaded the driver API (and the mgpu runtime).
+bool cudaLoaded();
+
+/// An artifact loaded into this (child) process, with its buffers. Released (device buffers freed, library
+/// closed, which unloads its GPU module) when it goes out of scope, so a long-lived runner (--serve) can load
+/// thousands of candidates one after another.
+struct LoadedArtifact {
+  LoadedArtifact() = default;
+  LoadedArtifact(const LoadedArtifact &) = delete;
+  LoadedArtifact &operator=(const LoadedArtifact &) = delete;
+  ~LoadedArtifact();
+  Manifest manifest;
+  void *library = nullptr;
+  void *entry = nullptr;
+  bool gpu = false;
+  std::vector<DType> types;                  ///< Element type of each argument.
+  std::vector<std::vector<float>> host;      ///< Each argument's values (outputs: after the run).
+  std::vector<std::vector<uint8_t>> storage; ///< Each argument in its element type, as the kernel sees it.
+  std::vector<CUdeviceptr> device;           ///< GPU artifacts: one device buffer per argument.
+  std::vector<std::vector<int64_t>> descriptors;
+};
+
+/// Loads `<dir>/<name>.json` and its library (a GPU artifact also loads the driver API and the mgpu runtime
+/// named by --runtime or $KFORGE_RUNTIME). Empty, or what is wrong.
+std::string loadArtifact(const std::string &dir, const std::string &name, const RunnerOptions &options,
+                         LoadedArtifact &artifact);
+
+/// Turns on device-side seeds (see prepare) for this process, unless the driver lacks device copies or
+/// KFORGE_RUN_DEVICE_SEEDS=0; says whether they are on.
+bool enableDeviceSeeds();
+/// Whether the pristine device copy of `seedKey`'s input argument `argument` (of element type `dtype`) exists.
+bool hasDeviceSeed(const std::string &seedKey, size_t argument, const std::string &dtype);
+
+/// Fresh buffers: inputs copied from `inputs`, outputs filled with NaN. With `seedKey` (a GPU artifact in a
+/// long-lived runner with device seeds on), inputs are copied on the device from the seed's pristine copies
+/// when they exist (`inputs` may then be empty; the first candidate's inputs make them), and outputs are
+/// poisoned on the device. Empty, or the failed call.
+std::string prepare(LoadedArtifact &artifact, const std::vector<std::vector<float>> &inputs,
+                    const std::string &seedKey = "");
+
+/// Calls the C entry point with one memref descriptor pointer per argument.
+void callEntry(LoadedArtifact &artifact);
+
+/// Runs the artifact once and reads its outputs back into the host values. Empty, or the failed call.
+std::string runOnce(LoadedArtifact &artifact);
+
+} // namespace kforge
+
+#endif // KFORGE_RUNNER_LOADEDARTIFACT_H

@@ -1,0 +1,43 @@
+//===- RunnerOptions.h - kforge-run's command line --------------*- C++ -*-===//
+//
+// Hand-written parsing: kforge-run links no LLVM (see kforge-run.cpp), so no llvm::cl.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KFORGE_RUNNER_RUNNEROPTIONS_H
+#define KFORGE_RUNNER_RUNNEROPTIONS_H
+
+#include <string>
+
+namespace kforge {
+
+struct RunnerOptions {
+  std::string candidate, reference, candidateName = "kernel", referenceName = "kernel";
+  std::string independent; ///< Optional third artifact the reference is checked against once (seed 0).
+  std::string runtime, output;
+  std::string cacheDir; ///< Inputs and reference outputs per seed, reused across runs (see SeedCache.h).
+  int seeds = 5, reps = 20, warmup = 3, timeout = 120, device = 0;
+  std::string l2Flush = "dirty"; ///< How the flush before each timed GPU repetition leaves L2 (L2Flush.h).
+  double tolerance = -1;         // -1: by dtype
+  double ceilingGBps = 0, ceilingTflops = 0;
+  double cutoffMs = 0; ///< A candidate whose run (the second, if any) takes longer is "too-slow", not timed.
+  /// With several seeds the first run is too-slow beyond 10 x cutoff + this (its module load, first touches).
+  double firstRunAllowanceMs = 1000;
+  /// When positive: fewer timed repetitions (never under 10) for a candidate whose runs would exceed this many
+  /// milliseconds in total. A search needs a median, not 20 samples of a kernel far from the best.
+  double timingBudgetMs = 0;
+  bool timeReference = false;
+  bool serve = false; ///< --serve: evaluate candidates named on stdin, one JSON report line each (Runner.h).
+  long memoryLimitMB = 16384;
+};
+
+/// Prints the usage on stderr.
+void printUsage();
+
+/// Reads the options of an evaluation or of --serve. False, after saying on stderr what is wrong, for an
+/// unknown option, a bad value, or a missing --candidate / --reference.
+bool parseRunnerOptions(int argc, char **argv, RunnerOptions &options);
+
+} // namespace kforge
+
+#endif // KFORGE_RUNNER_RUNNEROPTIONS_H

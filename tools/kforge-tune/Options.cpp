@@ -1,0 +1,334 @@
+//===- Options.cpp - kforge-tune's command line ---------------------------===//
+
+#include "Options.h"
+
+#include "Machine.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace kforge::tune;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("kforge-tune options");
+static cl::opt<std::string> payloadPath(cl::Positional, cl::desc("<payload.mlir>"), cl::init(""), cl::cat(category));
+static cl::opt<std::string> outputDir("o", cl::desc("Run directory (default: kforge-runs/<payload name>)"),
+                                      cl::value_desc("dir"), cl::init(""), cl::cat(category));
+static cl::alias outputAlias("output", cl::aliasopt(outputDir), cl::desc("Alias for -o"));
+static cl::opt<std::string> target("target", cl::desc("gpu, cpu, or auto (the GPU if there is one)"),
+                                   cl::init("auto"), cl::cat(category));
+static cl::opt<std::string> chip("chip", cl::desc("GPU architecture (default: the GPU's, else sm_90)"), cl::init(""),
+                                 cl::cat(category));
+static cl::opt<std::string> entry("entry", cl::desc("Entry function (default: the only public one)"), cl::init(""),
+                                  cl::cat(category));
+static cl::opt<std::string> policy("policy",
+                                   cl::desc("heuristic+evolve, heuristic, evolve, random, llm or llm+evolve"),
+                                   cl::init("heuristic+evolve"), cl::cat(category));
+static cl::opt<int> trials("trials", cl::desc("Trial budget (candidates; the baseline is not one)"), cl::init(64),
+                           cl::cat(category));
+static cl::opt<double> timeBudget("time-budget", cl::desc("Stop after this many seconds (0: no limit)"), cl::init(0),
+                                  cl::cat(category));
+static cl::opt<int> earlyStop("early-stop", cl::desc("Stop after this many trials without a faster kernel (0: never)"),
+                              cl::init(0), cl::cat(category));
+static cl::opt<unsigned long long> seed("seed", cl::desc("Seed of the policies"), cl::init(1), cl::cat(category));
+static cl::opt<int> jobs("jobs", cl::desc("Parallel compiles (0: all cores)"), cl::init(0), cl::cat(category));
+static cl::opt<int> seeds("seeds", cl::desc("Random inputs each candidate is verified on"), cl::init(5),
+                          cl::cat(category));
+static cl::opt<int> reps("reps", cl::desc("Timed repetitions per candidate (at least 10)"), cl::init(20),
+                         cl::cat(category));
+static cl::opt<int> compileTimeout("compile-timeout", cl::desc("Seconds a candidate may take to compile"),
+                                   cl::init(120), cl::cat(category));
+static cl::opt<int> runTimeout("run-timeout", cl::desc("Seconds a candidate may take to verify and time, at most (each trial is also bounded by the too-slow cutoff and the time budget left)"),
+                               cl::init(300), cl::cat(category));
+static cl::opt<double> cutoff("cutoff",
+                              cl::desc("A candidate whose first run is this many times slower than the untransformed "
+                                       "payload is recorded too-slow without full verification and timing (0: off)"),
+                              cl::init(20), cl::cat(category));
+static cl::opt<double> cutoffBest("cutoff-best",
+                                  cl::desc("... or this many times slower than the best kernel found so far (0: off)"),
+                                  cl::init(4), cl::cat(category));
+static cl::opt<double> timingBudget(
+    "timing-budget-ms",
+    cl::desc("A trial's timed repetitions stop near this many milliseconds (at least 10 repetitions; 0: always "
+             "--reps); --replay always times --reps"),
+    cl::init(1000), cl::cat(category));
+static cl::opt<std::string> l2Flush(
+    "l2-flush",
+    cl::desc("GPU trials: how the L2 flush before each timed repetition leaves L2: dirty (kforge-run writes a "
+             "buffer of 4x L2, shared/MEASURE.md's protocol) or clean (it reads one, so no dirty lines are left)"),
+    cl::init("dirty"), cl::cat(category));
+static cl::opt<std::string> runnerMode(
+    "runner",
+    cl::desc("How trials are verified and timed: serve (one long-lived kforge-run for the search) or process "
+             "(a kforge-run per candidate)"),
+    cl::init("serve"), cl::cat(category));
+static cl::opt<int> memoryLimit("memory-limit-mb", cl::desc("Memory a compile may use"), cl::init(8192),
+                                cl::cat(category));
+static cl::opt<bool> resume("resume", cl::desc("Continue the run in the run directory"), cl::init(false),
+                            cl::cat(category));
+static cl::opt<std::string> replay("replay", cl::desc("Rebuild and verify the best kernel of this run directory"),
+                                   cl::value_desc("run dir"), cl::init(""), cl::cat(category));
+static cl::opt<bool> buildOnly("build-only",
+                               cl::desc("With --replay: rebuild the best kernel and its transform library, without "
+                                        "verifying or timing it (for a caller that verifies it itself)"),
+                               cl::init(false), cl::cat(category));
+static cl::opt<std::string> tryFile("try", cl::desc("Evaluate this schedule (JSON) as one trial of the run"),
+                                    cl::value_desc("schedule.json"), cl::init(""), cl::cat(category));
+static cl::opt<std::string> validateFile("validate", cl::desc("Check this schedule (JSON) against the payload"),
+                                         cl::value_desc("schedule.json"), cl::init(""), cl::cat(category));
+static cl::opt<std::string> renderFile("render", cl::desc("Print this schedule (JSON) as a transform library"),
+                                       cl::value_desc("schedule.json"), cl::init(""), cl::cat(category));
+static cl::opt<bool> listActions("list-actions", cl::desc("Print the action registry as JSON"), cl::init(false),
+                                 cl::cat(category));
+static cl::opt<bool> actionsDoc("actions-doc", cl::desc("Print docs/actions.md from the registry"), cl::init(false),
+                                cl::cat(category));
+static cl::opt<int> dryRun("dry-run",
+                           cl::desc("Print the first N schedules the policy would propose (JSON lines), without "
+                                    "compiling or measuring anything"),
+                           cl::init(0), cl::cat(category));
+static cl::opt<bool> keepCandidates("keep-candidates", cl::desc("Keep every candidate's compiled files"),
+                                    cl::init(false), cl::cat(category));
+static cl::opt<bool> printJson("json", cl::desc("Print a JSON summary on stdout (no progress)"), cl::init(false),
+                               cl::cat(category));
+static cl::opt<bool> quiet("quiet", cl::desc("Print nothing but errors"), cl::init(false), cl::cat(category));
+static cl::opt<double> scoreCompiles("score-compiles", cl::desc("Score for a candidate that compiles"),
+                                     cl::init(0.1), cl::cat(category));
+static cl::opt<double> scoreCorrect("score-correct", cl::desc("Score for a candidate verified correct"),
+                                    cl::init(0.3), cl::cat(category));
+static cl::opt<double> scoreSpeedup("score-speedup", cl::desc("Weight of ln(previous best time / time)"),
+                                    cl::init(1.0), cl::cat(category));
+static cl::OptionCategory llmCategory("kforge-tune LLM policy options (--policy llm; docs/llm.md)");
+static cl::opt<std::string> llmApi("llm-api", cl::desc("openai (chat completions; also llama.cpp, vLLM, Ollama) or "
+                                                       "anthropic (messages); default $KFORGE_LLM_API or openai"),
+                                   cl::init(""), cl::cat(llmCategory));
+static cl::opt<std::string> llmEndpoint("llm-endpoint",
+                                        cl::desc("Base URL, e.g. http://localhost:8080/v1 (default $KFORGE_LLM_ENDPOINT "
+                                                 "or the API's)"),
+                                        cl::init(""), cl::cat(llmCategory));
+static cl::opt<std::string> llmModel("llm-model", cl::desc("Model name (default $KFORGE_LLM_MODEL)"), cl::init(""),
+                                     cl::cat(llmCategory));
+static cl::opt<std::string> llmKeyEnv("llm-key-env",
+                                      cl::desc("Environment variable holding the API key (default OPENAI_API_KEY or "
+                                               "ANTHROPIC_API_KEY); the key is never printed or stored"),
+                                      cl::init(""), cl::cat(llmCategory));
+static cl::opt<double> llmTemperature("llm-temperature", cl::desc("Sampling temperature"), cl::init(0.2),
+                                      cl::cat(llmCategory));
+static cl::opt<int> llmMaxTokens("llm-max-tokens", cl::desc("Tokens per response"), cl::init(2048),
+                                 cl::cat(llmCategory));
+static cl::opt<int> llmTimeout("llm-timeout", cl::desc("Seconds per request attempt"), cl::init(120),
+                               cl::cat(llmCategory));
+static cl::opt<int> llmRetries("llm-retries", cl::desc("Retries after 429, 5xx or a timeout"), cl::init(3),
+                               cl::cat(llmCategory));
+static cl::opt<int> llmBackoffMs("llm-backoff-ms", cl::desc("First retry delay, doubled each time"), cl::init(1000),
+                                 cl::cat(llmCategory));
+static cl::opt<int> llmMaxRequests("llm-max-requests", cl::desc("Budget: requests per run"), cl::init(100),
+                                   cl::cat(llmCategory));
+static cl::opt<long long> llmMaxTokensTotal("llm-max-total-tokens", cl::desc("Budget: tokens per run"),
+                                            cl::init(1000000), cl::cat(llmCategory));
+static cl::opt<unsigned> llmMaxResponseKB("llm-max-response-kb", cl::desc("Largest response accepted"),
+                                          cl::init(1024), cl::cat(llmCategory));
+static cl::opt<int> llmRepairRounds("llm-repair-rounds", cl::desc("Follow-ups after an unusable reply"),
+                                    cl::init(2), cl::cat(llmCategory));
+static cl::opt<double> llmPromptPrice("llm-prompt-price", cl::desc("Dollars per million prompt tokens (for the cost)"),
+                                      cl::init(0), cl::cat(llmCategory));
+static cl::opt<double> llmCompletionPrice("llm-completion-price",
+                                          cl::desc("Dollars per million completion tokens (for the cost)"),
+                                          cl::init(0), cl::cat(llmCategory));
+static cl::opt<std::string> llmReplay("llm-replay",
+                                      cl::desc("Answer from this recorded transcript (llm-transcript.jsonl) instead of "
+                                               "the endpoint: reproducible, offline"),
+                                      cl::init(""), cl::cat(llmCategory));
+
+static cl::opt<std::string> ceilingsPath(
+    "ceilings",
+    cl::desc("Measured ceilings of the target for the policies and the LLM prompt: JSON {\"copy_gbps\": G, "
+             "\"fp32_tflops\": T, \"source\": \"...\"} or the two numbers \"G T\" (scripts/gpu ceilings.txt)"),
+    cl::init(""), cl::cat(category));
+static cl::opt<std::string> runtimePath("runtime", cl::desc("kforge's mgpu runtime (default: next to the tools)"),
+                                        cl::init(""), cl::cat(category));
+
+/// The client and replay options of --policy llm; a flag left empty falls back to `variable`, then `fallback`.
+static LLMPolicyOptions llmOptions() {
+  auto fromEnv = [](const std::string &flag, const char *variable, const char *fallback) {
+    if (!flag.empty())
+      return flag;
+    std::optional<std::string> value = llvm::sys::Process::GetEnv(variable);
+    return value ? *value : std::string(fallback);
+  };
+  LLMPolicyOptions options;
+  LLMConfig &llm = options.client;
+  llm.api = fromEnv(llmApi, "KFORGE_LLM_API", "openai");
+  llm.endpoint = fromEnv(llmEndpoint, "KFORGE_LLM_ENDPOINT", "");
+  llm.model = fromEnv(llmModel, "KFORGE_LLM_MODEL", "");
+  llm.apiKeyEnv = llmKeyEnv;
+  llm.temperature = llmTemperature;
+  llm.maxTokens = llmMaxTokens;
+  llm.timeoutSeconds = llmTimeout;
+  llm.maxRetries = llmRetries;
+  llm.backoffMs = llmBackoffMs;
+  llm.maxRequests = llmMaxRequests;
+  llm.maxTotalTokens = llmMaxTokensTotal;
+  llm.maxResponseBytes = static_cast<size_t>(llmMaxResponseKB) * 1024;
+  llm.promptPricePerMTok = llmPromptPrice;
+  llm.completionPricePerMTok = llmCompletionPrice;
+  options.replayPath = llmReplay;
+  options.repairRounds = llmRepairRounds;
+  return options;
+}
+
+/// The options the search takes as given.
+static TuneConfig givenConfig() {
+  TuneConfig config;
+  config.entry = entry;
+  config.policy = policy;
+  config.seed = seed;
+  config.trials = trials;
+  config.timeBudget = timeBudget;
+  config.earlyStop = earlyStop;
+  config.jobs = jobs;
+  config.seeds = seeds;
+  config.reps = reps;
+  config.compileTimeout = compileTimeout;
+  config.runTimeout = runTimeout;
+  config.memoryLimitMB = memoryLimit;
+  config.cutoffFactor = cutoff;
+  config.cutoffBestFactor = cutoffBest;
+  config.runner = runnerMode;
+  config.timingBudgetMs = timingBudget;
+  config.l2Flush = l2Flush;
+  config.resume = resume;
+  config.keepCandidates = keepCandidates;
+  config.quiet = quiet;
+  config.json = printJson;
+  config.weights = {scoreCompiles, scoreCorrect, scoreSpeedup};
+  return config;
+}
+
+CommandLine kforge::tune::parseCommandLine(int argc, char **argv) {
+  cl::HideUnrelatedOptions({&category, &llmCategory});
+  cl::ParseCommandLineOptions(argc, argv, "kforge-tune: search for the fastest schedule of a payload\n");
+  CommandLine c;
+  c.listActions = listActions;
+  c.actionsDoc = actionsDoc;
+  c.replayDir = replay;
+  c.buildOnly = buildOnly;
+  c.dryRun = dryRun;
+  c.validateFile = validateFile;
+  c.renderFile = renderFile;
+  c.tryFile = tryFile;
+  c.payloadPath = payloadPath;
+  c.outputDir = outputDir;
+  c.target = target;
+  c.chip = chip;
+  c.ceilingsPath = ceilingsPath;
+  c.runtimePath = runtimePath;
+  c.config = givenConfig();
+  c.llm = llmOptions();
+  return c;
+}
+
+int kforge::tune::checkPayloadOptions(const CommandLine &c) {
+  const TuneConfig &config = c.config;
+  if (c.payloadPath.empty()) {
+    llvm::errs() << "kforge-tune: error: no payload given (kforge-tune PAYLOAD.mlir; --help lists the options)\n";
+    return 2;
+  }
+  if (c.target != "auto" && c.target != "gpu" && c.target != "cpu") {
+    llvm::errs() << "kforge-tune: error: unknown --target '" << c.target << "' (expected auto, gpu or cpu)\n";
+    return 2;
+  }
+  static const char *policies[] = {"heuristic+evolve", "heuristic", "evolve", "random", "llm", "llm+evolve"};
+  if (llvm::none_of(policies, [&](const char *p) { return config.policy == p; })) {
+    llvm::errs() << "kforge-tune: error: unknown policy '" << config.policy
+                 << "' (expected heuristic+evolve, heuristic, evolve, random, llm or llm+evolve)\n";
+    return 2;
+  }
+  if (config.runner != "serve" && config.runner != "process") {
+    llvm::errs() << "kforge-tune: error: unknown --runner '" << config.runner << "' (expected serve or process)\n";
+    return 2;
+  }
+  if (config.l2Flush != "dirty" && config.l2Flush != "clean") {
+    llvm::errs() << "kforge-tune: error: unknown --l2-flush '" << config.l2Flush << "' (expected dirty or clean)\n";
+    return 2;
+  }
+  if (config.l2Flush == "clean" && c.target == "cpu") {
+    llvm::errs() << "kforge-tune: error: --l2-flush clean is for GPU trials; the CPU runner does not flush\n";
+    return 2;
+  }
+  if (config.trials < 1 || config.reps < 10 || config.seeds < 1 || config.jobs < 0) {
+    llvm::errs() << "kforge-tune: error: --trials and --seeds must be at least 1, --reps at least 10\n";
+    return 2;
+  }
+  return 0;
+}
+
+/// --policy llm / llm+evolve: the API must be known and a model named (or a transcript to replay).
+static int checkLLMOptions(const TuneConfig &config, const LLMPolicyOptions &options) {
+  if (config.policy != "llm" && config.policy != "llm+evolve")
+    return 0;
+  const LLMConfig &llm = options.client;
+  if (llm.api != "openai" && llm.api != "anthropic") {
+    llvm::errs() << "kforge-tune: error: unknown --llm-api '" << llm.api << "' (expected openai or anthropic)\n";
+    return 2;
+  }
+  if (llm.model.empty() && options.replayPath.empty()) {
+    llvm::errs() << "kforge-tune: error: --policy " << config.policy << " needs --llm-model (or $KFORGE_LLM_MODEL)\n";
+    return 2;
+  }
+  return 0;
+}
+
+/// The LLM policy with `options`, completed with what the run gives it.
+static LLMPolicyFactory llmPolicyFactory(const LLMPolicyOptions &options) {
+#ifdef KFORGE_TUNE_WITHOUT_LLM
+  (void)options;
+  return nullptr;
+#else
+  return [options](const LLMPolicyContext &context, const PayloadFacts &facts, const HardwareProfile &profile,
+                   uint64_t seed) {
+    LLMPolicyOptions o = options;
+    o.payloadText = context.payloadText;
+    o.transcriptPath = context.transcriptPath;
+    o.note = context.note;
+    o.checkScript = context.checkScript;
+    o.hybrid = context.hybrid;
+    return createLLMPolicy(std::move(o), facts, profile, seed);
+  };
+#endif
+}
+
+int kforge::tune::makeTuneConfig(CommandLine &c, const Tools &tools, TuneConfig &config) {
+  config = c.config;
+  std::optional<HardwareProfile> gpu = c.target == "cpu" ? std::nullopt : probeGpu(tools, c.chip);
+  if (c.target == "gpu" && !gpu) {
+    llvm::errs() << "kforge-tune: error: --target gpu, but kforge-run finds no usable GPU (" << tools.run
+                 << " --device-info says why)\n";
+    return 1;
+  }
+  config.target = gpu ? "gpu" : "cpu";
+  config.profile = gpu ? *gpu : cpuProfile();
+  if (config.l2Flush == "clean" && !gpu) {
+    llvm::errs() << "kforge-tune: error: --l2-flush clean is for GPU trials, and kforge-run finds no usable GPU\n";
+    return 1;
+  }
+  config.chip = c.chip.empty() ? "sm_90" : c.chip;
+  if (!c.ceilingsPath.empty() && !readCeilings(c.ceilingsPath, config.profile))
+    return 2;
+  if (!config.quiet && !config.json && c.target == "auto")
+    llvm::errs() << "kforge-tune: target " << config.target << " (" << config.profile.name << ")\n";
+  config.payloadPath = c.payloadPath;
+  if (c.outputDir.empty()) {
+    llvm::SmallString<256> dir("kforge-runs");
+    llvm::sys::path::append(dir, llvm::sys::path::stem(c.payloadPath));
+    config.runDir = std::string(dir);
+  } else {
+    config.runDir = c.outputDir;
+  }
+  if (int rc = checkLLMOptions(config, c.llm))
+    return rc;
+  config.llmPolicy = llmPolicyFactory(c.llm);
+  return 0;
+}

@@ -1,0 +1,393 @@
+//===- Evaluate.cpp - one proposal: compile, run, record ------------------===//
+
+#include "Evaluate.h"
+
+#include "Files.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+using namespace kforge::tune;
+using llvm::StringRef;
+namespace json = llvm::json;
+
+//===----------------------------------------------------------------------===//
+// The payload
+//===----------------------------------------------------------------------===//
+
+std::optional<PayloadFacts> kforge::tune::loadFacts(const Tools &tools, StringRef payloadPath, StringRef entry) {
+  llvm::SmallString<128> out;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("kforge-facts", "json", out)) {
+    llvm::errs() << "kforge-tune: error: cannot create a temporary file: " << ec.message() << "\n";
+    return std::nullopt;
+  }
+  std::vector<StringRef> argv = {tools.compile, payloadPath, "--facts-json", out};
+  if (!entry.empty())
+    argv.insert(argv.end(), {"--entry", entry});
+  std::string message;
+  // The compiler's diagnostics (a payload it cannot parse or tune) go straight to the user.
+  int rc = llvm::sys::ExecuteAndWait(tools.compile, argv, std::nullopt, {}, 300, 0, &message);
+  std::optional<json::Value> value = readJSON(out);
+  llvm::sys::fs::remove(out);
+  if (rc != 0 || !value) {
+    if (rc < 0)
+      llvm::errs() << "kforge-tune: error: " << tools.compile << " did not run: " << message << "\n";
+    llvm::errs() << "kforge-tune: error: cannot analyse " << payloadPath << "\n";
+    return std::nullopt;
+  }
+  PayloadFacts facts;
+  json::Path::Root root;
+  if (!fromJSON(*value, facts, root)) {
+    llvm::errs() << "kforge-tune: error: unexpected facts from " << tools.compile << "\n";
+    return std::nullopt;
+  }
+  return facts;
+}
+
+//===----------------------------------------------------------------------===//
+// Compiling
+//===----------------------------------------------------------------------===//
+
+/// The kforge-compile arguments every use shares: payload, output, target, limits, entry, and the recipe if any.
+static std::vector<std::string> compileArgs(const TuneConfig &config, StringRef outputDir, StringRef recipe) {
+  std::vector<std::string> args = {config.payloadPath, "-o", outputDir.str(), "--target", config.target,
+                                   "--chip", config.chip, "--timeout", std::to_string(config.compileTimeout),
+                                   "--memory-limit-mb", std::to_string(config.memoryLimitMB)};
+  if (!config.entry.empty())
+    args.insert(args.end(), {"--entry", config.entry});
+  if (!recipe.empty())
+    args.insert(args.end(), {"--recipe", recipe.str()});
+  return args;
+}
+
+/// Reads kforge-compile's diagnostics report into `c` (`rc` and `message`: how the compile ended), and traces
+/// the first error located in the schedule back to the action that rendered it.
+static void readCompileReport(Candidate &c, StringRef diagnosticsPath, int rc, const std::string &message) {
+  std::optional<json::Value> report = readJSON(diagnosticsPath);
+  const json::Object *object = report ? report->getAsObject() : nullptr;
+  c.stage = object && object->getString("stage") ? object->getString("stage")->str() : "unknown";
+  c.compileStatus = object && object->getString("status") ? object->getString("status")->str()
+                                                          : (c.compiled ? "ok" : "failed");
+  if (object && object->getArray("diagnostics"))
+    c.diagnostics = *object->getArray("diagnostics");
+  if (object && object->getString("message"))
+    c.message = object->getString("message")->str();
+  if (!c.compiled && c.message.empty()) {
+    c.message = rc < 0 ? "kforge-compile did not finish: " + message : "kforge-compile failed (exit " +
+                                                                           std::to_string(rc) + ")";
+    for (const json::Value &d : c.diagnostics)
+      if (const json::Object *o = d.getAsObject(); o && o->getString("severity") == StringRef("error")) {
+        c.message = o->getString("message")->str();
+        break;
+      }
+  }
+  for (const json::Value &d : c.diagnostics) {
+    const json::Object *o = d.getAsObject();
+    if (!o || o->getString("severity") != StringRef("error") || !o->getInteger("line"))
+      continue;
+    std::optional<StringRef> file = o->getString("file");
+    if (file && !c.recipePath.empty() && llvm::sys::path::filename(*file) == llvm::sys::path::filename(c.recipePath)) {
+      c.faultyAction = actionAtLine(c.actionLines, static_cast<int>(*o->getInteger("line")),
+                                    static_cast<int>(c.proposal.schedule.size()));
+      break;
+    }
+  }
+}
+
+void kforge::tune::compileCandidate(const TuneConfig &config, const Tools &tools, Candidate &c, bool naive) {
+  auto start = std::chrono::steady_clock::now();
+  llvm::sys::fs::create_directories(c.dir);
+  std::string diagnosticsPath = joinPath(c.dir, "diagnostics.json");
+  // wgmma exists only in the architecture-specific sm_90a target (the same GPU as sm_90).
+  TuneConfig forChip = config;
+  if (!naive && config.chip == "sm_90" && findSlot(c.proposal.schedule, "wgmma"))
+    forChip.chip = "sm_90a";
+  std::vector<std::string> args = compileArgs(forChip, c.dir, naive ? "" : c.recipePath);
+  args.insert(args.end(), {"--diagnostics-json", diagnosticsPath});
+  if (config.useCache)
+    args.insert(args.end(), {"--cache-dir", joinPath(config.runDir, "cache")});
+  if (naive)
+    args.push_back("--naive");
+  std::string message;
+  int rc = runProgram(tools.compile, args, joinPath(c.dir, "compile.log"), config.compileTimeout + 30, message);
+  c.compileSeconds = secondsSince(start);
+  c.compiled = rc == 0;
+  readCompileReport(c, diagnosticsPath, rc, message);
+}
+
+std::string kforge::tune::checkScript(const TuneConfig &config, const Tools &tools, const std::string &script) {
+  llvm::SmallString<128> dir;
+  if (llvm::sys::fs::createUniqueDirectory("kforge-script", dir))
+    return "cannot create a temporary directory";
+  std::string recipe = joinPath(dir, "script.mlir"), diagnostics = joinPath(dir, "diagnostics.json");
+  writeText(recipe, script);
+  std::vector<std::string> args = compileArgs(config, dir, recipe);
+  args.insert(args.end(), {"--schedule-only", "--diagnostics-json", diagnostics});
+  std::string message;
+  int rc = runProgram(tools.compile, args, joinPath(dir, "log"), config.compileTimeout + 30, message);
+  std::string result;
+  if (rc != 0) {
+    result = "the script failed";
+    if (std::optional<json::Value> report = readJSON(diagnostics))
+      if (const json::Object *o = report->getAsObject()) {
+        result += " at stage " + o->getString("stage").value_or("?").str() + ":";
+        if (const json::Array *list = o->getArray("diagnostics"))
+          for (const json::Value &d : *list)
+            if (const json::Object *e = d.getAsObject())
+              result += llvm::formatv("\n  line {0}: {1}: {2}", e->getInteger("line").value_or(0),
+                                      e->getString("severity").value_or(""), e->getString("message").value_or(""))
+                            .str();
+        if (auto m = o->getString("message"))
+          result += "\n  " + m->str();
+      }
+  }
+  llvm::sys::fs::remove_directories(dir);
+  return result;
+}
+
+/// When a schedule fails to apply and no diagnostic points into it (transform ops report at the payload op),
+/// finds the action at fault: the first prefix of the schedule that fails to apply ends with it.
+static int bisectFailingAction(const TuneConfig &config, const Tools &tools, const PayloadFacts &facts,
+                               const Candidate &c) {
+  const Schedule &schedule = c.proposal.schedule;
+  for (size_t n = 1; n <= schedule.size(); ++n) {
+    Schedule prefix(schedule.begin(), schedule.begin() + n);
+    if (!validateSchedule(prefix, facts, config.target).empty())
+      continue; // e.g. a GPU prefix missing a fusion the full schedule has: not a compilable step
+    std::string dir = joinPath(c.dir, "bisect");
+    llvm::sys::fs::create_directories(dir);
+    std::string recipe = joinPath(dir, "prefix.mlir");
+    if (!writeText(recipe, renderSchedule(prefix, facts, config.target)))
+      return -1;
+    std::vector<std::string> args = compileArgs(config, dir, recipe);
+    args.push_back("--schedule-only");
+    std::string message;
+    int rc = runProgram(tools.compile, args, joinPath(dir, "compile.log"), config.compileTimeout + 30, message);
+    if (rc != 0)
+      return static_cast<int>(n) - 1;
+  }
+  return -1;
+}
+
+//===----------------------------------------------------------------------===//
+// Running
+//===----------------------------------------------------------------------===//
+
+/// The outcome from kforge-run's report (a file or a reply line); "failed" with `why` when there is none.
+static RunOutcome outcomeOf(std::optional<json::Value> report, const std::string &why) {
+  RunOutcome outcome;
+  const json::Object *object = report ? report->getAsObject() : nullptr;
+  if (!object) {
+    outcome.status = "failed";
+    outcome.reason = "kforge-run wrote no report" + (why.empty() ? std::string() : ": " + why);
+    return outcome;
+  }
+  outcome.status = object->getString("status") ? object->getString("status")->str() : "failed";
+  if (object->getString("reason"))
+    outcome.reason = object->getString("reason")->str();
+  if (const json::Object *timing = object->getObject("timing"))
+    outcome.medianMs = timing->getNumber("median_ms").value_or(0);
+  outcome.report = json::Object(*object);
+  return outcome;
+}
+
+/// The arguments that start `kforge-run --serve` against `referenceDir` for this run.
+static std::vector<std::string> serverArgs(const TuneConfig &config, const Tools &tools, StringRef referenceDir) {
+  std::vector<std::string> args = {"--serve", "--reference", referenceDir.str(), "--cache-dir",
+                                   joinPath(config.runDir, "seed-cache")};
+  if (config.target == "gpu") {
+    if (!tools.runtime.empty())
+      args.insert(args.end(), {"--runtime", tools.runtime});
+    args.insert(args.end(), {"--l2-flush", config.l2Flush});
+  }
+  return args;
+}
+
+/// One trial's verification and timing by the search's long-lived runner.
+static RunOutcome runOnServer(const TuneConfig &config, RunnerServer &server, StringRef candidateDir, int seeds,
+                              int reps, double cutoffMs) {
+  auto start = std::chrono::steady_clock::now();
+  std::string output = joinPath(candidateDir, "run.json");
+  llvm::sys::fs::remove(output);
+  json::Object request{{"candidate", candidateDir.str()}, {"seeds", seeds}, {"reps", reps}, {"output", output}};
+  if (cutoffMs > 0)
+    request["cutoff_ms"] = cutoffMs;
+  if (config.timingBudgetMs > 0)
+    request["timing_budget_ms"] = config.timingBudgetMs;
+  std::string why;
+  std::optional<std::string> reply =
+      server.request(llvm::formatv("{0}", json::Value(std::move(request))).str(), config.runTimeout, why);
+  std::optional<json::Value> report;
+  if (reply) {
+    if (auto parsed = json::parse(*reply))
+      report = std::move(*parsed);
+    else
+      why = "unreadable reply: " + llvm::toString(parsed.takeError());
+  }
+  RunOutcome outcome = outcomeOf(std::move(report), why);
+  outcome.seconds = secondsSince(start);
+  return outcome;
+}
+
+RunOutcome kforge::tune::runCandidate(const TuneConfig &config, const Tools &tools, StringRef candidateDir,
+                                      StringRef referenceDir, int seeds, int reps, double cutoffMs) {
+  auto start = std::chrono::steady_clock::now();
+  std::string output = joinPath(candidateDir, "run.json");
+  std::vector<std::string> args = {"--candidate", candidateDir.str(), "--reference", referenceDir.str(),
+                                   "--seeds", std::to_string(seeds), "--reps", std::to_string(reps),
+                                   "--timeout", std::to_string(config.runTimeout), "--output", output};
+  if (config.target == "gpu") {
+    if (!tools.runtime.empty())
+      args.insert(args.end(), {"--runtime", tools.runtime});
+    args.insert(args.end(), {"--l2-flush", config.l2Flush});
+  }
+  if (cutoffMs > 0)
+    args.insert(args.end(), {"--cutoff-ms", std::to_string(cutoffMs)});
+  if (config.timingBudgetMs > 0)
+    args.insert(args.end(), {"--timing-budget-ms", std::to_string(config.timingBudgetMs)});
+  // Inputs and the reference's outputs are computed once per seed for the whole run, not per candidate.
+  args.insert(args.end(), {"--cache-dir", joinPath(config.runDir, "seed-cache")});
+  llvm::sys::fs::remove(output);
+  std::string message;
+  runProgram(tools.run, args, joinPath(candidateDir, "run.log"), config.runTimeout + 60, message);
+  RunOutcome outcome = outcomeOf(readJSON(output), message);
+  outcome.seconds = secondsSince(start);
+  return outcome;
+}
+
+//===----------------------------------------------------------------------===//
+// Records
+//===----------------------------------------------------------------------===//
+
+std::optional<DatabaseRecord> kforge::tune::measureBaseline(const TuneConfig &config, const Tools &tools,
+                                                            const PayloadFacts &facts) {
+  Candidate c;
+  c.dir = joinPath(config.runDir, "baseline");
+  compileCandidate(config, tools, c, /*naive=*/config.target == "gpu");
+  DatabaseRecord record;
+  record.id = 0;
+  record.kind = "baseline";
+  record.description = config.target == "gpu" ? "naive GPU mapping (one thread per output point, one kernel per op)"
+                                              : "untransformed payload (loops)";
+  record.payloadHash = facts.structuralHash;
+  record.target = config.target;
+  record.versions = toolVersions();
+  record.timestamp = timestampNow();
+  record.compileSeconds = c.compileSeconds;
+  if (!c.compiled) {
+    llvm::errs() << "kforge-tune: error: the untransformed payload does not compile (" << c.stage
+                 << "): " << c.message << "\n";
+    return std::nullopt;
+  }
+  // The baseline against itself: one seed (it is the reference), timed. Every speed-up is measured against
+  // it, so it gets all its repetitions unless that takes more than 10 s (then at least 10): the naive
+  // 8192^3 matmul runs 0.86 s a call on the H200, and 23 calls took a short tuning budget whole.
+  TuneConfig fullTiming = config;
+  fullTiming.timingBudgetMs = 10000;
+  RunOutcome run = runCandidate(fullTiming, tools, c.dir, c.dir, 1, config.reps);
+  if (run.status != "correct" || run.medianMs <= 0) {
+    llvm::errs() << "kforge-tune: error: the untransformed payload does not run: " << run.reason << "\n";
+    if (config.target == "gpu")
+      llvm::errs() << "kforge-tune: note: is there a GPU, and is the runtime (" << tools.runtime
+                   << ") built? --target cpu tunes for the CPU\n";
+    return std::nullopt;
+  }
+  record.status = "correct";
+  record.timeMs = run.medianMs;
+  record.run = std::move(run.report);
+  return record;
+}
+
+Evaluator::Evaluator(const TuneConfig &config, const Tools &tools, const PayloadFacts &facts)
+    : config(config), tools(tools), facts(facts) {}
+
+Evaluator::~Evaluator() = default;
+
+DatabaseRecord Evaluator::candidateRecord(const Candidate &c, std::optional<int64_t> parent) const {
+  const Proposal &p = c.proposal;
+  DatabaseRecord record;
+  record.id = c.id;
+  record.kind = "candidate";
+  record.policy = p.policy;
+  record.island = p.island;
+  record.step = p.step;
+  record.schedule = toJSON(p.schedule);
+  record.scheduleHash = proposalHash(p);
+  record.description = p.script.empty() ? describe(p.schedule) : std::string("transform script");
+  record.payloadHash = facts.structuralHash;
+  record.target = config.target;
+  if (config.target == "gpu") {
+    record.chip = config.chip;
+    record.l2Flush = config.l2Flush;
+  }
+  record.versions = toolVersions();
+  record.timestamp = timestampNow();
+  record.compileSeconds = c.compileSeconds;
+  if (!p.script.empty())
+    record.script = p.script;
+  record.parent = parent;
+  return record;
+}
+
+RunOutcome Evaluator::measure(const TuneConfig &runConfig, const Candidate &c, double cutoffMs) {
+  std::string baselineDir = joinPath(config.runDir, "baseline");
+  if (config.runner != "serve")
+    return runCandidate(runConfig, tools, c.dir, baselineDir, config.seeds, config.reps, cutoffMs);
+  if (!server)
+    server = std::make_unique<RunnerServer>(tools.run, serverArgs(config, tools, baselineDir),
+                                            joinPath(config.runDir, "runner.log"));
+  return runOnServer(runConfig, *server, c.dir, config.seeds, config.reps, cutoffMs);
+}
+
+DatabaseRecord Evaluator::evaluate(Candidate &c, double baselineMs, double bestMs, double budgetLeft,
+                                   std::optional<int64_t> parent) {
+  DatabaseRecord record = candidateRecord(c, parent);
+  if (!c.compiled) {
+    if (c.faultyAction < 0 && c.proposal.script.empty() && (c.stage == "apply" || c.stage == "verify"))
+      c.faultyAction = bisectFailingAction(config, tools, facts, c);
+    record.status = "compile-failed";
+    record.stage = c.stage;
+    record.reason = c.message;
+    record.diagnostics = json::Array(c.diagnostics);
+    if (c.faultyAction >= 0)
+      record.action = c.faultyAction;
+    record.score = 0.0;
+    return record;
+  }
+  double score = config.weights.compiles;
+  double cutoff = tooSlowCutoffMs(config.cutoffFactor, baselineMs, config.cutoffBestFactor, bestMs);
+  TuneConfig runConfig = config;
+  runConfig.runTimeout = trialRunTimeoutSeconds(config.runTimeout, cutoff, config.seeds, config.reps, budgetLeft);
+  RunOutcome run = measure(runConfig, c, cutoff);
+  record.runTimeoutSeconds = runConfig.runTimeout;
+  record.status = run.status;
+  record.runSeconds = run.seconds;
+  if (!run.reason.empty())
+    record.reason = run.reason;
+  const json::Object *report = run.report.getAsObject();
+  if (report) {
+    if (const json::Value *resources = report->get("resources"))
+      record.resources = *resources;
+    if (const json::Value *server = report->get("server"))
+      record.runner = *server; // which long-lived runner process measured it, and its request number
+    // The wall time of each verification run (the first also loads the module): the too-slow cutoff's
+    // slack and first-run allowance are judged against these.
+    if (const json::Value *runs = report->get("verification_runs_ms"))
+      record.verificationRunsMs = *runs;
+  }
+  if (run.status == "correct" && run.medianMs > 0) {
+    score += config.weights.correct + config.weights.speedup * std::log(bestMs / run.medianMs);
+    record.timeMs = run.medianMs;
+    record.speedupVsBaseline = baselineMs / run.medianMs;
+    record.speedupVsPreviousBest = bestMs / run.medianMs;
+    if (const json::Object *timing = report ? report->getObject("timing") : nullptr)
+      record.timing = json::Object(*timing);
+  }
+  record.score = score;
+  return record;
+}

@@ -1,0 +1,96 @@
+//===- Evaluate.h - one proposal: compile, run, record ----------*- C++ -*-===//
+//
+// A candidate is compiled by kforge-compile in a child process (the search compiles a batch in parallel),
+// then verified and timed against the baseline by kforge-run (a long-lived `kforge-run --serve`, or a process
+// per trial), and its outcome becomes its database record. The baseline itself is measured the same way.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KFORGE_TUNE_EVALUATE_H
+#define KFORGE_TUNE_EVALUATE_H
+
+#include "Record.h"
+#include "RunnerServer.h"
+#include "Tuner.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kforge::tune {
+
+inline double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// One schedule on its way through the compiler: where its files go, and how its compile went.
+struct Candidate {
+  int id = 0;
+  Proposal proposal;
+  std::string dir, recipePath;
+  std::vector<int> actionLines; ///< The rendered library's line of each action (for tracing errors back).
+  // Compile outcome.
+  bool compiled = false;
+  std::string stage, compileStatus, message;
+  llvm::json::Array diagnostics;
+  int faultyAction = -1;
+  double compileSeconds = 0;
+};
+
+/// What kforge-run said about one candidate.
+struct RunOutcome {
+  std::string status; ///< correct, incorrect, inconclusive, too-slow, failed
+  double medianMs = 0;
+  std::string reason;
+  llvm::json::Value report = nullptr;
+  double seconds = 0;
+};
+
+/// kforge-compile for one candidate (recipe empty: the untransformed payload; `naive`: the GPU reference).
+void compileCandidate(const TuneConfig &config, const Tools &tools, Candidate &c, bool naive);
+
+/// Applies a transform library to the payload without lowering it (kforge-compile --schedule-only): ""
+/// when it parses, passes the handle checks, applies and verifies, else the errors as text.
+std::string checkScript(const TuneConfig &config, const Tools &tools, const std::string &script);
+
+/// kforge-run in a child process of its own: `candidateDir` verified against `referenceDir` on `seeds` seeds,
+/// timed `reps` times; a run over `cutoffMs` (0: none) is recorded too-slow.
+RunOutcome runCandidate(const TuneConfig &config, const Tools &tools, llvm::StringRef candidateDir,
+                        llvm::StringRef referenceDir, int seeds, int reps, double cutoffMs = 0);
+
+/// Compiles and measures the untransformed payload (the naive GPU mapping, or loops on the CPU): the
+/// baseline's record, or nothing after saying on stderr why not.
+std::optional<DatabaseRecord> measureBaseline(const TuneConfig &config, const Tools &tools, const PayloadFacts &facts);
+
+/// Measures compiled candidates against the run's baseline and scores them into records. With --runner
+/// serve it owns the search's long-lived runner: started at the first trial, restarted after a crash.
+class Evaluator {
+public:
+  Evaluator(const TuneConfig &config, const Tools &tools, const PayloadFacts &facts);
+  ~Evaluator();
+
+  /// The record of candidate `c` (compiled or not) with id `c.id`. `baselineMs` and `bestMs` (the fastest
+  /// kernel so far, the baseline included) set the too-slow cutoff and the score; `budgetLeft` (seconds, 0:
+  /// no time budget) bounds the run's time limit; `parent` is the id of the record the proposal came from.
+  DatabaseRecord evaluate(Candidate &c, double baselineMs, double bestMs, double budgetLeft,
+                          std::optional<int64_t> parent);
+
+private:
+  /// The record's fields every candidate has, before its outcome.
+  DatabaseRecord candidateRecord(const Candidate &c, std::optional<int64_t> parent) const;
+  /// Verifies and times `c` with `runConfig`'s limits.
+  RunOutcome measure(const TuneConfig &runConfig, const Candidate &c, double cutoffMs);
+
+  const TuneConfig &config;
+  const Tools &tools;
+  const PayloadFacts &facts;
+  std::unique_ptr<RunnerServer> server;
+};
+
+} // namespace kforge::tune
+
+#endif // KFORGE_TUNE_EVALUATE_H

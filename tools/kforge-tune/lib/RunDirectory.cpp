@@ -1,0 +1,256 @@
+//===- RunDirectory.cpp - a tuning run's files ----------------------------===//
+
+#include "RunDirectory.h"
+
+#include "Evaluate.h"
+#include "Files.h"
+#include "Report.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace kforge::tune;
+using llvm::StringRef;
+namespace json = llvm::json;
+
+/// The files of a kernel artifact (kforge-compile's output).
+static const StringRef kArtifactFiles[] = {"kernel.so", "kernel.json", "kernel.scheduled.mlir", "kernel.host.mlir"};
+
+json::Object kforge::tune::runDescription(const TuneConfig &config, const PayloadFacts &facts) {
+  return json::Object{{"format", "kforge-tune-run/1"},
+                      {"payload", config.payloadPath},
+                      {"payload_hash", facts.structuralHash},
+                      {"facts", toJSON(facts)},
+                      {"target", config.target},
+                      {"chip", config.target == "gpu" ? json::Value(config.chip) : json::Value(nullptr)},
+                      {"l2_flush", config.target == "gpu" ? json::Value(config.l2Flush) : json::Value(nullptr)},
+                      {"entry", facts.entry},
+                      {"policy", config.policy},
+                      {"seed", static_cast<int64_t>(config.seed)},
+                      {"hardware", toJSON(config.profile)},
+                      {"score", json::Object{{"compiles", config.weights.compiles},
+                                             {"correct", config.weights.correct},
+                                             {"speedup", config.weights.speedup}}},
+                      {"versions", toolVersions()}};
+}
+
+/// Checks a resumed run's description against this invocation.
+static bool matchesRun(const json::Object &saved, const json::Object &now, std::string &why) {
+  for (StringRef key : {"payload_hash", "target", "chip", "entry"}) {
+    const json::Value *a = saved.get(key), *b = now.get(key);
+    if (!a || !b || *a != *b) {
+      why = "the run directory was made for another " + key.str() + " (see its run.json)";
+      return false;
+    }
+  }
+  // A GPU run from before --l2-flush was timed with the dirty flush.
+  auto l2 = [](const json::Object &run) {
+    return run.getString("l2_flush").value_or(run.getString("target").value_or("") == "gpu" ? "dirty" : "").str();
+  };
+  if (l2(saved) != l2(now)) {
+    why = "the run directory was tuned with --l2-flush " + l2(saved) + ", not " + l2(now) +
+          " (its trials' times would not compare; see its run.json)";
+    return false;
+  }
+  return true;
+}
+
+std::optional<Database> kforge::tune::openRun(const TuneConfig &config, const PayloadFacts &facts, bool resume) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(config.runDir)) {
+    llvm::errs() << "kforge-tune: error: cannot create " << config.runDir << ": " << ec.message() << "\n";
+    return std::nullopt;
+  }
+  std::string dbPath = joinPath(config.runDir, "db.jsonl");
+  std::string runPath = joinPath(config.runDir, "run.json");
+  json::Object description = runDescription(config, facts);
+  bool exists = llvm::sys::fs::exists(dbPath);
+  if (exists && !resume) {
+    llvm::errs() << "kforge-tune: error: " << config.runDir
+                 << " already holds a tuning database: --resume continues it, or choose another --output\n";
+    return std::nullopt;
+  }
+  if (exists) {
+    std::optional<json::Value> saved = readJSON(runPath);
+    std::string why = "its run.json is missing or unreadable";
+    if (!saved || !saved->getAsObject() || !matchesRun(*saved->getAsObject(), description, why)) {
+      llvm::errs() << "kforge-tune: error: cannot resume " << config.runDir << ": " << why << "\n";
+      return std::nullopt;
+    }
+  } else if (!writeJSON(runPath, json::Value(json::Object(description))) ||
+             !writeText(joinPath(config.runDir, "payload.mlir"), readText(config.payloadPath))) {
+    return std::nullopt;
+  }
+  llvm::Expected<Database> db = Database::open(dbPath);
+  if (!db) {
+    llvm::errs() << "kforge-tune: error: " << llvm::toString(db.takeError()) << "\n";
+    return std::nullopt;
+  }
+  if (db->droppedLines() && !config.quiet)
+    llvm::errs() << "kforge-tune: note: dropped an unfinished last record of " << dbPath << "\n";
+  return std::move(*db);
+}
+
+bool kforge::tune::ensureBaselineArtifact(const TuneConfig &config, const Tools &tools,
+                                          llvm::function_ref<void(const std::string &)> note) {
+  std::string dir = joinPath(config.runDir, "baseline");
+  if (llvm::sys::fs::exists(joinPath(dir, "kernel.so")))
+    return true;
+  Candidate c;
+  c.dir = dir;
+  compileCandidate(config, tools, c, /*naive=*/config.target == "gpu");
+  if (!c.compiled) {
+    llvm::errs() << "kforge-tune: error: cannot rebuild the baseline (" << c.stage << "): " << c.message << "\n";
+    return false;
+  }
+  note("kforge-tune: rebuilt the baseline artifact the database was measured against");
+  return true;
+}
+
+void kforge::tune::pruneCandidate(const std::string &dir) {
+  for (StringRef file : {"kernel.so", "kernel.host.mlir"})
+    llvm::sys::fs::remove(joinPath(dir, file));
+}
+
+/// Writes best.json (the record as stored), best.mlir and best/ for the record at `index`.
+static void exportBest(const TuneConfig &config, const PayloadFacts &facts, const Database &db, size_t index,
+                       llvm::function_ref<void(const std::string &)> note) {
+  const DatabaseRecord &best = db.entries()[index];
+  writeText(joinPath(config.runDir, "best.mlir"),
+            best.script ? *best.script : renderSchedule(best.parsedSchedule(), facts, config.target));
+  writeJSON(joinPath(config.runDir, "best.json"), json::Object(db.records()[index]));
+  std::string from = joinPath(joinPath(config.runDir, "candidates"), std::to_string(best.id));
+  std::string to = joinPath(config.runDir, "best");
+  // A stale best/ (an earlier best, before a resume) must not survive next to the new best.json.
+  llvm::sys::fs::remove_directories(to);
+  if (!llvm::sys::fs::exists(joinPath(from, "kernel.so"))) {
+    note("kforge-tune: the best candidate's artifact is gone (a run carried without its candidates); " +
+         std::string("kforge-tune --replay ") + config.runDir + " rebuilds it");
+    return;
+  }
+  llvm::sys::fs::create_directories(to);
+  for (StringRef file : kArtifactFiles)
+    llvm::sys::fs::copy_file(joinPath(from, file), joinPath(to, file));
+}
+
+void kforge::tune::finishRun(const TuneConfig &config, const PayloadFacts &facts, const Database &db,
+                             llvm::function_ref<void(const std::string &)> note) {
+  const DatabaseRecord *best = findBest(db.entries());
+  if (best)
+    exportBest(config, facts, db, static_cast<size_t>(best - db.entries().data()), note);
+  writeReport(config.runDir, db.entries(), json::Object(runDescription(config, facts)));
+  note(best ? "kforge-tune: best schedule in " + joinPath(config.runDir, "best.mlir") + ", kernel in " +
+                  joinPath(config.runDir, "best") + ", report in " + joinPath(config.runDir, "report.md")
+            : "kforge-tune: no correct kernel found; report in " + joinPath(config.runDir, "report.md"));
+}
+
+//===----------------------------------------------------------------------===//
+// Replay
+//===----------------------------------------------------------------------===//
+
+/// The configuration a finished run was tuned with, from its run.json; nothing (said on stderr) when there
+/// is no readable run.json.
+static std::optional<TuneConfig> replayConfig(const std::string &runDir, std::string &payloadHash) {
+  std::optional<json::Value> saved = readJSON(joinPath(runDir, "run.json"));
+  const json::Object *run = saved ? saved->getAsObject() : nullptr;
+  if (!run) {
+    llvm::errs() << "kforge-tune: error: " << runDir << " is not a tuning run (no readable run.json)\n";
+    return std::nullopt;
+  }
+  TuneConfig config;
+  config.runDir = runDir;
+  config.timingBudgetMs = 0; // a replay times every repetition
+  config.payloadPath = joinPath(runDir, "payload.mlir");
+  config.target = run->getString("target").value_or("cpu").str();
+  config.chip = run->getString("chip").value_or("sm_90").str();
+  config.entry = run->getString("entry").value_or("").str();
+  config.l2Flush = run->getString("l2_flush").value_or("dirty").str(); // timed as it was tuned
+  payloadHash = run->getString("payload_hash").value_or("").str();
+  return config;
+}
+
+/// Verifies the rebuilt best kernel `c` against the run's baseline (rebuilt too when it is gone) into
+/// `summary`; the exit code.
+static int verifyReplay(const TuneConfig &config, const Tools &tools, const Candidate &c, json::Object &summary) {
+  std::string baseline = joinPath(config.runDir, "baseline");
+  std::string baselineProblem;
+  if (!llvm::sys::fs::exists(joinPath(baseline, "kernel.so"))) {
+    // A run directory carried without its artifacts: the reference is rebuilt from the payload, as it was
+    // first built (the naive GPU mapping, or plain loops on the CPU).
+    Candidate reference;
+    reference.dir = baseline;
+    compileCandidate(config, tools, reference, /*naive=*/config.target == "gpu");
+    if (!reference.compiled)
+      baselineProblem = "cannot rebuild the baseline (" + reference.stage + "): " + reference.message;
+    else
+      summary["baseline"] = "rebuilt from the payload";
+  }
+  if (!baselineProblem.empty()) {
+    summary["verified"] = "not run (" + baselineProblem + ")";
+    return 1;
+  }
+  RunOutcome outcome = runCandidate(config, tools, c.dir, baseline, 5, 20);
+  summary["verified"] = outcome.status;
+  if (outcome.medianMs > 0)
+    summary["time_ms"] = outcome.medianMs;
+  if (!outcome.reason.empty())
+    summary["reason"] = outcome.reason;
+  return outcome.status == "correct" ? 0 : 1;
+}
+
+int kforge::tune::replayRun(const std::string &runDir, const Tools &tools, bool quiet, bool verify) {
+  std::string payloadHash;
+  std::optional<TuneConfig> config = replayConfig(runDir, payloadHash);
+  if (!config)
+    return 1;
+  config->quiet = quiet;
+  std::optional<PayloadFacts> facts = loadFacts(tools, config->payloadPath, config->entry);
+  if (!facts)
+    return 1;
+  if (facts->structuralHash != payloadHash) {
+    llvm::errs() << "kforge-tune: error: " << config->payloadPath << " is not the payload the run tuned\n";
+    return 1;
+  }
+  llvm::Expected<Database> db = Database::open(joinPath(runDir, "db.jsonl"));
+  if (!db) {
+    llvm::errs() << "kforge-tune: error: " << llvm::toString(db.takeError()) << "\n";
+    return 1;
+  }
+  const DatabaseRecord *best = findBest(db->entries());
+  if (!best) {
+    llvm::errs() << "kforge-tune: error: the run has no correct kernel to replay\n";
+    return 1;
+  }
+  Candidate c;
+  c.proposal.schedule = best->parsedSchedule();
+  c.dir = joinPath(runDir, "best");
+  c.recipePath = joinPath(runDir, "best.mlir");
+  if (best->script)
+    c.proposal.script = *best->script;
+  if (!writeText(c.recipePath, best->script
+                                   ? *best->script
+                                   : renderSchedule(c.proposal.schedule, *facts, config->target, &c.actionLines)))
+    return 1;
+  // Rebuilt from the schedule, not copied from a cache.
+  for (StringRef file : kArtifactFiles)
+    llvm::sys::fs::remove(joinPath(c.dir, file));
+  config->useCache = false;
+  compileCandidate(*config, tools, c, /*naive=*/false);
+  if (!c.compiled) {
+    llvm::errs() << "kforge-tune: error: the best schedule no longer compiles (" << c.stage << "): " << c.message
+                 << "\n";
+    return 1;
+  }
+  json::Object summary{{"schedule", best->schedule},
+                       {"description", best->description},
+                       {"transform_library", c.recipePath},
+                       {"artifact", c.dir},
+                       {"recorded_time_ms", best->timeMs.value_or(0)}};
+  int rc = 0;
+  if (verify)
+    rc = verifyReplay(*config, tools, c, summary);
+  else
+    summary["verified"] = "not run (--build-only)";
+  llvm::outs() << llvm::formatv("{0:2}", json::Value(std::move(summary))) << "\n";
+  return rc;
+}

@@ -1,0 +1,382 @@
+//===- Search.cpp - kforge-tune's search loop -----------------------------===//
+//
+// The policy proposes a batch; the batch compiles in parallel; each candidate that compiled is measured, one
+// at a time, and every finished trial is appended to the database before the next, so that a killed search
+// resumes where it stopped. The loop stops at the trial or time budget, after --early-stop trials without a
+// faster kernel, or when the policy has nothing new.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Tuner.h"
+
+#include "Database.h"
+#include "Evaluate.h"
+#include "Files.h"
+#include "RunDirectory.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <limits>
+
+using namespace kforge::tune;
+using llvm::StringRef;
+namespace json = llvm::json;
+
+namespace {
+
+/// The progress line on a terminal (one line per trial otherwise), and notes.
+class Progress {
+public:
+  Progress(bool quiet, int total)
+      : quiet(quiet), total(total), terminal(llvm::sys::Process::StandardErrIsDisplayed()) {}
+  void trial(int done, int failures, double bestSpeedup, double bestMs, double elapsed, const std::string &line) {
+    if (quiet)
+      return;
+    if (!terminal) {
+      llvm::errs() << line << "\n";
+      return;
+    }
+    double eta = done > 0 ? elapsed / done * std::max(0, total - done) : 0;
+    llvm::errs() << llvm::formatv("\r\x1b[K[kforge-tune] trial {0}/{1} | {2} failed | best {3:F2}x ({4:F3} ms) | "
+                                  "ETA {5}s",
+                                  done, total, failures, bestSpeedup, bestMs, static_cast<int>(eta));
+    llvm::errs().flush();
+  }
+  void note(const std::string &text) {
+    if (quiet)
+      return;
+    if (terminal)
+      llvm::errs() << "\r\x1b[K";
+    llvm::errs() << text << "\n";
+  }
+  void end() {
+    if (!quiet && terminal)
+      llvm::errs() << "\n";
+  }
+
+private:
+  bool quiet;
+  int total;
+  bool terminal;
+};
+
+class Tuner {
+public:
+  Tuner(const TuneConfig &config, const Tools &tools, const PayloadFacts &facts, Database &db,
+        std::unique_ptr<Policy> policy)
+      : config(config), tools(tools), facts(facts), db(db), progress(config.quiet || config.json, config.trials),
+        policy(std::move(policy)), evaluator(config, tools, facts) {}
+
+  int run();
+
+private:
+  /// Measures the baseline if the database has none yet, and makes sure its artifact is there.
+  bool startFromBaseline();
+  /// Why the search stops before its next batch, or "" to go on.
+  std::string stopReason() const;
+  enum class BatchEnd { Measured, PolicyExhausted, DatabaseError };
+  /// Proposes, compiles and measures one batch.
+  BatchEnd runBatch(unsigned jobs, llvm::DefaultThreadPool &pool);
+  /// Records one measured candidate and reports it; false after a database error.
+  bool recordTrial(const Candidate &c, const DatabaseRecord &record);
+  std::vector<Candidate> prepare(const std::vector<Proposal> &proposals);
+  std::optional<int64_t> parentId(const std::string &hash) const;
+  bool outOfTime() const { return config.timeBudget > 0 && secondsSince(start) >= config.timeBudget; }
+  std::string trialLine(const DatabaseRecord &record) const;
+  void printSummary(const std::string &why) const;
+
+  const TuneConfig &config;
+  const Tools &tools;
+  const PayloadFacts &facts;
+  Database &db;
+  Progress progress;
+  std::unique_ptr<Policy> policy;
+  Evaluator evaluator;
+  std::chrono::steady_clock::time_point start;
+  double baselineMs = 0, bestMs = 0;
+  double bestCandidateMs = std::numeric_limits<double>::infinity(); ///< The fastest correct candidate's time.
+  int done = 0, failures = 0, sinceImprovement = 0;
+};
+
+} // namespace
+
+bool Tuner::startFromBaseline() {
+  if (!findBaseline(db.entries())) {
+    std::optional<DatabaseRecord> baseline = measureBaseline(config, tools, facts);
+    if (!baseline)
+      return false;
+    if (llvm::Error e = db.append(*baseline)) {
+      llvm::errs() << "kforge-tune: error: " << llvm::toString(std::move(e)) << "\n";
+      return false;
+    }
+    progress.note(llvm::formatv("kforge-tune: baseline ({0}) {1:F3} ms", config.target == "gpu" ? "naive GPU" : "loops",
+                                *baseline->timeMs));
+  }
+  return ensureBaselineArtifact(config, tools, [&](const std::string &text) { progress.note(text); });
+}
+
+int Tuner::run() {
+  start = std::chrono::steady_clock::now();
+  if (!startFromBaseline())
+    return 1;
+  baselineMs = findBaseline(db.entries())->timeMs.value_or(0);
+  bestMs = baselineMs;
+  if (const DatabaseRecord *best = findBest(db.entries())) {
+    bestCandidateMs = best->timeMs.value_or(bestCandidateMs);
+    bestMs = std::min(bestMs, best->timeMs.value_or(bestMs));
+  }
+  for (const DatabaseRecord &r : db.entries())
+    if (r.isCandidate()) {
+      ++done;
+      if (!r.isCorrect())
+        ++failures;
+    }
+  if (done > 0)
+    progress.note("kforge-tune: resuming after " + std::to_string(done) + " finished trials");
+
+  std::string why;
+  unsigned jobs = config.jobs > 0 ? config.jobs : llvm::hardware_concurrency().compute_thread_count();
+  llvm::DefaultThreadPool pool(llvm::hardware_concurrency(jobs));
+  while ((why = stopReason()).empty()) {
+    BatchEnd end = runBatch(jobs, pool);
+    if (end == BatchEnd::DatabaseError)
+      return 1;
+    if (end == BatchEnd::PolicyExhausted) {
+      why = "the policy has nothing new to try";
+      break;
+    }
+  }
+  progress.end();
+  progress.note("kforge-tune: stopped: " + why);
+  finishRun(config, facts, db, [&](const std::string &text) { progress.note(text); });
+  if (config.json)
+    printSummary(why);
+  return findBest(db.entries()) ? 0 : 1;
+}
+
+std::string Tuner::stopReason() const {
+  if (done >= config.trials)
+    return "trial budget reached";
+  if (outOfTime())
+    return "time budget reached";
+  if (config.earlyStop > 0 && sinceImprovement >= config.earlyStop)
+    return "no improvement in " + std::to_string(config.earlyStop) + " trials";
+  return "";
+}
+
+Tuner::BatchEnd Tuner::runBatch(unsigned jobs, llvm::DefaultThreadPool &pool) {
+  int batch = std::min<int>(std::max<unsigned>(jobs, 2), config.trials - done);
+  std::vector<Proposal> proposals = policy->propose(historyOf(db.entries()), batch);
+  if (proposals.empty())
+    return BatchEnd::PolicyExhausted;
+  std::vector<Candidate> candidates = prepare(proposals);
+  TuneConfig batchConfig = config;
+  if (config.timeBudget > 0)
+    batchConfig.compileTimeout =
+        std::max(10, std::min(config.compileTimeout, static_cast<int>(config.timeBudget - secondsSince(start)) + 1));
+  for (Candidate &c : candidates)
+    pool.async([&, ptr = &c] { compileCandidate(batchConfig, tools, *ptr, /*naive=*/false); });
+  pool.wait();
+  for (Candidate &c : candidates) {
+    // Candidates compiled but not measured are not recorded: a resumed run proposes them again.
+    if (outOfTime())
+      break;
+    double budgetLeft = config.timeBudget > 0 ? std::max(1e-3, config.timeBudget - secondsSince(start)) : 0;
+    DatabaseRecord record = evaluator.evaluate(c, baselineMs, bestMs, budgetLeft, parentId(c.proposal.parentHash));
+    // A run cut off because the time budget ran out was not measured: like the candidates after it, it is
+    // not recorded, and a resumed run proposes it again.
+    if (outOfTime() && record.status == "failed" && record.reason.value_or("").find("timed out") != std::string::npos)
+      break;
+    if (!recordTrial(c, record))
+      return BatchEnd::DatabaseError;
+  }
+  return BatchEnd::Measured;
+}
+
+bool Tuner::recordTrial(const Candidate &c, const DatabaseRecord &record) {
+  if (llvm::Error e = db.append(record)) {
+    llvm::errs() << "kforge-tune: error: " << llvm::toString(std::move(e)) << "\n";
+    return false;
+  }
+  ++done;
+  double before = bestMs;
+  double time = record.timeMs.value_or(0);
+  if (record.timeMs)
+    bestMs = std::min(bestMs, time);
+  if (!record.isCorrect())
+    ++failures;
+  sinceImprovement = bestMs < before ? 0 : sinceImprovement + 1;
+  // The artifact is kept while it is the best candidate's, even one slower than the untransformed payload
+  // (best/ exports the search's best kernel; a payload too small for any schedule to pay off has one).
+  bool bestCandidate = record.isCorrect() && time > 0 && time < bestCandidateMs;
+  if (bestCandidate)
+    bestCandidateMs = time;
+  if (!config.keepCandidates && !bestCandidate)
+    pruneCandidate(c.dir);
+  progress.trial(done, failures, baselineMs / bestMs, bestMs, secondsSince(start), trialLine(record));
+  return true;
+}
+
+std::vector<Candidate> Tuner::prepare(const std::vector<Proposal> &proposals) {
+  int nextId = 0;
+  for (const DatabaseRecord &r : db.entries())
+    nextId = std::max<int>(nextId, static_cast<int>(r.id) + 1);
+  std::vector<Candidate> out;
+  for (const Proposal &p : proposals) {
+    Candidate c;
+    c.id = nextId++;
+    c.proposal = p;
+    c.dir = joinPath(joinPath(config.runDir, "candidates"), std::to_string(c.id));
+    llvm::sys::fs::create_directories(c.dir);
+    c.recipePath = joinPath(c.dir, "schedule.mlir");
+    if (!p.script.empty()) {
+      writeText(c.recipePath, p.script); // a transform library as proposed, no actions to trace
+    } else {
+      writeText(c.recipePath, renderSchedule(p.schedule, facts, config.target, &c.actionLines));
+      writeJSON(joinPath(c.dir, "schedule.json"), toJSON(p.schedule));
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::optional<int64_t> Tuner::parentId(const std::string &hash) const {
+  if (hash.empty())
+    return std::nullopt;
+  for (const DatabaseRecord &r : db.entries())
+    if (r.scheduleHash == hash)
+      return r.id;
+  return std::nullopt;
+}
+
+std::string Tuner::trialLine(const DatabaseRecord &record) const {
+  std::string line = llvm::formatv("trial {0}: {1}", record.id, record.status);
+  if (std::optional<double> t = record.timeMs)
+    line += llvm::formatv(" {0:F3} ms ({1:F2}x)", *t, baselineMs / *t);
+  if (record.stage)
+    line += " at " + *record.stage;
+  line += " | " + record.description;
+  if (!record.isCorrect() && record.reason)
+    line += " | " + StringRef(*record.reason).substr(0, 160).str();
+  return line;
+}
+
+void Tuner::printSummary(const std::string &why) const {
+  json::Object summary{{"run_dir", config.runDir},  {"stopped", why}, {"target", config.target},
+                       {"baseline_ms", baselineMs}, {"trials", 0},    {"failures", 0}};
+  int trials = 0, failed = 0;
+  for (const DatabaseRecord &r : db.entries())
+    if (r.isCandidate()) {
+      ++trials;
+      failed += !r.isCorrect();
+    }
+  summary["trials"] = trials;
+  summary["failures"] = failed;
+  if (const DatabaseRecord *best = findBest(db.entries())) {
+    summary["best"] = json::Object{{"id", best->id},
+                                   {"time_ms", *best->timeMs},
+                                   {"speedup_vs_baseline", baselineMs / *best->timeMs},
+                                   {"schedule", best->schedule},
+                                   {"description", best->description}};
+    summary["best_schedule"] = joinPath(config.runDir, "best.mlir");
+    summary["best_artifact"] = joinPath(config.runDir, "best");
+  }
+  llvm::outs() << llvm::formatv("{0:2}", json::Value(std::move(summary))) << "\n";
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+/// --policy llm / llm+evolve, through the tool's factory.
+static std::unique_ptr<Policy> makeLLMPolicy(const TuneConfig &config, const Tools &tools, const PayloadFacts &facts) {
+  LLMPolicyContext context;
+  context.payloadText = readText(config.payloadPath);
+  context.transcriptPath = joinPath(config.runDir, "llm-transcript.jsonl");
+  bool quiet = config.quiet;
+  context.note = [quiet](const std::string &text) {
+    if (!quiet)
+      llvm::errs() << text << "\n";
+  };
+  context.checkScript = [config, tools](const std::string &script) { return checkScript(config, tools, script); };
+  context.hybrid = config.policy == "llm+evolve";
+  return config.llmPolicy(context, facts, config.profile, config.seed);
+}
+
+int kforge::tune::runTuner(const TuneConfig &config, const Tools &tools) {
+  std::optional<PayloadFacts> facts = loadFacts(tools, config.payloadPath, config.entry);
+  if (!facts)
+    return 1;
+  std::string error;
+  std::unique_ptr<Policy> policy;
+  if (config.policy == "llm" || config.policy == "llm+evolve") {
+    if (!config.llmPolicy) {
+      llvm::errs() << "kforge-tune: error: this kforge-tune was built without the LLM client\n";
+      return 2;
+    }
+    policy = makeLLMPolicy(config, tools, *facts);
+  } else {
+    policy = createPolicy(config.policy, *facts, config.profile, config.seed, error);
+  }
+  if (!policy) {
+    llvm::errs() << "kforge-tune: error: " << error << "\n";
+    return 2;
+  }
+  std::optional<Database> db = openRun(config, *facts, config.resume);
+  if (!db)
+    return 1;
+  return Tuner(config, tools, *facts, *db, std::move(policy)).run();
+}
+
+namespace {
+/// The policy of `--try`: one given schedule.
+class GivenSchedule : public Policy {
+public:
+  explicit GivenSchedule(Schedule s) : s(std::move(s)) {}
+  std::string name() const override { return "user"; }
+  std::vector<Proposal> propose(llvm::ArrayRef<TrialRecord> history, int) override {
+    std::string hash = scheduleHash(s);
+    if (llvm::any_of(history, [&](const TrialRecord &r) { return r.hash == hash; }))
+      return {};
+    return {{s, "user", "", "", "given schedule"}};
+  }
+
+private:
+  Schedule s;
+};
+} // namespace
+
+int kforge::tune::tryScheduleFile(const TuneConfig &original, const Tools &tools, const std::string &schedulePath) {
+  TuneConfig config = original;
+  std::optional<PayloadFacts> facts = loadFacts(tools, config.payloadPath, config.entry);
+  if (!facts)
+    return 1;
+  std::optional<json::Value> value = readJSON(schedulePath);
+  if (!value) {
+    llvm::errs() << "kforge-tune: error: " << schedulePath << " is not a readable JSON file\n";
+    return 2;
+  }
+  Schedule schedule;
+  std::vector<Problem> problems = checkSchedule(*value, *facts, config.target, schedule);
+  if (!problems.empty()) {
+    llvm::outs() << llvm::formatv("{0:2}", invalidScheduleReport(problems)) << "\n";
+    return 1;
+  }
+  std::optional<Database> db = openRun(config, *facts, /*resume=*/true);
+  if (!db)
+    return 1;
+  std::vector<TrialRecord> history = historyOf(db->entries());
+  if (llvm::any_of(history, [&](const TrialRecord &r) { return r.hash == scheduleHash(schedule); })) {
+    llvm::errs() << "kforge-tune: this schedule was tried before in " << config.runDir << " (see db.jsonl)\n";
+    return 0;
+  }
+  config.trials = static_cast<int>(history.size()) + 1;
+  return Tuner(config, tools, *facts, *db, std::make_unique<GivenSchedule>(schedule)).run();
+}
