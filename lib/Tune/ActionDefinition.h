@@ -111,6 +111,10 @@ public:
   virtual bool splitsKernels() const { return false; }
   virtual PayloadFacts splitFacts(const Action &action, const PayloadFacts &facts) const { return facts; }
   virtual bool marksContractionProducers() const { return false; }
+  /// Whether the split applies to the payload, and whether it is for outputs too small to fill the GPU (it
+  /// multiplies the blocks: a long shot elsewhere).
+  virtual bool splitApplies(const PayloadFacts &facts) const { return false; }
+  virtual bool multipliesBlocks() const { return false; }
   virtual void renderFirstKernel(Renderer &renderer, const Action &action, std::vector<int> &starts) const {}
   virtual void renderSecondKernel(Renderer &renderer, const Action &action, std::vector<int> &starts) const {}
 

@@ -7,6 +7,7 @@
 
 #include "../ActionDefinition.h"
 #include "../Renderer.h"
+#include "../search/Search.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -65,6 +66,9 @@ public:
   bool splitsKernels() const override { return true; }
   PayloadFacts splitFacts(const Action &, const PayloadFacts &facts) const override { return contractionFacts(facts); }
   bool marksContractionProducers() const override { return true; }
+  bool splitApplies(const PayloadFacts &facts) const override { return kforge::tune::splitApplies(facts); }
+  /// The row kernel's lanes the search tries: a row over several warps, best guesses first.
+  std::vector<int64_t> searchValues(const PayloadFacts &facts) const override { return search::blockLaneCounts(facts); }
 
   /// The contraction's kernel first: once its fill is fused, nothing of it is left at the function's level for
   /// the row kernel's fusions to take. The actions after split schedule it, as the root.
@@ -129,6 +133,16 @@ public:
   bool splitsKernels() const override { return true; }
   PayloadFacts splitFacts(const Action &split, const PayloadFacts &facts) const override {
     return splitKFacts(facts, split.value);
+  }
+  bool splitApplies(const PayloadFacts &facts) const override { return splitKApplies(facts); }
+  bool multipliesBlocks() const override { return true; }
+  /// The parts the search tries: those dividing K into slices of at least 512.
+  std::vector<int64_t> searchValues(const PayloadFacts &facts) const override {
+    std::vector<int64_t> parts;
+    for (int64_t p : intParam()->values)
+      if (facts.contractionK % p == 0 && facts.contractionK / p >= 512)
+        parts.push_back(p);
+    return parts;
   }
 
   /// The partial matmul over (parts, M, N) with K / parts; its schedule follows.

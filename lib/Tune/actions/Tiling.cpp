@@ -25,11 +25,11 @@ static constexpr int64_t kMaxLocalBytesPerThread = 512 * 1024; ///< CUDA's local
 static constexpr int64_t kMaxSimtAccumulators = 256;
 
 /// Staged mma: the thread tile only sizes the warp grid; the block's matmul is rewritten whole.
-static bool stagedWarpTile(Renderer &r, const Action &action, const Schedule &schedule) {
+/// `what`: what the tile action or the fuse action comes to there.
+static bool stagedWarpTile(Renderer &r, const Action &action, const Schedule &schedule, llvm::StringRef what) {
   if (!findSlot(schedule, "stage") || action.level != "thread")
     return false;
-  r.line("    // (staged mma: the warp tiles " +
-         std::string(action.kind == "tile" ? "size the warp grid" : "need no loop") + ")");
+  r.line("    // (staged mma: the warp tiles " + what.str() + ")");
   return true;
 }
 
@@ -94,7 +94,7 @@ public:
 
   bool render(Renderer &r, size_t index, const Schedule &schedule) const override {
     const Action &action = schedule[index];
-    if (stagedWarpTile(r, action, schedule))
+    if (stagedWarpTile(r, action, schedule, "size the warp grid"))
       return true;
     if (action.level == "reduction") {
       std::string contraction = r.fresh("contraction"), tiled = r.fresh("k_tiled");
@@ -333,7 +333,7 @@ public:
 
   bool render(Renderer &r, size_t index, const Schedule &schedule) const override {
     const Action &action = schedule[index];
-    if (stagedWarpTile(r, action, schedule))
+    if (stagedWarpTile(r, action, schedule, "need no loop"))
       return true;
     std::string loop = action.level == "block" ? r.blockLoop : r.threadLoop;
     // Block level: the marked producers of the whole function; thread level: those fused into the block.
@@ -544,7 +544,8 @@ public:
                          {0, 1, 2, 3, 4, 5, 6, 7},
                          {},
                          "a permutation of 0 .. loops - 1, one entry per loop of the root (its parallel loops, "
-                         "then its reduction loops)", ","}},
+                         "then its reduction loops)",
+                         ","}},
                        {"gpu", "cpu"},
                        "the root's loop count known (kforge-compile's facts: root_loops); not the identity; not "
                        "with split, split_k, lanes, mma or stage (they rewrite the root themselves) nor with "

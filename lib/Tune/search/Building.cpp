@@ -183,18 +183,6 @@ std::vector<int64_t> randomSizes(const PayloadFacts &facts, const Schedule &s, b
   return sizes;
 }
 
-/// The values a two-kernel action may take on this payload: split's row-kernel lanes, split_k's parts (those
-/// dividing K into slices of at least 512).
-std::vector<int64_t> kernelSplitValues(StringRef kind, const PayloadFacts &facts) {
-  if (kind == "split")
-    return blockLaneCounts(facts);
-  std::vector<int64_t> parts;
-  for (int64_t p : {2, 4, 8, 16})
-    if (facts.contractionK % p == 0 && facts.contractionK / p >= 512)
-      parts.push_back(p);
-  return parts;
-}
-
 /// split_k is worth proposing when the plain matmul's 64 x 64 tiles are too few blocks to fill the GPU twice.
 bool fewBlocks(const PayloadFacts &facts, const HardwareProfile &profile) {
   if (facts.parallelSizes.size() != 2)

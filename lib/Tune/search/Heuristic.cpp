@@ -115,6 +115,7 @@ struct RowKernel {
 static void proposeVectorLaneRows(Heuristic &heuristic) {
   const PayloadFacts &facts = heuristic.facts;
   const HardwareProfile &profile = heuristic.profile;
+  (void)facts, (void)profile;
   auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
     return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
   };
@@ -128,6 +129,7 @@ static void proposeVectorLaneRows(Heuristic &heuristic) {
   bool streams = rows.streams;
   auto pipelinable = [&](int64_t lanes) { return rows.pipelinable(lanes); };
   auto rowPerBlock = [&] { return rows.rowPerBlock(); };
+  (void)pipelinable, (void)rowPerBlock;
   (void)rowCount, (void)streamLanes, (void)streams, (void)allLanes, (void)rowSums, (void)width;
   // First, the row in registers over lanes that each own 4 consecutive columns (lane_vector(4)): 16-byte loads
   // and stores, a quarter of the instructions; every reduction task's best schedule in benchmark call 13
@@ -253,6 +255,7 @@ static void proposeVectorLaneRows(Heuristic &heuristic) {
 static void proposeBlockLaneRows(Heuristic &heuristic) {
   const PayloadFacts &facts = heuristic.facts;
   const HardwareProfile &profile = heuristic.profile;
+  (void)facts, (void)profile;
   auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
     return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
   };
@@ -266,6 +269,7 @@ static void proposeBlockLaneRows(Heuristic &heuristic) {
   bool streams = rows.streams;
   auto pipelinable = [&](int64_t lanes) { return rows.pipelinable(lanes); };
   auto rowPerBlock = [&] { return rows.rowPerBlock(); };
+  (void)pipelinable, (void)rowPerBlock;
   (void)rowCount, (void)streamLanes, (void)streams, (void)allLanes, (void)rowSums, (void)width;
   int blockLaneTrials = 0;
   for (int64_t lanes : blockLaneCounts(facts)) {
@@ -312,6 +316,7 @@ static void proposeBlockLaneRows(Heuristic &heuristic) {
 static void proposeWarpRows(Heuristic &heuristic) {
   const PayloadFacts &facts = heuristic.facts;
   const HardwareProfile &profile = heuristic.profile;
+  (void)facts, (void)profile;
   auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
     return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
   };
@@ -325,6 +330,7 @@ static void proposeWarpRows(Heuristic &heuristic) {
   bool streams = rows.streams;
   auto pipelinable = [&](int64_t lanes) { return rows.pipelinable(lanes); };
   auto rowPerBlock = [&] { return rows.rowPerBlock(); };
+  (void)pipelinable, (void)rowPerBlock;
   (void)rowCount, (void)streamLanes, (void)streams, (void)allLanes, (void)rowSums, (void)width;
   // Then a few rows per block, a warp per row.
   for (int64_t rows : {8, 4, 16, 2, 32, 1}) {
@@ -355,6 +361,7 @@ static void proposeWarpRows(Heuristic &heuristic) {
 static void proposeTensorCores(Heuristic &heuristic) {
   const PayloadFacts &facts = heuristic.facts;
   const HardwareProfile &profile = heuristic.profile;
+  (void)facts, (void)profile;
   auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
     return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
   };
@@ -366,6 +373,7 @@ static void proposeTensorCores(Heuristic &heuristic) {
 static void proposeBestConfigSteps(Heuristic &heuristic) {
   const PayloadFacts &facts = heuristic.facts;
   const HardwareProfile &profile = heuristic.profile;
+  (void)facts, (void)profile;
   auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
     return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
   };
@@ -422,6 +430,7 @@ static void proposeBestConfigSteps(Heuristic &heuristic) {
 static void proposeSimtContraction(Heuristic &heuristic) {
   const PayloadFacts &facts = heuristic.facts;
   const HardwareProfile &profile = heuristic.profile;
+  (void)facts, (void)profile;
   auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
     return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
   };
@@ -532,6 +541,7 @@ static void proposeSimtContraction(Heuristic &heuristic) {
 static void proposeContractionBounds(Heuristic &heuristic) {
   const PayloadFacts &facts = heuristic.facts;
   const HardwareProfile &profile = heuristic.profile;
+  (void)facts, (void)profile;
   auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
     return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
   };
@@ -565,6 +575,7 @@ static void proposeContractionBounds(Heuristic &heuristic) {
 static void proposeRankedVariants(Heuristic &heuristic) {
   const PayloadFacts &facts = heuristic.facts;
   const HardwareProfile &profile = heuristic.profile;
+  (void)facts, (void)profile;
   auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
     return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
   };
@@ -604,6 +615,7 @@ static void proposeRankedVariants(Heuristic &heuristic) {
 static void proposeKSteps(Heuristic &heuristic) {
   const PayloadFacts &facts = heuristic.facts;
   const HardwareProfile &profile = heuristic.profile;
+  (void)facts, (void)profile;
   auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
     return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
   };
@@ -626,6 +638,37 @@ static void proposeKSteps(Heuristic &heuristic) {
   }
 }
 
+/// Loop order for scalar tiles: the best-ranked tiles without vectorize, the root's reduction loops moved outside
+/// its last parallel loop, so the innermost loop walks the output's and the operands' rows contiguously and the
+/// accumulator of each output stays in memory order (on the CPU, loops LLVM vectorizes; on the GPU, a thread's
+/// unit-stride walk). Proposed wherever the root has reduction loops after its parallel ones.
+static void proposeReorder(Heuristic &heuristic) {
+  const PayloadFacts &facts = heuristic.facts;
+  size_t parallel = facts.parallelSizes.size();
+  if (facts.rootLoops <= static_cast<int64_t>(parallel) || parallel == 0)
+    return;
+  std::vector<int64_t> permutation;
+  for (size_t d = 0; d + 1 < parallel; ++d)
+    permutation.push_back(static_cast<int64_t>(d));
+  for (int64_t d = static_cast<int64_t>(parallel); d < facts.rootLoops; ++d)
+    permutation.push_back(d);
+  permutation.push_back(static_cast<int64_t>(parallel - 1));
+  const TileConfig &best = heuristic.configs.front();
+  Schedule v;
+  v.push_back(tile("block", best.block));
+  v.push_back(tile("thread", best.thread));
+  Action reorder{"reorder"};
+  reorder.sizes = permutation;
+  v.push_back(reorder);
+  std::string hash = heuristic.add(v, "",
+                                   "heuristic: the best-ranked tiles, the reduction loops outside the last "
+                                   "parallel one (unit-stride innermost loop)");
+  if (hash.empty()) { // a block of one thread (GPU) or tiles that do not fit: the block tile alone
+    v.erase(v.begin() + 1);
+    heuristic.add(v, "", "heuristic: the best-ranked block tile, the reduction loops outside the last parallel one");
+  }
+}
+
 /// The heuristic's proposal rules, in the order their proposals are tried. Each rule checks where it applies;
 /// the evidence behind each (measured timings) is in docs/perf/heuristic.md.
 static const struct {
@@ -641,6 +684,7 @@ static const struct {
     {"contraction: unroll(2), launch bounds", proposeContractionBounds},
     {"the other ranked tiles", proposeRankedVariants},
     {"other K steps", proposeKSteps},
+    {"loop order for scalar tiles", proposeReorder},
 };
 
 std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, const HardwareProfile &profile) {
@@ -696,7 +740,7 @@ std::vector<Proposal> kforge::tune::heuristicSchedules(const PayloadFacts &facts
     // that give every SM at least two blocks (or, when none gets there, the largest), before the plain
     // matmul's.
     int64_t blocks = (facts.parallelSizes[0] / 64) * (facts.parallelSizes[1] / 64);
-    std::vector<int64_t> allowed = kernelSplitValues("split_k", facts), chosen;
+    std::vector<int64_t> allowed = intValues("split_k", facts), chosen;
     for (int64_t parts : allowed)
       if (blocks * parts >= 2 * profile.multiprocessors && chosen.size() < 2)
         chosen.push_back(parts);

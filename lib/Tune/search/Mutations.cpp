@@ -7,6 +7,8 @@
 
 #include "Search.h"
 
+#include "../ActionDefinition.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -75,16 +77,20 @@ Schedule randomScheduleOn(const PayloadFacts &facts, const HardwareProfile &prof
   return {};
 }
 
+/// A tile action (the one kind with a level and a list of sizes).
+static bool isTile(const Action &action) { return !action.level.empty() && !action.sizes.empty(); }
+
 /// Changes one parameter of one action: to a neighbouring value (x2 or /2) or, aggressively, to any value.
 bool mutateParameter(Schedule &s, const PayloadFacts &facts, std::mt19937_64 &rng, bool aggressive, std::string &step) {
   std::vector<size_t> candidates;
+  // Actions with a parameter to move: a tile's sizes, or an integer the registry gives values for.
   for (size_t i = 0; i < s.size(); ++i)
-    if (s[i].kind != "fuse" && s[i].kind != "vectorize")
+    if (isTile(s[i]) || !intValues(s[i].kind, facts).empty())
       candidates.push_back(i);
   if (candidates.empty())
     return false;
   Action &a = s[pick(rng, candidates)];
-  if (a.kind != "tile") { // unroll, occupancy, max_registers: another value of the registry's
+  if (!isTile(a)) { // unroll, occupancy, max_registers, ...: another value of the registry's
     std::vector<int64_t> values;
     for (int64_t v : intValues(a.kind, facts))
       if (v != a.value)
@@ -122,10 +128,10 @@ bool mutateParameter(Schedule &s, const PayloadFacts &facts, std::mt19937_64 &rn
   return true;
 }
 
-/// Adds one action slot the schedule lacks, or removes one (with what depends on it).
-bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwareProfile &profile, std::mt19937_64 &rng,
-                 std::string &step) {
-  std::vector<std::string> adds, removes;
+/// The slots a mutation may add to the schedule, and those it may remove (with what depends on them), by the
+/// names the tables below know them by.
+static void neighbourSlots(const Schedule &s, const PayloadFacts &facts, const HardwareProfile &profile,
+                           std::vector<std::string> &adds, std::vector<std::string> &removes) {
   if (!slot(s, "tile", "block"))
     adds.push_back("tile-block");
   if (slot(s, "tile", "block") && !slot(s, "tile", "thread"))
@@ -192,113 +198,197 @@ bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwareProfile &
     (slot(s, "overlap") ? removes : adds).push_back("overlap");
   if (slot(s, "mma") && slot(s, "pipeline"))
     (slot(s, "stage_epilogue") ? removes : adds).push_back("stage_epilogue");
+}
+
+namespace {
+/// How a mutation adds a slot: the action it makes (none: nothing can be added after all).
+struct Addition {
+  const char *what;
+  std::optional<Action> (*make)(Schedule &s, const PayloadFacts &facts, const HardwareProfile &profile,
+                                std::mt19937_64 &rng, StringRef what);
+};
+} // namespace
+
+/// An action made with one of the registry's values for it on this payload.
+static std::optional<Action> withSearchValue(Schedule &, const PayloadFacts &facts, const HardwareProfile &,
+                                             std::mt19937_64 &rng, StringRef what) {
+  return intAction(what, pick(rng, intValues(what, facts)));
+}
+/// An action without parameters.
+static std::optional<Action> plain(Schedule &, const PayloadFacts &, const HardwareProfile &, std::mt19937_64 &,
+                                   StringRef what) {
+  return Action{what.str()};
+}
+
+static const Addition kAdditions[] = {
+    {"tile-block",
+     [](Schedule &s, const PayloadFacts &facts, const HardwareProfile &profile, std::mt19937_64 &rng,
+        StringRef) -> std::optional<Action> { return tile("block", randomSizes(facts, s, false, rng, profile)); }},
+    {"tile-thread",
+     [](Schedule &s, const PayloadFacts &facts, const HardwareProfile &profile, std::mt19937_64 &rng,
+        StringRef) -> std::optional<Action> { return tile("thread", randomSizes(facts, s, true, rng, profile)); }},
+    {"tile-reduction",
+     [](Schedule &, const PayloadFacts &facts, const HardwareProfile &, std::mt19937_64 &rng,
+        StringRef) -> std::optional<Action> {
+       std::vector<int64_t> ks = dividing(facts.contractionK, kSteps());
+       if (ks.empty())
+         return std::nullopt;
+       return tile("reduction", {pick(rng, ks)});
+     }},
+    {"fuse-block",
+     [](Schedule &, const PayloadFacts &, const HardwareProfile &, std::mt19937_64 &,
+        StringRef) -> std::optional<Action> { return fuse("block"); }},
+    {"fuse-thread",
+     [](Schedule &, const PayloadFacts &, const HardwareProfile &, std::mt19937_64 &,
+        StringRef) -> std::optional<Action> { return fuse("thread"); }},
+    {"unroll",
+     [](Schedule &, const PayloadFacts &, const HardwareProfile &, std::mt19937_64 &rng,
+        StringRef) -> std::optional<Action> {
+       return unroll(pick(rng, std::vector<int64_t>{2, 4, 8}));
+     }},
+    {"mma",
+     [](Schedule &s, const PayloadFacts &, const HardwareProfile &, std::mt19937_64 &rng,
+        StringRef) -> std::optional<Action> {
+       Action added = intAction("mma", pick(rng, std::vector<int64_t>{1, 2, 4}));
+       dropSimtMatmulActions(s);
+       return added;
+     }},
+    {"pipeline",
+     [](Schedule &s, const PayloadFacts &, const HardwareProfile &, std::mt19937_64 &rng,
+        StringRef) -> std::optional<Action> {
+       return intAction("pipeline", slot(s, "mma") ? pick(rng, std::vector<int64_t>{2, 3, 4}) : 2);
+     }},
+    {"stage",
+     [](Schedule &s, const PayloadFacts &, const HardwareProfile &, std::mt19937_64 &rng,
+        StringRef) -> std::optional<Action> {
+       if (Action *tensorCores = slot(s, "mma")) {
+         Action added = intAction("stage", pick(rng, std::vector<int64_t>{16, 32, 64}));
+         tensorCores->value = 1; // a staged tile's steps are block_k / 16
+         return added;
+       }
+       Action added = intAction("stage", pick(rng, std::vector<int64_t>{8, 16, 32}));
+       dropSimtMatmulActions(s); // the staged SGEMM computes the matmul itself
+       return added;
+     }},
+    {"prefetch_rows",
+     [](Schedule &, const PayloadFacts &, const HardwareProfile &profile, std::mt19937_64 &rng,
+        StringRef what) -> std::optional<Action> {
+       return intAction(what, profile.multiprocessors * pick(rng, std::vector<int64_t>{1, 2, 4, 8}));
+     }},
+    {"pipeline_rows", // the blocks resident per multiprocessor, 1 to 8
+     [](Schedule &, const PayloadFacts &, const HardwareProfile &profile, std::mt19937_64 &rng,
+        StringRef what) -> std::optional<Action> {
+       return intAction(what, profile.multiprocessors * pick(rng, std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+     }},
+    {"occupancy", withSearchValue},
+    {"max_registers", withSearchValue},
+    {"lanes", withSearchValue},
+    {"lane_vector", withSearchValue},
+    {"stash", withSearchValue},
+    {"vectorize", plain},
+    {"recompute", plain},
+    {"ldmatrix", plain},
+    {"tma", plain},
+    {"overlap", plain},
+    {"stage_epilogue", plain},
+    {"moments", plain},
+    {"streaming_stores", plain},
+    {"read_only_inputs", plain},
+    {"loads_evict_last", plain},
+    {"loads_evict_first", plain},
+};
+
+/// What a removal takes with it: the slots that depend on the removed one (a slot not listed goes alone).
+static const struct {
+  const char *what;
+  std::vector<std::pair<const char *, const char *>> slots;
+} kRemovals[] = {
+    {"mma",
+     {{"mma", ""},
+      {"stage", ""},
+      {"ldmatrix", ""},
+      {"pipeline", ""},
+      {"wgmma", ""},
+      {"tma", ""},
+      {"overlap", ""},
+      {"stage_epilogue", ""}}},
+    {"stage",
+     {{"stage", ""},
+      {"ldmatrix", ""},
+      {"pipeline", ""},
+      {"wgmma", ""},
+      {"tma", ""},
+      {"overlap", ""},
+      {"stage_epilogue", ""}}},
+    {"pipeline", {{"pipeline", ""}, {"wgmma", ""}, {"tma", ""}, {"overlap", ""}, {"stage_epilogue", ""}}},
+    // wgmma multiplies the pipelined stages; tma fills them; overlap keeps wgmma in flight.
+    {"wgmma", {{"wgmma", ""}, {"tma", ""}, {"overlap", ""}}},
+    {"tile-thread",
+     {{"stage_epilogue", ""},
+      {"overlap", ""},
+      {"tma", ""},
+      {"wgmma", ""},
+      {"pipeline", ""},
+      {"ldmatrix", ""},
+      {"stage", ""},
+      {"mma", ""},
+      {"tile", "thread"},
+      {"fuse", "thread"},
+      {"recompute", ""},
+      {"lanes", ""},
+      {"lane_vector", ""},
+      {"moments", ""},
+      {"prefetch_rows", ""},
+      {"pipeline_rows", ""},
+      {"stash", ""}}},
+    // lane_vector widens the lanes' columns, moments merges their statistics, prefetch_rows, stash and
+    // pipeline_rows act on a row kernel's rows.
+    {"lanes",
+     {{"lanes", ""},
+      {"lane_vector", ""},
+      {"moments", ""},
+      {"prefetch_rows", ""},
+      {"stash", ""},
+      {"pipeline_rows", ""}}},
+    // stash keeps parts of the lanes' row vectors; pipeline_rows copies the rows the vectors read.
+    {"vectorize", {{"vectorize", ""}, {"stash", ""}, {"pipeline_rows", ""}}},
+    {"tile-reduction", {{"tile", "reduction"}, {"unroll", ""}}},
+    {"fuse-thread", {{"fuse", "thread"}, {"recompute", ""}}},
+};
+
+static void removeWithDependents(Schedule &s, StringRef what) {
+  for (const auto &removal : kRemovals)
+    if (what == removal.what) {
+      for (auto [kind, level] : removal.slots)
+        removeSlot(s, kind, level);
+      return;
+    }
+  removeSlot(s, what);
+}
+
+/// Adds one action slot the schedule lacks, or removes one (with what depends on it).
+bool addOrRemove(Schedule &s, const PayloadFacts &facts, const HardwareProfile &profile, std::mt19937_64 &rng,
+                 std::string &step) {
+  std::vector<std::string> adds, removes;
+  neighbourSlots(s, facts, profile, adds, removes);
   bool add = !adds.empty() && (removes.empty() || coin(rng, 0.5));
   if (!add && removes.empty())
     return false;
   std::string what = add ? pick(rng, adds) : pick(rng, removes);
-  if (add) {
-    Action added;
-    if (what == "tile-block") {
-      added = tile("block", randomSizes(facts, s, false, rng, profile));
-    } else if (what == "tile-thread") {
-      added = tile("thread", randomSizes(facts, s, true, rng, profile));
-    } else if (what == "tile-reduction") {
-      std::vector<int64_t> ks = dividing(facts.contractionK, kSteps());
-      if (ks.empty())
-        return false;
-      added = tile("reduction", {pick(rng, ks)});
-    } else if (what == "unroll") {
-      added = unroll(pick(rng, std::vector<int64_t>{2, 4, 8}));
-    } else if (what == "vectorize") {
-      added = vectorize();
-    } else if (what == "recompute") {
-      added = recompute();
-    } else if (what == "mma") {
-      added = intAction("mma", pick(rng, std::vector<int64_t>{1, 2, 4}));
-      dropSimtMatmulActions(s);
-    } else if (what == "ldmatrix") {
-      added = Action{"ldmatrix"};
-    } else if (what == "tma" || what == "overlap" || what == "stage_epilogue" || what == "moments" ||
-               llvm::is_contained(kCacheActions, StringRef(what))) {
-      added = Action{what};
-    } else if (what == "pipeline") {
-      added = intAction("pipeline", slot(s, "mma") ? pick(rng, std::vector<int64_t>{2, 3, 4}) : 2);
-    } else if (what == "stage") {
-      if (Action *tensorCores = slot(s, "mma")) {
-        added = intAction("stage", pick(rng, std::vector<int64_t>{16, 32, 64}));
-        tensorCores->value = 1; // a staged tile's steps are block_k / 16
-      } else {
-        added = intAction("stage", pick(rng, std::vector<int64_t>{8, 16, 32}));
-        dropSimtMatmulActions(s); // the staged SGEMM computes the matmul itself
-      }
-    } else if (what == "prefetch_rows") {
-      added = intAction(what, profile.multiprocessors * pick(rng, std::vector<int64_t>{1, 2, 4, 8}));
-    } else if (what == "pipeline_rows") { // the blocks resident per multiprocessor, 1 to 8
-      added = intAction(what, profile.multiprocessors * pick(rng, std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8}));
-    } else if (llvm::is_contained(kLaunchBounds, StringRef(what)) || what == "lanes" || what == "lane_vector" ||
-               what == "stash") {
-      added = intAction(what, pick(rng, intValues(what, facts)));
-    } else {
-      added = fuse(what == "fuse-block" ? "block" : "thread");
-    }
-    s.push_back(added);
-    addRequiredFusions(s, facts, profile);
-    sortByPhase(s);
-    step = "add " + describe(added);
+  if (!add) {
+    removeWithDependents(s, what);
+    step = "remove " + what;
     return true;
   }
-  if (what == "mma" || what == "stage" || what == "pipeline" || what == "wgmma") {
-    removeSlot(s, "wgmma"); // it multiplies the pipelined stages
-    removeSlot(s, "tma");   // it fills wgmma's stages
-    removeSlot(s, "overlap");
-  }
-  if (what == "mma" || what == "stage" || what == "pipeline")
-    removeSlot(s, "stage_epilogue"); // it goes through the pipelined stages' memory
-  if (what == "mma" || what == "stage") {
-    removeSlot(s, "ldmatrix");
-    removeSlot(s, "pipeline");
-  }
-  if (what == "mma")
-    removeSlot(s, "stage");
-  if (what == "tile-thread") {
-    removeSlot(s, "stage_epilogue");
-    removeSlot(s, "overlap");
-    removeSlot(s, "tma");
-    removeSlot(s, "wgmma");
-    removeSlot(s, "pipeline");
-    removeSlot(s, "ldmatrix");
-    removeSlot(s, "stage");
-    removeSlot(s, "mma");
-    removeSlot(s, "tile", "thread");
-    removeSlot(s, "fuse", "thread");
-    removeSlot(s, "recompute");
-    removeSlot(s, "lanes");
-    removeSlot(s, "lane_vector");
-    removeSlot(s, "moments");
-    removeSlot(s, "prefetch_rows");
-    removeSlot(s, "pipeline_rows");
-    removeSlot(s, "stash");
-  } else if (what == "lanes") {
-    removeSlot(s, "lanes");
-    removeSlot(s, "lane_vector");   // it widens the lanes' columns
-    removeSlot(s, "moments");       // it merges the lanes' statistics
-    removeSlot(s, "prefetch_rows"); // it prefetches a row kernel's rows
-    removeSlot(s, "stash");         // it keeps part of the lanes' rows
-    removeSlot(s, "pipeline_rows"); // it loops a row kernel's blocks over rows
-  } else if (what == "vectorize") {
-    removeSlot(s, "vectorize");
-    removeSlot(s, "stash");         // it keeps parts of the lanes' row vectors
-    removeSlot(s, "pipeline_rows"); // it copies the rows the vectors read
-  } else if (what == "tile-reduction") {
-    removeSlot(s, "tile", "reduction");
-    removeSlot(s, "unroll");
-  } else if (what == "fuse-thread") {
-    removeSlot(s, "fuse", "thread");
-    removeSlot(s, "recompute");
-  } else {
-    removeSlot(s, what);
-  }
-  step = "remove " + what;
+  const Addition *addition = llvm::find_if(kAdditions, [&](const Addition &a) { return what == a.what; });
+  std::optional<Action> added =
+      addition != std::end(kAdditions) ? addition->make(s, facts, profile, rng, what) : std::nullopt;
+  if (!added)
+    return false;
+  s.push_back(*added);
+  addRequiredFusions(s, facts, profile);
+  sortByPhase(s);
+  step = "add " + describe(*added);
   return true;
 }
 
@@ -367,11 +457,15 @@ Schedule crossoverSchedulesOn(const Schedule &a, const Schedule &b, const Payloa
 } // namespace kforge::tune::search
 
 Schedule kforge::tune::randomSchedule(const PayloadFacts &facts, const HardwareProfile &profile, std::mt19937_64 &rng) {
-  for (StringRef kind : {"split", "split_k"}) {
-    bool applies = kind == "split" ? splitApplies(facts) : splitKApplies(facts);
-    std::vector<int64_t> values = kernelSplitValues(kind, facts);
+  for (const auto &candidate : actionDefinitions()) {
+    if (!candidate->splitsKernels())
+      continue;
+    const ActionDefinition &definition = *candidate;
+    StringRef kind = definition.kind();
+    bool applies = definition.splitApplies(facts);
+    std::vector<int64_t> values = intValues(kind, facts);
     // split_k is a long shot on a matmul whose output tiles already fill the GPU.
-    double chance = kind == "split_k" && !fewBlocks(facts, profile) ? 0.1 : 0.5;
+    double chance = definition.multipliesBlocks() && !fewBlocks(facts, profile) ? 0.1 : 0.5;
     if (!gpu(profile) || !applies || values.empty() || !coin(rng, chance))
       continue;
     Action first = intAction(kind, pick(rng, values));
@@ -387,7 +481,7 @@ Schedule kforge::tune::mutateSchedule(const Schedule &parent, const PayloadFacts
   const Action *split = kernelSplit(parent);
   if (!split)
     return mutateScheduleOn(parent, facts, profile, rng, aggressive, step);
-  std::vector<int64_t> values = kernelSplitValues(split->kind, facts);
+  std::vector<int64_t> values = intValues(split->kind, facts);
   llvm::erase(values, split->value);
   if (!values.empty() && coin(rng, 0.15)) {
     Action other = intAction(split->kind, pick(rng, values));
@@ -417,7 +511,8 @@ Schedule kforge::tune::crossoverSchedules(const Schedule &a, const Schedule &b, 
     return crossoverSchedulesOn(a, b, facts, profile, rng);
   // One schedules the root, the other another op (or the same op split differently): no slot means the same.
   if (!splitA || !splitB || splitA->kind != splitB->kind ||
-      (splitA->kind == "split_k" && splitA->value != splitB->value))
+      scheduledFacts(a, facts).parallelSizes != scheduledFacts(b, facts).parallelSizes ||
+      scheduledFacts(a, facts).contractionK != scheduledFacts(b, facts).contractionK)
     return {};
   Schedule child = crossoverSchedulesOn(withoutSplit(a), withoutSplit(b), scheduledFacts(a, facts), profile, rng);
   if (child.empty())

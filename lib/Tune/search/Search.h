@@ -68,8 +68,6 @@ void addRequiredFusions(Schedule &s, const PayloadFacts &facts, const HardwarePr
 Schedule withSplit(const Action &split, Schedule contraction);
 
 // Kernel splits (split, split_k).
-/// The values a two-kernel action may take on this payload: split's row-kernel lanes, split_k's parts.
-std::vector<int64_t> kernelSplitValues(llvm::StringRef kind, const PayloadFacts &facts);
 /// split_k is worth proposing when the plain matmul's 64 x 64 tiles are too few blocks to fill the GPU twice.
 bool fewBlocks(const PayloadFacts &facts, const HardwareProfile &profile);
 
