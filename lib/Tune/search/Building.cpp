@@ -139,10 +139,8 @@ void addRequiredFusions(Schedule &s, const PayloadFacts &facts, const HardwarePr
   sortByPhase(s);
 }
 
-/// Lane counts for a row spread over several warps (one row per block), best guesses first: 4 to 128 values
-/// per lane, those nearest 16 first (measured on the H200: 4096-wide softmax and norms were fastest at 8-16
-/// values per lane, 4 not yet tried, while 125 values per lane over 256 lanes of a 32000-wide row need 255
-/// registers and leave one block per multiprocessor).
+/// Lane counts for a row spread over several warps (one row per block), best guesses first. Measurements:
+/// docs/perf/heuristic.md (addRequiredFusions).
 std::vector<int64_t> blockLaneCounts(const PayloadFacts &facts) {
   int64_t width = rowWidth(facts);
   std::vector<int64_t> counts;

@@ -132,10 +132,7 @@ static void proposeVectorLaneRows(Heuristic &heuristic) {
   (void)pipelinable, (void)rowPerBlock;
   (void)rowCount, (void)streamLanes, (void)streams, (void)allLanes, (void)rowSums, (void)width;
   // First, the row in registers over lanes that each own 4 consecutive columns (lane_vector(4)): 16-byte loads
-  // and stores, a quarter of the instructions; every reduction task's best schedule in benchmark call 13
-  // (docs/perf/reductions-h200.md) (softmax 1024 x 32000 over 640 lanes of one column: 50 4-byte loads
-  // per lane, the load queue its largest stall in ncu). The lane counts with 8-64 values per lane, nearest
-  // 16 first (the count the plain lanes proposals below start from).
+  // and stores, a quarter of the instructions. Measurements: docs/perf/heuristic.md (proposeVectorLaneRows).
   {
     std::vector<int64_t> vectorLanes;
     for (int64_t lanes : allLanes)
@@ -152,13 +149,8 @@ static void proposeVectorLaneRows(Heuristic &heuristic) {
                                "heuristic: a row per block over " + std::to_string(vectorLanes[i]) +
                                    " lanes of 4 consecutive columns (16-byte accesses), the row in registers");
       Schedule base = v;
-      // (Not proposed: stash, part of such a row in shared memory for two blocks per multiprocessor. Measured on
-      // softmax 1024 x 32000 (benchmark call 20): slower in every form, 0.0995 ms with stash(1) and one block,
-      // 0.113 with stash(3), occupancy(2) and two blocks (112 bytes spilled), against 0.0839 without.)
-      // The first also with the next wave's rows prefetched into L2 (a wave: the blocks resident at once,
-      // estimated from the lanes and a register per value held plus 32). Measured (benchmark call 15): 2%
-      // faster on 16 KB rows (4096 fp32), 13% slower on 128 KB rows (softmax 1024 x 32000, one block per
-      // multiprocessor): proposed for rows up to 32 KB; the search may still add it to any row kernel.
+      // (Not proposed: stash, part of such a row in shared memory for two blocks per multiprocessor).
+      // Measurements: docs/perf/heuristic.md (proposeVectorLaneRows).
       int64_t elementBytes = facts.elementBytes();
       std::string prefetched;
       if (i == 0 && profile.multiprocessors > 0 && width * elementBytes <= 32 * 1024) {
@@ -166,10 +158,7 @@ static void proposeVectorLaneRows(Heuristic &heuristic) {
         prefetched = add(v, parent, "add " + describe(v.back()) + " (the next wave's rows into L2)");
       }
       // The first also with its output stored evict-first (streaming_stores: written once, never read back).
-      // Measured on call 23's kernels in cache_hints.py's harness (benchmark calls 25-26): layernorm 3.7-4.4%,
-      // RMS norm 4-4.7%, layernorm without affine 1.6-1.8%, softmax 4096 x 4096 0.5-0.9% faster; a row sum's
-      // small output gains nothing. Then also its read-only buffers loaded by ld.global.nc (read_only_inputs:
-      // layernorm 2.5-3% alone there). In the tuner (call 27) both within 0.5%.
+      // Measurements: docs/perf/heuristic.md (proposeVectorLaneRows).
       if (i == 0 && !rowSums) {
         Schedule streamed = v;
         streamed.push_back(Action{"streaming_stores"});
@@ -178,14 +167,12 @@ static void proposeVectorLaneRows(Heuristic &heuristic) {
         Schedule evictLast = streamed;
         streamed.push_back(Action{"read_only_inputs"});
         add(streamed, streaming, "add read_only_inputs (the buffers it only reads by ld.global.nc)");
-        // Or with its loads evict-last in L2 (as Triton's kernels load their rows): on top of st.cs, 1.5-2.5%
-        // faster on layernorm, RMS norm and softmax with call 23's kernels in cache_hints.py's harness
-        // (benchmark call 28); under 0.5% in the tuner with this prefetch (call 29).
+        // Or with its loads evict-last in L2 (as Triton's kernels load their rows). Measurements:
+        // docs/perf/heuristic.md (proposeVectorLaneRows).
         evictLast.push_back(Action{"loads_evict_last"});
         add(evictLast, streaming, "add loads_evict_last (the loads with an L2 evict-last policy)");
-        // And with the prefetch two rows per multiprocessor ahead instead of a wave: the search's best form on
-        // all three 4096-wide norms (benchmark call 30, 145-170 trials each), 1.4-2.1% faster than the best
-        // without loads_evict_last; with the wave's prefetch (660) the policy gained between -1% and 0.9%.
+        // And with the prefetch two rows per multiprocessor ahead instead of a wave. Measurements:
+        // docs/perf/heuristic.md (proposeVectorLaneRows).
         if (!prefetched.empty()) {
           Schedule near = base;
           near.push_back(intAction("prefetch_rows", 2 * profile.multiprocessors));
@@ -195,20 +182,16 @@ static void proposeVectorLaneRows(Heuristic &heuristic) {
               "add " + describe(near[near.size() - 3]) +
                   ", streaming_stores and loads_evict_last (two rows per multiprocessor ahead, loads evict-last)");
         }
-        // And, where a prefetch is proposed, the loads evict-last without it: as fast as with the prefetch under
-        // the dirty flush (benchmark call 30: layernorm without affine 0.0663 against 0.0661 ms) and among the
-        // best under the clean one, where the prefetch gains nothing (call 43: RMS norm's best, 0.0627 ms; call
-        // 41: layernorm without affine 0.0634 with st.cs, the best 0.0632). Proposed, it was the best trial on
-        // layernorm without affine in call 44 and second on the other two norms, 0.9-1% behind the prefetch.
+        // And, where a prefetch is proposed, the loads evict-last without it. Measurements:
+        // docs/perf/heuristic.md (proposeVectorLaneRows).
         if (!prefetched.empty()) {
           Schedule unprefetched = base;
           unprefetched.push_back(Action{"loads_evict_last"});
           add(unprefetched, parent, "add loads_evict_last without a prefetch (the loads with an L2 evict-last policy)");
         }
       }
-      // A row sum reads each row once and writes little: each form also with its loads evict-first in L2 (2.5%
-      // faster on call 23's 8192 x 8192 row sum, benchmark call 28; 6% over 1024 lanes, call 29: 0.0661 ms
-      // against 0.0705).
+      // A row sum reads each row once and writes little. Measurements: docs/perf/heuristic.md
+      // (proposeVectorLaneRows).
       if (rowSums) {
         Schedule evictFirst = base; // call 23's best row sum had no prefetch
         evictFirst.push_back(Action{"loads_evict_first"});
@@ -216,9 +199,7 @@ static void proposeVectorLaneRows(Heuristic &heuristic) {
       }
       // A row that leaves registers for one block per multiprocessor also with its blocks looping over rows, one
       // per multiprocessor, each copying its next row into shared memory while it computes the current one
-      // (pipeline_rows). Measured (benchmark call 23): softmax 1024 x 32000 0.0776-0.0810 ms against 0.0839
-      // (81% of copy bandwidth); on 4096-wide rows, several blocks per multiprocessor, 5-15% slower (0.0412
-      // against 0.0371 ms softmax 4096 x 4096), so not proposed there.
+      // (pipeline_rows). Measurements: docs/perf/heuristic.md (proposeVectorLaneRows).
       if (i == 0 && pipelinable(vectorLanes[i])) {
         Schedule w = base;
         w.push_back(intAction("pipeline_rows", profile.multiprocessors));
@@ -228,9 +209,8 @@ static void proposeVectorLaneRows(Heuristic &heuristic) {
           w.push_back(Action{"streaming_stores"});
           add(w, pipelined, "add streaming_stores (the output evict-first in L2)");
         }
-        // Then with the rows' bulk copies under an L2 policy. Measured on softmax 1024 x 32000 (benchmark call
-        // 35, 201 trials): evict-last 1-4% faster than none on this form (0.0785 against 0.0808 ms), evict-first
-        // 0.9% slower (0.0815); on a row sum's plain loads evict-first was the faster one (call 29).
+        // Then with the rows' bulk copies under an L2 policy. Measurements: docs/perf/heuristic.md
+        // (proposeVectorLaneRows).
         Schedule policy = base;
         policy.push_back(intAction("pipeline_rows", profile.multiprocessors));
         policy.push_back(Action{rowSums ? "loads_evict_first" : "loads_evict_last"});
@@ -293,11 +273,9 @@ static void proposeBlockLaneRows(Heuristic &heuristic) {
     std::string inRegisters = add(v, "",
                                   "heuristic: a row per block over " + std::to_string(lanes) + " lanes" +
                                       (rowSums ? "" : ", the row in registers"));
-    // The first such form, where its row leaves registers for one block per multiprocessor, also pipelined
-    // with its bulk copies evict-last in L2, then also with read_only_inputs: the search's best form on
-    // softmax 1024 x 32000 (benchmark call 35, 201 trials: 0.0749-0.0750 ms over 800 or 640 lanes, against
-    // 0.0758 for the best over lane_vector(2), 0.0779 over lane_vector(4) and 0.0823 for the best without
-    // pipeline_rows).
+    // The first such form, where its row leaves registers for one block per multiprocessor, also pipelined with
+    // its bulk copies evict-last in L2, then also with read_only_inputs. Measurements: docs/perf/heuristic.md
+    // (proposeBlockLaneRows).
     if (firstLanes && !rowSums && pipelinable(lanes)) {
       v.push_back(intAction("pipeline_rows", profile.multiprocessors));
       v.push_back(Action{"loads_evict_last"});
@@ -391,10 +369,8 @@ static void proposeBestConfigSteps(Heuristic &heuristic) {
   s.push_back(tile("thread", best.thread));
   if (facts.linalgOps > 1)
     s.push_back(fuse("thread"));
-  // Nor is a GPU contraction without its K tile a useful trial: each thread then walks the whole K for its
-  // outputs (705 ms against the naive kernel's 85 ms at 4096^3 on the H200), so the K tile comes with them.
-  // ... and vectorized: scalar code keeps each thread's accumulators in memory across the K loop (200 ms
-  // against cuBLAS's 1.4 at 1024x1024x32768 on the H200).
+  // Nor is a GPU contraction without its K tile a useful trial. Measurements: docs/perf/heuristic.md
+  // (proposeBestConfigSteps).
   bool kFirst = gpu(profile) && contraction, vectorFirst = false;
   if (kFirst) {
     s.push_back(tile("reduction", {best.k}));
@@ -440,11 +416,7 @@ static void proposeSimtContraction(Heuristic &heuristic) {
   bool contraction = heuristic.contraction;
   (void)best;
   if (contraction && gpu(profile) && facts.parallelSizes.size() >= 2) {
-    // Measured on the H200 (4096^3 fp32, study-4, 2026-11-29): the K loop unrolled 4 times with the registers
-    // capped at 128 (unrolled, a 64-accumulator thread otherwise takes ~170 and loses half its warps):
-    // gemm+bias+relu at 64x64 / 8x8 went from 3.99 ms (capped, not unrolled) to 3.62; unrolled but uncapped,
-    // 4.43. And a block of one warp, each thread 16x8 of a 16x256 tile (A's loads broadcast over the warp, B's
-    // coalesced 1 KB rows): 3.54 ms, 255 registers, the fastest SIMT schedule the search found for gemm.
+    // Measurements: docs/perf/heuristic.md (proposeSimtContraction).
     Schedule unrolled = s;
     unrolled.push_back(unroll(4));
     int64_t accumulators = best.thread[best.thread.size() - 1] * best.thread[best.thread.size() - 2];
@@ -465,15 +437,9 @@ static void proposeSimtContraction(Heuristic &heuristic) {
       addRequiredFusions(warp, facts, profile, /*always=*/true);
       add(warp, "", "heuristic: a warp per 16x256 block, 16x8 per thread, unroll(4)");
     }
-    // The classic shared-memory SGEMM (stage without mma): 128x128 blocks, 8x8 (or 8x16) per thread in
-    // strided groups of 4, 16 (or 32, or 8) of K per staged tile. Measured on the H200 (4096^3, 2026-11-30): stage(16)
-    // 2.85 ms for gemm+bias+relu (95% of cuBLAS's rate) at 128 registers, two blocks per multiprocessor; the
-    // plain gemm's same kernel took 143 registers, one block, 3.37 ms, hence the occupancy(2) variant; 8x16
-    // per thread (128 threads) was the best gemm+scale+gelu, 2.84 ms. 16x8 per thread (128 threads, 16 rows:
-    // fewer shared loads per FMA) was the best gemm+bias+relu of benchmark call 15, 2.75 ms against 2.85 for 8x8,
-    // and in call 16 the best of all four fp32 4096^3 tasks (gemm 2.82 ms, 0.99x cuBLAS; with pipeline(2) the
-    // best gemm+bias+relu, 2.73): so 16x8 first, then 8x8.
-    // (A batch_matmul's: one batch per block, folded to a matmul before the staged op.)
+    // The classic shared-memory SGEMM (stage without mma): 128x128 blocks, 8x8 (or 8x16) per thread in strided
+    // groups of 4, 16 (or 32, or 8) of K per staged tile. Measurements: docs/perf/heuristic.md
+    // (proposeSimtContraction).
     bool batch = matmulRowDim(facts) > 0;
     if (facts.contractionOperandType == "f32" && facts.parallelSizes[rank - 2] % 128 == 0 &&
         facts.parallelSizes[rank - 1] % 128 == 0 && (rank == 2 || batch)) {
@@ -514,8 +480,7 @@ static void proposeSimtContraction(Heuristic &heuristic) {
       std::stable_sort(blocks.begin(), blocks.end(),
                        [](const auto &x, const auto &y) { return x.first * x.second > y.first * y.second; });
       // Each as it is, then bounded to as many blocks per multiprocessor as fill 16 warps (ptxas takes 130-159
-      // registers for these tiles). Measured on the H200 (2000x3000x1000, 2026-11-30): 40x200 unbounded 0.308 ms
-      // (93% of cuBLAS), bounded 0.345 (56 bytes spilled); 80x200 0.347 and 0.334.
+      // registers for these tiles). Measurements: docs/perf/heuristic.md (proposeSimtContraction).
       for (bool bounded : {false, true})
         for (size_t i = 0; i < blocks.size() && i < 3; ++i) {
           int64_t threads = (blocks[i].first / 8) * (blocks[i].second / 8);
@@ -554,9 +519,7 @@ static void proposeContractionBounds(Heuristic &heuristic) {
     Schedule unrolled = s;
     unrolled.push_back(unroll(2));
     add(unrolled, full, "add unroll(2)");
-    // Register pressure is the largest lever measured for SIMT matmul on the H200 (shared/TOOLCHAIN.md:
-    // nvvm.minctasm = 2 took a kernel from 19.3 to 30.9 TFLOP/s). Two blocks of 256 threads need at most 128
-    // registers each; a smaller block with a fused epilogue is capped at 128 directly (see the variants).
+    // Measurements: docs/perf/heuristic.md (proposeContractionBounds).
     std::vector<int64_t> dims = blockDims(s, facts);
     int64_t threads = dims[0] * dims[1] * dims[2];
     if (gpu(profile) && threads >= 256) {
@@ -597,9 +560,7 @@ static void proposeRankedVariants(Heuristic &heuristic) {
     if (!valid(v, facts, profile))
       removeSlot(v, "vectorize"); // too large to vectorize: keep the tiles
     std::string variant = add(v, "", "heuristic variant " + std::to_string(i));
-    // A fused epilogue takes a 64-accumulator thread just over 128 registers, and one register more costs a
-    // quarter of the warps (measured on the H200: gemm+bias+relu at 64x64 / 8x8 used 129 registers, 12 warps
-    // per SM and 5.46 ms; the bare gemm, 128 registers, 16 warps, 4.06 ms): the same, capped at 128.
+    // Measurements: docs/perf/heuristic.md (proposeRankedVariants).
     int64_t accumulators = 1;
     for (int64_t t : configs[i].thread)
       accumulators *= std::max<int64_t>(t, 1);
@@ -670,7 +631,7 @@ static void proposeReorder(Heuristic &heuristic) {
 }
 
 /// The heuristic's proposal rules, in the order their proposals are tried. Each rule checks where it applies;
-/// the evidence behind each (measured timings) is in docs/perf/heuristic.md.
+/// the measurements behind each are in docs/perf/heuristic.md.
 static const struct {
   const char *name;
   void (*propose)(Heuristic &);
@@ -719,9 +680,8 @@ std::vector<Proposal> kforge::tune::heuristicSchedules(const PayloadFacts &facts
   std::vector<Proposal> out;
   std::vector<int64_t> counts = blockLaneCounts(facts);
   if (gpu(profile) && splitApplies(facts) && !counts.empty()) {
-    // The contraction's own first guesses behind the best-guess row kernel, then the first of them with the
-    // other lane counts: fused into the row kernel, every thread would recompute a row of the contraction
-    // (266 ms against 86 for the naive kernels, gemm + softmax at 4096^3 on the H200).
+    // The contraction's own first guesses behind the best-guess row kernel, then the first of them with the other
+    // lane counts. Measurements: docs/perf/heuristic.md (appendBehind).
     Action first = intAction("split", counts.front());
     appendBehind(first, heuristicSchedulesOn(scheduledFacts({first}, facts), profile), SIZE_MAX, facts, profile, out);
     if (!out.empty())

@@ -78,14 +78,7 @@ void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &pr
   const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> mmaTiles = {
       {{128, 128}, {32, 64}}, {{64, 64}, {32, 32}},  {{128, 128}, {64, 32}},
       {{128, 64}, {32, 32}},  {{64, 128}, {32, 32}}, {{128, 256}, {64, 64}}};
-  // Measured on the H200 (bf16 4096^3): 128x128 / 32x64 1.78 ms, 128x128 / 64x32 2.05, the 4-warp tiles
-  // 2.37; at 1024x1024x32768, 64x64 / 32x32 1.77 ms (more blocks), 128x128 / 32x64 3.9. More steps of K per
-  // iteration (mma(2), mma(4)) changed nothing (1.783 / 1.782 / 1.779 ms): left to the search.
-  // Asynchronous copies (cp.async) through 3-4 stages, no registers held for the next tile: they also leave
-  // room for 64x64 warp tiles (fewer fragment reads per mma; ptxas: 168-218 registers, no spills). Measured on
-  // the H200 (bf16 4096^3, 2026-11-30): 128x128 / 32x64, 3 stages of 64: 0.411 ms against 0.482 with two
-  // register-filled stages; 128x256 / 64x64 0.432. The 64x64 blocks are for outputs too small to fill the
-  // GPU with 128x128 ones (1024x1024: 64 blocks for 132 multiprocessors).
+  // Measurements: docs/perf/heuristic.md (addTensorCoreProposals).
   struct Pipelined {
     std::vector<int64_t> block, warp;
     int64_t blockK, stages;
@@ -108,20 +101,16 @@ void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &pr
       std::string parent = add(v, "",
                                "heuristic: tensor cores, " + std::to_string(p.stages) + " stages of " +
                                    std::to_string(p.blockK) + " of K filled by cp.async, ldmatrix");
-      // The first (fastest measured) also with its result through shared memory (16-byte row stores).
+      // Measurements: docs/perf/heuristic.md (addTensorCoreProposals).
       if (&p == &pipelined.front()) {
         v.push_back(Action{"stage_epilogue"});
         add(v, parent, "add stage_epilogue (the result stored through shared memory in 16-byte rows)");
       }
     }
   };
-  // Hopper's warpgroup MMA first (sm_90a): pipelined, 128-byte swizzled stages of 64 of K, 64 rows per
-  // warpgroup by the block's columns; their stages filled by cp.async or by TMA (tma), each tile's wgmma waited
-  // for at once or one tile later (overlap). Measured on the H200 (bf16 4096^3, 2026-11-30, calls 8-9):
-  // 128x256 blocks, 4 stages, overlap 0.199 ms (87% of cuBLAS); 128x128, 3 stages 0.214 by cp.async, 0.225 by
-  // TMA; 128x256, 3 stages 0.240 / 0.233; overlap on 128x128 (4 stages: one block per multiprocessor instead
-  // of two) 0.258 / 0.270; the best mma.sync kernel 0.410. For a small output with a long K (1024x1024x32768)
-  // the search found 64x128 blocks, 4 TMA stages, overlap: 0.208 ms (mma.sync: 0.382).
+  // Hopper's warpgroup MMA first (sm_90a): pipelined, 128-byte swizzled stages of 64 of K, 64 rows per warpgroup
+  // by the block's columns; their stages filled by cp.async or by TMA (tma), each tile's wgmma waited for at once
+  // or one tile later (overlap). Measurements: docs/perf/heuristic.md (addTensorCoreProposals).
   struct Warpgroup {
     std::vector<int64_t> block;
     int64_t stages;

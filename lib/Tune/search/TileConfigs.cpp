@@ -72,9 +72,7 @@ std::vector<TileConfig> contractionConfigs(const PayloadFacts &facts, const Hard
         c.thread[rank - 2] = tm;
         c.thread[rank - 1] = tn;
         c.k = isGpu ? 4 : 8;
-        // A measured prior on the GPU: without shared-memory staging (A and B are read through L1), 64-thread
-        // blocks of 8x8 per thread were fastest on the H200 (4096^3 fp32, 2026-11-29: 64x64 4.06 ms, 32x128
-        // 4.07, 64x128 4.16, 128x64 4.20, 128x128 4.48), the reverse of what operand reuse alone predicts.
+        // Measurements: docs/perf/heuristic.md (contractionConfigs).
         double prior = !isGpu ? 1.0 : (threads == 64 && tm * tn == 64) ? 2.5 : threads == 256 ? 1.1 : 1.0;
         c.merit = reuse * regs * fill * prior;
         configs.push_back(c);
