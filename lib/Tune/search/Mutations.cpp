@@ -198,6 +198,10 @@ static void neighbourSlots(const Schedule &s, const PayloadFacts &facts, const H
     (slot(s, "overlap") ? removes : adds).push_back("overlap");
   if (slot(s, "mma") && slot(s, "pipeline"))
     (slot(s, "stage_epilogue") ? removes : adds).push_back("stage_epilogue");
+  // A root with reduction loops after its parallel ones: its scalar tiles' loop order.
+  if (facts.rootLoops > static_cast<int64_t>(facts.parallelSizes.size()) && !slot(s, "vectorize") &&
+      !slot(s, "lanes") && !slot(s, "mma") && !slot(s, "stage"))
+    (slot(s, "reorder") ? removes : adds).push_back("reorder");
 }
 
 namespace {
@@ -285,6 +289,19 @@ static const Addition kAdditions[] = {
     {"lanes", withSearchValue},
     {"lane_vector", withSearchValue},
     {"stash", withSearchValue},
+    {"reorder", // a random order of the root's loops other than its own
+     [](Schedule &, const PayloadFacts &facts, const HardwareProfile &, std::mt19937_64 &rng,
+        StringRef what) -> std::optional<Action> {
+       Action added{what.str()};
+       for (int64_t d = 0; d < facts.rootLoops; ++d)
+         added.sizes.push_back(d);
+       std::vector<int64_t> identity = added.sizes;
+       for (int attempt = 0; attempt < 8 && added.sizes == identity; ++attempt)
+         std::shuffle(added.sizes.begin(), added.sizes.end(), rng);
+       if (added.sizes == identity)
+         return std::nullopt;
+       return added;
+     }},
     {"vectorize", plain},
     {"recompute", plain},
     {"ldmatrix", plain},
@@ -427,16 +444,14 @@ Schedule mutateParametersOn(const Schedule &parent, const PayloadFacts &facts, c
 
 Schedule crossoverSchedulesOn(const Schedule &a, const Schedule &b, const PayloadFacts &facts,
                               const HardwareProfile &profile, std::mt19937_64 &rng) {
-  static const std::pair<const char *, const char *> slots[] = {{"tile", "block"},        {"fuse", "block"},
-                                                                {"tile", "thread"},       {"fuse", "thread"},
-                                                                {"recompute", ""},        {"lanes", ""},
-                                                                {"lane_vector", ""},      {"moments", ""},
-                                                                {"tile", "reduction"},    {"unroll", ""},
-                                                                {"vectorize", ""},        {"prefetch_rows", ""},
-                                                                {"pipeline_rows", ""},    {"stash", ""},
-                                                                {"occupancy", ""},        {"max_registers", ""},
-                                                                {"streaming_stores", ""}, {"read_only_inputs", ""},
-                                                                {"loads_evict_last", ""}, {"loads_evict_first", ""}};
+  static const std::pair<const char *, const char *> slots[] = {
+      {"tile", "block"},        {"fuse", "block"},        {"tile", "thread"},
+      {"fuse", "thread"},       {"recompute", ""},        {"lanes", ""},
+      {"lane_vector", ""},      {"moments", ""},          {"tile", "reduction"},
+      {"unroll", ""},           {"reorder", ""},          {"vectorize", ""},
+      {"prefetch_rows", ""},    {"pipeline_rows", ""},    {"stash", ""},
+      {"occupancy", ""},        {"max_registers", ""},    {"streaming_stores", ""},
+      {"read_only_inputs", ""}, {"loads_evict_last", ""}, {"loads_evict_first", ""}};
   for (int attempt = 0; attempt < 50; ++attempt) {
     Schedule child;
     for (auto [kind, level] : slots) {

@@ -267,6 +267,36 @@ TEST(Policies, LaunchBoundsAreReachableOnTheGpuOnly) {
   EXPECT_GE(seenGpu.size(), 3u) << "launch bounds were rarely reached by mutation";
 }
 
+TEST(Policies, ReorderIsProposedAndReachedByMutationOnScalarTiles) {
+  // A matmul root (3 loops: two parallel, then K): the heuristic's last rule moves K outside the last parallel
+  // loop; mutation adds other orders and removes them; every result validates.
+  PayloadFacts mm = gemmBiasRelu();
+  mm.entry = "mm";
+  mm.rootOp = "linalg.matmul";
+  mm.linalgOps = 2;
+  mm.rootLoops = 3;
+  mm.contractionSizes = {4096, 4096};
+  mm.contractionOps = 2;
+  Schedule reordered;
+  std::vector<Proposal> guesses = heuristicSchedules(mm, cpu());
+  for (const Proposal &p : guesses)
+    if (const Action *reorder = findSlot(p.schedule, "reorder"); reorder && reorder->sizes == std::vector<int64_t>{0, 2, 1})
+      reordered = p.schedule;
+  ASSERT_FALSE(reordered.empty());
+  std::mt19937_64 rng(7);
+  bool added = false, removed = false;
+  for (int i = 0; i < 600; ++i) {
+    std::string step;
+    const Schedule &parent = i % 2 ? reordered : guesses[i % guesses.size()].schedule;
+    Schedule mutated = mutateSchedule(parent, mm, cpu(), rng, i % 4 == 0, step);
+    EXPECT_TRUE(validateSchedule(mutated, mm, "cpu").empty()) << describe(mutated);
+    added |= llvm::StringRef(step).starts_with("add reorder");
+    removed |= step == "remove reorder";
+  }
+  EXPECT_TRUE(added);
+  EXPECT_TRUE(removed);
+}
+
 TEST(Policies, LaneVectorsAndRowPrefetchesAreProposedAndMutatedOnRowKernels) {
   // The heuristic proposes rows over lanes of 4 consecutive columns for a 4096-wide softmax, valid, with 16
   // values per lane (256 lanes) first among them.
