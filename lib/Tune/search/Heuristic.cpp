@@ -115,7 +115,6 @@ struct RowKernel {
 static void proposeVectorLaneRows(Heuristic &heuristic) {
   const PayloadFacts &facts = heuristic.facts;
   const HardwareProfile &profile = heuristic.profile;
-  (void)facts, (void)profile;
   auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
     return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
   };
@@ -123,14 +122,10 @@ static void proposeVectorLaneRows(Heuristic &heuristic) {
   if (!rows.applies)
     return;
   bool rowSums = rows.rowSums;
-  int64_t rowCount = rows.rowCount, width = rows.width;
+  int64_t width = rows.width;
   const std::vector<int64_t> &allLanes = rows.allLanes;
-  int64_t streamLanes = rows.streamLanes;
-  bool streams = rows.streams;
   auto pipelinable = [&](int64_t lanes) { return rows.pipelinable(lanes); };
   auto rowPerBlock = [&] { return rows.rowPerBlock(); };
-  (void)pipelinable, (void)rowPerBlock;
-  (void)rowCount, (void)streamLanes, (void)streams, (void)allLanes, (void)rowSums, (void)width;
   // First, the row in registers over lanes that each own 4 consecutive columns (lane_vector(4)): 16-byte loads
   // and stores, a quarter of the instructions. Measurements: docs/perf/heuristic.md (proposeVectorLaneRows).
   {
@@ -235,7 +230,6 @@ static void proposeVectorLaneRows(Heuristic &heuristic) {
 static void proposeBlockLaneRows(Heuristic &heuristic) {
   const PayloadFacts &facts = heuristic.facts;
   const HardwareProfile &profile = heuristic.profile;
-  (void)facts, (void)profile;
   auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
     return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
   };
@@ -243,14 +237,10 @@ static void proposeBlockLaneRows(Heuristic &heuristic) {
   if (!rows.applies)
     return;
   bool rowSums = rows.rowSums;
-  int64_t rowCount = rows.rowCount, width = rows.width;
-  const std::vector<int64_t> &allLanes = rows.allLanes;
   int64_t streamLanes = rows.streamLanes;
   bool streams = rows.streams;
   auto pipelinable = [&](int64_t lanes) { return rows.pipelinable(lanes); };
   auto rowPerBlock = [&] { return rows.rowPerBlock(); };
-  (void)pipelinable, (void)rowPerBlock;
-  (void)rowCount, (void)streamLanes, (void)streams, (void)allLanes, (void)rowSums, (void)width;
   int blockLaneTrials = 0;
   for (int64_t lanes : blockLaneCounts(facts)) {
     bool firstLanes = blockLaneTrials == 0;
@@ -293,8 +283,6 @@ static void proposeBlockLaneRows(Heuristic &heuristic) {
 /// Row kernels: a few rows per block, a warp per row.
 static void proposeWarpRows(Heuristic &heuristic) {
   const PayloadFacts &facts = heuristic.facts;
-  const HardwareProfile &profile = heuristic.profile;
-  (void)facts, (void)profile;
   auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
     return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
   };
@@ -303,13 +291,6 @@ static void proposeWarpRows(Heuristic &heuristic) {
     return;
   bool rowSums = rows.rowSums;
   int64_t rowCount = rows.rowCount, width = rows.width;
-  const std::vector<int64_t> &allLanes = rows.allLanes;
-  int64_t streamLanes = rows.streamLanes;
-  bool streams = rows.streams;
-  auto pipelinable = [&](int64_t lanes) { return rows.pipelinable(lanes); };
-  auto rowPerBlock = [&] { return rows.rowPerBlock(); };
-  (void)pipelinable, (void)rowPerBlock;
-  (void)rowCount, (void)streamLanes, (void)streams, (void)allLanes, (void)rowSums, (void)width;
   // Then a few rows per block, a warp per row.
   for (int64_t rows : {8, 4, 16, 2, 32, 1}) {
     if (rowCount % rows || width % 32)
@@ -339,7 +320,6 @@ static void proposeWarpRows(Heuristic &heuristic) {
 static void proposeTensorCores(Heuristic &heuristic) {
   const PayloadFacts &facts = heuristic.facts;
   const HardwareProfile &profile = heuristic.profile;
-  (void)facts, (void)profile;
   auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
     return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
   };
@@ -351,7 +331,6 @@ static void proposeTensorCores(Heuristic &heuristic) {
 static void proposeBestConfigSteps(Heuristic &heuristic) {
   const PayloadFacts &facts = heuristic.facts;
   const HardwareProfile &profile = heuristic.profile;
-  (void)facts, (void)profile;
   auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
     return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
   };
@@ -406,7 +385,6 @@ static void proposeBestConfigSteps(Heuristic &heuristic) {
 static void proposeSimtContraction(Heuristic &heuristic) {
   const PayloadFacts &facts = heuristic.facts;
   const HardwareProfile &profile = heuristic.profile;
-  (void)facts, (void)profile;
   auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
     return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
   };
@@ -414,7 +392,6 @@ static void proposeSimtContraction(Heuristic &heuristic) {
   std::string full = heuristic.bestHash;
   const TileConfig &best = heuristic.configs.front();
   bool contraction = heuristic.contraction;
-  (void)best;
   if (contraction && gpu(profile) && facts.parallelSizes.size() >= 2) {
     // Measurements: docs/perf/heuristic.md (proposeSimtContraction).
     Schedule unrolled = s;
@@ -506,15 +483,12 @@ static void proposeSimtContraction(Heuristic &heuristic) {
 static void proposeContractionBounds(Heuristic &heuristic) {
   const PayloadFacts &facts = heuristic.facts;
   const HardwareProfile &profile = heuristic.profile;
-  (void)facts, (void)profile;
   auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
     return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
   };
   Schedule s = heuristic.best;
   std::string full = heuristic.bestHash;
-  const TileConfig &best = heuristic.configs.front();
   bool contraction = heuristic.contraction;
-  (void)best;
   if (contraction) {
     Schedule unrolled = s;
     unrolled.push_back(unroll(2));
@@ -538,15 +512,11 @@ static void proposeContractionBounds(Heuristic &heuristic) {
 static void proposeRankedVariants(Heuristic &heuristic) {
   const PayloadFacts &facts = heuristic.facts;
   const HardwareProfile &profile = heuristic.profile;
-  (void)facts, (void)profile;
   auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
     return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
   };
   Schedule s = heuristic.best;
-  std::string full = heuristic.bestHash;
-  const TileConfig &best = heuristic.configs.front();
   bool contraction = heuristic.contraction;
-  (void)best;
   const std::vector<TileConfig> &configs = heuristic.configs;
   // Variants: the other ranked configurations, fully scheduled, then other K steps for the best few.
   for (size_t i = 1; i < configs.size() && i < 12; ++i) {
@@ -574,17 +544,11 @@ static void proposeRankedVariants(Heuristic &heuristic) {
 
 /// Other K steps for the best few configurations of a contraction.
 static void proposeKSteps(Heuristic &heuristic) {
-  const PayloadFacts &facts = heuristic.facts;
-  const HardwareProfile &profile = heuristic.profile;
-  (void)facts, (void)profile;
   auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
     return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
   };
   Schedule s = heuristic.best;
-  std::string full = heuristic.bestHash;
-  const TileConfig &best = heuristic.configs.front();
   bool contraction = heuristic.contraction;
-  (void)best;
   const std::vector<TileConfig> &configs = heuristic.configs;
   if (contraction) {
     for (size_t i = 0; i < configs.size() && i < 3; ++i)
