@@ -2,14 +2,14 @@
 
 #include "Runner.h"
 
-#include "LoadedArtifact.h"
+#include "Judge.h"
 #include "Manifest.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <fcntl.h>
 #include <iostream>
-#include <sys/resource.h>
 #include <type_traits>
 #include <unistd.h>
 
@@ -17,12 +17,19 @@ using namespace kforge;
 using json = nlohmann::json;
 
 bool kforge::writeReportFile(const std::string &path, const std::string &text) {
-  FILE *file = std::fopen(path.c_str(), "w");
+  // Complete or absent: a temporary file beside it, renamed over it only when fully written.
+  std::string temporary = path + ".tmp-" + std::to_string(getpid());
+  FILE *file = std::fopen(temporary.c_str(), "w");
   if (!file)
     return false;
-  std::fputs(text.c_str(), file);
-  std::fputs("\n", file);
-  return std::fclose(file) == 0;
+  bool written = std::fputs(text.c_str(), file) >= 0 && std::fputs("\n", file) >= 0;
+  written = std::fflush(file) == 0 && written && fsync(fileno(file)) == 0;
+  written = std::fclose(file) == 0 && written;
+  if (!written || std::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::remove(temporary.c_str());
+    return false;
+  }
+  return true;
 }
 
 /// A request line of --serve mode, applied to a copy of the command line's options. Empty, or what is wrong.
@@ -42,14 +49,17 @@ static std::string requestOptions(const json &request, RunnerOptions &options) {
   };
   for (std::string error : {number("seeds", options.seeds, 1), number("reps", options.reps, 0),
                             number("warmup", options.warmup, 0), number("cutoff_ms", options.cutoffMs, 0),
-                            number("timing_budget_ms", options.timingBudgetMs, 0)})
+                            number("timing_budget_ms", options.timingBudgetMs, 0),
+                            number("timeout_s", options.timeout, 1)})
     if (!error.empty())
       return error;
   if (options.reps > 0 && options.reps < 10)
     return "\"reps\" must be 0 (no timing) or at least 10";
-  for (const char *key : {"candidate_name", "output"})
+  for (const char *key : {"candidate_name", "output", "nonce"})
     if (request.contains(key) && !request[key].is_string())
       return std::string("\"") + key + "\" must be a string";
+  if (request.contains("nonce") && request["nonce"].get<std::string>().size() > 256)
+    return "\"nonce\" must be at most 256 characters";
   options.candidateName = request.value("candidate_name", options.candidateName);
   options.output = request.value("output", std::string());
   return "";
@@ -61,19 +71,20 @@ int kforge::serve(const RunnerOptions &base) {
     std::cerr << "kforge-run: error: " << error << "\n";
     return 2;
   }
-  if (reference.target == "cpu" && base.memoryLimitMB > 0) {
-    rlimit limit{static_cast<rlim_t>(base.memoryLimitMB) << 20, static_cast<rlim_t>(base.memoryLimitMB) << 20};
-    setrlimit(RLIMIT_AS, &limit);
-  }
-  // Replies travel on a private copy of stdout; a kernel or library printing to stdout cannot corrupt them.
+  makeJudgeNonDumpable();
+  // Replies travel on a private copy of stdout; nothing else this process prints can corrupt them, and no
+  // executor holds it (Containment.h).
   std::fflush(stdout);
-  int replies = dup(STDOUT_FILENO);
+  int replies = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
   dup2(STDERR_FILENO, STDOUT_FILENO);
-  FILE *out = fdopen(replies, "w");
-  if (replies < 0 || !out) {
+  FILE *out = replies < 0 ? nullptr : fdopen(replies, "w");
+  if (!out) {
     std::cerr << "kforge-run: error: cannot set up the reply channel\n";
     return 2;
   }
+  // The executors (the candidates' and the reference's) outlive requests: a candidate that crashes, hangs
+  // or poisons its GPU context costs its own executor, which the next request replaces.
+  Workers workers;
   std::string line;
   int served = 0;
   while (std::getline(std::cin, line)) {
@@ -81,22 +92,26 @@ int kforge::serve(const RunnerOptions &base) {
       continue;
     ++served;
     RunnerOptions options = base;
-    json report;
-    std::string error = requestOptions(json::parse(line, nullptr, /*allow_exceptions=*/false), options);
+    json request = json::parse(line, nullptr, /*allow_exceptions=*/false), report;
+    std::string error = requestOptions(request, options);
     if (!error.empty())
       report = {{"status", "failed"}, {"reason", "bad request: " + error}};
     else
-      report = json::parse(evaluate(options), nullptr, /*allow_exceptions=*/false);
+      report = json::parse(judge(options, workers), nullptr, /*allow_exceptions=*/false);
+    if (!report.is_object())
+      report = {{"status", "failed"}, {"reason", "internal: the evaluation returned no report"}};
     report["server"] = {{"pid", static_cast<int>(getpid())}, {"request", served}};
-    bool poisoned = cudaLoaded() && !cudaDriver().check(cudaDriver().ctxSynchronize(), "cuCtxSynchronize").empty();
-    if (poisoned)
-      report["runner_exit"] = "the GPU context is unusable after this candidate; the runner exits";
+    // The caller matches a reply to its request by these; only this process (the judge) writes replies.
+    if (request.is_object()) {
+      if (request.contains("nonce") && request["nonce"].is_string())
+        report["nonce"] = request["nonce"];
+      if (request.contains("id") && (request["id"].is_number_integer() || request["id"].is_string()))
+        report["id"] = request["id"];
+    }
     if (!options.output.empty() && !writeReportFile(options.output, report.dump(2)))
       report["output_error"] = "cannot write " + options.output;
     std::fputs((report.dump() + "\n").c_str(), out);
     std::fflush(out);
-    if (poisoned)
-      return 3;
   }
   return 0;
 }

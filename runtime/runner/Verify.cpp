@@ -1,25 +1,138 @@
-//===- Verify.cpp - an evaluation: verification over seeds, then timing ---===//
+//===- Verify.cpp - the judge's evaluation: verification over seeds, then timing ---===//
+//
+// The judge never runs artifact code (Executor.h): it stages the candidate and the reference, makes the
+// inputs, has the candidate's executor run the candidate and a separate executor the reference, and compares
+// the outputs itself. What an executor says (run times, timings, resources) is the candidate's claim: checked
+// for plausibility, never able to turn an output comparison into "correct".
+//
+//===----------------------------------------------------------------------===//
 
+#include "Judge.h"
 #include "Runner.h"
 
-#include "Isolation.h"
-#include "LoadedArtifact.h"
+#include "DType.h"
 #include "Metrics.h"
 #include "SeedCache.h"
-#include "Timing.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
 #include <iostream>
 #include <limits>
 #include <random>
+#include <sys/stat.h>
 #include <thread>
+#include <unistd.h>
 
 using namespace kforge;
 using json = nlohmann::json;
+
+//===----------------------------------------------------------------------===//
+// Staging
+//===----------------------------------------------------------------------===//
+
+/// Copies `from` to `to` (a new file). Empty, or why not.
+static std::string copyFile(const std::string &from, const std::string &to) {
+  int in = open(from.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0)
+    return "cannot read " + from + ": " + std::strerror(errno);
+  struct stat info;
+  if (fstat(in, &info) != 0 || !S_ISREG(info.st_mode)) {
+    close(in);
+    return from + " is not a regular file";
+  }
+  int out = open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (out < 0) {
+    close(in);
+    return "cannot write " + to + ": " + std::strerror(errno);
+  }
+  char buffer[1 << 16];
+  std::string error;
+  while (error.empty()) {
+    ssize_t n = read(in, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      error = "cannot read " + from + ": " + std::strerror(errno);
+    if (n <= 0)
+      break;
+    for (ssize_t done = 0; done < n && error.empty();) {
+      ssize_t w = write(out, buffer + done, static_cast<size_t>(n - done));
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        error = "cannot write " + to + ": " + std::strerror(errno);
+      else
+        done += w;
+    }
+  }
+  close(in);
+  if (close(out) != 0 && error.empty())
+    error = "cannot write " + to + ": " + std::strerror(errno);
+  return error;
+}
+
+/// Removes what stage() made: <area>/<n>/<files>.
+static void removeTree(const std::string &dir) {
+  if (dir.empty())
+    return;
+  if (DIR *listing = opendir(dir.c_str())) {
+    while (dirent *entry = readdir(listing)) {
+      std::string name = entry->d_name;
+      if (name == "." || name == "..")
+        continue;
+      std::string path = dir + "/" + name;
+      struct stat info;
+      if (lstat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode))
+        removeTree(path);
+      else
+        unlink(path.c_str());
+    }
+    closedir(listing);
+  }
+  rmdir(dir.c_str());
+}
+
+Workers::~Workers() {
+  candidate.stop(/*graceful=*/true);
+  reference.stop(/*graceful=*/true);
+  removeTree(staging);
+}
+
+const std::string &Workers::stagingArea() {
+  if (staging.empty()) {
+    const char *tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/kforge-run-XXXXXX";
+    std::vector<char> buffer(pattern.begin(), pattern.end());
+    buffer.push_back('\0');
+    if (mkdtemp(buffer.data()))
+      staging = buffer.data();
+  }
+  return staging;
+}
+
+std::string Workers::stage(const Manifest &manifest, const std::string &name, std::string &stagedDir) {
+  if (stagingArea().empty())
+    return std::string("cannot create a staging directory: ") + std::strerror(errno);
+  stagedDir = staging + "/" + std::to_string(++staged);
+  if (mkdir(stagedDir.c_str(), 0700) != 0)
+    return "cannot create " + stagedDir + ": " + std::strerror(errno);
+  if (std::string e = copyFile(manifest.directory + "/" + name + ".json", stagedDir + "/" + name + ".json"); !e.empty())
+    return e;
+  return copyFile(manifest.libraryPath(), stagedDir + "/" + manifest.library);
+}
+
+//===----------------------------------------------------------------------===//
+// Inputs
+//===----------------------------------------------------------------------===//
 
 /// Normal random inputs for `seed` (outputs left empty), rounded to the candidate's element types. Each
 /// block of kInputBlock elements has its own generator, seeded from (seed, argument, block), so the values do
@@ -27,14 +140,14 @@ using json = nlohmann::json;
 /// per seed on one).
 static constexpr size_t kInputBlock = size_t(1) << 20;
 
-static std::vector<std::vector<float>> makeInputs(const LoadedArtifact &candidate, int seed) {
-  const auto &cArgs = candidate.manifest.arguments;
-  std::vector<std::vector<float>> inputs(cArgs.size());
+static std::vector<std::vector<float>> makeInputs(const std::vector<ManifestArgument> &args,
+                                                  const std::vector<DType> &types, int seed) {
+  std::vector<std::vector<float>> inputs(args.size());
   std::vector<std::pair<size_t, size_t>> blocks; // (argument, first element)
-  for (size_t i = 0; i < cArgs.size(); ++i) {
-    if (cArgs[i].isOutput)
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].isOutput)
       continue;
-    inputs[i].resize(cArgs[i].numElements());
+    inputs[i].resize(static_cast<size_t>(args[i].numElements()));
     for (size_t first = 0; first < inputs[i].size(); first += kInputBlock)
       blocks.push_back({i, first});
   }
@@ -45,7 +158,7 @@ static std::vector<std::vector<float>> makeInputs(const LoadedArtifact &candidat
     std::normal_distribution<float> normal(0.0f, 1.0f);
     size_t last = std::min(inputs[i].size(), first + kInputBlock);
     for (size_t e = first; e < last; ++e)
-      inputs[i][e] = roundTo(candidate.types[i], normal(generator));
+      inputs[i][e] = roundTo(types[i], normal(generator));
   };
   size_t workers = std::min<size_t>(blocks.size(), std::max(1u, std::thread::hardware_concurrency()));
   std::atomic<size_t> next{0};
@@ -62,38 +175,24 @@ static std::vector<std::vector<float>> makeInputs(const LoadedArtifact &candidat
   return inputs;
 }
 
-/// Runs the reference and an independent computation of the same payload on the inputs of seed 0 and
-/// compares them, so that a bug shared by candidate and reference cannot pass unnoticed.
-static json checkReference(LoadedArtifact &candidate, LoadedArtifact &reference, LoadedArtifact &independent,
-                           double tolerance, std::string &error) {
-  std::vector<std::vector<float>> inputs = makeInputs(candidate, 0);
-  if ((error = prepare(reference, inputs)).size() || (error = runOnce(reference)).size())
-    return {};
-  if ((error = prepare(independent, inputs)).size() || (error = runOnce(independent)).size())
-    return {};
-  json result = {{"independent", independent.manifest.directory}, {"status", "correct"}};
-  for (size_t i = 0; i < reference.host.size(); ++i) {
-    if (!reference.manifest.arguments[i].isOutput)
-      continue;
-    Comparison c = compare(reference.host[i], independent.host[i]);
-    std::string why, status = verdict(c, tolerance, why);
-    result["rel_l2_error"] = c.relL2Error;
-    result["max_abs_error"] = c.maxAbsError;
-    if (status != "correct") {
-      result["status"] = status;
-      result["why"] = why;
-    }
-  }
-  return result;
-}
+//===----------------------------------------------------------------------===//
+// The evaluation
+//===----------------------------------------------------------------------===//
 
 namespace {
 
-/// One evaluation of a candidate against a reference, building its report.
+/// Timings no GPU or CPU of today can reach: a report below them is forged or broken. Deliberately far
+/// above any hardware (HBM ~5 TB/s, dense tensor cores ~1-2 PFLOP/s on an H200): they catch the impossible,
+/// never a fast honest kernel (docs/runner.md, "Who decides a verdict").
+constexpr double kGpuFloorMs = 0.5e-3, kGpuBytesPerMs = 20e9, kGpuFlopsPerMs = 10e12;
+constexpr double kCpuFloorMs = 5e-6, kCpuBytesPerMs = 200e9, kCpuFlopsPerMs = 100e9;
+
 class Evaluation {
 public:
-  explicit Evaluation(const RunnerOptions &options)
-      : options(options), report({{"candidate", options.candidate}, {"reference", options.reference}}) {}
+  Evaluation(const RunnerOptions &options, Workers &workers)
+      : options(options), workers(workers),
+        deadline(std::chrono::steady_clock::now() + std::chrono::seconds(options.timeout)),
+        report({{"candidate", options.candidate}, {"reference", options.reference}}) {}
 
   /// The report's text.
   std::string run();
@@ -106,41 +205,67 @@ private:
     report["reason"] = why;
     return report.dump();
   }
-  /// Loads both artifacts, checks that they take the same arguments, picks the tolerance and checks the
-  /// reference against --check-reference-against. Empty, or why the evaluation failed.
+  /// Reads and checks both manifests, picks the tolerance, starts the candidate's executor and loads the
+  /// candidate; checks the reference against --check-reference-against. Empty, or why the evaluation failed.
   std::string load();
-  /// The seed cache's key (the reference build, the arguments' shapes and types) and argument layout.
+  std::string checkManifests();
+  /// Starts `executor` if it is not running (with the plan and limits of this judge).
+  std::string ensureStarted(ExecutorProcess &executor);
+  /// The reference executor, with the reference loaded. Empty, or why not.
+  std::string ensureReference();
+  /// Stages the artifact and has `executor` load it into `slot`.
+  std::string loadInto(ExecutorProcess &executor, const Manifest &manifest, const std::string &name,
+                       const std::string &slot);
+  /// Sends a command; an executor that ends or answers an error becomes `error`.
+  std::optional<json> call(ExecutorProcess &executor, const json &command, const std::string &what,
+                           std::string &error);
+  /// Runs `slot` of `executor` on `inputs` (copied into its shared memory); its outputs in `outputs`.
+  std::string runOn(ExecutorProcess &executor, const std::string &slot, const std::vector<std::vector<float>> &inputs,
+                    std::vector<std::vector<float>> &outputs);
+  std::string checkReference();
+  /// Fills the outputs' shared memory with NaN before a run: an executor that does not write them back
+  /// leaves NaN (unwritten), never the values of an earlier run.
+  void poisonOutputs(ExecutorProcess &executor) {
+    for (size_t i : outputIndices)
+      std::fill(executor.argument(i), executor.argument(i) + layout.counts[i], std::numeric_limits<float>::quiet_NaN());
+  }
   void layOutSeeds();
-  /// Runs the candidate (then, unless the seed cache has its outputs, the reference) on `seed`'s inputs and
-  /// compares the outputs; stops early on a run over the too-slow cutoff.
   SeedEnd verifySeed(int seed, const SeedCache &cache, bool useDeviceSeeds, std::string &error);
-  /// Whether the candidate's run of `seed` (`runMs`) makes it too slow; then the report says so.
   bool tooSlow(int seed, double runMs);
-  /// Compares the candidate's outputs with `expected` into the report's "seeds".
-  void compareOutputs(int seed, const std::vector<std::vector<float>> &expected);
-  /// Times the candidate (and with --time-reference the reference). Empty, or why the evaluation failed.
+  void compareOutputs(int seed, const std::vector<std::vector<float>> &actual,
+                      const std::vector<std::vector<float>> &expected);
+  /// A timing report from an executor, checked: numbers finite, ordered, and above the physical floor.
+  std::string checkTiming(const json &timing, bool gpu);
   std::string timeCandidate();
 
   const RunnerOptions &options;
+  Workers &workers;
+  Deadline deadline;
   json report;
-  LoadedArtifact candidate, reference;
+  Manifest candidate, reference;
+  std::vector<DType> types;
+  ArgumentLayout layout;
+  bool gpu = false;
   double tolerance = 0;
   std::string cacheKey;
   std::vector<size_t> inputIndices, outputIndices, sizes;
   std::string overall = "correct";
-  double lastRunMs = 0; // the candidate's last verification run, with its copies: an upper bound of a timed call
-  double fastestLaterMs = std::numeric_limits<double>::infinity(); // its fastest run after the first
-  int candidateKernels[2] = {0, 0}; // the runtime's kernel registry entries the candidate's first run added
+  double lastRunMs = 0;
+  double fastestLaterMs = std::numeric_limits<double>::infinity();
+  int candidateKernels[2] = {0, 0};
 };
 
 } // namespace
 
-std::string Evaluation::load() {
-  if (auto e = loadArtifact(options.candidate, options.candidateName, options, candidate); !e.empty())
+std::string Evaluation::checkManifests() {
+  if (auto e = readManifest(options.candidate, options.candidateName, candidate); !e.empty())
     return e;
-  if (auto e = loadArtifact(options.reference, options.referenceName, options, reference); !e.empty())
+  if (auto e = readManifest(options.reference, options.referenceName, reference); !e.empty())
     return e;
-  const auto &cArgs = candidate.manifest.arguments, &rArgs = reference.manifest.arguments;
+  const auto &cArgs = candidate.arguments, &rArgs = reference.arguments;
+  if (cArgs.empty() || cArgs.size() > 8)
+    return "artifact '" + options.candidate + "' has " + std::to_string(cArgs.size()) +
+           " arguments (1 to 8 supported)";
   bool same = cArgs.size() == rArgs.size();
   for (size_t i = 0; same && i < cArgs.size(); ++i)
     same = cArgs[i].shape == rArgs[i].shape && cArgs[i].isOutput == rArgs[i].isOutput;
@@ -148,37 +273,201 @@ std::string Evaluation::load() {
   // the candidate's type, so both see the same values.
   if (!same)
     return "candidate and reference do not take the same arguments";
-  report["target"] = candidate.manifest.target;
-  report["hash"] = candidate.manifest.hash;
+  int64_t outputElements = 0;
+  for (const ManifestArgument &argument : cArgs) {
+    std::optional<DType> type = parseDType(argument.dtype);
+    if (!type)
+      return "artifact '" + options.candidate + "' has a " + argument.dtype +
+             " argument; kforge-run supports f32, f16 and bf16";
+    types.push_back(*type);
+    if (argument.isOutput)
+      outputElements += argument.numElements();
+  }
+  for (const ManifestArgument &argument : rArgs)
+    if (!parseDType(argument.dtype))
+      return "artifact '" + options.reference + "' has a " + argument.dtype + " argument";
+  // Nothing to compare proves nothing: never "correct".
+  if (outputElements == 0)
+    return "the artifact has no output elements to compare (no output argument, or only empty ones): nothing "
+           "can be verified";
+  if (candidate.target != reference.target)
+    return "candidate and reference target different devices (" + candidate.target + ", " + reference.target + ")";
+  gpu = candidate.target == "gpu";
+  std::vector<size_t> counts;
+  for (const ManifestArgument &argument : cArgs)
+    counts.push_back(static_cast<size_t>(argument.numElements()));
+  layout = ArgumentLayout::of(counts);
+  return "";
+}
+
+/// The directory part of `path` ("." when it has none).
+static std::string directoryOf(const std::string &path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string Evaluation::ensureStarted(ExecutorProcess &executor) {
+  if (executor.running())
+    return "";
+  ContainmentPlan plan;
+  plan.readableDirs.push_back(workers.stagingArea());
+  std::string runtime = options.runtime;
+  if (runtime.empty() && std::getenv("KFORGE_RUNTIME"))
+    runtime = std::getenv("KFORGE_RUNTIME");
+  if (!runtime.empty())
+    plan.readableDirs.push_back(directoryOf(runtime));
+  // The driver (or a test's mock of it) may come from the library path.
+  if (const char *path = std::getenv("LD_LIBRARY_PATH"))
+    for (std::string rest = path; !rest.empty();) {
+      size_t colon = rest.find(':');
+      std::string dir = rest.substr(0, colon);
+      if (!dir.empty())
+        plan.readableDirs.push_back(dir);
+      rest = colon == std::string::npos ? "" : rest.substr(colon + 1);
+    }
+  if (!options.cacheDir.empty())
+    plan.secretDirs.push_back(options.cacheDir);
+  RunnerOptions withRuntime = options;
+  withRuntime.runtime = runtime;
+  executor.describeTimeout(options.timeout);
+  executor.echoErrors(options.serve);
+  std::string why;
+  if (!executor.start(withRuntime, layout, plan, /*cpuMemoryLimit=*/!gpu, deadline, why))
+    return why;
+  if (&executor == &workers.candidate)
+    workers.deviceSeeds.clear();
+  else
+    workers.referenceLoaded = false;
+  return "";
+}
+
+std::optional<json> Evaluation::call(ExecutorProcess &executor, const json &command, const std::string &what,
+                                     std::string &error) {
+  std::string why;
+  std::optional<json> reply = executor.call(command, deadline, why);
+  if (!reply) {
+    // The runtime names the failed CUDA call before it aborts: that is the reason to report.
+    const std::string &errors = executor.errors();
+    size_t at = errors.rfind("kforge runtime: ");
+    if (at != std::string::npos) {
+      std::string line = errors.substr(at + 16);
+      why = line.substr(0, line.find('\n')) + " (" + why + ")";
+    }
+    if (!errors.empty())
+      report["stderr"] = errors.size() > 2000 ? errors.substr(errors.size() - 2000) : errors;
+    error = (&executor == &workers.reference && what != "independent" ? "reference: " : "") + why;
+    return std::nullopt;
+  }
+  if (reply->contains("error")) {
+    const json &e = (*reply)["error"];
+    error = what + ": " + (e.is_string() ? e.get<std::string>() : e.dump());
+    if (reply->value("poisoned", false))
+      executor.stop(); // it exits after saying so; the next evaluation starts a fresh one
+    return std::nullopt;
+  }
+  return reply;
+}
+
+std::string Evaluation::loadInto(ExecutorProcess &executor, const Manifest &manifest, const std::string &name,
+                                 const std::string &slot) {
+  std::string staged, error;
+  if (std::string e = workers.stage(manifest, name, staged); !e.empty())
+    return e;
+  if (!call(executor, {{"op", "load"}, {"slot", slot}, {"dir", staged}, {"name", name}}, "loading " + slot, error))
+    return error;
+  return "";
+}
+
+std::string Evaluation::ensureReference() {
+  if (std::string e = ensureStarted(workers.reference); !e.empty())
+    return "starting the reference's executor: " + e;
+  if (workers.referenceLoaded)
+    return "";
+  if (std::string e = loadInto(workers.reference, reference, options.referenceName, "reference"); !e.empty())
+    return e;
+  workers.referenceLoaded = true;
+  return "";
+}
+
+std::string Evaluation::runOn(ExecutorProcess &executor, const std::string &slot,
+                              const std::vector<std::vector<float>> &inputs, std::vector<std::vector<float>> &outputs) {
+  for (size_t i : inputIndices)
+    std::copy(inputs[i].begin(), inputs[i].end(), executor.argument(i));
+  poisonOutputs(executor);
+  std::string error;
+  if (!call(executor, {{"op", "run"}, {"slot", slot}, {"host_inputs", true}}, slot, error))
+    return error;
+  outputs.assign(candidate.arguments.size(), {});
+  for (size_t i : outputIndices)
+    outputs[i].assign(executor.argument(i), executor.argument(i) + layout.counts[i]);
+  return "";
+}
+
+/// Runs the reference and an independent computation of the same payload on the inputs of seed 0 and
+/// compares them, so that a bug shared by candidate and reference cannot pass unnoticed. Both run in the
+/// reference's executor, never in the candidate's.
+std::string Evaluation::checkReference() {
+  Manifest independent;
+  if (auto e = readManifest(options.independent, "kernel", independent); !e.empty())
+    return "checking the reference: " + e;
+  if (std::string e = ensureReference(); !e.empty())
+    return "checking the reference: " + e;
+  if (std::string e = loadInto(workers.reference, independent, "kernel", "independent"); !e.empty())
+    return "checking the reference: " + e;
+  std::vector<std::vector<float>> inputs = makeInputs(candidate.arguments, types, 0), expected, other;
+  if (std::string e = runOn(workers.reference, "reference", inputs, expected); !e.empty())
+    return "checking the reference: " + e;
+  if (std::string e = runOn(workers.reference, "independent", inputs, other); !e.empty())
+    return "checking the reference: " + e;
+  std::string error;
+  call(workers.reference, {{"op", "unload"}, {"slot", "independent"}}, "independent", error);
+  json result = {{"independent", independent.directory}, {"status", "correct"}};
+  for (size_t i : outputIndices) {
+    Comparison c = compare(expected[i], other[i]);
+    std::string why, status = verdict(c, tolerance, why);
+    result["rel_l2_error"] = c.relL2Error;
+    result["max_abs_error"] = c.maxAbsError;
+    if (status != "correct") {
+      result["status"] = status;
+      result["why"] = why;
+    }
+  }
+  report["reference_check"] = result;
+  if (result["status"] == "incorrect")
+    return "the reference disagrees with the independent computation: " + result["why"].get<std::string>();
+  return "";
+}
+
+std::string Evaluation::load() {
+  if (std::string e = checkManifests(); !e.empty())
+    return e;
+  report["target"] = candidate.target;
+  report["hash"] = candidate.hash;
   // By default the tolerance of the least precise output type (fp32 1e-4, fp16/bf16 1e-2).
   tolerance = options.tolerance;
   if (tolerance <= 0) {
     tolerance = 0;
-    for (size_t i = 0; i < cArgs.size(); ++i)
-      if (cArgs[i].isOutput)
-        tolerance = std::max(tolerance, defaultTolerance(candidate.types[i]));
+    for (size_t i = 0; i < candidate.arguments.size(); ++i)
+      if (candidate.arguments[i].isOutput)
+        tolerance = std::max(tolerance, defaultTolerance(types[i]));
   }
   report["tolerance"] = tolerance;
+  layOutSeeds();
+  if (std::string e = ensureStarted(workers.candidate); !e.empty())
+    return "starting the candidate's executor: " + e;
+  report["containment"] = workers.candidate.containment();
+  if (std::string e = loadInto(workers.candidate, candidate, options.candidateName, "candidate"); !e.empty())
+    return e;
   if (options.independent.empty())
     return "";
-  LoadedArtifact independent;
-  if (auto e = loadArtifact(options.independent, "kernel", options, independent); !e.empty())
-    return e;
-  std::string error;
-  json check = checkReference(candidate, reference, independent, tolerance, error);
-  if (!error.empty())
-    return "checking the reference: " + error;
-  report["reference_check"] = check;
-  if (check["status"] == "incorrect")
-    return "the reference disagrees with the independent computation: " + check["why"].get<std::string>();
-  return "";
+  return checkReference();
 }
 
 void Evaluation::layOutSeeds() {
   // The reference build, and the arguments' shapes and types, name the cached inputs and outputs ("inputs2":
   // the block-wise generation of makeInputs; files from the earlier scheme are not reused).
-  const auto &cArgs = candidate.manifest.arguments;
-  cacheKey = (reference.manifest.hash.empty() ? reference.manifest.directory : reference.manifest.hash) + "-inputs2";
+  const auto &cArgs = candidate.arguments;
+  cacheKey = (reference.hash.empty() ? reference.directory : reference.hash) + "-inputs2";
   for (size_t i = 0; i < cArgs.size(); ++i) {
     cacheKey += "-" + cArgs[i].dtype;
     for (int64_t d : cArgs[i].shape)
@@ -214,12 +503,10 @@ bool Evaluation::tooSlow(int seed, double firstMs) {
   return true;
 }
 
-void Evaluation::compareOutputs(int seed, const std::vector<std::vector<float>> &expected) {
-  const auto &cArgs = candidate.manifest.arguments;
-  for (size_t i = 0; i < cArgs.size(); ++i) {
-    if (!cArgs[i].isOutput)
-      continue;
-    Comparison c = compare(candidate.host[i], expected[i]);
+void Evaluation::compareOutputs(int seed, const std::vector<std::vector<float>> &actual,
+                                const std::vector<std::vector<float>> &expected) {
+  for (size_t i : outputIndices) {
+    Comparison c = compare(actual[i], expected[i]);
     std::string why, status = verdict(c, tolerance, why);
     report["seeds"].push_back({{"seed", seed},
                                {"argument", i},
@@ -240,71 +527,123 @@ void Evaluation::compareOutputs(int seed, const std::vector<std::vector<float>> 
 }
 
 Evaluation::SeedEnd Evaluation::verifySeed(int seed, const SeedCache &cache, bool useDeviceSeeds, std::string &error) {
-  const auto &cArgs = candidate.manifest.arguments;
-  std::string seedKey = useDeviceSeeds ? cacheKey + "/seed" + std::to_string(seed) : std::string();
-  bool inputsOnDevice = useDeviceSeeds;
-  for (size_t i : inputIndices)
-    inputsOnDevice = inputsOnDevice && hasDeviceSeed(seedKey, i, cArgs[i].dtype);
-  std::vector<std::vector<float>> inputs(cArgs.size());
+  bool inputsOnDevice = useDeviceSeeds && workers.deviceSeeds.count(seed);
+  std::vector<std::vector<float>> inputs(candidate.arguments.size());
+  bool haveInputs = false;
   auto loadInputs = [&] {
+    if (haveInputs)
+      return;
     if (!cache.load(seed, "inputs", inputIndices, sizes, inputs)) {
-      inputs = makeInputs(candidate, seed);
+      inputs = makeInputs(candidate.arguments, types, seed);
       cache.store(seed, "inputs", inputIndices, inputs);
     }
+    haveInputs = true;
   };
-  if (!inputsOnDevice)
-    loadInputs();
   // The candidate first, then the reference, each on fresh buffers.
-  if ((error = prepare(candidate, inputs, seedKey)).size())
-    return SeedEnd::Failed;
-  int before = kernelCount();
-  auto started = std::chrono::steady_clock::now();
-  if (auto e = runOnce(candidate); !e.empty()) {
-    error = "candidate: " + e;
-    return SeedEnd::Failed;
+  if (!inputsOnDevice) {
+    loadInputs();
+    for (size_t i : inputIndices)
+      std::copy(inputs[i].begin(), inputs[i].end(), workers.candidate.argument(i));
   }
-  double firstMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  poisonOutputs(workers.candidate);
+  json command = {{"op", "run"}, {"slot", "candidate"}, {"host_inputs", !inputsOnDevice}};
+  if (useDeviceSeeds)
+    command["seed_key"] = cacheKey + "/seed" + std::to_string(seed);
+  auto started = std::chrono::steady_clock::now();
+  std::optional<json> reply = call(workers.candidate, command, "candidate", error);
+  double wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  if (!reply)
+    return SeedEnd::Failed;
+  // The executor's own measure of the call (without the judge's round trip), but never more than the judge
+  // saw pass, and never a non-number.
+  double claimed = (*reply)["run_ms"].is_number() ? (*reply)["run_ms"].get<double>() : wallMs;
+  double firstMs = std::isfinite(claimed) ? std::clamp(claimed, 0.0, wallMs) : wallMs;
+  if (useDeviceSeeds && reply->value("device_seed_kept", false))
+    workers.deviceSeeds.insert(seed);
   lastRunMs = firstMs;
   // Each verification run's wall time (launch, copies, host work): what calibrates the too-slow cutoff.
   report["verification_runs_ms"].push_back(firstMs);
   if (tooSlow(seed, firstMs))
     return SeedEnd::TooSlow;
-  if (seed == 0) {
-    candidateKernels[0] = before;
-    candidateKernels[1] = kernelCount();
+  if (seed == 0 && (*reply)["kernels"].is_array() && (*reply)["kernels"].size() == 2 &&
+      (*reply)["kernels"][0].is_number_integer() && (*reply)["kernels"][1].is_number_integer()) {
+    candidateKernels[0] = (*reply)["kernels"][0].get<int>();
+    candidateKernels[1] = (*reply)["kernels"][1].get<int>();
   }
-  std::vector<std::vector<float>> expected(cArgs.size());
+  // The candidate's outputs, copied out of the shared memory before anything else runs.
+  std::vector<std::vector<float>> actual(candidate.arguments.size());
+  for (size_t i : outputIndices)
+    actual[i].assign(workers.candidate.argument(i), workers.candidate.argument(i) + layout.counts[i]);
+  std::vector<std::vector<float>> expected(candidate.arguments.size());
   if (!cache.load(seed, "outputs", outputIndices, sizes, expected)) {
-    if (inputsOnDevice)
-      loadInputs(); // the reference runs from host inputs
-    if ((error = prepare(reference, inputs)).size())
+    loadInputs(); // the reference runs from host inputs
+    if ((error = ensureReference()).size())
       return SeedEnd::Failed;
-    if (auto e = runOnce(reference); !e.empty()) {
-      error = "reference: " + e;
+    if ((error = runOn(workers.reference, "reference", inputs, expected)).size())
       return SeedEnd::Failed;
-    }
-    expected = reference.host;
     cache.store(seed, "outputs", outputIndices, expected);
   }
-  compareOutputs(seed, expected);
+  compareOutputs(seed, actual, expected);
   return SeedEnd::Verified;
 }
 
+std::string Evaluation::checkTiming(const json &timing, bool onGpu) {
+  if (!timing.is_object())
+    return "the timing report is not an object";
+  for (const char *key : {"median_ms", "min_ms", "max_ms", "p10_ms", "p90_ms"})
+    if (!timing.contains(key) || !timing[key].is_number() || !std::isfinite(timing[key].get<double>()) ||
+        timing[key].get<double>() < 0)
+      return std::string("the timing report's ") + key + " is not a finite non-negative number";
+  double median = timing["median_ms"].get<double>();
+  if (timing["min_ms"].get<double>() > median || median > timing["max_ms"].get<double>())
+    return "the timing report's minimum, median and maximum are out of order";
+  double bytes = 0;
+  for (size_t i = 0; i < candidate.arguments.size(); ++i)
+    bytes += static_cast<double>(elementBytes(types[i])) * static_cast<double>(candidate.arguments[i].numElements());
+  double floorMs = std::max({onGpu ? kGpuFloorMs : kCpuFloorMs, bytes / (onGpu ? kGpuBytesPerMs : kCpuBytesPerMs),
+                             reference.flops / (onGpu ? kGpuFlopsPerMs : kCpuFlopsPerMs)});
+  if (median < floorMs) {
+    char text[200];
+    std::snprintf(text, sizeof(text),
+                  "a median of %.3g ms is below the physical floor of %.3g ms for %.3g bytes and %.3g FLOP",
+                  median, floorMs, bytes, reference.flops);
+    return std::string(text) + ": a forged or broken measurement";
+  }
+  return "";
+}
+
 std::string Evaluation::timeCandidate() {
-  std::string error;
-  RunnerOptions timed = options;
+  int reps = options.reps;
   if (options.timingBudgetMs > 0 && lastRunMs > 0)
-    timed.reps =
-        std::clamp(static_cast<int>(options.timingBudgetMs / lastRunMs), std::min(10, options.reps), options.reps);
-  json t = timeArtifact(candidate, timed, error);
-  if (!error.empty())
-    return "timing: " + error;
+    reps = std::clamp(static_cast<int>(options.timingBudgetMs / lastRunMs), std::min(10, options.reps), options.reps);
+  json command = {{"op", "time"},
+                  {"slot", "candidate"},
+                  {"reps", reps},
+                  {"warmup", options.warmup},
+                  {"ceiling_gbps", options.ceilingGBps},
+                  {"ceiling_tflops", options.ceilingTflops}};
+  std::string error;
+  std::optional<json> reply = call(workers.candidate, command, "timing", error);
+  if (!reply)
+    return error;
+  json t = (*reply)["timing"];
+  if (std::string e = checkTiming(t, gpu); !e.empty())
+    return "timing: " + e;
   report["timing"] = t;
   if (!options.timeReference)
     return "";
-  json r = timeArtifact(reference, options, error);
-  if (!error.empty())
+  // The reference is timed on buffers of its own run: one more run of seed 0's inputs.
+  std::vector<std::vector<float>> inputs = makeInputs(candidate.arguments, types, 0), ignored;
+  if ((error = ensureReference()).size() || (error = runOn(workers.reference, "reference", inputs, ignored)).size())
     return "timing the reference: " + error;
+  command["slot"] = "reference";
+  command["reps"] = options.reps;
+  reply = call(workers.reference, command, "timing the reference", error);
+  if (!reply)
+    return error;
+  json r = (*reply)["timing"];
+  if (std::string e = checkTiming(r, gpu); !e.empty())
+    return "timing the reference: " + e;
   double speedup = r["median_ms"].get<double>() / t["median_ms"].get<double>();
   report["reference_timing"] = r;
   report["speedup_over_reference"] = speedup;
@@ -316,14 +655,14 @@ std::string Evaluation::timeCandidate() {
 std::string Evaluation::run() {
   if (std::string error = load(); !error.empty())
     return fail(error);
-  layOutSeeds();
-  SeedCache cache(reference.manifest.hash.empty() ? std::string() : options.cacheDir, cacheKey,
-                  /*inMemory=*/options.serve && !reference.manifest.hash.empty());
+  SeedCache cache(reference.hash.empty() ? std::string() : options.cacheDir, cacheKey,
+                  /*inMemory=*/options.serve && !reference.hash.empty());
   if (cache.enabled())
     report["seed_cache"] = options.cacheDir;
-  // A long-lived runner keeps each seed's inputs on the device (see prepare) when the seed cache knows the
-  // reference's outputs: a candidate's inputs are then copied on the device and never touch the host.
-  bool useDeviceSeeds = options.serve && candidate.gpu && cache.enabled() && enableDeviceSeeds();
+  // A long-lived runner keeps each seed's inputs on the device of the candidate's executor when the seed
+  // cache knows the reference's outputs: a candidate's inputs are then copied on the device and never touch
+  // the host. (A candidate can overwrite those copies; that makes later candidates fail, never pass.)
+  bool useDeviceSeeds = options.serve && gpu && cache.enabled();
   for (int seed = 0; seed < options.seeds; ++seed) {
     std::string error;
     SeedEnd end = verifySeed(seed, cache, useDeviceSeeds, error);
@@ -336,37 +675,40 @@ std::string Evaluation::run() {
   if (options.reps > 0)
     if (std::string error = timeCandidate(); !error.empty())
       return fail(error);
-  if (candidate.gpu)
-    report["resources"] = kernelResources(candidateKernels[0], candidateKernels[1]);
+  if (gpu) {
+    std::string error;
+    if (auto reply = call(workers.candidate,
+                          {{"op", "resources"}, {"first", candidateKernels[0]}, {"last", candidateKernels[1]}},
+                          "resources", error))
+      report["resources"] = (*reply)["resources"];
+  }
   return report.dump();
 }
 
-std::string kforge::evaluate(const RunnerOptions &options) { return Evaluation(options).run(); }
+std::string kforge::judge(const RunnerOptions &options, Workers &workers) {
+  std::string text = Evaluation(options, workers).run();
+  // The candidate's slot is emptied for the next request (the executor itself may serve it).
+  if (workers.candidate.running()) {
+    std::string why;
+    workers.candidate.call({{"op", "unload"}, {"slot", "candidate"}},
+                           std::chrono::steady_clock::now() + std::chrono::seconds(10), why);
+  }
+  return text;
+}
+
+std::string kforge::evaluate(const RunnerOptions &options) {
+  Workers workers;
+  return judge(options, workers);
+}
 
 int kforge::evaluateIsolated(const RunnerOptions &options) {
-  // Only CPU work gets an address-space limit: CUDA reserves far more virtual memory than it uses.
-  Manifest probe;
-  bool cpuOnly = readManifest(options.candidate, options.candidateName, probe).empty() && probe.target == "cpu";
-  Manifest probeRef;
-  cpuOnly =
-      cpuOnly && readManifest(options.reference, options.referenceName, probeRef).empty() && probeRef.target == "cpu";
-  size_t memoryLimit = cpuOnly ? static_cast<size_t>(options.memoryLimitMB) << 20 : 0;
-
-  ChildOutcome outcome = runIsolated([&] { return evaluate(options); }, options.timeout, memoryLimit);
-  json report = json::parse(outcome.output, nullptr, /*allow_exceptions=*/false);
-  if (outcome.status != "ok" || report.is_discarded()) {
-    std::string reason = outcome.status == "ok" ? "the evaluation returned no report" : outcome.reason;
-    // The runtime aborts after naming the failed CUDA call and its error: that is the reason to report.
-    size_t at = outcome.errors.rfind("kforge runtime: ");
-    if (at != std::string::npos) {
-      std::string line = outcome.errors.substr(at + 16);
-      reason = line.substr(0, line.find('\n')) + " (" + reason + ")";
-    }
-    report = {
-        {"candidate", options.candidate}, {"reference", options.reference}, {"status", "failed"}, {"reason", reason}};
-    if (!outcome.errors.empty())
-      report["stderr"] = outcome.errors;
-  }
+  makeJudgeNonDumpable();
+  json report = json::parse(evaluate(options), nullptr, /*allow_exceptions=*/false);
+  if (report.is_discarded())
+    report = {{"candidate", options.candidate},
+              {"reference", options.reference},
+              {"status", "failed"},
+              {"reason", "internal: the evaluation returned no report"}};
   std::string text = report.dump(2);
   if (!options.output.empty() && !writeReportFile(options.output, text)) {
     std::cerr << "kforge-run: error: cannot write " << options.output << "\n";

@@ -43,6 +43,11 @@ ask({"candidate": os.path.join(root, "correct"), "reps": 3})
 ask({"candidate": os.path.join(root, "missing")})
 last = ask({"candidate": os.path.join(root, "correct"), "seeds": 1, "reps": 0})
 print("one process:", first["server"]["pid"] == last["server"]["pid"] == server.pid)
-# A crash ends the server: no reply, and the caller (kforge-tune) starts a new one.
-print("after a crash:", ask({"candidate": os.path.join(root, "out-of-bounds"), "seeds": 1, "reps": 0}))
+# A crash costs the candidate's executor, not the server (the judge): a reply says so and the next
+# request gets a fresh executor in the same server.
+crash = ask({"candidate": os.path.join(root, "out-of-bounds"), "seeds": 1, "reps": 0})
+after = ask({"candidate": os.path.join(root, "correct"), "seeds": 1, "reps": 0, "nonce": "n-42", "id": 7})
+print("same server after the crash:", after["server"]["pid"] == server.pid)
+print("echoed:", after.get("nonce"), after.get("id"))
+server.stdin.close()
 print("server exit:", server.wait(timeout=30))

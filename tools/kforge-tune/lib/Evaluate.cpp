@@ -11,6 +11,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <random>
 
 using namespace kforge::tune;
 using llvm::StringRef;
@@ -208,26 +209,51 @@ static std::vector<std::string> serverArgs(const TuneConfig &config, const Tools
   return args;
 }
 
-/// One trial's verification and timing by the search's long-lived runner.
+/// A fresh 128-bit nonce, in hex: the runner echoes it, a reply without it was not written for this request.
+static std::string freshNonce() {
+  std::random_device device;
+  std::string text;
+  for (int i = 0; i < 4; ++i)
+    text += llvm::formatv("{0:x-8}", static_cast<uint32_t>(device())).str();
+  return text;
+}
+
+/// One trial's verification and timing by the search's long-lived runner. The request carries an id and a
+/// nonce the candidate never sees (they travel only between this process and the runner's judge); a reply
+/// that does not echo both is not this request's verdict, and the runner is replaced.
 static RunOutcome runOnServer(const TuneConfig &config, RunnerServer &server, StringRef candidateDir, int seeds,
                               int reps, double cutoffMs) {
+  static int64_t requests = 0;
   auto start = std::chrono::steady_clock::now();
   std::string output = joinPath(candidateDir, "run.json");
   llvm::sys::fs::remove(output);
-  json::Object request{{"candidate", candidateDir.str()}, {"seeds", seeds}, {"reps", reps}, {"output", output}};
+  std::string nonce = freshNonce();
+  int64_t id = ++requests;
+  json::Object request{{"candidate", candidateDir.str()}, {"seeds", seeds},   {"reps", reps},
+                       {"output", output},                {"nonce", nonce},   {"id", id},
+                       {"timeout_s", config.runTimeout}};
   if (cutoffMs > 0)
     request["cutoff_ms"] = cutoffMs;
   if (config.timingBudgetMs > 0)
     request["timing_budget_ms"] = config.timingBudgetMs;
   std::string why;
+  // The runner's judge enforces timeout_s itself; this side's limit is the backstop for a judge that hangs.
   std::optional<std::string> reply =
-      server.request(llvm::formatv("{0}", json::Value(std::move(request))).str(), config.runTimeout, why);
+      server.request(llvm::formatv("{0}", json::Value(std::move(request))).str(), config.runTimeout + 30, why);
   std::optional<json::Value> report;
   if (reply) {
-    if (auto parsed = json::parse(*reply))
-      report = std::move(*parsed);
-    else
+    if (auto parsed = json::parse(*reply)) {
+      const json::Object *object = parsed->getAsObject();
+      if (object && object->getString("nonce") == StringRef(nonce) && object->getInteger("id") == id) {
+        report = std::move(*parsed);
+      } else {
+        why = "the runner's reply does not match the request (nonce or id): not a verdict; the runner was replaced";
+        server.restart();
+      }
+    } else {
       why = "unreadable reply: " + llvm::toString(parsed.takeError());
+      server.restart();
+    }
   }
   RunOutcome outcome = outcomeOf(std::move(report), why);
   outcome.seconds = secondsSince(start);

@@ -32,6 +32,9 @@ public:
   /// error from the log when there is one), and the next request starts a fresh server.
   std::optional<std::string> request(const std::string &line, unsigned timeoutSeconds, std::string &why);
 
+  /// Ends the current server (the next request starts a fresh one): after a reply that is not to be trusted.
+  void restart() { stop(); }
+
   /// How many servers were started so far (a restart after each crash).
   int starts() const { return started; }
 
