@@ -3,6 +3,7 @@
 #include "kforge/Artifact/Artifact.h"
 
 #include "kforge/Pipelines/Pipelines.h"
+#include "kforge/Transforms/ScheduleConfinement.h"
 #include "kforge/Transforms/Passes.h"
 
 #include "mlir/Dialect/Transform/Transforms/Passes.h"
@@ -23,6 +24,8 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
+
+#include <random>
 
 #ifndef KFORGE_VERSION
 #define KFORGE_VERSION "unknown"
@@ -57,6 +60,13 @@ static LogicalResult checkRecipe(ModuleOp payload, const kforge::ArtifactOptions
   enterStage(options, "schedule-parse");
   OwningOpRef<ModuleOp> recipe = parseSourceFile<ModuleOp>(options.recipePath, payload.getContext());
   if (!recipe)
+    return failure();
+  // The interpreter looks for its entry point in the payload first: a payload must not carry a script.
+  if (kforge::containsTransformScript(payload))
+    return payload.emitError() << "the payload contains transform ops: a payload is what a schedule transforms, not "
+                                  "a schedule";
+  if (failed(kforge::checkScheduleConfined(*recipe, options.trusted ? kforge::ScheduleTrust::Trusted
+                                                                     : kforge::ScheduleTrust::Untrusted)))
     return failure();
   enterStage(options, "check-uses");
   // The check only warns; a schedule that may use a consumed handle is rejected here.
@@ -104,6 +114,9 @@ static LogicalResult schedule(ModuleOp payload, const kforge::ArtifactOptions &o
 static LogicalResult lower(ModuleOp payload, const kforge::ArtifactOptions &options) {
   enterStage(options, "lower");
   PassManager pm(payload.getContext());
+  // An artifact is loaded into the runner and into users' processes: nothing the payload or its schedule brought
+  // in may run outside the kernels kforge compiles, before or after lowering.
+  pm.addPass(kforge::createKforgeVerifyNoForeignCode());
   if (options.target == "gpu") {
     kforge::LowerToNVVMOptions nvvm;
     nvvm.chip = options.chip;
@@ -114,6 +127,7 @@ static LogicalResult lower(ModuleOp payload, const kforge::ArtifactOptions &opti
   } else {
     kforge::buildLowerToCPUPipeline(pm, kforge::LowerToCPUOptions());
   }
+  pm.addPass(kforge::createKforgeVerifyArtifactCalls());
   return pm.run(payload);
 }
 
@@ -177,6 +191,9 @@ static std::string contentHash(StringRef payloadText, StringRef recipeText, cons
 /// The files an artifact consists of, as suffixes of its base name.
 static constexpr llvm::StringLiteral kArtifactFiles[] = {".so", ".json", ".scheduled.mlir", ".host.mlir"};
 
+/// The file in a cache entry that vouches for the others.
+static constexpr llvm::StringLiteral kIntegrityFile = "integrity";
+
 /// Copies the artifact's files from `from` to `to` (both directories). Fails if a file is missing.
 static bool copyArtifact(StringRef from, StringRef to, StringRef name) {
   for (StringRef suffix : kArtifactFiles)
@@ -185,20 +202,164 @@ static bool copyArtifact(StringRef from, StringRef to, StringRef name) {
   return true;
 }
 
-/// Stores a finished artifact under <cacheDir>/<key>: copied into a fresh directory first, then renamed into
-/// place, so a concurrent reader sees all of it or nothing. A failure to cache only costs a later recompile.
+//===----------------------------------------------------------------------===//
+// Cache integrity: an entry is used only if this user's key vouches for it
+//===----------------------------------------------------------------------===//
+
+/// HMAC-SHA-256 (RFC 2104) over llvm::SHA256.
+static std::array<uint8_t, 32> hmacSha256(ArrayRef<uint8_t> key, ArrayRef<uint8_t> message) {
+  constexpr size_t kBlock = 64;
+  std::array<uint8_t, kBlock> block{};
+  if (key.size() > kBlock) {
+    std::array<uint8_t, 32> digest = llvm::SHA256::hash(key);
+    std::copy(digest.begin(), digest.end(), block.begin());
+  } else {
+    std::copy(key.begin(), key.end(), block.begin());
+  }
+  std::array<uint8_t, kBlock> inner, outer;
+  for (size_t i = 0; i < kBlock; ++i) {
+    inner[i] = block[i] ^ 0x36;
+    outer[i] = block[i] ^ 0x5c;
+  }
+  llvm::SHA256 innerHash;
+  innerHash.update(inner);
+  innerHash.update(message);
+  std::array<uint8_t, 32> innerDigest = innerHash.final();
+  llvm::SHA256 outerHash;
+  outerHash.update(outer);
+  outerHash.update(innerDigest);
+  return outerHash.final();
+}
+
+/// This user's cache key: 32 random bytes (hex) in $KFORGE_CACHE_KEY_FILE or ~/.cache/kforge/cache.key, made (mode 0600,
+/// through a rename) on first use. A run directory copied from elsewhere brings entries this key never signed.
+static std::optional<std::string> cacheKeySecret() {
+  llvm::SmallString<256> path;
+  if (const char *explicitPath = std::getenv("KFORGE_CACHE_KEY_FILE"); explicitPath && *explicitPath) {
+    path = explicitPath;
+  } else {
+    if (!llvm::sys::path::home_directory(path))
+      return std::nullopt;
+    llvm::sys::path::append(path, ".cache", "kforge", "cache.key");
+  }
+  auto read = [&]() -> std::optional<std::string> {
+    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    if (!buffer || (*buffer)->getBufferSize() != 64)
+      return std::nullopt;
+    return (*buffer)->getBuffer().str();
+  };
+  if (std::optional<std::string> secret = read())
+    return secret;
+  if (llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path)))
+    return std::nullopt;
+  std::random_device random;
+  std::string secret;
+  for (int i = 0; i < 32; ++i)
+    secret += llvm::toHex(static_cast<uint8_t>(random() & 0xff), /*LowerCase=*/true);
+  int fd;
+  llvm::SmallString<256> temporary;
+  if (llvm::sys::fs::createUniqueFile(path + ".%%%%%%", fd, temporary, llvm::sys::fs::OF_None, 0600))
+    return std::nullopt;
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << secret;
+    os.close();
+    if (os.has_error()) {
+      os.clear_error();
+      llvm::sys::fs::remove(temporary);
+      return std::nullopt;
+    }
+  }
+  // Two compiles may race to make the key: the first rename wins and both read what it left.
+  if (llvm::sys::fs::exists(path))
+    llvm::sys::fs::remove(temporary);
+  else if (llvm::sys::fs::rename(temporary, path))
+    return std::nullopt;
+  return read();
+}
+
+/// What an entry's integrity file holds: the HMAC of its key and every artifact file (name, size, bytes).
+static std::optional<std::string> entryDigest(StringRef secret, StringRef dir, StringRef name, StringRef key) {
+  std::string message = key.str();
+  for (StringRef suffix : kArtifactFiles) {
+    auto buffer = llvm::MemoryBuffer::getFile(joinPath(dir, name.str() + suffix.str()), /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    if (!buffer)
+      return std::nullopt;
+    message += '\0' + suffix.str() + '\0' + std::to_string((*buffer)->getBufferSize()) + '\0';
+    message += (*buffer)->getBuffer();
+  }
+  return llvm::toHex(hmacSha256(llvm::arrayRefFromStringRef(secret), llvm::arrayRefFromStringRef(message)),
+                     /*LowerCase=*/true);
+}
+
+/// Copies a cache entry into the output directory and checks the copies (not the entry, which could change
+/// after the check) against the entry's integrity file. False, with the copies removed, on any mismatch.
+static bool restoreFromCache(ModuleOp anchor, const kforge::ArtifactOptions &options, StringRef key) {
+  std::string entry = joinPath(options.cacheDir, key);
+  if (!llvm::sys::fs::is_directory(entry))
+    return false;
+  std::optional<std::string> secret = cacheKeySecret();
+  auto integrity = llvm::MemoryBuffer::getFile(joinPath(entry, kIntegrityFile));
+  if (!secret || !integrity || !copyArtifact(entry, options.outputDir, options.name)) {
+    anchor.emitRemark() << "artifact cache entry " << key << " is incomplete or cannot be checked: recompiling";
+    return false;
+  }
+  std::optional<std::string> digest = entryDigest(*secret, options.outputDir, options.name, key);
+  if (!digest || *digest != (*integrity)->getBuffer().trim()) {
+    for (StringRef suffix : kArtifactFiles) {
+      llvm::sys::fs::remove(joinPath(options.outputDir, options.name + suffix.str()));
+      llvm::sys::fs::remove(joinPath(entry, options.name + suffix.str())); // so the fresh build can take its place
+    }
+    llvm::sys::fs::remove(joinPath(entry, kIntegrityFile));
+    llvm::sys::fs::remove(entry);
+    anchor.emitRemark() << "artifact cache entry " << key
+                        << " failed its integrity check (changed, or made by another user or machine): recompiling";
+    return false;
+  }
+  anchor.emitRemark() << "artifact cache hit " << key;
+  return true;
+}
+
+/// Stores a finished artifact under <cacheDir>/<key>: copied into a fresh directory with its integrity file
+/// first, then renamed into place, so a concurrent reader sees all of it or nothing. A failure to cache only
+/// costs a later recompile.
 static void storeInCache(const kforge::ArtifactOptions &options, StringRef key) {
-  if (llvm::sys::fs::create_directories(options.cacheDir))
+  std::optional<std::string> secret = cacheKeySecret();
+  if (!secret || llvm::sys::fs::create_directories(options.cacheDir))
+    return;
+  // createUniqueDirectory puts a relative model under the system's temporary directory: anchor it here.
+  llvm::SmallString<256> model(joinPath(options.cacheDir, (key + ".partial").str()));
+  if (llvm::sys::fs::make_absolute(model))
     return;
   llvm::SmallString<256> staging;
-  if (llvm::sys::fs::createUniqueDirectory(joinPath(options.cacheDir, (key + ".partial").str()), staging))
+  if (llvm::sys::fs::createUniqueDirectory(model, staging))
     return;
-  if (!copyArtifact(options.outputDir, staging, options.name) ||
-      llvm::sys::fs::rename(staging, joinPath(options.cacheDir, key))) {
+  auto clean = [&] {
     for (StringRef suffix : kArtifactFiles)
       llvm::sys::fs::remove(joinPath(staging, options.name + suffix.str()));
+    llvm::sys::fs::remove(joinPath(staging, kIntegrityFile));
     llvm::sys::fs::remove(staging);
+  };
+  if (!copyArtifact(options.outputDir, staging, options.name)) {
+    clean();
+    return;
   }
+  std::optional<std::string> digest = entryDigest(*secret, staging, options.name, key);
+  if (!digest) {
+    clean();
+    return;
+  }
+  if (llvm::Error error = llvm::writeToOutput(joinPath(staging, kIntegrityFile), [&](llvm::raw_ostream &os) {
+        os << *digest << "\n";
+        return llvm::Error::success();
+      })) {
+    llvm::consumeError(std::move(error));
+    clean();
+    return;
+  }
+  if (llvm::sys::fs::rename(staging, joinPath(options.cacheDir, key)))
+    clean();
 }
 
 LogicalResult kforge::compileArtifact(ModuleOp payload, StringRef payloadText, StringRef recipeText,
@@ -217,10 +378,8 @@ LogicalResult kforge::compileArtifact(ModuleOp payload, StringRef payloadText, S
   if (std::error_code ec = llvm::sys::fs::create_directories(options.outputDir))
     return payload.emitError() << "cannot create '" << options.outputDir << "': " << ec.message();
   std::string key = contentHash(payloadText, recipeText, options);
-  if (!options.scheduleOnly && !options.cacheDir.empty() && copyArtifact(joinPath(options.cacheDir, key), options.outputDir, options.name)) {
-    payload.emitRemark() << "artifact cache hit " << key;
+  if (!options.scheduleOnly && !options.cacheDir.empty() && restoreFromCache(payload, options, key))
     return success();
-  }
   auto file = [&](StringRef suffix) { return joinPath(options.outputDir, options.name + suffix.str()); };
 
   if (failed(schedule(payload, options)))

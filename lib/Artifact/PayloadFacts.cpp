@@ -18,11 +18,22 @@
 using namespace mlir;
 using kforge::tune::PayloadFacts;
 
+/// Bytes of one element; 0 for a type without a fixed size (getElementTypeBitWidth asserts on those).
+static int64_t elementBytes(Type element) {
+  if (auto complex = dyn_cast<ComplexType>(element))
+    return 2 * elementBytes(complex.getElementType());
+  if (element.isIntOrFloat())
+    return (element.getIntOrFloatBitWidth() + 7) / 8;
+  if (element.isIndex())
+    return 8;
+  return 0;
+}
+
 static int64_t typeBytes(Type type) {
   auto shaped = dyn_cast<ShapedType>(type);
   if (!shaped || !shaped.hasStaticShape())
     return 0;
-  return shaped.getNumElements() * ((shaped.getElementTypeBitWidth() + 7) / 8);
+  return shaped.getNumElements() * elementBytes(shaped.getElementType());
 }
 
 FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef requestedEntry) {

@@ -97,6 +97,10 @@ FailureOr<std::vector<kforge::ArgumentInfo>> kforge::describeEntryArguments(Modu
     if (!memref || !memref.hasStaticShape() || !memref.getLayout().isIdentity())
       return func.emitError() << "argument #" << index << " has type " << type
                               << "; artifacts take statically shaped, contiguous tensors";
+    // Nothing to compute and nothing a runner could compare: a clear error, never a vacuous "correct".
+    if (memref.getNumElements() == 0)
+      return func.emitError() << "argument #" << index << " has type " << type
+                              << ", which holds no elements; artifacts take non-empty tensors";
     std::string dtype;
     llvm::raw_string_ostream os(dtype);
     memref.getElementType().print(os);

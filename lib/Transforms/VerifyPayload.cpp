@@ -8,12 +8,17 @@
 #include "kforge/Transforms/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace kforge {
 #define GEN_PASS_DEF_KFORGEVERIFYGPUPAYLOAD
 #define GEN_PASS_DEF_KFORGEVERIFYCPUPAYLOAD
 #define GEN_PASS_DEF_KFORGEVERIFYLOWEREDTOLLVM
+#define GEN_PASS_DEF_KFORGEVERIFYNOFOREIGNCODE
+#define GEN_PASS_DEF_KFORGEVERIFYARTIFACTCALLS
 #include "kforge/Transforms/Passes.h.inc"
 } // namespace kforge
 
@@ -32,6 +37,79 @@ static bool accessesMemrefContents(Operation *op) {
     Value value = instance.getValue();
     return value && isa<BaseMemRefType>(value.getType());
   });
+}
+
+//===----------------------------------------------------------------------===//
+// Foreign code: what neither a payload nor a schedule may bring in
+//===----------------------------------------------------------------------===//
+
+/// The callee of a direct call, when it is a function the module declares without defining it.
+static Operation *externalCallee(CallOpInterface call) {
+  auto symbol = llvm::dyn_cast_if_present<SymbolRefAttr>(call.getCallableForCallee());
+  if (!symbol)
+    return nullptr;
+  Operation *callee = SymbolTable::lookupNearestSymbolFrom(call, symbol);
+  if (!callee)
+    return nullptr;
+  if (auto func = dyn_cast<FunctionOpInterface>(callee); func && func.isExternal())
+    return callee;
+  return nullptr;
+}
+
+/// Errors on an op that runs code kforge did not compile: assembly, calls of declared-only or computed targets.
+static LogicalResult checkNotForeign(Operation *op) {
+  if (isa<LLVM::InlineAsmOp>(op))
+    return op->emitError() << "inline assembly is not allowed in a payload or schedule";
+  if (isa<LLVM::CallIntrinsicOp>(op))
+    return op->emitError() << "'llvm.call_intrinsic' is not allowed in a payload or schedule";
+  if (op->hasAttr(LLVM::LLVMDialect::getModuleLevelAsmAttrName()))
+    return op->emitError() << "module-level assembly ('" << LLVM::LLVMDialect::getModuleLevelAsmAttrName()
+                           << "') is not allowed in a payload or schedule";
+  auto call = dyn_cast<CallOpInterface>(op);
+  if (!call)
+    return success();
+  if (!isa<SymbolRefAttr>(call.getCallableForCallee()))
+    return op->emitError() << "indirect calls are not allowed in a payload or schedule";
+  if (Operation *callee = externalCallee(call))
+    return op->emitError() << "a call to '" << SymbolTable::getSymbolName(callee).getValue()
+                           << "', which the module declares but does not define, is not allowed in a payload or "
+                              "schedule: kernels may call only code kforge compiles";
+  return success();
+}
+
+/// What lowered host code may call besides the module's own functions: kforge's runtime, the C allocator and
+/// memory functions the memref lowering uses, and the libm functions math-to-libm emits.
+static bool isAllowedHostCallee(StringRef name) {
+  if (name.starts_with("mgpu") || name.starts_with("kforge"))
+    return true;
+  static const llvm::StringSet<> allowed = [] {
+    llvm::StringSet<> names{"malloc", "free", "aligned_alloc", "memcpy", "memmove", "memset"};
+    for (StringRef base : {"acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt", "ceil", "cos", "cosh",
+                           "erf", "erfc", "exp", "exp2", "expm1", "fabs", "floor", "fma", "log", "log10", "log1p",
+                           "log2", "pow", "rint", "round", "roundeven", "sin", "sinh", "sqrt", "tan", "tanh", "trunc"}) {
+      names.insert(base);
+      names.insert((base + "f").str());
+    }
+    return names;
+  }();
+  return allowed.contains(name);
+}
+
+/// Errors on lowered host code that reaches outside kforge's artifact: assembly, indirect calls, or calls of
+/// external functions that are not on the list above.
+static LogicalResult checkHostOp(Operation *op) {
+  if (isa<LLVM::InlineAsmOp, LLVM::CallIntrinsicOp>(op) ||
+      op->hasAttr(LLVM::LLVMDialect::getModuleLevelAsmAttrName()))
+    return checkNotForeign(op);
+  auto call = dyn_cast<LLVM::CallOp>(op);
+  if (!call)
+    return success();
+  if (!call.getCallee())
+    return op->emitError() << "host code makes an indirect call, which kforge's lowering never emits";
+  if (Operation *callee = externalCallee(call); callee && !isAllowedHostCallee(*call.getCallee()))
+    return op->emitError() << "host code calls '" << *call.getCallee()
+                           << "', which is neither kforge's runtime nor the C library functions its lowering uses";
+  return success();
 }
 
 namespace {
@@ -98,6 +176,33 @@ struct VerifyLoweredToLLVMPass : kforge::impl::KforgeVerifyLoweredToLLVMBase<Ver
       op->emitError() << "'" << op->getName() << "' was not lowered to the LLVM dialect";
       failedCheck = true;
       return WalkResult::skip();
+    });
+    if (failedCheck)
+      signalPassFailure();
+  }
+};
+
+struct VerifyArtifactCallsPass : kforge::impl::KforgeVerifyArtifactCallsBase<VerifyArtifactCallsPass> {
+  void runOnOperation() override {
+    bool failedCheck = false;
+    getOperation().walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<gpu::BinaryOp, gpu::GPUModuleOp>(op))
+        return WalkResult::skip(); // device code, checked before lowering
+      if (failed(checkHostOp(op)))
+        failedCheck = true;
+      return WalkResult::advance();
+    });
+    if (failedCheck)
+      signalPassFailure();
+  }
+};
+
+struct VerifyNoForeignCodePass : kforge::impl::KforgeVerifyNoForeignCodeBase<VerifyNoForeignCodePass> {
+  void runOnOperation() override {
+    bool failedCheck = false;
+    getOperation().walk([&](Operation *op) {
+      if (failed(checkNotForeign(op)))
+        failedCheck = true;
     });
     if (failedCheck)
       signalPassFailure();

@@ -55,6 +55,10 @@ static cl::opt<std::string> factsPath("facts-json",
 static cl::opt<bool> scheduleOnly("schedule-only",
                                   cl::desc("Stop after applying and verifying the recipe (writes N.scheduled.mlir)"),
                                   cl::init(false));
+static cl::opt<bool> trusted("kforge-trusted",
+                             cl::desc("Apply the recipe without kforge's allowlist of transform ops and passes (only "
+                                      "for hand-written recipes you trust; never for schedules from a model)"),
+                             cl::init(false));
 static cl::opt<unsigned> timeout("timeout", cl::desc("Compile in a child process killed after this many seconds"),
                                  cl::init(0));
 static cl::opt<unsigned> memoryLimitMB("memory-limit-mb",
@@ -243,6 +247,7 @@ int main(int argc, char **argv) {
   options.name = name;
   options.cacheDir = cacheDir;
   options.scheduleOnly = scheduleOnly;
+  options.trusted = trusted;
   options.onStage = [&](llvm::StringRef stage) { report.enter(stage); };
   bool ok = mlir::succeeded(kforge::compileArtifact(*payload, payloadText, recipeText, options));
   report.finish(ok);

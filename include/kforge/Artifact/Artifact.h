@@ -46,6 +46,9 @@ struct ArtifactOptions {
   std::string name = "kernel"; ///< Base name of the files written (<name>.so, <name>.json, ...).
   std::string cacheDir;        ///< Reuse / keep artifacts under <cacheDir>/<content hash>/; empty: no cache.
   bool scheduleOnly = false;   ///< Stop after applying and verifying the schedule (writes <name>.scheduled.mlir).
+  /// Skip the confinement of the recipe (kforge/TransformOps/ScheduleConfinement.h): for hand-written recipes
+  /// that need ops or passes outside the allowlist. Never for schedules from a search, a model or a run directory.
+  bool trusted = false;
   /// Called as each stage begins, so a caller can say where a failure happened: "schedule-parse",
   /// "check-uses", "apply", "verify", "lower", "codegen", "link", "manifest".
   std::function<void(llvm::StringRef)> onStage;

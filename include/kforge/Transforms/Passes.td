@@ -405,6 +405,58 @@ def KforgeVerifyLoweredToLLVM : Pass<"kforge-verify-lowered-to-llvm", "mlir::Mod
   }];
 }
 
+def KforgeVerifyNoForeignCode : Pass<"kforge-verify-no-foreign-code", "mlir::ModuleOp"> {
+  let summary = "Refuse payload code that reaches outside the compiled kernels";
+  let description = [{
+    Runs first in kforge's lowering pipelines, on the payload as the schedule left
+    it. kforge never puts these into a payload itself, so their presence means a
+    payload or a schedule tried to smuggle code past the compiler: inline assembly
+    (`llvm.inline_asm`), module-level assembly (the `llvm.module_asm` attribute),
+    calls to functions the module only declares (`func.call` / `llvm.call` of an
+    external symbol), indirect calls, and `llvm.call_intrinsic` by name. Each is
+    reported with an error at the op and the pass fails. Inline assembly that the
+    NVVM lowering emits later for kforge's own ops is not affected.
+
+    kforge-compile runs it on every artifact; kforge's pipelines do not, so a
+    module of your own (a test harness calling `printMemrefF32`) still lowers.
+  }];
+}
+
+def KforgeVerifyArtifactCalls : Pass<"kforge-verify-artifact-calls", "mlir::ModuleOp"> {
+  let summary = "Check that lowered host code calls only what an artifact may call";
+  let description = [{
+    Runs on the host module at the end of a lowering (kforge-compile runs it on
+    every artifact). Host code may call the module's own functions, kforge's
+    runtime (`mgpu*`, `kforge*`), the C allocator and memory functions the memref
+    lowering uses (`malloc`, `free`, `aligned_alloc`, `memcpy`, `memmove`,
+    `memset`) and the libm functions `convert-math-to-libm` emits. Anything else,
+    an indirect call, inline assembly or module-level assembly is reported with an
+    error and the pass fails. Device code is checked before lowering by
+    `kforge-verify-no-foreign-code`.
+  }];
+}
+
+def KforgeConfineTransformScripts : Pass<"kforge-confine-transform-scripts"> {
+  let summary = "Refuse transform scripts that can reach outside the payload";
+  let description = [{
+    Checks every transform script the transform interpreter can see (scripts
+    nested in the op it runs on, and the library that
+    `transform-preload-library` loaded) against kforge's allowlist
+    (kforge/Transforms/ScheduleConfinement.h): transform ops whose rewrites stay
+    inside the payload, `apply_registered_pass` of passes that read and write
+    nothing but the IR, `annotate` with kforge.* attributes only. Also refuses
+    values that crash upstream ops (all-zero tile sizes, negative thread counts).
+    Each refused op gets an error and the pass fails, so the interpreter never
+    runs the script. kforge-opt inserts this pass before every
+    `transform-interpreter` unless `--kforge-trusted` is given; with `trusted`
+    only the crash guards apply.
+  }];
+  let options = [
+    Option<"trusted", "trusted", "bool", /*default=*/"false",
+           "Check only the guards against upstream crashes (hand-written recipes)">,
+  ];
+}
+
 def KforgeDumpGpuBinaries : Pass<"kforge-dump-gpu-binaries", "mlir::ModuleOp"> {
   let summary = "Write every gpu.binary object to a file (PTX, cubin or fatbin)";
   let description = [{

@@ -1,0 +1,57 @@
+// RUN: kforge-opt %s -split-input-file -verify-diagnostics -kforge-verify-no-foreign-code | FileCheck %s
+//
+// kforge-compile runs this first on every artifact: code that kforge does not compile itself (assembly,
+// calls of declared-only or computed targets) never reaches a kernel or the host code around it.
+
+// CHECK-LABEL: func.func @clean
+// CHECK: call @helper
+func.func private @helper(%x: f32) -> f32 {
+  return %x : f32
+}
+func.func @clean(%x: f32) -> f32 {
+  %y = func.call @helper(%x) : (f32) -> f32
+  return %y : f32
+}
+
+// -----
+
+func.func @asm() {
+  // expected-error @below {{inline assembly is not allowed in a payload or schedule}}
+  llvm.inline_asm has_side_effects "syscall", "" : () -> ()
+  return
+}
+
+// -----
+
+func.func private @system(i64) -> i32
+func.func @external() {
+  %c = arith.constant 0 : i64
+  // expected-error @below {{a call to 'system', which the module declares but does not define, is not allowed}}
+  %r = func.call @system(%c) : (i64) -> i32
+  return
+}
+
+// -----
+
+llvm.func @write(i32, !llvm.ptr, i64) -> i64
+llvm.func @llvm_external(%p: !llvm.ptr) {
+  %fd = llvm.mlir.constant(3 : i32) : i32
+  %n = llvm.mlir.constant(8 : i64) : i64
+  // expected-error @below {{a call to 'write', which the module declares but does not define, is not allowed}}
+  %r = llvm.call @write(%fd, %p, %n) : (i32, !llvm.ptr, i64) -> i64
+  llvm.return
+}
+
+// -----
+
+llvm.func @indirect(%f: !llvm.ptr) {
+  // expected-error @below {{indirect calls are not allowed in a payload or schedule}}
+  llvm.call %f() : !llvm.ptr, () -> ()
+  llvm.return
+}
+
+// -----
+
+// expected-error @below {{module-level assembly ('llvm.module_asm') is not allowed in a payload or schedule}}
+module attributes {llvm.module_asm = ["call_me: ret"]} {
+}
