@@ -15,6 +15,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <optional>
 
 using namespace kforge::tune;
 using llvm::StringRef;
@@ -310,6 +311,19 @@ static void parseAction(const llvm::json::Value &value, int index, Action &actio
   definition->checkParsed(action, index, problems);
 }
 
+/// The most actions a schedule may have. Each slot (kind and level) appears at most once, so no valid schedule
+/// comes near it; the checks of an action look at the actions before it, so validation takes time quadratic in
+/// the length, and a schedule of a million actions (10 MB of JSON) would not finish.
+static constexpr size_t kMaxScheduleActions = 64;
+
+static std::optional<Problem> tooLong(size_t actions) {
+  if (actions <= kMaxScheduleActions)
+    return std::nullopt;
+  std::string message = "a schedule has at most " + std::to_string(kMaxScheduleActions) +
+                        " actions (each slot appears at most once); this one has " + std::to_string(actions);
+  return Problem{-1, "too-large", message};
+}
+
 std::vector<Problem> kforge::tune::parseSchedule(const llvm::json::Value &value, Schedule &schedule) {
   std::vector<Problem> problems;
   const llvm::json::Array *actions = value.getAsArray();
@@ -321,6 +335,8 @@ std::vector<Problem> kforge::tune::parseSchedule(const llvm::json::Value &value,
     return problems;
   }
   schedule.clear();
+  if (std::optional<Problem> problem = tooLong(actions->size()))
+    return {*problem};
   for (auto [index, element] : llvm::enumerate(*actions)) {
     Action action;
     parseAction(element, static_cast<int>(index), action, problems);
@@ -386,6 +402,8 @@ static void checkGpuSchedule(const Schedule &schedule, const PayloadFacts &facts
 
 std::vector<Problem> kforge::tune::validateSchedule(const Schedule &schedule, const PayloadFacts &facts,
                                                     StringRef target) {
+  if (std::optional<Problem> problem = tooLong(schedule.size()))
+    return {*problem};
   auto splitAt = llvm::find_if(schedule, splitsKernels);
   if (splitAt != schedule.end())
     return validateKernelSplit(schedule, splitAt - schedule.begin(), facts, target);
