@@ -3,12 +3,17 @@
 #include "Options.h"
 
 #include "Machine.h"
+#include "RunDirectory.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstdlib>
 
 using namespace kforge::tune;
 namespace cl = llvm::cl;
@@ -209,7 +214,10 @@ static TuneConfig givenConfig() {
 
 CommandLine kforge::tune::parseCommandLine(int argc, char **argv) {
   cl::HideUnrelatedOptions({&category, &llmCategory});
-  cl::ParseCommandLineOptions(argc, argv, "kforge-tune: search for the fastest schedule of a payload\n");
+  // A malformed value (--trials abc, --seed -1) is a usage error like the values checkOptionValues refuses.
+  if (!cl::ParseCommandLineOptions(argc, argv, "kforge-tune: search for the fastest schedule of a payload\n",
+                                   &llvm::errs()))
+    std::exit(2);
   CommandLine c;
   c.listActions = listActions;
   c.actionsDoc = actionsDoc;
@@ -228,6 +236,77 @@ CommandLine kforge::tune::parseCommandLine(int argc, char **argv) {
   c.config = givenConfig();
   c.llm = llmOptions();
   return c;
+}
+
+namespace {
+/// The bounds of one numeric option; a value outside them is a usage error.
+struct Bound {
+  const char *flag;
+  double value, min, max;
+  const char *why; ///< What the bounds are, as the error says it.
+};
+} // namespace
+
+/// `value` as the error shows it: an integer without decimals, nan and inf as such.
+static std::string numberText(double value) {
+  if (std::isnan(value))
+    return "nan";
+  if (std::isinf(value))
+    return value > 0 ? "inf" : "-inf";
+  if (value == std::trunc(value) && std::fabs(value) < 1e18)
+    return std::to_string(static_cast<long long>(value));
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%g", value);
+  return text;
+}
+
+int kforge::tune::checkOptionValues(const CommandLine &c) {
+  const TuneConfig &config = c.config;
+  if (config.trials < 1 || config.reps < 10 || config.seeds < 1) {
+    llvm::errs() << "kforge-tune: error: --trials and --seeds must be at least 1, --reps at least 10\n";
+    return 2;
+  }
+  const LLMConfig &llm = c.llm.client;
+  constexpr double kInt = 2147483647; // the largest int
+  // Each numeric option that is given as a number: NaN and infinities fail every bound.
+  const Bound bounds[] = {
+      {"--trials", double(config.trials), 1, 1000000, "from 1 to 1000000"},
+      {"--time-budget", config.timeBudget, 0, 1e9, "seconds, 0 (no limit) or more"},
+      {"--early-stop", double(config.earlyStop), 0, kInt, "0 (never) or more trials"},
+      {"--seed", double(config.seed), 0, 9007199254740992.0, "from 0 to 2^53 (run.json keeps it as a JSON number)"},
+      {"--jobs", double(config.jobs), 0, 4096, "0 (all cores) to 4096"},
+      {"--seeds", double(config.seeds), 1, 1000, "from 1 to 1000"},
+      {"--reps", double(config.reps), 10, 1000000, "from 10 to 1000000"},
+      {"--compile-timeout", double(config.compileTimeout), 1, 86400, "from 1 to 86400 seconds"},
+      {"--run-timeout", double(config.runTimeout), 1, 86400, "from 1 to 86400 seconds"},
+      {"--memory-limit-mb", double(config.memoryLimitMB), 1, kInt, "1 or more"},
+      {"--cutoff", config.cutoffFactor, 0, 1e6, "0 (off) or a factor up to 1e6"},
+      {"--cutoff-best", config.cutoffBestFactor, 0, 1e6, "0 (off) or a factor up to 1e6"},
+      {"--timing-budget-ms", config.timingBudgetMs, 0, 1e9, "0 (always --reps) or more milliseconds"},
+      {"--dry-run", double(c.dryRun), 0, 1000000, "from 0 to 1000000 schedules"},
+      {"--score-compiles", config.weights.compiles, 0, 1e6, "a weight from 0 to 1e6"},
+      {"--score-correct", config.weights.correct, 0, 1e6, "a weight from 0 to 1e6"},
+      {"--score-speedup", config.weights.speedup, 0, 1e6, "a weight from 0 to 1e6"},
+      {"--llm-temperature", llm.temperature, 0, 2, "from 0 to 2"},
+      {"--llm-max-tokens", double(llm.maxTokens), 1, kInt, "1 or more"},
+      {"--llm-timeout", double(llm.timeoutSeconds), 1, 86400, "from 1 to 86400 seconds"},
+      {"--llm-retries", double(llm.maxRetries), 0, 20, "from 0 to 20"},
+      {"--llm-backoff-ms", double(llm.backoffMs), 0, 600000, "from 0 to 600000"},
+      {"--llm-max-requests", double(llm.maxRequests), 1, kInt, "1 or more"},
+      {"--llm-max-total-tokens", double(llm.maxTotalTokens), 1, 1e15, "1 or more"},
+      {"--llm-max-response-kb", double(llm.maxResponseBytes / 1024), 1, 1 << 20, "from 1 to 1048576 (1 GiB)"},
+      {"--llm-repair-rounds", double(c.llm.repairRounds), 0, 100, "from 0 to 100"},
+      {"--llm-prompt-price", llm.promptPricePerMTok, 0, 1e6, "0 or more dollars"},
+      {"--llm-completion-price", llm.completionPricePerMTok, 0, 1e6, "0 or more dollars"},
+  };
+  for (const Bound &b : bounds) {
+    if (b.value >= b.min && b.value <= b.max) // false for NaN
+      continue;
+    llvm::errs() << "kforge-tune: error: bad value " << numberText(b.value) << " for " << b.flag
+                 << " (expected " << b.why << ")\n";
+    return 2;
+  }
+  return 0;
 }
 
 int kforge::tune::checkPayloadOptions(const CommandLine &c) {
@@ -256,10 +335,6 @@ int kforge::tune::checkPayloadOptions(const CommandLine &c) {
   }
   if (config.l2Flush == "clean" && c.target == "cpu") {
     llvm::errs() << "kforge-tune: error: --l2-flush clean is for GPU trials; the CPU runner does not flush\n";
-    return 2;
-  }
-  if (config.trials < 1 || config.reps < 10 || config.seeds < 1 || config.jobs < 0) {
-    llvm::errs() << "kforge-tune: error: --trials and --seeds must be at least 1, --reps at least 10\n";
     return 2;
   }
   return 0;
@@ -327,6 +402,8 @@ int kforge::tune::makeTuneConfig(CommandLine &c, const Tools &tools, TuneConfig 
   } else {
     config.runDir = c.outputDir;
   }
+  // Child processes get paths under it (the artifact cache among them) and records keep it.
+  config.runDir = absoluteRunDir(config.runDir);
   if (int rc = checkLLMOptions(config, c.llm))
     return rc;
   config.llmPolicy = llmPolicyFactory(c.llm);

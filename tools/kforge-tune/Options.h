@@ -33,6 +33,10 @@ struct CommandLine {
 /// Parses argv (llvm::cl: --help and a bad option exit here).
 CommandLine parseCommandLine(int argc, char **argv);
 
+/// Checks every numeric option's value (NaN, infinities, negative or out-of-range counts, budgets, timeouts,
+/// cutoffs, weights): 0, or the exit code (2, usage) after saying on stderr which option is wrong.
+int checkOptionValues(const CommandLine &commandLine);
+
 /// Checks the options a payload's modes share (payload, target, policy, runner, L2 flush, limits): 0, or
 /// the exit code after saying on stderr what is wrong.
 int checkPayloadOptions(const CommandLine &commandLine);

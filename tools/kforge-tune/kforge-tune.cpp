@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Files.h"
 #include "Machine.h"
 #include "Modes.h"
 #include "Options.h"
@@ -24,11 +25,11 @@
 
 using namespace kforge::tune;
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  CommandLine commandLine = parseCommandLine(argc, argv);
-  Tools tools = findTools(argv[0], commandLine.runtimePath);
+/// The mode the command line picks; its exit code.
+static int runMode(CommandLine &commandLine, const Tools &tools) {
   const TuneConfig &given = commandLine.config;
+  if (int rc = checkOptionValues(commandLine))
+    return rc;
 
   if (commandLine.listActions)
     return printActionRegistry();
@@ -60,4 +61,17 @@ int main(int argc, char **argv) {
   if (!commandLine.tryFile.empty())
     return tryScheduleFile(config, tools, commandLine.tryFile);
   return runTuner(config, tools);
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  CommandLine commandLine = parseCommandLine(argc, argv);
+  Tools tools = findTools(argv[0], commandLine.runtimePath);
+  int rc = runMode(commandLine, tools);
+  // What could not be written to stdout (a full disk) is an error, not an abort at exit.
+  if (!flushStdout() && rc == 0)
+    rc = 1;
+  // Nothing can be said about a stderr that cannot be written; the exit code says what happened.
+  llvm::errs().clear_error();
+  return rc;
 }

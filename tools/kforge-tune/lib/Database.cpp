@@ -2,11 +2,14 @@
 
 #include "Database.h"
 
+#include "Files.h"
+
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <unistd.h>
 
@@ -22,12 +25,10 @@ llvm::Expected<Database> Database::open(llvm::StringRef path) {
     ::close(fd);
     return db;
   }
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                                                                          /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return llvm::createStringError(buffer.getError(), "cannot read the database %s: %s", db.path.c_str(),
-                                   buffer.getError().message().c_str());
-  llvm::StringRef text = (*buffer)->getBuffer();
+  llvm::Expected<std::string> contents = readFile(path, kMaxDatabaseBytes);
+  if (!contents)
+    return contents.takeError();
+  llvm::StringRef text = *contents;
   size_t complete = text.rfind('\n') == llvm::StringRef::npos ? 0 : text.rfind('\n') + 1;
   int lineNumber = 0;
   for (llvm::StringRef rest = text.take_front(complete); !rest.empty();) {
@@ -36,7 +37,7 @@ llvm::Expected<Database> Database::open(llvm::StringRef path) {
     ++lineNumber;
     if (line.trim().empty())
       continue;
-    llvm::Expected<llvm::json::Value> value = llvm::json::parse(line);
+    llvm::Expected<llvm::json::Value> value = parseJSON(line);
     if (!value)
       return llvm::createStringError(std::errc::invalid_argument, "%s:%d: not a JSON record: %s", db.path.c_str(),
                                      lineNumber, llvm::toString(value.takeError()).c_str());
@@ -67,41 +68,70 @@ llvm::Expected<Database> Database::open(llvm::StringRef path) {
   return db;
 }
 
+/// The first number in `value` that is NaN or infinite (JSON has neither: llvm::json writes them as bare
+/// `nan` / `inf`, which no parser reads back), or nothing.
+static std::optional<std::string> nonFiniteNumber(const llvm::json::Value &value, const std::string &where) {
+  if (std::optional<double> number = value.getAsNumber(); number && !std::isfinite(*number))
+    return where;
+  if (const llvm::json::Object *object = value.getAsObject())
+    for (const auto &entry : *object)
+      if (std::optional<std::string> found = nonFiniteNumber(entry.second, where + "." + entry.first.str()))
+        return found;
+  if (const llvm::json::Array *array = value.getAsArray())
+    for (const auto &[index, element] : llvm::enumerate(*array))
+      if (std::optional<std::string> found = nonFiniteNumber(element, where + "[" + std::to_string(index) + "]"))
+        return found;
+  return std::nullopt;
+}
+
 llvm::Error Database::append(const DatabaseRecord &record) {
   return append(*toJSON(record).getAsObject());
 }
 
 llvm::Error Database::append(const llvm::json::Object &record) {
+  llvm::json::Value value = llvm::json::Object(record);
   DatabaseRecord entry;
   llvm::json::Path::Root root;
-  if (!fromJSON(llvm::json::Value(llvm::json::Object(record)), entry, root))
+  if (!fromJSON(value, entry, root))
     return llvm::createStringError(std::errc::invalid_argument, "not a tuning record: %s",
                                    llvm::toString(root.getError()).c_str());
+  if (std::optional<std::string> where = nonFiniteNumber(value, "record"))
+    return llvm::createStringError(std::errc::invalid_argument, "not a tuning record: %s is not a finite number",
+                                   where->c_str());
   std::string line;
   llvm::raw_string_ostream os(line);
-  os << llvm::json::Value(llvm::json::Object(record));
+  os << value;
   line += "\n";
   int fd;
   if (std::error_code ec = llvm::sys::fs::openFileForWrite(path, fd, llvm::sys::fs::CD_OpenAlways,
                                                            llvm::sys::fs::OF_Append))
     return llvm::createStringError(ec, "cannot open the database %s: %s", path.c_str(), ec.message().c_str());
+  // A record is all there or not at all: a write cut short (a full disk) is cut off again, so that the next
+  // append does not continue a broken line and the database stays readable.
+  off_t end = ::lseek(fd, 0, SEEK_END);
   const char *data = line.data();
   size_t left = line.size();
-  while (left > 0) {
+  int error = 0;
+  while (left > 0 && !error) {
     ssize_t written = ::write(fd, data, left);
     if (written < 0 && errno == EINTR)
       continue;
     if (written <= 0) {
-      int error = errno;
-      ::close(fd);
-      return llvm::createStringError(std::errc::io_error, "cannot append to the database %s: %s", path.c_str(),
-                                     std::strerror(error));
+      error = written < 0 ? errno : ENOSPC;
+      break;
     }
     data += written;
     left -= static_cast<size_t>(written);
   }
-  ::fsync(fd);
-  ::close(fd);
+  if (!error && ::fsync(fd) != 0 && errno != EINVAL)
+    error = errno;
+  if (error && end >= 0)
+    (void)::ftruncate(fd, end);
+  if (::close(fd) != 0 && !error && errno != EINTR)
+    error = errno;
+  if (error)
+    return llvm::createStringError(std::errc::io_error, "cannot append to the database %s: %s", path.c_str(),
+                                   std::strerror(error));
   loaded.push_back(record);
   typed.push_back(std::move(entry));
   return llvm::Error::success();

@@ -2,12 +2,12 @@
 
 #include "Modes.h"
 
+#include "Files.h"
 #include "Machine.h"
 
 #include "kforge/Tune/Actions.h"
 
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace kforge::tune;
@@ -50,12 +50,12 @@ int kforge::tune::printActionsDoc() {
 /// Parses and checks a schedule file against `facts`; prints problems as JSON.
 static int validateOrRender(const PayloadFacts &facts, llvm::StringRef file, llvm::StringRef resolvedTarget,
                             bool render) {
-  auto buffer = llvm::MemoryBuffer::getFile(file);
-  if (!buffer) {
-    llvm::errs() << "kforge-tune: error: cannot read " << file << "\n";
+  llvm::Expected<std::string> text = readFile(file, kMaxScheduleBytes);
+  if (!text) {
+    llvm::errs() << "kforge-tune: error: " << llvm::toString(text.takeError()) << "\n";
     return 2;
   }
-  llvm::Expected<json::Value> value = json::parse((*buffer)->getBuffer());
+  llvm::Expected<json::Value> value = parseJSON(*text);
   std::vector<Problem> problems;
   Schedule schedule;
   if (!value)

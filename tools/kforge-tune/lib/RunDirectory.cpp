@@ -8,6 +8,8 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace kforge::tune;
@@ -16,6 +18,45 @@ namespace json = llvm::json;
 
 /// The files of a kernel artifact (kforge-compile's output).
 static const StringRef kArtifactFiles[] = {"kernel.so", "kernel.json", "kernel.scheduled.mlir", "kernel.host.mlir"};
+
+std::optional<RunLock> RunLock::acquire(const std::string &runDir) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(runDir)) {
+    llvm::errs() << "kforge-tune: error: cannot create " << runDir << ": " << ec.message() << "\n";
+    return std::nullopt;
+  }
+  std::string path = joinPath(runDir, "lock");
+  int fd;
+  if (std::error_code ec =
+          llvm::sys::fs::openFileForReadWrite(path, fd, llvm::sys::fs::CD_OpenAlways, llvm::sys::fs::OF_None)) {
+    llvm::errs() << "kforge-tune: error: cannot lock " << runDir << ": " << path << ": " << ec.message() << "\n";
+    return std::nullopt;
+  }
+  if (std::error_code ec = llvm::sys::fs::tryLockFile(fd)) {
+    llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+    if (ec == std::errc::no_lock_available || ec == std::errc::resource_unavailable_try_again)
+      llvm::errs() << "kforge-tune: error: " << runDir << " is in use by another kforge-tune (it holds " << path
+                   << "); wait for it to finish, or choose another run directory\n";
+    else
+      llvm::errs() << "kforge-tune: error: cannot lock " << runDir << ": " << path << ": " << ec.message() << "\n";
+    return std::nullopt;
+  }
+  return RunLock(fd);
+}
+
+RunLock::~RunLock() {
+  if (fd < 0)
+    return;
+  llvm::sys::fs::unlockFile(fd);
+  llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+}
+
+std::string kforge::tune::absoluteRunDir(StringRef dir) {
+  llvm::SmallString<256> path(dir);
+  if (llvm::sys::fs::make_absolute(path))
+    return dir.str(); // no working directory to prepend: the path as given
+  llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/false);
+  return std::string(path);
+}
 
 json::Object kforge::tune::runDescription(const TuneConfig &config, const PayloadFacts &facts) {
   return json::Object{{"format", "kforge-tune-run/1"},
@@ -71,15 +112,23 @@ std::optional<Database> kforge::tune::openRun(const TuneConfig &config, const Pa
     return std::nullopt;
   }
   if (exists) {
-    std::optional<json::Value> saved = readJSON(runPath);
-    std::string why = "its run.json is missing or unreadable";
+    llvm::Expected<json::Value> saved = readJSONFile(runPath);
+    std::string why = "its run.json is not a JSON object";
+    if (!saved)
+      why = llvm::toString(saved.takeError());
     if (!saved || !saved->getAsObject() || !matchesRun(*saved->getAsObject(), description, why)) {
       llvm::errs() << "kforge-tune: error: cannot resume " << config.runDir << ": " << why << "\n";
       return std::nullopt;
     }
-  } else if (!writeJSON(runPath, json::Value(json::Object(description))) ||
-             !writeText(joinPath(config.runDir, "payload.mlir"), readText(config.payloadPath))) {
-    return std::nullopt;
+  } else {
+    llvm::Expected<std::string> payload = readFile(config.payloadPath, kMaxPayloadBytes);
+    if (!payload) {
+      llvm::errs() << "kforge-tune: error: " << llvm::toString(payload.takeError()) << "\n";
+      return std::nullopt;
+    }
+    if (!writeJSON(runPath, json::Value(json::Object(description))) ||
+        !writeText(joinPath(config.runDir, "payload.mlir"), *payload))
+      return std::nullopt;
   }
   llvm::Expected<Database> db = Database::open(dbPath);
   if (!db) {
@@ -112,36 +161,84 @@ void kforge::tune::pruneCandidate(const std::string &dir) {
     llvm::sys::fs::remove(joinPath(dir, file));
 }
 
-/// Writes best.json (the record as stored), best.mlir and best/ for the record at `index`.
-static void exportBest(const TuneConfig &config, const PayloadFacts &facts, const Database &db, size_t index,
-                       llvm::function_ref<void(const std::string &)> note) {
-  const DatabaseRecord &best = db.entries()[index];
-  writeText(joinPath(config.runDir, "best.mlir"),
-            best.script ? *best.script : renderSchedule(best.parsedSchedule(), facts, config.target));
-  writeJSON(joinPath(config.runDir, "best.json"), json::Object(db.records()[index]));
-  std::string from = joinPath(joinPath(config.runDir, "candidates"), std::to_string(best.id));
-  std::string to = joinPath(config.runDir, "best");
-  // A stale best/ (an earlier best, before a resume) must not survive next to the new best.json.
-  llvm::sys::fs::remove_directories(to);
-  if (!llvm::sys::fs::exists(joinPath(from, "kernel.so"))) {
-    note("kforge-tune: the best candidate's artifact is gone (a run carried without its candidates); " +
-         std::string("kforge-tune --replay ") + config.runDir + " rebuilds it");
-    return;
+/// Copies the best candidate's artifact into a fresh directory beside best/; its path, or "" (said on stderr,
+/// nothing left behind) when a copy fails.
+static std::string stageBestArtifact(const std::string &runDir, const std::string &from) {
+  llvm::SmallString<256> staging;
+  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory(joinPath(runDir, "best.partial"), staging)) {
+    llvm::errs() << "kforge-tune: error: cannot export the best kernel into " << runDir << ": " << ec.message() << "\n";
+    return "";
   }
-  llvm::sys::fs::create_directories(to);
-  for (StringRef file : kArtifactFiles)
-    llvm::sys::fs::copy_file(joinPath(from, file), joinPath(to, file));
+  for (StringRef file : kArtifactFiles) {
+    std::string source = joinPath(from, file);
+    if (!llvm::sys::fs::exists(source))
+      continue;
+    if (std::error_code ec = llvm::sys::fs::copy_file(source, joinPath(staging, file))) {
+      llvm::errs() << "kforge-tune: error: cannot export the best kernel: cannot copy " << source << ": "
+                   << ec.message() << "\n";
+      llvm::sys::fs::remove_directories(staging);
+      return "";
+    }
+  }
+  return std::string(staging);
 }
 
-void kforge::tune::finishRun(const TuneConfig &config, const PayloadFacts &facts, const Database &db,
+/// Writes best.json (the record as stored), best.mlir and best/ for the record at `index`. Everything is written
+/// aside first and renamed into place only when all of it was written, so a failure (a full disk) leaves the
+/// earlier export whole.
+static bool exportBest(const TuneConfig &config, const PayloadFacts &facts, const Database &db, size_t index,
+                       llvm::function_ref<void(const std::string &)> note) {
+  const DatabaseRecord &best = db.entries()[index];
+  std::string from = joinPath(joinPath(config.runDir, "candidates"), std::to_string(best.id));
+  std::string to = joinPath(config.runDir, "best");
+  bool haveArtifact = llvm::sys::fs::exists(joinPath(from, "kernel.so"));
+  std::string staging;
+  if (haveArtifact && (staging = stageBestArtifact(config.runDir, from)).empty())
+    return false;
+  std::string mlirPath = joinPath(config.runDir, "best.mlir"), jsonPath = joinPath(config.runDir, "best.json");
+  auto fail = [&](llvm::Error error) {
+    if (!staging.empty())
+      llvm::sys::fs::remove_directories(staging);
+    llvm::errs() << "kforge-tune: error: cannot export the best schedule: " << llvm::toString(std::move(error)) << "\n";
+    return false;
+  };
+  llvm::Expected<llvm::sys::fs::TempFile> mlir =
+      stageText(mlirPath, best.script ? *best.script : renderSchedule(best.parsedSchedule(), facts, config.target));
+  if (!mlir)
+    return fail(mlir.takeError());
+  llvm::Expected<llvm::sys::fs::TempFile> record = stageText(jsonPath, jsonText(json::Object(db.records()[index])));
+  if (!record) {
+    llvm::consumeError(mlir->discard());
+    return fail(record.takeError());
+  }
+  // A stale best/ (an earlier best, before a resume) must not survive next to the new best.json.
+  llvm::sys::fs::remove_directories(to);
+  std::error_code moved = staging.empty() ? std::error_code() : llvm::sys::fs::rename(staging, to);
+  llvm::Error kept = llvm::joinErrors(mlir->keep(mlirPath), record->keep(jsonPath));
+  if (moved || kept) {
+    if (moved)
+      llvm::sys::fs::remove_directories(staging);
+    llvm::errs() << "kforge-tune: error: cannot export the best schedule into " << config.runDir << ": "
+                 << (moved ? moved.message() : llvm::toString(std::move(kept))) << "\n";
+    llvm::consumeError(std::move(kept));
+    return false;
+  }
+  if (!haveArtifact)
+    note("kforge-tune: the best candidate's artifact is gone (a run carried without its candidates); " +
+         std::string("kforge-tune --replay ") + config.runDir + " rebuilds it");
+  return true;
+}
+
+bool kforge::tune::finishRun(const TuneConfig &config, const PayloadFacts &facts, const Database &db,
                              llvm::function_ref<void(const std::string &)> note) {
   const DatabaseRecord *best = findBest(db.entries());
-  if (best)
-    exportBest(config, facts, db, static_cast<size_t>(best - db.entries().data()), note);
+  if (best && !exportBest(config, facts, db, static_cast<size_t>(best - db.entries().data()), note))
+    return false;
   writeReport(config.runDir, db.entries(), json::Object(runDescription(config, facts)));
   note(best ? "kforge-tune: best schedule in " + joinPath(config.runDir, "best.mlir") + ", kernel in " +
                   joinPath(config.runDir, "best") + ", report in " + joinPath(config.runDir, "report.md")
             : "kforge-tune: no correct kernel found; report in " + joinPath(config.runDir, "report.md"));
+  return true;
 }
 
 //===----------------------------------------------------------------------===//
@@ -151,10 +248,13 @@ void kforge::tune::finishRun(const TuneConfig &config, const PayloadFacts &facts
 /// The configuration a finished run was tuned with, from its run.json; nothing (said on stderr) when there
 /// is no readable run.json.
 static std::optional<TuneConfig> replayConfig(const std::string &runDir, std::string &payloadHash) {
-  std::optional<json::Value> saved = readJSON(joinPath(runDir, "run.json"));
+  llvm::Expected<json::Value> saved = readJSONFile(joinPath(runDir, "run.json"));
   const json::Object *run = saved ? saved->getAsObject() : nullptr;
   if (!run) {
-    llvm::errs() << "kforge-tune: error: " << runDir << " is not a tuning run (no readable run.json)\n";
+    llvm::errs() << "kforge-tune: error: " << runDir << " is not a tuning run (no readable run.json)";
+    if (!saved)
+      llvm::errs() << ": " << llvm::toString(saved.takeError());
+    llvm::errs() << "\n";
     return std::nullopt;
   }
   TuneConfig config;
@@ -198,10 +298,15 @@ static int verifyReplay(const TuneConfig &config, const Tools &tools, const Cand
   return outcome.status == "correct" ? 0 : 1;
 }
 
-int kforge::tune::replayRun(const std::string &runDir, const Tools &tools, bool quiet, bool verify) {
+int kforge::tune::replayRun(const std::string &givenDir, const Tools &tools, bool quiet, bool verify) {
+  std::string runDir = absoluteRunDir(givenDir);
   std::string payloadHash;
   std::optional<TuneConfig> config = replayConfig(runDir, payloadHash);
   if (!config)
+    return 1;
+  // A replay rewrites best.mlir and best/: not while a search writes them.
+  std::optional<RunLock> lock = RunLock::acquire(runDir);
+  if (!lock)
     return 1;
   config->quiet = quiet;
   std::optional<PayloadFacts> facts = loadFacts(tools, config->payloadPath, config->entry);
@@ -251,6 +356,6 @@ int kforge::tune::replayRun(const std::string &runDir, const Tools &tools, bool 
     rc = verifyReplay(*config, tools, c, summary);
   else
     summary["verified"] = "not run (--build-only)";
-  llvm::outs() << llvm::formatv("{0:2}", json::Value(std::move(summary))) << "\n";
+  llvm::outs() << jsonText(json::Value(std::move(summary)));
   return rc;
 }

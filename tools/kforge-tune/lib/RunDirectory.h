@@ -7,6 +7,7 @@
 //   RUN/candidates/N/    each candidate's schedule, logs and run report (and its artifact while it is the best)
 //   RUN/best.json, RUN/best.mlir, RUN/best/   the best record, its transform library and its kernel
 //   RUN/report.md, RUN/report.svg
+//   RUN/lock             held (flock) by the one kforge-tune that writes the directory
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +25,28 @@
 
 namespace kforge::tune {
 
+/// An exclusive advisory lock on RUN/lock, held while it lives: two tuners writing one run directory would
+/// interleave their trials' ids and databases.
+class RunLock {
+public:
+  /// Locks `runDir` (created if missing) without waiting; says on stderr why not (another tuner holds it) and
+  /// returns nothing, touching nothing else, when it cannot.
+  static std::optional<RunLock> acquire(const std::string &runDir);
+  RunLock(RunLock &&other) : fd(other.fd) { other.fd = -1; }
+  RunLock(const RunLock &) = delete;
+  RunLock &operator=(const RunLock &) = delete;
+  RunLock &operator=(RunLock &&) = delete;
+  ~RunLock();
+
+private:
+  explicit RunLock(int fd) : fd(fd) {}
+  int fd;
+};
+
+/// `dir` as an absolute path (the working directory prepended): a run directory is handed to child processes
+/// and written into records, so a relative one would mean something else to them.
+std::string absoluteRunDir(llvm::StringRef dir);
+
 /// run.json's contents for this invocation.
 llvm::json::Object runDescription(const TuneConfig &config, const PayloadFacts &facts);
 
@@ -40,8 +63,9 @@ bool ensureBaselineArtifact(const TuneConfig &config, const Tools &tools,
 /// Keeps what a later look needs (schedule, diagnostics, logs, run report) and drops the compiled files.
 void pruneCandidate(const std::string &dir);
 
-/// Exports the best schedule (best.json, best.mlir) and its artifact (best/); writes the report.
-void finishRun(const TuneConfig &config, const PayloadFacts &facts, const Database &db,
+/// Exports the best schedule (best.json, best.mlir) and its artifact (best/); writes the report. False (said
+/// on stderr) when the export could not be written, leaving the earlier export as it was.
+bool finishRun(const TuneConfig &config, const PayloadFacts &facts, const Database &db,
                llvm::function_ref<void(const std::string &)> note);
 
 } // namespace kforge::tune

@@ -81,12 +81,13 @@ private:
   bool startFromBaseline();
   /// Why the search stops before its next batch, or "" to go on.
   std::string stopReason() const;
-  enum class BatchEnd { Measured, PolicyExhausted, DatabaseError };
+  enum class BatchEnd { Measured, PolicyExhausted, WriteError };
   /// Proposes, compiles and measures one batch.
   BatchEnd runBatch(unsigned jobs, llvm::DefaultThreadPool &pool);
   /// Records one measured candidate and reports it; false after a database error.
   bool recordTrial(const Candidate &c, const DatabaseRecord &record);
-  std::vector<Candidate> prepare(const std::vector<Proposal> &proposals);
+  /// The proposals as candidates, their schedules written; nothing (said on stderr) when they cannot be written.
+  std::optional<std::vector<Candidate>> prepare(const std::vector<Proposal> &proposals);
   std::optional<int64_t> parentId(const std::string &hash) const;
   bool outOfTime() const { return config.timeBudget > 0 && secondsSince(start) >= config.timeBudget; }
   std::string trialLine(const DatabaseRecord &record) const;
@@ -146,7 +147,7 @@ int Tuner::run() {
   llvm::DefaultThreadPool pool(llvm::hardware_concurrency(jobs));
   while ((why = stopReason()).empty()) {
     BatchEnd end = runBatch(jobs, pool);
-    if (end == BatchEnd::DatabaseError)
+    if (end == BatchEnd::WriteError)
       return 1;
     if (end == BatchEnd::PolicyExhausted) {
       why = "the policy has nothing new to try";
@@ -155,7 +156,8 @@ int Tuner::run() {
   }
   progress.end();
   progress.note("kforge-tune: stopped: " + why);
-  finishRun(config, facts, db, [&](const std::string &text) { progress.note(text); });
+  if (!finishRun(config, facts, db, [&](const std::string &text) { progress.note(text); }))
+    return 1;
   if (config.json)
     printSummary(why);
   return findBest(db.entries()) ? 0 : 1;
@@ -176,7 +178,10 @@ Tuner::BatchEnd Tuner::runBatch(unsigned jobs, llvm::DefaultThreadPool &pool) {
   std::vector<Proposal> proposals = policy->propose(historyOf(db.entries()), batch);
   if (proposals.empty())
     return BatchEnd::PolicyExhausted;
-  std::vector<Candidate> candidates = prepare(proposals);
+  std::optional<std::vector<Candidate>> prepared = prepare(proposals);
+  if (!prepared)
+    return BatchEnd::WriteError;
+  std::vector<Candidate> &candidates = *prepared;
   TuneConfig batchConfig = config;
   if (config.timeBudget > 0)
     batchConfig.compileTimeout =
@@ -195,7 +200,7 @@ Tuner::BatchEnd Tuner::runBatch(unsigned jobs, llvm::DefaultThreadPool &pool) {
     if (outOfTime() && record.status == "failed" && record.reason.value_or("").find("timed out") != std::string::npos)
       break;
     if (!recordTrial(c, record))
-      return BatchEnd::DatabaseError;
+      return BatchEnd::WriteError;
   }
   return BatchEnd::Measured;
 }
@@ -224,7 +229,7 @@ bool Tuner::recordTrial(const Candidate &c, const DatabaseRecord &record) {
   return true;
 }
 
-std::vector<Candidate> Tuner::prepare(const std::vector<Proposal> &proposals) {
+std::optional<std::vector<Candidate>> Tuner::prepare(const std::vector<Proposal> &proposals) {
   int nextId = 0;
   for (const DatabaseRecord &r : db.entries())
     nextId = std::max<int>(nextId, static_cast<int>(r.id) + 1);
@@ -234,14 +239,17 @@ std::vector<Candidate> Tuner::prepare(const std::vector<Proposal> &proposals) {
     c.id = nextId++;
     c.proposal = p;
     c.dir = joinPath(joinPath(config.runDir, "candidates"), std::to_string(c.id));
-    llvm::sys::fs::create_directories(c.dir);
-    c.recipePath = joinPath(c.dir, "schedule.mlir");
-    if (!p.script.empty()) {
-      writeText(c.recipePath, p.script); // a transform library as proposed, no actions to trace
-    } else {
-      writeText(c.recipePath, renderSchedule(p.schedule, facts, config.target, &c.actionLines));
-      writeJSON(joinPath(c.dir, "schedule.json"), toJSON(p.schedule));
+    if (std::error_code ec = llvm::sys::fs::create_directories(c.dir)) {
+      llvm::errs() << "kforge-tune: error: cannot create " << c.dir << ": " << ec.message() << "\n";
+      return std::nullopt;
     }
+    c.recipePath = joinPath(c.dir, "schedule.mlir");
+    bool written = !p.script.empty()
+                       ? writeText(c.recipePath, p.script) // a transform library as proposed, no actions to trace
+                       : writeText(c.recipePath, renderSchedule(p.schedule, facts, config.target, &c.actionLines)) &&
+                             writeJSON(joinPath(c.dir, "schedule.json"), toJSON(p.schedule));
+    if (!written)
+      return std::nullopt;
     out.push_back(std::move(c));
   }
   return out;
@@ -288,7 +296,7 @@ void Tuner::printSummary(const std::string &why) const {
     summary["best_schedule"] = joinPath(config.runDir, "best.mlir");
     summary["best_artifact"] = joinPath(config.runDir, "best");
   }
-  llvm::outs() << llvm::formatv("{0:2}", json::Value(std::move(summary))) << "\n";
+  llvm::outs() << jsonText(json::Value(std::move(summary)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -313,6 +321,10 @@ static std::unique_ptr<Policy> makeLLMPolicy(const TuneConfig &config, const Too
 int kforge::tune::runTuner(const TuneConfig &config, const Tools &tools) {
   std::optional<PayloadFacts> facts = loadFacts(tools, config.payloadPath, config.entry);
   if (!facts)
+    return 1;
+  // Held until the run ends: the LLM policy's transcript is in the run directory too.
+  std::optional<RunLock> lock = RunLock::acquire(config.runDir);
+  if (!lock)
     return 1;
   std::string error;
   std::unique_ptr<Policy> policy;
@@ -358,9 +370,9 @@ int kforge::tune::tryScheduleFile(const TuneConfig &original, const Tools &tools
   std::optional<PayloadFacts> facts = loadFacts(tools, config.payloadPath, config.entry);
   if (!facts)
     return 1;
-  std::optional<json::Value> value = readJSON(schedulePath);
+  llvm::Expected<json::Value> value = readJSONFile(schedulePath, kMaxScheduleBytes);
   if (!value) {
-    llvm::errs() << "kforge-tune: error: " << schedulePath << " is not a readable JSON file\n";
+    llvm::errs() << "kforge-tune: error: " << llvm::toString(value.takeError()) << "\n";
     return 2;
   }
   Schedule schedule;
@@ -369,6 +381,9 @@ int kforge::tune::tryScheduleFile(const TuneConfig &original, const Tools &tools
     llvm::outs() << llvm::formatv("{0:2}", invalidScheduleReport(problems)) << "\n";
     return 1;
   }
+  std::optional<RunLock> lock = RunLock::acquire(config.runDir);
+  if (!lock)
+    return 1;
   std::optional<Database> db = openRun(config, *facts, /*resume=*/true);
   if (!db)
     return 1;

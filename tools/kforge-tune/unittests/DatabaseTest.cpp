@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 using namespace kforge::tune;
 
 namespace {
@@ -67,4 +69,34 @@ TEST_F(DatabaseTest, RefusesACorruptRecordInTheMiddle) {
   ASSERT_FALSE(bool(db));
   std::string message = llvm::toString(db.takeError());
   EXPECT_NE(message.find(":2: not a JSON record"), std::string::npos) << message;
+}
+
+TEST_F(DatabaseTest, RefusesANonFiniteNumberAndWritesNothing) {
+  llvm::Expected<Database> db = Database::open(path);
+  ASSERT_TRUE(bool(db));
+  ASSERT_FALSE(bool(db->append(llvm::json::Object{{"id", 0}, {"kind", "baseline"}})));
+  // llvm::json writes NaN as a bare `nan`, which no reader (this one included) parses back.
+  llvm::Error error = db->append(
+      llvm::json::Object{{"id", 1}, {"kind", "candidate"}, {"score", std::numeric_limits<double>::quiet_NaN()}});
+  ASSERT_TRUE(bool(error));
+  std::string message = llvm::toString(std::move(error));
+  EXPECT_NE(message.find("record.score is not a finite number"), std::string::npos) << message;
+  EXPECT_EQ(db->records().size(), 1u);
+  EXPECT_EQ(readRaw(), "{\"id\":0,\"kind\":\"baseline\"}\n");
+}
+
+TEST_F(DatabaseTest, RefusesARecordNestedTooDeepWithoutParsingIt) {
+  // 60,000 levels overflow the recursive parser's stack; the depth is checked first.
+  writeRaw("{\"id\":0}\n" + std::string(60000, '[') + "\n");
+  llvm::Expected<Database> db = Database::open(path);
+  ASSERT_FALSE(bool(db));
+  std::string message = llvm::toString(db.takeError());
+  EXPECT_NE(message.find(":2: not a JSON record: JSON nested deeper than"), std::string::npos) << message;
+}
+
+TEST_F(DatabaseTest, RefusesADatabaseThatIsNotARegularFile) {
+  llvm::Expected<Database> db = Database::open("/dev/zero");
+  ASSERT_FALSE(bool(db));
+  std::string message = llvm::toString(db.takeError());
+  EXPECT_NE(message.find("cannot read /dev/zero: not a regular file"), std::string::npos) << message;
 }
