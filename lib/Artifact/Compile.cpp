@@ -33,13 +33,33 @@
 
 using namespace mlir;
 
-/// Writes `contents` to `path` through a temporary file and a rename, so a reader never sees half a file.
+llvm::Error kforge::writeFileAtomically(StringRef path, llvm::function_ref<void(llvm::raw_ostream &)> write) {
+  int fd;
+  llvm::SmallString<256> temporary;
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(path + ".tmp-%%%%%%", fd, temporary))
+    return llvm::createStringError(ec, "cannot create a file beside '%s': %s", path.str().c_str(),
+                                   ec.message().c_str());
+  std::error_code ec;
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    write(os);
+    os.close(); // flushes; a full disk shows here at the latest
+    ec = os.error();
+    os.clear_error(); // checked: the stream must not abort the process when it is destroyed
+  }
+  if (!ec)
+    ec = llvm::sys::fs::rename(temporary, path);
+  if (ec) {
+    llvm::sys::fs::remove(temporary);
+    return llvm::createStringError(ec, "cannot write '%s': %s", path.str().c_str(), ec.message().c_str());
+  }
+  return llvm::Error::success();
+}
+
+/// writeFileAtomically, its error reported at `anchor`.
 static LogicalResult writeFile(ModuleOp anchor, StringRef path, llvm::function_ref<void(llvm::raw_ostream &)> write) {
-  if (llvm::Error error = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
-        write(os);
-        return llvm::Error::success();
-      }))
-    return anchor.emitError() << "cannot write '" << path << "': " << llvm::toString(std::move(error));
+  if (llvm::Error error = kforge::writeFileAtomically(path, write))
+    return anchor.emitError() << llvm::toString(std::move(error));
   return success();
 }
 
@@ -150,15 +170,13 @@ static LogicalResult emitObject(ModuleOp payload, StringRef path) {
       triple, "generic", "", targetOptions, llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Default));
   ExecutionEngine::setupTargetTripleAndDataLayout(module.get(), machine.get());
 
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
-  if (ec)
-    return payload.emitError() << "cannot write '" << path << "': " << ec.message();
+  llvm::SmallString<0> object;
+  llvm::raw_svector_ostream os(object);
   llvm::legacy::PassManager codegen;
   if (machine->addPassesToEmitFile(codegen, os, nullptr, llvm::CodeGenFileType::ObjectFile))
     return payload.emitError() << "the host target cannot emit object files";
   codegen.run(*module);
-  return success();
+  return writeFile(payload, path, [&](llvm::raw_ostream &file) { file << object; });
 }
 
 /// Links the object into a shared object with the system C compiler driver.
@@ -167,11 +185,19 @@ static LogicalResult link(ModuleOp anchor, StringRef object, StringRef library) 
   if (!cc)
     return anchor.emitError() << "no C compiler driver ('cc') on PATH to link the artifact";
   std::string message;
-  llvm::SmallVector<llvm::StringRef> argv{*cc, "-shared", "-o", library, object, "-lm"};
+  // Linked beside its final name and renamed: a link cut short (a full disk) leaves the old library in place.
+  std::string linking = (library + ".linking").str();
+  llvm::SmallVector<llvm::StringRef> argv{*cc, "-shared", "-o", linking, object, "-lm"};
   int rc = llvm::sys::ExecuteAndWait(*cc, argv, std::nullopt, {}, /*SecondsToWait=*/120, /*MemoryLimit=*/0, &message);
-  if (rc != 0)
+  if (rc != 0) {
+    llvm::sys::fs::remove(linking);
     return anchor.emitError() << "linking '" << library << "' failed (exit " << rc << ")"
                               << (message.empty() ? "" : ": " + message);
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(linking, library)) {
+    llvm::sys::fs::remove(linking);
+    return anchor.emitError() << "cannot write '" << library << "': " << ec.message();
+  }
   return success();
 }
 
@@ -350,10 +376,8 @@ static void storeInCache(const kforge::ArtifactOptions &options, StringRef key) 
     clean();
     return;
   }
-  if (llvm::Error error = llvm::writeToOutput(joinPath(staging, kIntegrityFile), [&](llvm::raw_ostream &os) {
-        os << *digest << "\n";
-        return llvm::Error::success();
-      })) {
+  if (llvm::Error error = kforge::writeFileAtomically(joinPath(staging, kIntegrityFile),
+                                                      [&](llvm::raw_ostream &os) { os << *digest << "\n"; })) {
     llvm::consumeError(std::move(error));
     clean();
     return;
@@ -397,9 +421,10 @@ LogicalResult kforge::compileArtifact(ModuleOp payload, StringRef payloadText, S
   if (failed(emitObject(payload, object)))
     return failure();
   enterStage(options, "link");
-  if (failed(link(payload, object, file(".so"))))
-    return failure();
+  LogicalResult linked = link(payload, object, file(".so"));
   llvm::sys::fs::remove(object);
+  if (failed(linked))
+    return failure();
 
   enterStage(options, "manifest");
   llvm::json::Array args;

@@ -118,11 +118,9 @@ private:
     return "error";
   }
   static void writeJSON(llvm::StringRef path, llvm::json::Value value) {
-    if (llvm::Error error = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
-          os << llvm::formatv("{0:2}", value) << "\n";
-          return llvm::Error::success();
-        }))
-      llvm::errs() << "kforge-compile: warning: cannot write " << path << ": " << llvm::toString(std::move(error))
+    if (llvm::Error error = kforge::writeFileAtomically(
+            path, [&](llvm::raw_ostream &os) { os << llvm::formatv("{0:2}", value) << "\n"; }))
+      llvm::errs() << "kforge-compile: warning: " << llvm::toString(std::move(error))
                    << "\n";
   }
   void write(llvm::StringRef status) {
@@ -221,11 +219,10 @@ int main(int argc, char **argv) {
     llvm::FailureOr<kforge::tune::PayloadFacts> facts = kforge::analyzePayload(*payload, entry);
     if (llvm::failed(facts))
       return 1;
-    if (llvm::Error error = llvm::writeToOutput(factsPath, [&](llvm::raw_ostream &os) {
+    if (llvm::Error error = kforge::writeFileAtomically(factsPath, [&](llvm::raw_ostream &os) {
           os << llvm::formatv("{0:2}", kforge::tune::toJSON(*facts)) << "\n";
-          return llvm::Error::success();
         })) {
-      llvm::errs() << "kforge-compile: error: cannot write " << factsPath << ": " << llvm::toString(std::move(error))
+      llvm::errs() << "kforge-compile: error: " << llvm::toString(std::move(error))
                    << "\n";
       return 1;
     }

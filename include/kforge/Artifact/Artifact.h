@@ -54,6 +54,11 @@ struct ArtifactOptions {
   std::function<void(llvm::StringRef)> onStage;
 };
 
+/// Writes `path` completely or not at all: into a temporary file beside it, checked for write errors (a full
+/// disk) after the last byte and after closing, then renamed over `path`. On failure `path` is untouched, the
+/// temporary file removed, and the error says why.
+llvm::Error writeFileAtomically(llvm::StringRef path, llvm::function_ref<void(llvm::raw_ostream &)> write);
+
 /// The entry point's arguments after kforge's bufferization (results become trailing outputs). Fails with a
 /// diagnostic on a missing or ambiguous entry or on an argument that is not a statically shaped tensor/memref.
 mlir::FailureOr<std::vector<ArgumentInfo>> describeEntryArguments(mlir::ModuleOp payload, llvm::StringRef entry);
