@@ -32,7 +32,8 @@ std::optional<PayloadFacts> kforge::tune::loadFacts(const Tools &tools, StringRe
     argv.insert(argv.end(), {"--entry", entry});
   std::string message;
   // The compiler's diagnostics (a payload it cannot parse or tune) go straight to the user.
-  int rc = llvm::sys::ExecuteAndWait(tools.compile, argv, std::nullopt, {}, 300, 0, &message);
+  ChildEnvironment env;
+  int rc = llvm::sys::ExecuteAndWait(tools.compile, argv, env.refs(), {}, 300, 0, &message);
   std::optional<json::Value> value = readJSON(out);
   llvm::sys::fs::remove(out);
   if (rc != 0 || !value) {

@@ -11,6 +11,10 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <mutex>
+
+extern char **environ;
+
 using namespace kforge::tune;
 using llvm::StringRef;
 
@@ -157,11 +161,45 @@ bool kforge::tune::flushStdout() {
   return false;
 }
 
+/// The variables no child may see, guarded by hiddenMutex.
+static std::mutex hiddenMutex;
+static std::vector<std::string> &hiddenVariables() {
+  static std::vector<std::string> names = {"OPENAI_API_KEY", "ANTHROPIC_API_KEY"};
+  return names;
+}
+
+void kforge::tune::hideFromChildren(StringRef name) {
+  if (name.empty())
+    return;
+  std::lock_guard<std::mutex> lock(hiddenMutex);
+  std::vector<std::string> &names = hiddenVariables();
+  if (llvm::find(names, name) == names.end())
+    names.push_back(name.str());
+}
+
+ChildEnvironment::ChildEnvironment() {
+  {
+    std::lock_guard<std::mutex> lock(hiddenMutex);
+    const std::vector<std::string> &hidden = hiddenVariables();
+    for (char **entry = environ; entry && *entry; ++entry) {
+      StringRef name = StringRef(*entry).split('=').first;
+      if (llvm::find(hidden, name) == hidden.end())
+        variables.emplace_back(*entry);
+    }
+  }
+  for (std::string &v : variables) {
+    refList.push_back(v);
+    pointers.push_back(v.data());
+  }
+  pointers.push_back(nullptr);
+}
+
 int kforge::tune::runProgram(StringRef program, llvm::ArrayRef<std::string> args, StringRef log, unsigned timeout,
                              std::string &message) {
   std::vector<StringRef> argv{program};
   for (const std::string &a : args)
     argv.push_back(a);
   std::optional<StringRef> redirects[] = {StringRef(""), log, log};
-  return llvm::sys::ExecuteAndWait(program, argv, std::nullopt, redirects, timeout, 0, &message);
+  ChildEnvironment env;
+  return llvm::sys::ExecuteAndWait(program, argv, env.refs(), redirects, timeout, 0, &message);
 }

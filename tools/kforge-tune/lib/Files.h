@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace kforge::tune {
 
@@ -54,8 +55,29 @@ std::string jsonText(const llvm::json::Value &value);
 /// could not be written, e.g. to a full disk.
 bool flushStdout();
 
-/// Runs `program` with `args`, stdout and stderr to `log` (empty: discarded). Returns the exit code (negative: it
-/// did not finish; `message` says why).
+/// Keeps the environment variable `name` (one that holds a secret, such as the LLM API key) from every child
+/// process started with a ChildEnvironment. OPENAI_API_KEY and ANTHROPIC_API_KEY are always kept back.
+/// Thread-safe; call it at start-up, before children run.
+void hideFromChildren(llvm::StringRef name);
+
+/// The environment a child process gets: this process's, without the variables hideFromChildren names. Made
+/// afresh for each child (the environment may have changed); the strings live as long as the object.
+class ChildEnvironment {
+public:
+  ChildEnvironment();
+  /// For llvm::sys::ExecuteAndWait's `Env`.
+  llvm::ArrayRef<llvm::StringRef> refs() const { return refList; }
+  /// For posix_spawn / execve: null-terminated.
+  char *const *envp() { return pointers.data(); }
+
+private:
+  std::vector<std::string> variables;
+  std::vector<llvm::StringRef> refList;
+  std::vector<char *> pointers;
+};
+
+/// Runs `program` with `args` and a ChildEnvironment, stdout and stderr to `log` (empty: discarded). Returns the
+/// exit code (negative: it did not finish; `message` says why).
 int runProgram(llvm::StringRef program, llvm::ArrayRef<std::string> args, llvm::StringRef log, unsigned timeout,
                std::string &message);
 

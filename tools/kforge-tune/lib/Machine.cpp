@@ -44,7 +44,8 @@ std::optional<HardwareProfile> kforge::tune::probeGpu(const Tools &tools, std::s
     return std::nullopt;
   std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), llvm::StringRef(out), llvm::StringRef("")};
   llvm::StringRef argv[] = {tools.run, "--device-info"};
-  int rc = llvm::sys::ExecuteAndWait(tools.run, argv, std::nullopt, redirects, 60);
+  ChildEnvironment env;
+  int rc = llvm::sys::ExecuteAndWait(tools.run, argv, env.refs(), redirects, 60);
   std::optional<json::Value> value = readJSON(out);
   llvm::sys::fs::remove(out);
   if (rc != 0 || !value)

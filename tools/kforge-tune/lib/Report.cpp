@@ -5,6 +5,7 @@
 #include "Files.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -18,14 +19,79 @@ using namespace kforge::tune;
 namespace json = llvm::json;
 
 
-static std::string escapeXml(llvm::StringRef text) {
+/// Characters that are never shown: controls (a terminal acts on ESC and on C1's CSI) and the bidirectional
+/// formatting characters that make text display in an order other than the one it is read in.
+static bool isHidden(llvm::UTF32 c) {
+  return c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x061c || c == 0x200e || c == 0x200f ||
+         (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+}
+
+std::string kforge::tune::printableText(llvm::StringRef text, size_t maxBytes, bool keepNewlines) {
   std::string out;
-  for (char c : text) {
+  const auto *p = reinterpret_cast<const llvm::UTF8 *>(text.data()), *end = p + text.size();
+  while (p < end && out.size() <= maxBytes) {
+    const llvm::UTF8 *start = p;
+    llvm::UTF32 c = 0;
+    if (llvm::convertUTF8Sequence(&p, end, &c, llvm::strictConversion) != llvm::conversionOK) {
+      p = start + 1;
+      out += "\xEF\xBF\xBD"; // U+FFFD
+    } else if (c == '\n' && keepNewlines) {
+      out += '\n';
+    } else if (c == '\n' || c == '\t' || c == '\r') {
+      out += ' ';
+    } else if (!isHidden(c)) {
+      out.append(reinterpret_cast<const char *>(start), p - start);
+    }
+  }
+  if (out.size() <= maxBytes)
+    return out;
+  // Cut on a character boundary (not before a continuation byte, 10xxxxxx) so that "..." fits too.
+  size_t cut = maxBytes >= 3 ? maxBytes - 3 : 0;
+  while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xc0) == 0x80)
+    --cut;
+  out.resize(cut);
+  return out + std::string("...", std::min<size_t>(3, maxBytes));
+}
+
+std::string kforge::tune::markdownText(llvm::StringRef text) {
+  std::string out;
+  for (char c : printableText(text)) {
+    switch (c) {
+    case '&': out += "&amp;"; break;
+    case '<': out += "&lt;"; break;
+    case '>': out += "&gt;"; break;
+    case '\\': case '|': case '`': case '*': case '_': case '[': case ']': case '~': case '$':
+      out += '\\';
+      out += c;
+      break;
+    default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string kforge::tune::markdownCode(llvm::StringRef text) {
+  std::string plain = printableText(text);
+  size_t longest = 0, run = 0;
+  for (char c : plain) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  std::string fence(longest + 1, '`');
+  // A span that starts or ends with a backtick needs a space between it and the fence.
+  std::string pad = longest > 0 ? " " : "";
+  return fence + pad + plain + pad + fence;
+}
+
+std::string kforge::tune::xmlText(llvm::StringRef text) {
+  std::string out;
+  for (char c : printableText(text)) {
     switch (c) {
     case '<': out += "&lt;"; break;
     case '>': out += "&gt;"; break;
     case '&': out += "&amp;"; break;
     case '"': out += "&quot;"; break;
+    case '\'': out += "&apos;"; break;
     default: out += c;
     }
   }
@@ -41,7 +107,7 @@ std::string kforge::tune::bestSoFarSvg(const std::vector<std::pair<int, double>>
                       "viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" font-size=\"12\">\n",
                       width, height);
   os << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  os << llvm::formatv("<text x=\"{0}\" y=\"22\" font-size=\"14\">{1}</text>\n", left, escapeXml(title));
+  os << llvm::formatv("<text x=\"{0}\" y=\"22\" font-size=\"14\">{1}</text>\n", left, xmlText(title));
   if (bestSoFar.empty()) {
     os << llvm::formatv("<text x=\"{0}\" y=\"{1}\">no correct kernel yet</text>\n</svg>\n", left, height / 2);
     return svg;
@@ -135,15 +201,17 @@ void kforge::tune::writeReport(const std::string &runDir, llvm::ArrayRef<Databas
   std::string title = "kforge-tune: " + llvm::sys::path::filename(payload).str() + " on " + target;
   std::string md;
   llvm::raw_string_ostream os(md);
-  os << "# " << title << "\n\n";
-  os << "- payload: `" << payload << "` (structural hash " << run.getString("payload_hash").value_or("").substr(0, 16)
-     << ")\n";
-  os << "- target: " << target;
+  // Everything printed below that kforge-tune did not choose itself (the run's strings, a model's `why`, a
+  // runner's status) goes through markdownText / markdownCode / xmlText: it is shown, never interpreted.
+  os << "# " << markdownText(title) << "\n\n";
+  os << "- payload: " << markdownCode(payload) << " (structural hash "
+     << markdownText(run.getString("payload_hash").value_or("").substr(0, 16)) << ")\n";
+  os << "- target: " << markdownText(target);
   if (const json::Object *hw = run.getObject("hardware"))
     if (auto name = hw->getString("name"); name && !name->empty())
-      os << " (" << *name << ")";
-  os << "\n- policy: " << run.getString("policy").value_or("") << ", seed " << run.getInteger("seed").value_or(0)
-     << "\n";
+      os << " (" << markdownText(*name) << ")";
+  os << "\n- policy: " << markdownText(run.getString("policy").value_or("")) << ", seed "
+     << run.getInteger("seed").value_or(0) << "\n";
   os << llvm::formatv("- trials: {0} ({1} correct, {2} failed)\n", candidates.size(), correct.size(),
                       candidates.size() - correct.size());
   os << llvm::formatv("- baseline (untransformed{0}): {1:F4} ms\n", target == "gpu" ? ", naive GPU mapping" : "",
@@ -153,7 +221,8 @@ void kforge::tune::writeReport(const std::string &runDir, llvm::ArrayRef<Databas
     double t = *top->timeMs;
     os << llvm::formatv("- best: trial {0}, {1:F4} ms, {2:F2}x the baseline\n", top->id, t,
                         baselineMs > 0 ? baselineMs / t : 0.0);
-    os << "\nBest schedule (`best.mlir` replays it; `best/` holds the kernel):\n\n    " << top->description << "\n";
+    os << "\nBest schedule (`best.mlir` replays it; `best/` holds the kernel):\n\n    " << printableText(top->description)
+       << "\n";
   }
   os << "\n![best time so far](report.svg)\n\n## Fastest candidates\n\n";
   os << "| trial | time (ms) | speed-up | policy | step | schedule |\n|---:|---:|---:|---|---|---|\n";
@@ -161,12 +230,13 @@ void kforge::tune::writeReport(const std::string &runDir, llvm::ArrayRef<Databas
     const DatabaseRecord *r = correct[i];
     double t = *r->timeMs;
     os << llvm::formatv("| {0} | {1:F4} | {2:F2}x | {3} {4} | {5} | {6} |\n", r->id, t,
-                        baselineMs > 0 ? baselineMs / t : 0.0, r->policy, r->island, r->step, r->description);
+                        baselineMs > 0 ? baselineMs / t : 0.0, markdownText(r->policy), markdownText(r->island),
+                        markdownText(r->step), markdownText(r->description));
   }
   if (!failures.empty()) {
     os << "\n## Failures\n\n| status | count |\n|---|---:|\n";
     for (auto &[what, count] : failures)
-      os << "| " << what << " | " << count << " |\n";
+      os << "| " << markdownText(what) << " | " << count << " |\n";
   }
   if (const json::Object *score = run.getObject("score"))
     os << llvm::formatv("\nScore of a trial: {0:F2} if it compiles, + {1:F2} if it is correct, + {2:F2} x ln(previous "

@@ -6,12 +6,27 @@
 #include "Record.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/JSON.h"
 
 #include <string>
 #include <vector>
 
 namespace kforge::tune {
+
+/// Text from outside (a model's reply, a child's diagnostics, an HTTP body) made safe to show or store: valid
+/// UTF-8 (a malformed byte becomes U+FFFD), without control characters (C0 including ESC, DEL, C1) or
+/// bidirectional overrides, tabs and newlines as spaces unless `keepNewlines`, and at most `maxBytes` long (cut
+/// on a character boundary, "..." added).
+std::string printableText(llvm::StringRef text, size_t maxBytes = std::string::npos, bool keepNewlines = false);
+/// printableText, then escaped for markdown (a table cell, or running text): `\ | * _ [ ] ~ $` and the backtick
+/// are backslash-escaped, `& < >` become entities, so the text reads as written and never becomes markup, a link or
+/// HTML.
+std::string markdownText(llvm::StringRef text);
+/// printableText as a markdown code span (the fence longer than any run of backticks inside).
+std::string markdownCode(llvm::StringRef text);
+/// printableText, then escaped for XML character data and attribute values.
+std::string xmlText(llvm::StringRef text);
 
 /// Writes RUN/report.md (baseline, best, the best schedule, the top candidates, failures by stage) and
 /// RUN/report.svg (best-so-far time against trials) from the database's records.

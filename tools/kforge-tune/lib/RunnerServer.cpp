@@ -2,6 +2,8 @@
 
 #include "RunnerServer.h"
 
+#include "Files.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -14,8 +16,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 using namespace kforge::tune;
 
@@ -44,7 +44,8 @@ bool RunnerServer::start(std::string &why) {
   for (std::string &a : args)
     argv.push_back(a.data());
   argv.push_back(nullptr);
-  int rc = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
+  ChildEnvironment env;
+  int rc = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), env.envp());
   posix_spawn_file_actions_destroy(&actions);
   close(in[0]);
   close(out[1]);

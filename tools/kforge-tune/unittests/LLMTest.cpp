@@ -80,3 +80,85 @@ TEST(LLMPolicy, ExtractsAWholeTransformScript) {
   EXPECT_EQ(extractScript("```mlir\nfunc.func @f() { return }\n```"), ""); // no transform entry point
   EXPECT_EQ(extractScript("{\"actions\": []}"), "");
 }
+
+TEST(LLMClient, RedactsTheKeyAndEchoedAuthorizationHeaders) {
+  const std::string key = "sk-kforge-unit-secret-0123456789";
+  // A 401 body that echoes the request's headers, as some proxies and servers do.
+  std::string body = "{\"error\": \"bad key\", \"headers\": {\"Authorization\": \"Bearer " + key +
+                     "\", \"X-Api-Key\": \"" + key + "\"}, \"seen\": \"" + key + "\"}\n" +
+                     "Authorization: Bearer other-token-42\r\nx-api-key: another-7\r\napi_key=query-secret&x=1";
+  std::string clean = redactSecrets(body, key);
+  EXPECT_EQ(clean.find(key), std::string::npos) << clean;
+  EXPECT_EQ(clean.find("other-token-42"), std::string::npos) << clean;
+  EXPECT_EQ(clean.find("another-7"), std::string::npos) << clean;
+  EXPECT_EQ(clean.find("query-secret"), std::string::npos) << clean;
+  EXPECT_NE(clean.find("\"Authorization\": \"Bearer [redacted]\""), std::string::npos) << clean;
+  EXPECT_NE(clean.find("\"error\": \"bad key\""), std::string::npos) << clean; // the rest stays readable
+  EXPECT_NE(clean.find("&x=1"), std::string::npos) << clean;
+  EXPECT_EQ(redactSecrets(clean, key), clean); // scrubbing twice changes nothing
+  // A key cut in half by a length limit would leak its prefix: redaction runs on the whole text first.
+  EXPECT_EQ(redactSecrets("token " + key.substr(0, 10), key), "token " + key.substr(0, 10));
+  // Ordinary words that merely start like a header name are kept.
+  EXPECT_EQ(redactSecrets("authorization failed; bearers of news", ""), "authorization failed; bearers of news");
+}
+
+TEST(LLMClient, RefusesDeepBodiesBeforeParsing) {
+  LLMConfig openai;
+  Completion c;
+  std::string error;
+  std::string deep(60000, '[');
+  EXPECT_FALSE(parseResponseBody(openai, "{\"choices\": " + deep, c, error));
+  EXPECT_NE(error.find("deeper than 64 levels"), std::string::npos) << error;
+  // Brackets inside the model's text are a string, not nesting.
+  ASSERT_TRUE(parseResponseBody(openai, "{\"choices\":[{\"message\":{\"content\":\"" + deep + "\"}}]}", c, error))
+      << error;
+  EXPECT_EQ(c.text.size(), deep.size());
+}
+
+TEST(LLMClient, WrongTypesInTheResponseAreNotFatal) {
+  // With exceptions off, nlohmann's value() on a wrong type aborts the process; every field is type-checked.
+  LLMConfig openai, anthropic;
+  anthropic.api = "anthropic";
+  Completion c;
+  std::string error;
+  ASSERT_TRUE(parseResponseBody(
+      openai, R"({"choices":[{"message":{"content":"x"}}],"usage":{"prompt_tokens":"many","completion_tokens":[1]}})",
+      c, error));
+  EXPECT_EQ(c.promptTokens, 0);
+  EXPECT_EQ(c.completionTokens, 0);
+  ASSERT_TRUE(parseResponseBody(anthropic, R"({"content":[{"type":5,"text":"a"},{"type":"text","text":7},
+                                              {"type":"text","text":"b"}],"usage":[]})",
+                                c, error));
+  EXPECT_EQ(c.text, "b");
+}
+
+TEST(LLMClient, TokenUsageSaturates) {
+  LLMConfig openai;
+  Completion c;
+  std::string error;
+  // 2^63 does not fit int64_t; -5, 1e300 and 2^62 are not believable either: each counts as the whole budget.
+  for (const char *usage : {R"({"prompt_tokens":9223372036854775808,"completion_tokens":1})",
+                            R"({"prompt_tokens":-5,"completion_tokens":1})",
+                            R"({"prompt_tokens":1e300,"completion_tokens":1})",
+                            R"({"prompt_tokens":4611686018427387904,"completion_tokens":4611686018427387904})"}) {
+    ASSERT_TRUE(parseResponseBody(openai,
+                                  std::string(R"({"choices":[{"message":{"content":"x"}}],"usage":)") + usage + "}",
+                                  c, error));
+    EXPECT_EQ(c.promptTokens, kAbsurdTokenCount) << usage;
+  }
+  EXPECT_EQ(addTokens(kAbsurdTokenCount, kAbsurdTokenCount), kAbsurdTokenCount);
+  EXPECT_EQ(addTokens(INT64_MAX, INT64_MAX), kAbsurdTokenCount);
+  EXPECT_EQ(addTokens(-1, 5), kAbsurdTokenCount);
+  EXPECT_EQ(addTokens(3, 4), 7);
+  EXPECT_EQ(saturateTokens(INT64_MIN), kAbsurdTokenCount);
+}
+
+TEST(LLMPolicy, RefusesDeepRepliesBeforeParsing) {
+  std::vector<llvm::json::Value> schedules;
+  std::vector<std::string> whys;
+  std::string error;
+  EXPECT_FALSE(extractSchedules(std::string(60000, '[') + std::string(60000, ']'), schedules, whys, error));
+  EXPECT_EQ(error, "the reply's JSON nests deeper than 64 levels");
+  EXPECT_FALSE(extractSchedules("```json\n{\"schedules\": " + std::string(70, '[') + "\n```", schedules, whys, error));
+  EXPECT_EQ(error, "the reply's JSON nests deeper than 64 levels");
+}

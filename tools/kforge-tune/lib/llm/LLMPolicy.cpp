@@ -2,6 +2,9 @@
 
 #include "LLMPolicy.h"
 
+#include "JsonLimits.h"
+#include "Report.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -29,6 +32,11 @@ bool kforge::tune::extractSchedules(const std::string &reply, std::vector<json::
       return false;
     }
     text = reply.substr(first, last - first + 1);
+  }
+  // llvm::json::parse recurses per level: 60,000 '[' would overflow the stack.
+  if (!jsonDepthWithin(text, kMaxReplyJsonDepth)) {
+    error = "the reply's JSON nests deeper than " + std::to_string(kMaxReplyJsonDepth) + " levels";
+    return false;
   }
   llvm::Expected<json::Value> value = json::parse(text);
   if (!value) {
@@ -93,6 +101,11 @@ public:
       rest = tail;
       if (line.trim().empty())
         continue;
+      if (!jsonDepthWithin(line, kMaxReplyJsonDepth)) {
+        error = "the transcript " + path + " has a line nested deeper than " + std::to_string(kMaxReplyJsonDepth) +
+                " levels";
+        return;
+      }
       llvm::Expected<json::Value> v = json::parse(line);
       if (!v) {
         error = "the transcript " + path + " has a line that is not JSON";
@@ -111,10 +124,11 @@ public:
     ++requests;
     if (const json::Object *response = entry ? entry->getObject("response") : nullptr) {
       completion.text = response->getString("text").value_or("").str();
-      completion.promptTokens = response->getInteger("prompt_tokens").value_or(0);
-      completion.completionTokens = response->getInteger("completion_tokens").value_or(0);
+      // A hand-edited transcript is as untrusted as an endpoint: counts saturate, never overflow.
+      completion.promptTokens = saturateTokens(response->getInteger("prompt_tokens").value_or(0));
+      completion.completionTokens = saturateTokens(response->getInteger("completion_tokens").value_or(0));
       completion.attempts = 1;
-      tokens += completion.promptTokens + completion.completionTokens;
+      tokens = addTokens(tokens, addTokens(completion.promptTokens, completion.completionTokens));
       return true;
     }
     error = entry ? entry->getString("error").value_or("a recorded failure").str() : "a malformed transcript entry";
@@ -330,8 +344,11 @@ private:
     }
     if (!extractSchedules(reply, schedules, whys, error))
       return error;
+    // A reply of thousands of schedules costs no more than a reasonable one: a bounded number is checked, and a
+    // bounded number of rejections goes back to the model.
+    const size_t maxChecked = 64, maxReported = 16;
     json::Array rejected;
-    for (size_t i = 0; i < schedules.size() && static_cast<int>(proposals.size()) < count; ++i) {
+    for (size_t i = 0; i < schedules.size() && i < maxChecked && static_cast<int>(proposals.size()) < count; ++i) {
       Schedule schedule;
       std::vector<Problem> problems = checkSchedule(schedules[i], facts, profile.target, schedule);
       std::string hash = problems.empty() ? scheduleHash(schedule) : "";
@@ -342,6 +359,8 @@ private:
       if (tried)
         problems.push_back({-1, "repeated", "this schedule was tried before"});
       if (!problems.empty()) {
+        if (rejected.size() >= maxReported)
+          continue;
         json::Array list;
         for (const Problem &p : problems)
           list.push_back(toJSON(p));
@@ -351,7 +370,8 @@ private:
       Proposal p;
       p.schedule = schedule;
       p.policy = "llm";
-      p.step = "llm: " + whys[i].substr(0, 200);
+      // The model's words reach the terminal, the database and the report: printable text only.
+      p.step = "llm: " + printableText(whys[i], 200);
       proposals.push_back(std::move(p));
     }
     std::string text;
