@@ -122,7 +122,7 @@ def markdown(results):
         "**Incomplete: the run stopped after the tasks below; this is what it measured.**", ""]
     lines = partial + [f"Backend: {results['backend']}. Ceilings measured in this run: copy {c['copy_gbps']:.0f} GB/s, "
              f"fp32 matmul {c['fp32_tflops']:.1f} TFLOP/s{bf16} ({c['how']}). Correctness: {results['seeds']} seeds, "
-             f"relative L2 error against a float64 reference at most 1e-4 (fp32 tasks), 1e-2 (bf16) or 1e-3 (f16), no NaN/Inf. "
+             f"relative L2 error against a float64 reference at most 1e-4 (fp32 tasks), 2^-8 (bf16) or 2^-11 (f16) and max abs error at most 10 x that x max|ref|, no NaN/Inf. "
              f"Timing: median of {results['reps']} repetitions after {results['warmup']} warm-up calls{_lead(results)}.",
              "",
              "| task | level | shape | kforge ms | eager ms | compile ms | vs eager | vs compile | floor ms | "

@@ -19,7 +19,22 @@ std::optional<DType> kforge::parseDType(const std::string &name) {
 
 size_t kforge::elementBytes(DType type) { return type == DType::F32 ? 4 : 2; }
 
-double kforge::defaultTolerance(DType type) { return type == DType::F32 ? 1e-4 : 1e-2; }
+double kforge::defaultTolerance(DType type) {
+  // fp32: two correct kernels that sum a long reduction in different orders differ by up to ~1e-5 (relative
+  // L2; shared/MEASURE.md), far above fp32's unit roundoff. f16 / bf16: the output's own rounding dominates
+  // (relative L2 ~0.43 u measured: f16 2.1e-4, bf16 1.66e-3), so the rule is one unit roundoff u = 2^-p of the
+  // output type: it rejects fp16 accumulation (2.35e-3) and a K tile dropped in 1 of 512 output tiles of a
+  // 4096^3 product (6e-3), which the earlier 1e-2 passed (runtime/unittests/MetricsTest.cpp models both).
+  switch (type) {
+  case DType::F32:
+    return 1e-4;
+  case DType::F16:
+    return 0x1p-11;
+  case DType::BF16:
+    return 0x1p-8;
+  }
+  return 1e-4;
+}
 
 static uint32_t bitsOf(float value) {
   uint32_t bits;

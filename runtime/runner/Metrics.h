@@ -22,8 +22,9 @@ struct Comparison {
 Comparison compare(const std::vector<float> &candidate, const std::vector<float> &reference);
 
 /// "correct", "incorrect" or "inconclusive", with the reason in `why`. Rule: no non-finite values, relative
-/// L2 error <= tolerance and max abs error <= 10 x tolerance x max|ref|; inconclusive when the reference is
-/// constant or its largest magnitude is below 10 x tolerance (a near-zero output proves nothing).
+/// L2 error <= tolerance and max abs error <= 10 x tolerance x max|ref|; both relative to the reference's own
+/// scale, so the verdict does not change when every value is multiplied by a power of two. Inconclusive only
+/// when the reference is degenerate: constant (all zero included) or not finite.
 std::string verdict(const Comparison &comparison, double tolerance, std::string &why);
 
 } // namespace kforge

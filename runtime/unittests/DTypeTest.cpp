@@ -62,7 +62,9 @@ TEST(DTypeTest, RoundTripsRepresentableValues) {
 
 TEST(DTypeTest, TolerancesFollowPrecision) {
   EXPECT_DOUBLE_EQ(defaultTolerance(DType::F32), 1e-4);
-  EXPECT_DOUBLE_EQ(defaultTolerance(DType::BF16), 1e-2);
+  // One unit roundoff of the output type (DType.cpp says why).
+  EXPECT_DOUBLE_EQ(defaultTolerance(DType::BF16), 0x1p-8);
+  EXPECT_DOUBLE_EQ(defaultTolerance(DType::F16), 0x1p-11);
   EXPECT_EQ(elementBytes(DType::F16), 2u);
 }
 
