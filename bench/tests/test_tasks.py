@@ -34,12 +34,12 @@ def test_bf16_variants_of_the_matmul_bound_tasks():
     names = {t.name for t in BF16_TASKS}
     assert {"matmul_square_bf16", "batch_matmul_bf16", "gemm_bias_relu_bf16"} <= names
     for t in BF16_TASKS:
-        assert tasks.by_name(t.fp32_twin).dtype == "f32" and t.tolerance == 1e-2
+        assert tasks.by_name(t.fp32_twin).dtype == "f32" and t.tolerance == 2.0 ** -8
 
 
 def test_f16_variant_of_the_square_matmul():
     t = tasks.by_name("matmul_square_f16")
-    assert t.dtype == "f16" and t.fp32_twin == "matmul_square" and t.tolerance == 1e-3
+    assert t.dtype == "f16" and t.fp32_twin == "matmul_square" and t.tolerance == 2.0 ** -11
     assert "xf16>" in t.mlir(t.small) and "arith.truncf %x : f32 to f16" in t.mlir(t.small)
 
 

@@ -55,3 +55,17 @@ llvm.func @indirect(%f: !llvm.ptr) {
 // expected-error @below {{module-level assembly ('llvm.module_asm') is not allowed in a payload or schedule}}
 module attributes {llvm.module_asm = ["call_me: ret"]} {
 }
+
+// -----
+
+// What kforge's own transform ops emit: a compiler memory barrier (empty assembly) and calls into kforge's
+// runtime (kforge_tensor_map_2d for TMA).
+// CHECK-LABEL: func.func @kforge_forms
+// CHECK: llvm.inline_asm
+// CHECK: call @kforge_tensor_map_2d
+func.func private @kforge_tensor_map_2d(i64) -> i64
+func.func @kforge_forms(%x: i64) -> i64 {
+  llvm.inline_asm has_side_effects "", "~{memory}" : () -> ()
+  %m = func.call @kforge_tensor_map_2d(%x) : (i64) -> i64
+  return %m : i64
+}

@@ -232,6 +232,13 @@ int main(int argc, char **argv) {
     llvm::errs() << "kforge-compile: error: no output directory (-o DIR)\n";
     return 2;
   }
+  // The name becomes file names inside -o: a path in it would write elsewhere.
+  if (name.empty() || name == "." || name == ".." || llvm::StringRef(name).contains('/') ||
+      llvm::StringRef(name).contains('\0')) {
+    llvm::errs() << "kforge-compile: error: --name must be a plain file name (no '/', not '.' or '..'), not '"
+                 << name << "'\n";
+    return 2;
+  }
   kforge::ArtifactOptions options;
   options.target = target;
   options.entry = entry;

@@ -1,6 +1,7 @@
 //===- Options.cpp - kforge-tune's command line ---------------------------===//
 
 #include "Options.h"
+#include "Files.h"
 
 #include "Machine.h"
 #include "RunDirectory.h"
@@ -169,6 +170,8 @@ static LLMPolicyOptions llmOptions() {
   llm.endpoint = fromEnv(llmEndpoint, "KFORGE_LLM_ENDPOINT", "");
   llm.model = fromEnv(llmModel, "KFORGE_LLM_MODEL", "");
   llm.apiKeyEnv = llmKeyEnv;
+  // Before any child starts (the payload analysis runs before the LLM client exists).
+  hideFromChildren(llm.apiKeyEnv);
   llm.temperature = llmTemperature;
   llm.maxTokens = llmMaxTokens;
   llm.timeoutSeconds = llmTimeout;

@@ -411,9 +411,12 @@ def KforgeVerifyNoForeignCode : Pass<"kforge-verify-no-foreign-code", "mlir::Mod
     Runs first in kforge's lowering pipelines, on the payload as the schedule left
     it. kforge never puts these into a payload itself, so their presence means a
     payload or a schedule tried to smuggle code past the compiler: inline assembly
-    (`llvm.inline_asm`), module-level assembly (the `llvm.module_asm` attribute),
-    calls to functions the module only declares (`func.call` / `llvm.call` of an
-    external symbol), indirect calls, and `llvm.call_intrinsic` by name. Each is
+    (`llvm.inline_asm`; an empty one, the compiler memory barrier kforge's
+    pipeline_rows emits, executes nothing and is allowed), module-level assembly
+    (the `llvm.module_asm` attribute), calls to functions the module only declares
+    (`func.call` / `llvm.call` of an external symbol other than kforge's runtime,
+    `mgpu*` / `kforge*`, which TMA schedules call), indirect calls, and
+    `llvm.call_intrinsic` by name. Each is
     reported with an error at the op and the pass fails. Inline assembly that the
     NVVM lowering emits later for kforge's own ops is not affected.
 

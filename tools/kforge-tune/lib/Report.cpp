@@ -244,12 +244,10 @@ void kforge::tune::writeReport(const std::string &runDir, llvm::ArrayRef<Databas
                         score->getNumber("compiles").value_or(0), score->getNumber("correct").value_or(0),
                         score->getNumber("speedup").value_or(0));
 
+  // Whole or not at all (writeText checks every write: a full disk is a message, not an abort).
   auto write = [&](const std::string &file, const std::string &text) {
-    if (llvm::Error e = llvm::writeToOutput(joinPath(runDir, file), [&](llvm::raw_ostream &out) {
-          out << text;
-          return llvm::Error::success();
-        }))
-      llvm::errs() << "kforge-tune: warning: cannot write " << file << ": " << llvm::toString(std::move(e)) << "\n";
+    if (!writeText(joinPath(runDir, file), text))
+      llvm::errs() << "kforge-tune: warning: the report (" << file << ") was not updated\n";
   };
   write("report.md", md);
   write("report.svg", bestSoFarSvg(bestSoFar, baselineMs, title));
