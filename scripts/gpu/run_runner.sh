@@ -10,30 +10,9 @@ run="$dir/kforge-run"
 export KFORGE_RUNTIME="$dir/libkforge_mgpu.so"
 mkdir -p "$out/json"
 
-adv="$dir/adversarial"
-check() { # name candidate reference expected-status expected-reason-substring [extra args]
-  local name="$1" cand="$2" ref="$3" status="$4" reason="$5"; shift 5
-  "$run" --candidate "$adv/$cand" --reference "$adv/$ref" --reps 0 --timeout 20 "$@" > "$out/json/adv-$name.json"
-  python3 - "$out/json/adv-$name.json" "$name" "$status" "$reason" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1])); name, status, reason = sys.argv[2:5]
-ok = r["status"] == status and reason in r.get("reason", "")
-print(f"| {name} | {r['status']} | {r.get('reason', '')[:110]} | {'caught as expected' if ok else 'UNEXPECTED'} |")
-PY
-}
-{
-  echo "## Adversarial kernels (64x64 matmul + 1 payload; reference: naive GPU kernel)"
-  echo
-  echo "| kernel | status | reason | verdict |"
-  echo "|---|---|---|---|"
-  check correct correct reference correct ""
-  check partial-write partial-write reference incorrect "unwritten"
-  check zeros zeros reference incorrect "relative L2 error 1.0"
-  check off-by-1e-3 off-by-1e-3 reference incorrect "relative L2 error 0.001"
-  check out-of-bounds gpu-out-of-bounds reference failed "CUDA_ERROR_ILLEGAL_ADDRESS"
-  check hang gpu-hang reference failed "timed out"
-  check naive-gpu-vs-cpu reference reference-cpu correct ""
-} | tee "$out/adversarial.md"
+# The adversarial kernels: any verdict other than the expected one makes this script exit 1 at the end.
+bash "$(dirname "$0")/run_adversarial.sh" "$dir" "$out"
+adversarial_status=$?
 
 # Ceilings measured in this run, on this GPU: device copy bandwidth (bytes read + written) and cuBLAS fp32.
 python3 - > "$out/ceilings.txt" <<'PY'
@@ -94,3 +73,7 @@ PY
   done
 } 2> "$out/overhead.txt" | tee -a "$out/table.md"
 cat "$out/overhead.txt"
+if [ "$adversarial_status" -ne 0 ]; then
+  echo "run_runner.sh: UNEXPECTED adversarial verdicts (see $out/adversarial.md)" >&2
+  exit 1
+fi
