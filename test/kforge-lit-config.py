@@ -66,6 +66,13 @@ if os.path.exists(_venv_python):
         config.substitutions.append(("%venv_python", _venv_python))
 if "pytest" not in config.available_features:
     lit_config.note("no <build>/venv with numpy and pytest: the Python package's tests are skipped")
+# The PyTorch importer's tests also need torch and torch-mlir (scripts/install-python-deps.sh); found without
+# importing them (importing torch takes seconds).
+elif subprocess.run([_venv_python, "-c", "import importlib.util as u, sys; "
+                     "sys.exit(not (u.find_spec('torch') and u.find_spec('torch_mlir')))"]).returncode == 0:
+    config.available_features.add("torch-mlir")
+else:
+    lit_config.note("no torch and torch-mlir in <build>/venv: the PyTorch importer's tests are skipped")
 
 # A GPU is present when the driver library loads and reports at least one device.
 def _has_cuda_gpu():

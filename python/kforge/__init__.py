@@ -10,9 +10,15 @@ GPU artifacts take CUDA tensors (PyTorch) and need kforge's mgpu runtime (libkfo
 
     run = kforge.tune("examples/cpu/gemm_bias_relu.mlir", "runs/gbr", target="cpu", trials=16)
     kernel = run.best_artifact()               # the fastest verified kernel kforge-tune found
+
+    payload = kforge.import_module(model, x)   # a PyTorch module to linalg (torch-mlir); weights as arguments
+    payload.save("model.mlir")                 # + model.json; then kforge-compile / kforge-tune model.mlir
+    y = kforge.load("art")(*payload.arguments(model, x))
 """
 
 from .artifact import Artifact, ArtifactError, load
+from .importer import ImporterError, Payload, import_module
 from .tune import TuneError, TuneRun, tune
 
-__all__ = ["Artifact", "ArtifactError", "load", "TuneError", "TuneRun", "tune"]
+__all__ = ["Artifact", "ArtifactError", "load", "ImporterError", "Payload", "import_module", "TuneError", "TuneRun",
+           "tune"]
