@@ -298,3 +298,20 @@ def test_imported_module_compiles_and_matches_pytorch_on_cpu(tmp_path):
         assert y.dtype == torch.float32 and y.shape == expected.shape
         error = ((y.double() - expected).norm() / expected.norm()).item()
         assert error < 1e-5, error
+
+
+@pytest.mark.parametrize("name", sorted(MODULES) + ["batch_norm_net"])
+def test_parse_test_modules_compile_and_match_pytorch_on_cpu(name, tmp_path):
+    """The untransformed payload (kforge-compile with no recipe) computes what the module does."""
+    torch.manual_seed(1)
+    module, *inputs = MODULES[name]() if name in MODULES else (Net().eval(), torch.randn(3, 8), torch.randn(3, 4))
+    payload = kforge.import_module(module, *inputs)
+    payload.save(str(tmp_path / "payload.mlir"))
+    result = subprocess.run([KFORGE_COMPILE, str(tmp_path / "payload.mlir"), "--target", "cpu", "-o",
+                             str(tmp_path / "artifact")], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    y = kforge.load(str(tmp_path / "artifact"))(*payload.arguments(module, *inputs))
+    with torch.no_grad():
+        expected = module.double()(*[x.double() for x in inputs])
+    error = ((y.double() - expected).norm() / expected.norm()).item()
+    assert error < 1e-5, error
