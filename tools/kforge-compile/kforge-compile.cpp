@@ -10,6 +10,7 @@
 
 #include "kforge/Artifact/Artifact.h"
 #include "kforge/InitAll.h"
+#include "kforge/Support/SourceFile.h"
 #include "kforge/Tune/PayloadFacts.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -190,22 +191,24 @@ int main(int argc, char **argv) {
     return mlir::failure(); // and print it as usual
   });
   report.enter("parse");
-  std::string message;
-  std::unique_ptr<llvm::MemoryBuffer> payloadFile = mlir::openInputFile(payloadPath, &message);
-  if (!payloadFile) {
-    llvm::errs() << "kforge-compile: error: " << message << "\n";
+  // Regular files of bounded size and nesting only (kforge/Support/SourceFile.h).
+  auto read = [&](llvm::StringRef path) -> std::unique_ptr<llvm::MemoryBuffer> {
+    llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> file = kforge::readSourceFile(path);
+    if (file)
+      return std::move(*file);
+    llvm::errs() << "kforge-compile: error: " << llvm::toString(file.takeError()) << "\n";
     report.finish(false);
+    return nullptr;
+  };
+  std::unique_ptr<llvm::MemoryBuffer> payloadFile = read(payloadPath);
+  if (!payloadFile)
     return 1;
-  }
   std::string payloadText = payloadFile->getBuffer().str();
   std::string recipeText;
   if (!recipePath.empty()) {
-    std::unique_ptr<llvm::MemoryBuffer> recipeFile = mlir::openInputFile(recipePath, &message);
-    if (!recipeFile) {
-      llvm::errs() << "kforge-compile: error: " << message << "\n";
-      report.finish(false);
+    std::unique_ptr<llvm::MemoryBuffer> recipeFile = read(recipePath);
+    if (!recipeFile)
       return 1;
-    }
     recipeText = recipeFile->getBuffer().str();
   }
   sourceMgr.AddNewSourceBuffer(std::move(payloadFile), llvm::SMLoc());

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kforge/InitAll.h"
+#include "kforge/Support/SourceFile.h"
 #include "kforge/Transforms/ScheduleConfinement.h"
 
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
@@ -82,12 +83,14 @@ int main(int argc, char **argv) {
       return failure();
     return confineTransformScripts(pm);
   });
-  std::string errorMessage;
-  std::unique_ptr<llvm::MemoryBuffer> input = openInputFile(inputFilename, &errorMessage);
-  if (!input) {
-    llvm::errs() << errorMessage << "\n";
+  // A regular file of bounded size and nesting (a FIFO would block, 60,000 nested regions overflow the parser).
+  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> read = kforge::readSourceFile(inputFilename);
+  if (!read) {
+    llvm::errs() << "kforge-opt: error: " << llvm::toString(read.takeError()) << "\n";
     return 1;
   }
+  std::unique_ptr<llvm::MemoryBuffer> input = std::move(*read);
+  std::string errorMessage;
   std::unique_ptr<llvm::ToolOutputFile> output = openOutputFile(outputFilename, &errorMessage);
   if (!output) {
     llvm::errs() << errorMessage << "\n";
