@@ -10,7 +10,9 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
@@ -21,6 +23,10 @@ namespace kforge {
 
 #define GEN_PASS_REGISTRATION
 #include "kforge/Transforms/Passes.h.inc"
+
+/// Runs kforge-normalize-importer on `module`: what kforge-compile and kforge-tune's payload analysis do
+/// first with every payload, so importer IR (torch-mlir) takes the forms the schedules expect.
+mlir::LogicalResult normalizeImporterPayload(mlir::ModuleOp module);
 
 /// True when `op` sits inside GPU device code (a gpu.launch body or a gpu.func).
 bool isInsideGpuKernel(mlir::Operation *op);

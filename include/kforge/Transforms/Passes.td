@@ -369,6 +369,34 @@ def KforgeCopiesToLinalg : Pass<"kforge-copies-to-linalg", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def KforgeNormalizeImporter : Pass<"kforge-normalize-importer", "mlir::ModuleOp"> {
+  let summary = "Rewrite what importers (torch-mlir) emit into the linalg forms kforge's schedules take";
+  let description = [{
+    kforge-compile and kforge-tune's payload analysis run this first on every payload. It is
+    semantics-preserving; on kforge's own hand-written payloads it changes nothing but canonical forms.
+
+    - A `linalg.transpose` feeding an operand of `linalg.matmul` / `linalg.batch_matmul` (nn.Linear's
+      weight) becomes that operand's indexing map: the contraction reads the untransposed tensor
+      (matmul_transpose_b form) and the transpose disappears.
+    - Other named ops that are neither contractions, convolutions nor fills (`linalg.map`,
+      `linalg.broadcast`, `linalg.transpose`, `linalg.copy`, elementwise named ops, `linalg.reduce`) become
+      `linalg.generic`; splat constant operands (`arith.constant dense<0.0> : tensor<f32>`) are inlined
+      into the body, so no host constant reaches a kernel; unused results (torch's argmax beside a max)
+      and operands are erased.
+    - Elementwise producers with a single user are fused into it (upstream elementwise fusion), so a
+      broadcast copy, a chain of activations or a `pow` before a sum become one op, as in kforge's own
+      payloads.
+    - Keepdim reductions: an operand dimension of size 1 read through the constant 0 (output map
+      `(d0, d1, d2, d3) -> (d0, 0, 0, 0)`) is dropped from the operand (a `tensor.collapse_shape`) and
+      from its map; results are `tensor.expand_shape`d back, and reshape pairs fold away.
+    - `math.powf` with a small integral constant exponent and `math.fpowi` with a small constant exponent
+      become multiplications (exact for negative bases); any other `math.fpowi` gets an i32 exponent
+      (libdevice's `__nv_powif` takes an i32; upstream passes an i64 through a mismatched prototype).
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
+                           "mlir::arith::ArithDialect", "mlir::math::MathDialect"];
+}
+
 def KforgeMapToGpuNaive : Pass<"kforge-map-to-gpu-naive", "mlir::ModuleOp"> {
   let summary = "Map every linalg op of a bufferized payload to its own naive GPU kernel";
   let description = [{
