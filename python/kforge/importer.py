@@ -17,9 +17,11 @@ torch and torch-mlir are pinned in python/requirements-import.txt (scripts/insta
 """
 
 import argparse
+import contextlib
 import importlib.metadata
 import importlib.util
 import inspect
+import io
 import json
 import os
 import re
@@ -113,9 +115,11 @@ def _first_lines(text, limit=6):
     return "\n".join(head[:limit])
 
 
-def _make_wrapper(module, names, input_count):
+def _make_wrapper(module, names, input_count, written):
     """forward(*inputs, *weights) -> module(*inputs) with the weights given: they become function arguments
-    instead of constants baked into the IR."""
+    instead of constants baked into the IR. Weights the module writes in place (BatchNorm's running statistics
+    in training mode) are copied first: the update becomes dead code rather than a mutated argument, which
+    torch.export cannot decompose and torch-mlir would return as extra results."""
     import torch
 
     class WeightsAsArguments(torch.nn.Module):
@@ -124,7 +128,9 @@ def _make_wrapper(module, names, input_count):
             self.module = module
 
         def forward(self, *args):
-            weights = dict(zip(names, args[input_count:]))
+            weights = {n: a.clone() if n in written else a for n, a in zip(names, args[input_count:])}
+            for name in written - weights.keys():  # not an argument (never read): its update must stay dead
+                weights[name] = self.module.get_buffer(name).clone()
             return torch.func.functional_call(self.module, weights, args[:input_count])
 
     return WeightsAsArguments()
@@ -221,13 +227,26 @@ def _write_whole(path, text):
         raise
 
 
-def _unused_placeholders(program, names):
-    """Names among ``names`` (the weights passed as user inputs) that the exported graph never reads."""
+def _weight_nodes(program, names):
+    """The placeholder node of each weight (the trailing user inputs), by name."""
     from torch.export.graph_signature import InputKind
     user = [s.arg.name for s in program.graph_signature.input_specs if s.kind == InputKind.USER_INPUT]
     nodes = {n.name: n for n in program.graph.nodes if n.op == "placeholder"}
-    offset = len(user) - len(names)
-    return {name for name, node_name in zip(names, user[offset:]) if not nodes[node_name].users}
+    return {name: nodes[node_name] for name, node_name in zip(names, user[len(user) - len(names):])}
+
+
+def _written_buffers(module, example_inputs, decompositions):
+    """Buffers the module's forward updates (BatchNorm's running statistics and counter in training mode),
+    from an export of the module itself: with its buffers as module state, torch.export records the updates
+    (graph_signature.buffers_to_mutate), which a composite op such as aten.batch_norm hides from its schema."""
+    import torch
+    if not any(True for _ in module.buffers()):
+        return set()
+    try:
+        program = torch.export.export(module, tuple(example_inputs), strict=False).run_decompositions(decompositions)
+    except Exception:  # the import itself reports why the module cannot be traced
+        return set()
+    return set(program.graph_signature.buffers_to_mutate.values())
 
 
 def _lower(program, func_name):
@@ -250,7 +269,7 @@ def _lower(program, func_name):
     handler = context.attach_diagnostic_handler(collect)
     try:
         module = export_and_import(program, output_type="linalg-on-tensors", func_name=func_name,
-                                   fx_importer=FxImporter(context=context))
+                                   fx_importer=FxImporter(context=context), decomposition_table={})
         return str(module)
     except Exception as error:  # torch-mlir raises TorchMlirCompilerError, or anything from its importer
         reason = "\n".join(diagnostics) or _first_lines(error)
@@ -285,8 +304,10 @@ def import_module(module, *example_inputs, dtype=None, func_name=None):
     buffers = dict(module.named_buffers())
     weights = {**parameters, **buffers}
 
-    def export(names):
-        wrapper = _make_wrapper(module, names, len(example_inputs))
+    from torch_mlir.extras.fx_decomp_util import get_decomposition_table
+
+    def export(names, written):
+        wrapper = _make_wrapper(module, names, len(example_inputs), written)
         try:
             return torch.export.export(wrapper, tuple(example_inputs) + tuple(weights[n] for n in names),
                                        strict=False)
@@ -294,12 +315,23 @@ def import_module(module, *example_inputs, dtype=None, func_name=None):
             reason = _first_lines(error)
             raise ImporterError(f"torch.export cannot trace the module: {reason}", reason) from None
 
+    def decompose(program):
+        """torch-mlir's decompositions (what export_and_import would run), which also drop dead code."""
+        try:
+            return program.run_decompositions(get_decomposition_table())
+        except Exception as error:
+            reason = _first_lines(error)
+            raise ImporterError(f"torch.export cannot decompose the module: {reason}", reason) from None
+
     names = list(weights)
-    program = export(names)
-    unused = _unused_placeholders(program, names)
-    if unused:  # e.g. BatchNorm's num_batches_tracked in eval mode: no argument for it
+    written = _written_buffers(module, example_inputs, get_decomposition_table()) & set(buffers)
+    program = decompose(export(names, written))
+    # Weights the graph never reads get no argument: BatchNorm's num_batches_tracked in eval mode, its
+    # running statistics in training mode (their update is dead once copied).
+    unused = {name for name, node in _weight_nodes(program, names).items() if not node.users}
+    if unused:
         names = [n for n in names if n not in unused]
-        program = export(names)
+        program = decompose(export(names, written))
 
     mlir = _lower(program, func_name)
     foreign = sorted(set(re.findall(r"\btm_tensor\.(?!yield\b)(\w+)", mlir)))
@@ -407,11 +439,14 @@ def main(argv=None):
     if args.eval:
         model.eval()
     try:
-        payload = import_module(model, *inputs, dtype=dtype, func_name=func_name)
+        # torch.export logs partial graphs when a trace fails: they would bury the reason, printed below.
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            payload = import_module(model, *inputs, dtype=dtype, func_name=func_name)
     except ImporterError as error:
         return fail(1, f"{args.module_file}: {error}")
     except ValueError as error:
         return fail(2, str(error))
+    payload.sidecar["source"] = args.module_file
     sidecar_path = payload.save(args.output)
     kinds = [a["kind"] for a in payload.sidecar["arguments"]]
     print(f"kforge-import: wrote {args.output} (@{func_name}: {kinds.count('input')} inputs, "

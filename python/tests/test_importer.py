@@ -225,12 +225,16 @@ def test_cli_writes_payload_and_sidecar(tmp_path):
     assert "func.func @relu_linear(" in (tmp_path / "out" / "payload.mlir").read_text()
 
 
-def test_cli_reports_torch_mlirs_reason_and_exits_1(tmp_path):
-    module = write(tmp_path, "cumsum.py", """
+@pytest.mark.parametrize("forward, reason", [
+    ("return torch.cumsum(x, dim=1)", "(tm_tensor.scan), which upstream MLIR cannot parse"),
+    ("return x if x.sum() > 0 else -x", "torch.export cannot trace the module: Could not guard on data-dependent"),
+])
+def test_cli_reports_the_importers_reason_and_exits_1(tmp_path, forward, reason):
+    module = write(tmp_path, "bad.py", f"""
         import torch
         class Model(torch.nn.Module):
             def forward(self, x):
-                return torch.cumsum(x, dim=1)
+                {forward}
         def get_inputs():
             return [torch.randn(4, 4)]
         def get_init_inputs():
@@ -238,8 +242,8 @@ def test_cli_reports_torch_mlirs_reason_and_exits_1(tmp_path):
         """)
     result = kforge_import(module, "-o", tmp_path / "payload.mlir")
     assert result.returncode == 1, result.stderr
-    assert "kforge-import: error:" in result.stderr and "tm_tensor.scan" in result.stderr
-    assert "Traceback" not in result.stderr
+    assert result.stderr.startswith("kforge-import: error: ") and reason in result.stderr
+    assert "Traceback" not in result.stderr and "def forward" not in result.stderr  # no torch logs around it
     assert not (tmp_path / "payload.mlir").exists()
 
 
@@ -300,11 +304,31 @@ def test_imported_module_compiles_and_matches_pytorch_on_cpu(tmp_path):
         assert error < 1e-5, error
 
 
-@pytest.mark.parametrize("name", sorted(MODULES) + ["batch_norm_net"])
+def conv_batch_norm_training():
+    return nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU()), torch.randn(2, 3, 8, 8)
+
+
+def test_training_mode_batch_norm_uses_batch_statistics_and_leaves_buffers_alone():
+    module, x = conv_batch_norm_training()
+    running_mean = module[1].running_mean.clone()
+    payload = kforge.import_module(module, x)
+    # The running-statistics update is dead code in a pure function: no buffer arguments, one result.
+    assert payload.argument_names == ["input", "0.weight", "0.bias", "1.weight", "1.bias"]
+    assert payload.sidecar["results"] == [{"shape": [2, 4, 6, 6], "dtype": "f32"}]
+    assert torch.equal(module[1].running_mean, running_mean) and module[1].num_batches_tracked.item() == 0
+
+
+MORE_MODULES = {
+    "batch_norm_net": lambda: (Net().eval(), torch.randn(3, 8), torch.randn(3, 4)),
+    "conv_batch_norm_training": conv_batch_norm_training,
+}
+
+
+@pytest.mark.parametrize("name", sorted(MODULES) + sorted(MORE_MODULES))
 def test_parse_test_modules_compile_and_match_pytorch_on_cpu(name, tmp_path):
     """The untransformed payload (kforge-compile with no recipe) computes what the module does."""
     torch.manual_seed(1)
-    module, *inputs = MODULES[name]() if name in MODULES else (Net().eval(), torch.randn(3, 8), torch.randn(3, 4))
+    module, *inputs = {**MODULES, **MORE_MODULES}[name]()
     payload = kforge.import_module(module, *inputs)
     payload.save(str(tmp_path / "payload.mlir"))
     result = subprocess.run([KFORGE_COMPILE, str(tmp_path / "payload.mlir"), "--target", "cpu", "-o",
