@@ -220,7 +220,11 @@ static void applyLandlock(const ContainmentPlan &plan, ContainmentReport &report
   std::vector<std::pair<std::string, uint64_t>> rules = {
       {"/usr", read},  {"/lib", read},  {"/lib32", read}, {"/lib64", read}, {"/libx32", read},
       {"/bin", read},  {"/sbin", read}, {"/etc", read},   {"/opt", read},   {"/run", read},
-      {"/proc", read}, {"/sys", read},  {"/var/lib", read}, {"/dev", device}};
+      {"/proc", read}, {"/sys", read},  {"/var/lib", read}, {"/dev", device},
+      // The process's own /proc/<pid> (what /proc/self names when the rule is made): the CUDA driver writes
+      // there (its threads' names, through pthread_setname_np: cuInit failed with CUDA_ERROR_OPERATING_SYSTEM
+      // on the H200 without it, scripts/gpu/landlock_probe.cpp). Another process's entries stay read-only.
+      {"/proc/self", read | kWriteFile | kTruncate}};
   for (const std::string &dir : plan.readableDirs)
     rules.push_back({dir, read});
   std::vector<std::string> readable;
