@@ -61,6 +61,19 @@ static cl::opt<double> timingBudget(
     cl::desc("A trial's timed repetitions stop near this many milliseconds (at least 10 repetitions; 0: always "
              "--reps); --replay always times --reps"),
     cl::init(1000), cl::cat(category));
+static cl::opt<double> slowBaseline(
+    "slow-baseline-ms",
+    cl::desc("A baseline whose first run takes longer than this is timed with kforge-run's fewest repetitions (10 "
+             "after one warm-up) instead of --reps"),
+    cl::init(100), cl::cat(category));
+static cl::opt<double> referenceCheckMaxGflop(
+    "reference-check-max-gflop",
+    cl::desc("GPU: check the naive reference once against the CPU build of the payload when the problem is at "
+             "most this many GFLOP (the CPU build runs untransformed loops at ~0.3-1 GFLOP/s; 0: never check)"),
+    cl::init(2), cl::cat(category));
+static cl::opt<double> referenceCheckMaxGB(
+    "reference-check-max-gb", cl::desc("... and its arguments at most this many GB (0: never check)"), cl::init(2),
+    cl::cat(category));
 static cl::opt<std::string> l2Flush(
     "l2-flush",
     cl::desc("GPU trials: how the L2 flush before each timed repetition leaves L2: dirty (kforge-run writes a "
@@ -206,6 +219,9 @@ static TuneConfig givenConfig() {
   config.cutoffBestFactor = cutoffBest;
   config.runner = runnerMode;
   config.timingBudgetMs = timingBudget;
+  config.slowBaselineMs = slowBaseline;
+  config.referenceCheckMaxGflop = referenceCheckMaxGflop;
+  config.referenceCheckMaxGB = referenceCheckMaxGB;
   config.l2Flush = l2Flush;
   config.resume = resume;
   config.keepCandidates = keepCandidates;
@@ -286,6 +302,9 @@ int kforge::tune::checkOptionValues(const CommandLine &c) {
       {"--cutoff", config.cutoffFactor, 0, 1e6, "0 (off) or a factor up to 1e6"},
       {"--cutoff-best", config.cutoffBestFactor, 0, 1e6, "0 (off) or a factor up to 1e6"},
       {"--timing-budget-ms", config.timingBudgetMs, 0, 1e9, "0 (always --reps) or more milliseconds"},
+      {"--slow-baseline-ms", config.slowBaselineMs, 0, 1e9, "0 or more milliseconds"},
+      {"--reference-check-max-gflop", config.referenceCheckMaxGflop, 0, 1e9, "0 (never check) or more GFLOP"},
+      {"--reference-check-max-gb", config.referenceCheckMaxGB, 0, 1e9, "0 (never check) or more GB"},
       {"--dry-run", double(c.dryRun), 0, 1000000, "from 0 to 1000000 schedules"},
       {"--score-compiles", config.weights.compiles, 0, 1e6, "a weight from 0 to 1e6"},
       {"--score-correct", config.weights.correct, 0, 1e6, "a weight from 0 to 1e6"},

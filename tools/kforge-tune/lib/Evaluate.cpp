@@ -11,6 +11,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <cstdio>
 #include <random>
 
 using namespace kforge::tune;
@@ -262,9 +263,10 @@ static RunOutcome runOnServer(const TuneConfig &config, RunnerServer &server, St
 }
 
 RunOutcome kforge::tune::runCandidate(const TuneConfig &config, const Tools &tools, StringRef candidateDir,
-                                      StringRef referenceDir, int seeds, int reps, double cutoffMs) {
+                                      StringRef referenceDir, int seeds, int reps, double cutoffMs,
+                                      llvm::ArrayRef<std::string> extraArgs, StringRef outputName) {
   auto start = std::chrono::steady_clock::now();
-  std::string output = joinPath(candidateDir, "run.json");
+  std::string output = joinPath(candidateDir, outputName);
   std::vector<std::string> args = {"--candidate", candidateDir.str(), "--reference", referenceDir.str(),
                                    "--seeds", std::to_string(seeds), "--reps", std::to_string(reps),
                                    "--timeout", std::to_string(config.runTimeout), "--output", output};
@@ -279,9 +281,11 @@ RunOutcome kforge::tune::runCandidate(const TuneConfig &config, const Tools &too
     args.insert(args.end(), {"--timing-budget-ms", std::to_string(config.timingBudgetMs)});
   // Inputs and the reference's outputs are computed once per seed for the whole run, not per candidate.
   args.insert(args.end(), {"--cache-dir", joinPath(config.runDir, "seed-cache")});
+  args.insert(args.end(), extraArgs.begin(), extraArgs.end());
   llvm::sys::fs::remove(output);
   std::string message;
-  runProgram(tools.run, args, joinPath(candidateDir, "run.log"), config.runTimeout + 60, message);
+  runProgram(tools.run, args, joinPath(candidateDir, llvm::sys::path::stem(outputName).str() + ".log"),
+             config.runTimeout + 60, message);
   RunOutcome outcome = outcomeOf(readJSON(output), message);
   outcome.seconds = secondsSince(start);
   return outcome;
@@ -291,11 +295,137 @@ RunOutcome kforge::tune::runCandidate(const TuneConfig &config, const Tools &too
 // Records
 //===----------------------------------------------------------------------===//
 
-std::optional<DatabaseRecord> kforge::tune::measureBaseline(const TuneConfig &config, const Tools &tools,
-                                                            const PayloadFacts &facts) {
+json::Object ReferenceCheck::toJSON() const {
+  json::Object o{{"status", status}, {"against", against}, {"reason", reason}, {"seconds", seconds}};
+  if (relL2Error)
+    o["rel_l2_error"] = *relL2Error;
+  if (maxAbsError)
+    o["max_abs_error"] = *maxAbsError;
+  return o;
+}
+
+std::optional<ReferenceCheck> ReferenceCheck::fromJSON(const json::Value *value) {
+  const json::Object *o = value ? value->getAsObject() : nullptr;
+  if (!o || !o->getString("status"))
+    return std::nullopt;
+  ReferenceCheck check;
+  check.status = o->getString("status")->str();
+  check.against = o->getString("against").value_or("").str();
+  check.reason = o->getString("reason").value_or("").str();
+  check.relL2Error = o->getNumber("rel_l2_error");
+  check.maxAbsError = o->getNumber("max_abs_error");
+  check.seconds = o->getNumber("seconds").value_or(0);
+  return check;
+}
+
+ReferenceCheck kforge::tune::planReferenceCheck(const TuneConfig &config, const PayloadFacts &facts) {
+  ReferenceCheck check;
+  if (config.target != "gpu") {
+    // The CPU reference is the untransformed payload through the CPU pipeline the candidates take too; kforge
+    // has no second CPU lowering, and its other one (the naive GPU build) needs a GPU.
+    check.status = "skipped";
+    check.reason = "not checked: no independent computation on this target (the reference is the untransformed "
+                   "payload through the CPU pipeline the candidates use; kforge has no other CPU lowering)";
+    return check;
+  }
+  check.against = "the CPU build of the payload (kforge-compile --target cpu: untransformed loops, no GPU lowering)";
+  double gflop = static_cast<double>(facts.flops) / 1e9, gb = static_cast<double>(facts.bytes) / 1e9;
+  if (config.referenceCheckMaxGflop <= 0 || config.referenceCheckMaxGB <= 0) {
+    check.status = "skipped";
+    check.reason = "not checked: turned off (--reference-check-max-gflop or --reference-check-max-gb is 0)";
+    return check;
+  }
+  if (gflop > config.referenceCheckMaxGflop || gb > config.referenceCheckMaxGB) {
+    check.status = "skipped";
+    char text[400];
+    std::snprintf(text, sizeof(text),
+                  "not checked: the problem is too large for the CPU build (%.3g GFLOP, %.3g GB of arguments; the "
+                  "bound is %g GFLOP and %g GB, --reference-check-max-gflop/-gb: its untransformed loops run at "
+                  "~0.3-1 GFLOP/s)",
+                  gflop, gb, config.referenceCheckMaxGflop, config.referenceCheckMaxGB);
+    check.reason = text;
+    return check;
+  }
+  return check; // status "": to be run
+}
+
+Candidate kforge::tune::compileBaseline(const TuneConfig &config, const Tools &tools) {
   Candidate c;
   c.dir = joinPath(config.runDir, "baseline");
   compileCandidate(config, tools, c, /*naive=*/config.target == "gpu");
+  return c;
+}
+
+Candidate kforge::tune::compileIndependent(const TuneConfig &config, const Tools &tools) {
+  TuneConfig cpu = config;
+  cpu.target = "cpu";
+  Candidate c;
+  c.dir = joinPath(config.runDir, "reference-check");
+  compileCandidate(cpu, tools, c, /*naive=*/false);
+  return c;
+}
+
+/// Reads the reference check's outcome from the first baseline run's report into `check`.
+static void readReferenceCheck(const RunOutcome &run, ReferenceCheck &check) {
+  const json::Object *report = run.report.getAsObject();
+  const json::Object *result = report ? report->getObject("reference_check") : nullptr;
+  if (result) {
+    check.relL2Error = result->getNumber("rel_l2_error");
+    check.maxAbsError = result->getNumber("max_abs_error");
+  }
+  StringRef status = result ? result->getString("status").value_or("") : "";
+  if (StringRef(run.reason).starts_with("the reference disagrees") || status == "incorrect") {
+    check.status = "disagrees";
+    check.reason = result && result->getString("why") ? result->getString("why")->str() : run.reason;
+    return;
+  }
+  if (status == "correct") {
+    check.status = "agrees";
+    check.reason = "seed 0 agrees within the runner's tolerance";
+    return;
+  }
+  if (status == "inconclusive") {
+    check.status = "inconclusive";
+    check.reason = result->getString("why").value_or("the comparison proves nothing").str();
+    return;
+  }
+  check.status = "skipped";
+  check.reason = "not checked: the check could not run: " + (run.reason.empty() ? run.status : run.reason);
+}
+
+RunOutcome kforge::tune::firstBaselineRun(const TuneConfig &config, const Tools &tools, StringRef baselineDir,
+                                          const Candidate *independent, ReferenceCheck &check) {
+  std::vector<std::string> checkArgs;
+  bool checking = check.status.empty() && independent;
+  if (checking && !independent->compiled) {
+    check.status = "skipped";
+    check.reason = "not checked: the independent build does not compile (" + independent->stage +
+                   "): " + independent->message;
+    checking = false;
+  }
+  if (checking)
+    checkArgs = {"--check-reference-against", independent->dir};
+  RunOutcome first = runCandidate(config, tools, baselineDir, baselineDir, 1, 0, 0, checkArgs, "first-run.json");
+  if (!checking)
+    return first;
+  check.seconds = first.seconds;
+  readReferenceCheck(first, check);
+  if (check.status == "disagrees") {
+    llvm::errs() << "kforge-tune: error: the reference (the untransformed payload's "
+                 << (config.target == "gpu" ? "naive GPU build" : "build") << ") disagrees with " << check.against
+                 << ": " << check.reason << "; no candidate can be verified against it, so the search stops (see "
+                 << joinPath(baselineDir, "first-run.json") << ")\n";
+    return first;
+  }
+  // A check that could not run (the CPU build crashed or timed out) leaves the baseline's own run to decide.
+  if (check.status == "skipped" && first.status != "correct")
+    first = runCandidate(config, tools, baselineDir, baselineDir, 1, 0, 0, {}, "first-run.json");
+  return first;
+}
+
+std::optional<DatabaseRecord> kforge::tune::measureBaseline(const TuneConfig &config, const Tools &tools,
+                                                            const PayloadFacts &facts, const Candidate &c,
+                                                            const Candidate *independent, ReferenceCheck &check) {
   DatabaseRecord record;
   record.id = 0;
   record.kind = "baseline";
@@ -311,21 +441,47 @@ std::optional<DatabaseRecord> kforge::tune::measureBaseline(const TuneConfig &co
                  << "): " << c.message << "\n";
     return std::nullopt;
   }
-  // The baseline against itself: one seed (it is the reference), timed. Every speed-up is measured against
-  // it, so it gets all its repetitions unless that takes more than 10 s (then at least 10): the naive
-  // 8192^3 matmul runs 0.86 s a call on the H200, and 23 calls took a short tuning budget whole.
-  TuneConfig fullTiming = config;
-  fullTiming.timingBudgetMs = 10000;
-  RunOutcome run = runCandidate(fullTiming, tools, c.dir, c.dir, 1, config.reps);
-  if (run.status != "correct" || run.medianMs <= 0) {
-    llvm::errs() << "kforge-tune: error: the untransformed payload does not run: " << run.reason << "\n";
+  auto cannotRun = [&](const RunOutcome &run) {
+    llvm::errs() << "kforge-tune: error: the untransformed payload does not run: "
+                 << (run.reason.empty() ? run.status : run.reason) << "\n";
     if (config.target == "gpu")
       llvm::errs() << "kforge-tune: note: is there a GPU, and is the runtime (" << tools.runtime
                    << ") built? --target cpu tunes for the CPU\n";
     return std::nullopt;
-  }
+  };
+  // First, one run of seed 0 with no timing: it stores seed 0's reference outputs in the seed cache (every
+  // candidate's first comparison), says how long a baseline run takes, and checks the reference against the
+  // independent computation when there is one to check it against.
+  RunOutcome first = firstBaselineRun(config, tools, c.dir, independent, check);
+  if (check.status == "disagrees")
+    return std::nullopt;
+  if (first.status != "correct")
+    return cannotRun(first);
+  double firstRunMs = 0;
+  if (const json::Object *report = first.report.getAsObject())
+    if (const json::Array *runs = report->getArray("verification_runs_ms"))
+      if (!runs->empty())
+        firstRunMs = (*runs)[0].getAsNumber().value_or(0);
+  // Every speed-up is measured against the baseline, so a fast one gets all its repetitions unless that takes
+  // more than 10 s (then at least 10: the naive 8192^3 matmul runs 0.86 s a call on the H200, and 23 calls took
+  // a short tuning budget whole). A slow one gets the runner's fewest: 10 repetitions after one warm-up (the
+  // seed-0 run above has loaded it). kforge-run refuses fewer than 10.
+  bool slow = firstRunMs > config.slowBaselineMs;
+  TuneConfig timing = config;
+  timing.timingBudgetMs = slow ? 0 : 10000;
+  std::vector<std::string> timingArgs;
+  if (slow)
+    timingArgs = {"--warmup", "1"};
+  RunOutcome run = runCandidate(timing, tools, c.dir, c.dir, 1, slow ? 10 : config.reps, 0, timingArgs);
+  if (run.status != "correct" || run.medianMs <= 0)
+    return cannotRun(run);
   record.status = "correct";
   record.timeMs = run.medianMs;
+  record.runSeconds = first.seconds + run.seconds;
+  if (json::Object *report = run.report.getAsObject()) {
+    (*report)["first_run_ms"] = firstRunMs;
+    (*report)["slow_baseline"] = slow;
+  }
   record.run = std::move(run.report);
   return record;
 }

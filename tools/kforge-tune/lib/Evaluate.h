@@ -60,11 +60,52 @@ std::string checkScript(const TuneConfig &config, const Tools &tools, const std:
 /// kforge-run in a child process of its own: `candidateDir` verified against `referenceDir` on `seeds` seeds,
 /// timed `reps` times; a run over `cutoffMs` (0: none) is recorded too-slow.
 RunOutcome runCandidate(const TuneConfig &config, const Tools &tools, llvm::StringRef candidateDir,
-                        llvm::StringRef referenceDir, int seeds, int reps, double cutoffMs = 0);
+                        llvm::StringRef referenceDir, int seeds, int reps, double cutoffMs = 0,
+                        llvm::ArrayRef<std::string> extraArgs = {}, llvm::StringRef outputName = "run.json");
 
-/// Compiles and measures the untransformed payload (the naive GPU mapping, or loops on the CPU): the
-/// baseline's record, or nothing after saying on stderr why not.
-std::optional<DatabaseRecord> measureBaseline(const TuneConfig &config, const Tools &tools, const PayloadFacts &facts);
+/// The check of a run's reference (the baseline every candidate is verified against) against a computation
+/// that shares none of its kforge lowering, done once per payload and kept in run.json ("reference_check").
+struct ReferenceCheck {
+  /// "" (to be run), "agrees", "disagrees", "inconclusive" (the comparison proves nothing: a constant output)
+  /// or "skipped" (`reason` says why: no independent computation on the target, too large for it, or the
+  /// check could not run).
+  std::string status;
+  std::string against; ///< The independent computation, in words; empty when there is none.
+  std::string reason;
+  std::optional<double> relL2Error, maxAbsError;
+  double seconds = 0; ///< The check's own time (compile of the independent build excluded).
+
+  llvm::json::Object toJSON() const;
+  /// run.json's "reference_check", or nothing when it has none (a run from before the check).
+  static std::optional<ReferenceCheck> fromJSON(const llvm::json::Value *value);
+};
+
+/// What the reference of this run can be checked against. On the GPU: the CPU build of the payload
+/// (kforge-compile --target cpu: its own lowering, no GPU mapping), when the facts' flops and bytes are within
+/// --reference-check-max-gflop / --reference-check-max-gb; status "" (run it). Otherwise "skipped" with why.
+ReferenceCheck planReferenceCheck(const TuneConfig &config, const PayloadFacts &facts);
+
+/// Compiles the untransformed payload into RUN/baseline: the naive GPU mapping, or loops on the CPU.
+Candidate compileBaseline(const TuneConfig &config, const Tools &tools);
+
+/// Compiles the independent computation `planReferenceCheck` chose into RUN/reference-check.
+Candidate compileIndependent(const TuneConfig &config, const Tools &tools);
+
+/// One run of the compiled baseline in `baselineDir` on seed 0, without timing: it stores seed 0's reference
+/// outputs in the seed cache and says how long a run takes ("verification_runs_ms"). When `check` is still to
+/// be run (status "") and `independent` is given, the reference is checked against it on the way (kforge-run
+/// --check-reference-against) and `check` holds the outcome; a disagreement is said on stderr.
+RunOutcome firstBaselineRun(const TuneConfig &config, const Tools &tools, llvm::StringRef baselineDir,
+                            const Candidate *independent, ReferenceCheck &check);
+
+/// Measures the compiled baseline `baseline`: first one run on seed 0 (which also stores seed 0's reference
+/// outputs in the seed cache), checking the reference against `independent` on the way when `check` is to be
+/// run; then its timing, with the runner's fewest repetitions when that first run took more than
+/// --slow-baseline-ms. The baseline's record, or nothing after saying on stderr why not (`check` says
+/// "disagrees" when the reference failed its check).
+std::optional<DatabaseRecord> measureBaseline(const TuneConfig &config, const Tools &tools, const PayloadFacts &facts,
+                                              const Candidate &baseline, const Candidate *independent,
+                                              ReferenceCheck &check);
 
 /// Measures compiled candidates against the run's baseline and scores them into records. With --runner
 /// serve it owns the search's long-lived runner: started at the first trial, restarted after a crash.

@@ -216,6 +216,33 @@ void kforge::tune::writeReport(const std::string &runDir, llvm::ArrayRef<Databas
                       candidates.size() - correct.size());
   os << llvm::formatv("- baseline (untransformed{0}): {1:F4} ms\n", target == "gpu" ? ", naive GPU mapping" : "",
                       baselineMs);
+  // The reference's check and the search's speed are kept in RUN/run.json as the run goes (the description
+  // the caller passes is the invocation's, without them).
+  std::optional<json::Value> saved = readJSON(joinPath(runDir, "run.json"));
+  const json::Object *savedRun = saved ? saved->getAsObject() : nullptr;
+  auto fromRun = [&](llvm::StringRef key) -> const json::Object * {
+    if (const json::Object *o = run.getObject(key))
+      return o;
+    return savedRun ? savedRun->getObject(key) : nullptr;
+  };
+  if (const json::Object *check = fromRun("reference_check")) {
+    std::string status = check->getString("status").value_or("").str();
+    if (status == "skipped")
+      os << "- reference " << markdownText(check->getString("reason").value_or("")) << "\n";
+    else
+      os << "- reference check: " << markdownText(status) << " with "
+         << markdownText(check->getString("against").value_or(""))
+         << llvm::formatv(" (relative L2 error {0:e})\n", check->getNumber("rel_l2_error").value_or(0));
+  }
+  if (const json::Object *speed = fromRun("search_speed")) {
+    std::optional<double> first = speed->getNumber("time_to_first_correct_trial_s");
+    os << "- time to the first correct trial: "
+       << (first ? llvm::formatv("{0:F1} s", *first).str() : std::string("none yet"))
+       << llvm::formatv("; {0:F1} trials per minute (the last invocation: {1} trials in {2:F1} s of search, after "
+                        "{3:F1} s of set-up)\n",
+                        speed->getNumber("trials_per_minute").value_or(0), speed->getInteger("trials").value_or(0),
+                        speed->getNumber("search_s").value_or(0), speed->getNumber("setup_s").value_or(0));
+  }
   if (!correct.empty()) {
     const DatabaseRecord *top = correct.front();
     double t = *top->timeMs;

@@ -77,19 +77,32 @@ public:
   int run();
 
 private:
-  /// Measures the baseline if the database has none yet, and makes sure its artifact is there.
-  bool startFromBaseline();
+  /// Measures the baseline if the database has none yet (checking the reference once per payload on the
+  /// way) and makes sure its artifact is there. On the GPU the first batch starts compiling meanwhile.
+  bool setUp(unsigned jobs, llvm::DefaultThreadPool &pool);
+  /// Checks the reference of a run that has a baseline but no check yet (a run from before the check).
+  bool checkExistingReference();
+  /// Says the check's outcome and keeps it in run.json; false when the reference disagrees.
+  bool settleReferenceCheck();
+  /// Sets `key` of RUN/run.json (warns when it cannot be written).
+  void updateRunJSON(llvm::StringRef key, llvm::json::Value value) const;
   /// Why the search stops before its next batch, or "" to go on.
   std::string stopReason() const;
   enum class BatchEnd { Measured, PolicyExhausted, WriteError };
-  /// Proposes, compiles and measures one batch.
+  /// Proposes the next batch and starts compiling it in `pool`; false when the policy has nothing new.
+  BatchEnd startBatch(unsigned jobs, llvm::DefaultThreadPool &pool);
+  /// Proposes (unless a batch is already compiling), compiles and measures one batch.
   BatchEnd runBatch(unsigned jobs, llvm::DefaultThreadPool &pool);
+  /// Time to the first correct trial and trials per minute: kept in run.json, said on stderr.
+  void recordSpeed();
   /// Records one measured candidate and reports it; false after a database error.
   bool recordTrial(const Candidate &c, const DatabaseRecord &record);
   /// The proposals as candidates, their schedules written; nothing (said on stderr) when they cannot be written.
   std::optional<std::vector<Candidate>> prepare(const std::vector<Proposal> &proposals);
   std::optional<int64_t> parentId(const std::string &hash) const;
-  bool outOfTime() const { return config.timeBudget > 0 && secondsSince(start) >= config.timeBudget; }
+  /// The time budget counts the search (proposing, compiling, verifying and timing candidates), not the one-time
+  /// set-up (the baseline's compile and timing, the reference check).
+  bool outOfTime() const { return config.timeBudget > 0 && secondsSince(searchStart) >= config.timeBudget; }
   std::string trialLine(const DatabaseRecord &record) const;
   void printSummary(const std::string &why) const;
 
@@ -100,38 +113,129 @@ private:
   Progress progress;
   std::unique_ptr<Policy> policy;
   Evaluator evaluator;
-  std::chrono::steady_clock::time_point start;
+  std::chrono::steady_clock::time_point start, searchStart;
   double baselineMs = 0, bestMs = 0;
   double bestCandidateMs = std::numeric_limits<double>::infinity(); ///< The fastest correct candidate's time.
   int done = 0, failures = 0, sinceImprovement = 0;
+  ReferenceCheck check;              ///< The reference's check (run.json's "reference_check").
+  std::vector<Candidate> compiling;  ///< A batch proposed and compiling in the pool, not yet measured.
+  double setupSeconds = 0;
+  int trialsNow = 0;                 ///< Trials finished by this invocation.
+  bool correctBefore = false;        ///< A correct trial was recorded before this invocation.
+  std::optional<double> firstCorrectSeconds; ///< Seconds from the start to this invocation's first correct trial.
+  std::optional<int64_t> firstCorrectId;
 };
 
 } // namespace
 
-bool Tuner::startFromBaseline() {
-  if (!findBaseline(db.entries())) {
-    std::optional<DatabaseRecord> baseline = measureBaseline(config, tools, facts);
-    if (!baseline)
-      return false;
-    if (llvm::Error e = db.append(*baseline)) {
-      llvm::errs() << "kforge-tune: error: " << llvm::toString(std::move(e)) << "\n";
-      return false;
-    }
-    progress.note(llvm::formatv("kforge-tune: baseline ({0}) {1:F3} ms", config.target == "gpu" ? "naive GPU" : "loops",
-                                *baseline->timeMs));
+void Tuner::updateRunJSON(StringRef key, json::Value value) const {
+  std::string path = joinPath(config.runDir, "run.json");
+  std::optional<json::Value> saved = readJSON(path);
+  json::Object run = saved && saved->getAsObject() ? *saved->getAsObject() : runDescription(config, facts);
+  run[key] = std::move(value);
+  if (!writeJSON(path, json::Value(std::move(run))))
+    llvm::errs() << "kforge-tune: warning: run.json's " << key << " was not updated\n";
+}
+
+bool Tuner::settleReferenceCheck() {
+  updateRunJSON("reference_check", check.toJSON());
+  if (check.status == "disagrees")
+    return false; // said on stderr where it was found
+  std::string text = "kforge-tune: reference " + check.reason; // "not checked: why"
+  if (check.status != "skipped") {
+    text = "kforge-tune: reference check: the reference " + check.status + " with " + check.against;
+    if (check.relL2Error)
+      text += llvm::formatv(" (relative L2 error {0:e})", *check.relL2Error).str();
+    if (check.status != "agrees")
+      text += ": " + check.reason;
   }
-  return ensureBaselineArtifact(config, tools, [&](const std::string &text) { progress.note(text); });
+  progress.note(text);
+  return true;
+}
+
+bool Tuner::checkExistingReference() {
+  if (!ensureBaselineArtifact(config, tools, [&](const std::string &text) { progress.note(text); }))
+    return false;
+  check = planReferenceCheck(config, facts);
+  if (check.status.empty()) {
+    Candidate independent = compileIndependent(config, tools);
+    RunOutcome first = firstBaselineRun(config, tools, joinPath(config.runDir, "baseline"), &independent, check);
+    (void)first; // the baseline was measured before; only the check is new
+  }
+  return settleReferenceCheck();
+}
+
+bool Tuner::setUp(unsigned jobs, llvm::DefaultThreadPool &pool) {
+  std::optional<json::Value> saved = readJSON(joinPath(config.runDir, "run.json"));
+  const json::Object *run = saved ? saved->getAsObject() : nullptr;
+  std::optional<ReferenceCheck> savedCheck = ReferenceCheck::fromJSON(run ? run->get("reference_check") : nullptr);
+  bool haveBaseline = findBaseline(db.entries()) != nullptr;
+  // Once per payload: a resumed run keeps the check its first invocation made (a failed one is not kept as
+  // settled: the search never started on it).
+  if (savedCheck && savedCheck->status != "disagrees") {
+    check = *savedCheck;
+    if (haveBaseline)
+      return ensureBaselineArtifact(config, tools, [&](const std::string &text) { progress.note(text); });
+  }
+  if (haveBaseline)
+    return checkExistingReference();
+  if (!savedCheck || savedCheck->status == "disagrees")
+    check = planReferenceCheck(config, facts);
+  // The baseline and the independent build compile first; on the GPU the first batch compiles while they are
+  // measured (its compiles take CPU cores, not the GPU the baseline is timed on; on the CPU target they would
+  // disturb the baseline's timing, so there they wait).
+  Candidate baseline, independent;
+  bool wantIndependent = check.status.empty();
+  std::shared_future<void> baselineDone = pool.async([&] { baseline = compileBaseline(config, tools); });
+  std::shared_future<void> independentDone;
+  if (wantIndependent)
+    independentDone = pool.async([&] { independent = compileIndependent(config, tools); });
+  bool early = config.target == "gpu" && config.policy != "llm" && config.policy != "llm+evolve";
+  if (early && startBatch(jobs, pool) == BatchEnd::WriteError) {
+    pool.wait();
+    return false;
+  }
+  baselineDone.wait();
+  if (independentDone.valid())
+    independentDone.wait();
+  std::optional<DatabaseRecord> record =
+      measureBaseline(config, tools, facts, baseline, wantIndependent ? &independent : nullptr, check);
+  if (check.status == "disagrees" || !record) {
+    if (!check.status.empty())
+      updateRunJSON("reference_check", check.toJSON());
+    pool.wait(); // the early batch's compiles write into the run directory
+    return false;
+  }
+  if (llvm::Error e = db.append(*record)) {
+    llvm::errs() << "kforge-tune: error: " << llvm::toString(std::move(e)) << "\n";
+    pool.wait();
+    return false;
+  }
+  std::string timing;
+  if (const json::Object *report = record->run ? record->run->getAsObject() : nullptr)
+    if (report->getBoolean("slow_baseline").value_or(false))
+      timing = llvm::formatv(", a slow baseline (first run {0:F0} ms): timed with 10 repetitions after 1 warm-up",
+                             report->getNumber("first_run_ms").value_or(0))
+                   .str();
+  progress.note(llvm::formatv("kforge-tune: baseline ({0}) {1:F3} ms{2}",
+                              config.target == "gpu" ? "naive GPU" : "loops", *record->timeMs, timing));
+  return settleReferenceCheck();
 }
 
 int Tuner::run() {
   start = std::chrono::steady_clock::now();
-  if (!startFromBaseline())
+  unsigned jobs = config.jobs > 0 ? config.jobs : llvm::hardware_concurrency().compute_thread_count();
+  llvm::DefaultThreadPool pool(llvm::hardware_concurrency(jobs));
+  if (!setUp(jobs, pool))
     return 1;
+  searchStart = std::chrono::steady_clock::now();
+  setupSeconds = secondsSince(start);
   baselineMs = findBaseline(db.entries())->timeMs.value_or(0);
   bestMs = baselineMs;
   if (const DatabaseRecord *best = findBest(db.entries())) {
     bestCandidateMs = best->timeMs.value_or(bestCandidateMs);
     bestMs = std::min(bestMs, best->timeMs.value_or(bestMs));
+    correctBefore = true;
   }
   for (const DatabaseRecord &r : db.entries())
     if (r.isCandidate()) {
@@ -143,8 +247,6 @@ int Tuner::run() {
     progress.note("kforge-tune: resuming after " + std::to_string(done) + " finished trials");
 
   std::string why;
-  unsigned jobs = config.jobs > 0 ? config.jobs : llvm::hardware_concurrency().compute_thread_count();
-  llvm::DefaultThreadPool pool(llvm::hardware_concurrency(jobs));
   while ((why = stopReason()).empty()) {
     BatchEnd end = runBatch(jobs, pool);
     if (end == BatchEnd::WriteError)
@@ -154,13 +256,51 @@ int Tuner::run() {
       break;
     }
   }
+  pool.wait(); // a batch compiled ahead and left unmeasured (the budget ran out) must finish writing first
   progress.end();
   progress.note("kforge-tune: stopped: " + why);
+  recordSpeed();
   if (!finishRun(config, facts, db, [&](const std::string &text) { progress.note(text); }))
     return 1;
   if (config.json)
     printSummary(why);
   return findBest(db.entries()) ? 0 : 1;
+}
+
+void Tuner::recordSpeed() {
+  double searchSeconds = secondsSince(searchStart);
+  double perMinute = searchSeconds > 0 ? trialsNow * 60.0 / searchSeconds : 0;
+  json::Object speed{{"setup_s", setupSeconds},
+                     {"search_s", searchSeconds},
+                     {"trials", trialsNow},
+                     {"trials_per_minute", perMinute},
+                     {"time_to_first_correct_trial_s", nullptr},
+                     {"first_correct_trial", nullptr}};
+  std::string first;
+  if (firstCorrectSeconds) {
+    speed["time_to_first_correct_trial_s"] = *firstCorrectSeconds;
+    speed["first_correct_trial"] = *firstCorrectId;
+    first = llvm::formatv("first correct trial (#{0}) {1:F1} s after the start", *firstCorrectId,
+                          *firstCorrectSeconds)
+                .str();
+  } else if (correctBefore) {
+    // Found by an earlier invocation: its figure stays.
+    std::optional<json::Value> saved = readJSON(joinPath(config.runDir, "run.json"));
+    const json::Object *run = saved ? saved->getAsObject() : nullptr;
+    if (const json::Object *before = run ? run->getObject("search_speed") : nullptr) {
+      if (const json::Value *v = before->get("time_to_first_correct_trial_s"))
+        speed["time_to_first_correct_trial_s"] = *v;
+      if (const json::Value *v = before->get("first_correct_trial"))
+        speed["first_correct_trial"] = *v;
+    }
+    first = "first correct trial found by an earlier invocation";
+  } else {
+    first = "no correct trial";
+  }
+  progress.note(llvm::formatv("kforge-tune: {0} trials in {1:F1} s of search ({2:F1} trials per minute; set-up "
+                              "{3:F1} s: baseline and reference check); {4}",
+                              trialsNow, searchSeconds, perMinute, setupSeconds, first));
+  updateRunJSON("search_speed", std::move(speed));
 }
 
 std::string Tuner::stopReason() const {
@@ -173,7 +313,7 @@ std::string Tuner::stopReason() const {
   return "";
 }
 
-Tuner::BatchEnd Tuner::runBatch(unsigned jobs, llvm::DefaultThreadPool &pool) {
+Tuner::BatchEnd Tuner::startBatch(unsigned jobs, llvm::DefaultThreadPool &pool) {
   int batch = std::min<int>(std::max<unsigned>(jobs, 2), config.trials - done);
   std::vector<Proposal> proposals = policy->propose(historyOf(db.entries()), batch);
   if (proposals.empty())
@@ -181,19 +321,30 @@ Tuner::BatchEnd Tuner::runBatch(unsigned jobs, llvm::DefaultThreadPool &pool) {
   std::optional<std::vector<Candidate>> prepared = prepare(proposals);
   if (!prepared)
     return BatchEnd::WriteError;
-  std::vector<Candidate> &candidates = *prepared;
+  compiling = std::move(*prepared);
   TuneConfig batchConfig = config;
-  if (config.timeBudget > 0)
-    batchConfig.compileTimeout =
-        std::max(10, std::min(config.compileTimeout, static_cast<int>(config.timeBudget - secondsSince(start)) + 1));
-  for (Candidate &c : candidates)
-    pool.async([&, ptr = &c] { compileCandidate(batchConfig, tools, *ptr, /*naive=*/false); });
+  if (config.timeBudget > 0) {
+    double left = searchStart == std::chrono::steady_clock::time_point() ? config.timeBudget
+                                                                        : config.timeBudget - secondsSince(searchStart);
+    batchConfig.compileTimeout = std::max(10, std::min(config.compileTimeout, static_cast<int>(left) + 1));
+  }
+  for (Candidate &c : compiling)
+    pool.async([this, batchConfig, ptr = &c] { compileCandidate(batchConfig, tools, *ptr, /*naive=*/false); });
+  return BatchEnd::Measured;
+}
+
+Tuner::BatchEnd Tuner::runBatch(unsigned jobs, llvm::DefaultThreadPool &pool) {
+  if (compiling.empty())
+    if (BatchEnd end = startBatch(jobs, pool); end != BatchEnd::Measured)
+      return end;
   pool.wait();
+  std::vector<Candidate> candidates = std::move(compiling);
+  compiling.clear();
   for (Candidate &c : candidates) {
     // Candidates compiled but not measured are not recorded: a resumed run proposes them again.
     if (outOfTime())
       break;
-    double budgetLeft = config.timeBudget > 0 ? std::max(1e-3, config.timeBudget - secondsSince(start)) : 0;
+    double budgetLeft = config.timeBudget > 0 ? std::max(1e-3, config.timeBudget - secondsSince(searchStart)) : 0;
     DatabaseRecord record = evaluator.evaluate(c, baselineMs, bestMs, budgetLeft, parentId(c.proposal.parentHash));
     // A run cut off because the time budget ran out was not measured: like the candidates after it, it is
     // not recorded, and a resumed run proposes it again.
@@ -211,6 +362,11 @@ bool Tuner::recordTrial(const Candidate &c, const DatabaseRecord &record) {
     return false;
   }
   ++done;
+  ++trialsNow;
+  if (record.isCorrect() && !correctBefore && !firstCorrectSeconds) {
+    firstCorrectSeconds = secondsSince(start);
+    firstCorrectId = record.id;
+  }
   double before = bestMs;
   double time = record.timeMs.value_or(0);
   if (record.timeMs)
@@ -230,7 +386,7 @@ bool Tuner::recordTrial(const Candidate &c, const DatabaseRecord &record) {
 }
 
 std::optional<std::vector<Candidate>> Tuner::prepare(const std::vector<Proposal> &proposals) {
-  int nextId = 0;
+  int nextId = 1; // 0 is the baseline's, even while it is being measured (the first batch compiles meanwhile)
   for (const DatabaseRecord &r : db.entries())
     nextId = std::max<int>(nextId, static_cast<int>(r.id) + 1);
   std::vector<Candidate> out;
@@ -287,6 +443,11 @@ void Tuner::printSummary(const std::string &why) const {
     }
   summary["trials"] = trials;
   summary["failures"] = failed;
+  summary["reference_check"] = check.toJSON();
+  if (std::optional<json::Value> saved = readJSON(joinPath(config.runDir, "run.json")))
+    if (const json::Object *run = saved->getAsObject())
+      if (const json::Value *speed = run->get("search_speed"))
+        summary["search_speed"] = *speed;
   if (const DatabaseRecord *best = findBest(db.entries())) {
     summary["best"] = json::Object{{"id", best->id},
                                    {"time_ms", *best->timeMs},

@@ -71,6 +71,12 @@ struct TuneConfig {
   double cutoffFactor = 20;  ///< A candidate's run slower than this x the baseline (+100 ms): "too-slow".
   double cutoffBestFactor = 4; ///< ... or slower than this x the best so far (+100 ms); 0: off.
   double timingBudgetMs = 1000; ///< A trial's timed repetitions stop near this (at least 10 of them); 0: off.
+  /// A baseline whose first run takes longer than this is timed with the runner's fewest repetitions (10, one
+  /// warm-up): its exact time matters less than the search's first trials.
+  double slowBaselineMs = 100;
+  /// GPU: the naive reference is checked once against the CPU build of the payload when the problem is at most
+  /// this many GFLOP and GB (the CPU build runs untransformed loops at ~0.3-1 GFLOP/s); 0 turns the check off.
+  double referenceCheckMaxGflop = 2, referenceCheckMaxGB = 2;
   /// GPU trials: how kforge-run's flush before each timed repetition leaves L2, "dirty" (a write, MEASURE.md's
   /// protocol) or "clean" (a read); recorded in run.json, and a resumed run must use the same.
   std::string l2Flush = "dirty";

@@ -1,3 +1,4 @@
+#include "Evaluate.h"
 #include "Tuner.h"
 
 #include <gtest/gtest.h>
@@ -33,4 +34,56 @@ TEST(TrialRunTimeout, TheTimeBudgetLeftBoundsItToo) {
   // Never below a second, even with the budget spent.
   EXPECT_EQ(trialRunTimeoutSeconds(300, 121, 3, 20, 1e-3), 6);
   EXPECT_EQ(trialRunTimeoutSeconds(0, 0, 3, 20, 0), 1);
+}
+
+/// Facts of a problem with `gflop` GFLOP over `gb` GB of arguments.
+static PayloadFacts problem(double gflop, double gb) {
+  PayloadFacts facts;
+  facts.flops = static_cast<int64_t>(gflop * 1e9);
+  facts.bytes = static_cast<int64_t>(gb * 1e9);
+  return facts;
+}
+
+TEST(ReferenceCheck, TheGpuReferenceIsCheckedAgainstTheCpuBuildWhenSmallEnough) {
+  TuneConfig config;
+  config.target = "gpu";
+  // Within the default bound (2 GFLOP, 2 GB): checked.
+  ReferenceCheck small = planReferenceCheck(config, problem(0.5, 0.1));
+  EXPECT_EQ(small.status, "");
+  EXPECT_NE(small.against.find("CPU build"), std::string::npos);
+  // The sizes: a 128x512x1024x2048 batched product (275 GFLOP), a 2048x1048576 matvec (8.6 GB).
+  ReferenceCheck flops = planReferenceCheck(config, problem(275, 1.6));
+  EXPECT_EQ(flops.status, "skipped");
+  EXPECT_NE(flops.reason.find("too large for the CPU"), std::string::npos);
+  EXPECT_EQ(planReferenceCheck(config, problem(4.3, 8.6)).status, "skipped");
+  config.referenceCheckMaxGflop = 0;
+  EXPECT_NE(planReferenceCheck(config, problem(0.5, 0.1)).reason.find("turned off"), std::string::npos);
+}
+
+TEST(ReferenceCheck, TheCpuTargetHasNoIndependentComputation) {
+  TuneConfig config;
+  config.target = "cpu";
+  ReferenceCheck check = planReferenceCheck(config, problem(0.001, 0.001));
+  EXPECT_EQ(check.status, "skipped");
+  EXPECT_EQ(check.against, "");
+  EXPECT_NE(check.reason.find("no independent computation on this target"), std::string::npos);
+}
+
+TEST(ReferenceCheck, RoundTripsThroughRunJson) {
+  ReferenceCheck check;
+  check.status = "disagrees";
+  check.against = "the CPU build";
+  check.reason = "relative L2 error 0.001000 above tolerance 0.000100";
+  check.relL2Error = 1e-3;
+  llvm::json::Value value(check.toJSON());
+  std::optional<ReferenceCheck> back = ReferenceCheck::fromJSON(&value);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->status, check.status);
+  EXPECT_EQ(back->reason, check.reason);
+  EXPECT_DOUBLE_EQ(*back->relL2Error, 1e-3);
+  EXPECT_FALSE(back->maxAbsError);
+  // A run.json from before the check has none: it is run then.
+  EXPECT_FALSE(ReferenceCheck::fromJSON(nullptr));
+  llvm::json::Value empty = llvm::json::Object{};
+  EXPECT_FALSE(ReferenceCheck::fromJSON(&empty));
 }

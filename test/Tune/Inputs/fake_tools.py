@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""Stands in for kforge-compile or kforge-run (by the name it is called under, next to a copy of kforge-tune) and
+runs the real tool from $REAL_TOOLS, after these changes:
+- $FAKE_GPU=1: kforge-run --device-info reports an H200-like GPU, and "--target gpu" compiles become "--target
+  cpu" with the GPU recipe dropped (candidates are the untransformed loops): kforge-tune's GPU path on a
+  machine without a GPU. $FAKE_NAIVE_PAYLOAD, when set, is what a --naive build (the search's reference)
+  compiles instead of the payload: a deliberately wrong reference.
+- $FAKE_CRASH_CANDIDATE=N: candidate N compiles $FAKE_CRASH_PAYLOAD instead (without its recipe), e.g. a kernel
+  that segfaults.
+Each command line is appended to $FAKE_LOG."""
+import json
+import os
+import sys
+
+tool = os.path.basename(sys.argv[0])
+args = sys.argv[1:]
+with open(os.environ["FAKE_LOG"], "a") as log:
+    log.write(tool + " " + " ".join(args) + "\n")
+real = os.environ["REAL_TOOLS"] + "/" + tool
+
+gpu = os.environ.get("FAKE_GPU") == "1"
+if tool == "kforge-run" and gpu and args[:1] == ["--device-info"]:
+    print(json.dumps({"gpu": True, "name": "fake GPU", "chip": "sm_90", "multiprocessors": 132,
+                      "max_threads_per_block": 1024, "max_threads_per_multiprocessor": 2048,
+                      "shared_bytes_per_block": 49152, "shared_bytes_per_block_optin": 232448,
+                      "registers_per_block": 65536, "registers_per_multiprocessor": 65536,
+                      "l2_bytes": 52428800}))
+    sys.exit(0)
+
+
+def drop_recipe():
+    if "--recipe" in args:
+        at = args.index("--recipe")
+        del args[at:at + 2]
+
+
+crash = os.environ.get("FAKE_CRASH_CANDIDATE")
+if tool == "kforge-compile" and crash and "-o" in args and args[args.index("-o") + 1].endswith("/candidates/" + crash):
+    args[0] = os.environ["FAKE_CRASH_PAYLOAD"]
+    drop_recipe()
+if tool == "kforge-compile" and gpu and "--target" in args and args[args.index("--target") + 1] == "gpu":
+    args[args.index("--target") + 1] = "cpu"
+    drop_recipe()
+    if "--naive" in args:
+        args.remove("--naive")
+        if os.environ.get("FAKE_NAIVE_PAYLOAD"):
+            args[0] = os.environ["FAKE_NAIVE_PAYLOAD"]
+os.execv(real, [real] + args)
