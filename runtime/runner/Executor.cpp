@@ -5,12 +5,14 @@
 // carries the options; the executor contains itself (Containment.h) before it answers, so nothing it loads
 // afterwards runs uncontained. Commands after that:
 //   load {slot, dir, name}            loads an artifact (staged by the judge) into a slot
-//   run {slot, seed_key, host_inputs} fresh buffers (inputs from the shared memory, or from the device copy
-//                                     of seed_key), one call, outputs copied into the shared memory
-//   time {slot, reps, warmup, ...}    times the slot's artifact on its current buffers (Timing.h)
+//   run {slot}                        fresh buffers (inputs from the shared memory), one call, outputs copied
+//                                     into the shared memory
+//   time {slot, reps, warmup, ...}    times the slot's artifact on its current buffers (Timing.h); with
+//                                     calibrate, the same protocol without the calls (the judge's overhead
+//                                     measure, asked only of the reference's executor)
 //   resources {first, last}           the GPU kernels' resources (Timing.h)
 //   unload {slot}
-// Every reply is {"ok": true, ...} or {"error": why}; after a CUDA error that leaves the context unusable it
+// Every command carries "seq", which its reply echoes. Every reply is {"ok": true, ...} or {"error": why}; after a CUDA error that leaves the context unusable it
 // adds "poisoned": true and exits with status 3.
 //
 //===----------------------------------------------------------------------===//
@@ -56,7 +58,6 @@ private:
   size_t sharedBytes = 0;
   std::map<std::string, std::unique_ptr<LoadedArtifact>> slots;
   std::vector<size_t> offsets; // per argument, in floats, as the judge laid them out
-  bool deviceSeedsTried = false, deviceSeedsOn = false;
 };
 
 } // namespace
@@ -154,33 +155,21 @@ json Executor::runSlot(const json &command) {
     return {{"error", "no artifact loaded in that slot"}};
   LoadedArtifact &artifact = *found->second;
   const auto &args = artifact.manifest.arguments;
-  std::string seedKey = command.value("seed_key", std::string());
-  if (!seedKey.empty() && artifact.gpu && !deviceSeedsTried) {
-    deviceSeedsTried = true;
-    deviceSeedsOn = enableDeviceSeeds();
-  }
-  if (!deviceSeedsOn)
-    seedKey.clear();
   std::vector<std::vector<float>> inputs(args.size());
-  if (command.value("host_inputs", true))
-    for (size_t i = 0; i < args.size(); ++i)
-      if (!args[i].isOutput)
-        inputs[i].assign(shared + offsets[i], shared + offsets[i] + args[i].numElements());
-  if (std::string error = prepare(artifact, inputs, seedKey); !error.empty())
+  for (size_t i = 0; i < args.size(); ++i)
+    if (!args[i].isOutput)
+      inputs[i].assign(shared + offsets[i], shared + offsets[i] + args[i].numElements());
+  if (std::string error = prepare(artifact, inputs); !error.empty())
     return {{"error", error}};
   int before = kernelCount();
   auto started = std::chrono::steady_clock::now();
   if (std::string error = runOnce(artifact); !error.empty())
     return {{"error", error}};
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-  bool kept = !seedKey.empty();
-  for (size_t i = 0; i < args.size(); ++i) {
+  for (size_t i = 0; i < args.size(); ++i)
     if (args[i].isOutput)
       std::copy(artifact.host[i].begin(), artifact.host[i].end(), shared + offsets[i]);
-    else if (kept)
-      kept = hasDeviceSeed(seedKey, i, args[i].dtype);
-  }
-  return {{"ok", true}, {"run_ms", ms}, {"kernels", {before, kernelCount()}}, {"device_seed_kept", kept}};
+  return {{"ok", true}, {"run_ms", ms}, {"kernels", {before, kernelCount()}}};
 }
 
 json Executor::time(const json &command) {
@@ -193,7 +182,7 @@ json Executor::time(const json &command) {
   timed.ceilingGBps = command.value("ceiling_gbps", 0.0);
   timed.ceilingTflops = command.value("ceiling_tflops", 0.0);
   std::string error;
-  json timing = timeArtifact(*found->second, timed, error);
+  json timing = timeArtifact(*found->second, timed, error, command.value("calibrate", false));
   if (!error.empty())
     return {{"error", error}};
   return {{"ok", true}, {"timing", timing}};
@@ -208,6 +197,7 @@ int Executor::run() {
   if (!readCommand(command) || !command.is_object() || command.value("op", "") != "init")
     return 2;
   json answer = init(command);
+  answer["seq"] = command.value("seq", json());
   reply(answer);
   if (answer.contains("error"))
     return 2;
@@ -229,6 +219,8 @@ int Executor::run() {
     bool poisoned = contextPoisoned();
     if (poisoned)
       answer["poisoned"] = true;
+    if (command.is_object() && command.contains("seq"))
+      answer["seq"] = command["seq"];
     reply(answer);
     if (poisoned)
       return 3;

@@ -24,6 +24,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <sys/types.h>
@@ -88,6 +89,7 @@ private:
   nlohmann::json containmentReport;
   bool echo = false;
   int timeoutSeconds = 0;
+  uint64_t sequence = 0; ///< The number of the last command sent; its reply must echo it.
 };
 
 /// `kforge-run --executor`: the executor's main (descriptor 3 is the channel, 4 the shared memory).

@@ -180,7 +180,11 @@ std::optional<json> ExecutorProcess::call(const json &command, Deadline deadline
     why = "the executor is not running";
     return std::nullopt;
   }
-  std::string line = command.dump() + "\n";
+  // Every command carries a fresh sequence number the reply must echo: a line the candidate wrote into the
+  // channel (ahead of the executor's reply, or left over from before) does not answer this command.
+  nlohmann::json numbered = command;
+  numbered["seq"] = ++sequence;
+  std::string line = numbered.dump() + "\n";
   if (send(channel, line.data(), line.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(line.size())) {
     drainErrors();
     why = endedBecause();
@@ -192,8 +196,16 @@ std::optional<json> ExecutorProcess::call(const json &command, Deadline deadline
     if (newline != std::string::npos) {
       json reply = json::parse(pending.substr(0, newline), nullptr, /*allow_exceptions=*/false);
       pending.erase(0, newline + 1);
-      if (!reply.is_object()) {
-        why = "the candidate's process broke the executor protocol (a reply that is not a JSON object)";
+      const char *breach = nullptr;
+      if (!reply.is_object())
+        breach = "a reply that is not a JSON object";
+      else if (!reply.contains("seq") || !reply["seq"].is_number_unsigned() ||
+               reply["seq"].get<uint64_t>() != sequence)
+        breach = "a reply line that does not answer the command in flight";
+      else if (!pending.empty())
+        breach = "more than one reply line to a command";
+      if (breach) {
+        why = std::string("the candidate's process broke the executor protocol (") + breach + ")";
         stop();
         return std::nullopt;
       }

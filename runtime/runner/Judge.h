@@ -2,8 +2,9 @@
 //
 // See Executor.h for the split: the judge (this process) stages artifacts, makes inputs, compares outputs
 // and writes reports; executors run the artifacts. Workers are the judge's executors and their staging
-// directory; one evaluation uses them, --serve keeps them for the next request.
-//
+// directory. The candidate's executor serves exactly one candidate: it is killed and reaped when that
+// candidate's evaluation ends, so nothing a candidate leaves in its process (a thread, a changed descriptor,
+// memory) meets the next one. The reference's executor never runs candidate code, so --serve keeps it.
 //===----------------------------------------------------------------------===//
 
 #ifndef KFORGE_RUNNER_JUDGE_H
@@ -13,7 +14,7 @@
 #include "Manifest.h"
 #include "RunnerOptions.h"
 
-#include <set>
+#include <map>
 #include <string>
 
 namespace kforge {
@@ -32,9 +33,14 @@ public:
   /// The staging area (created on first use).
   const std::string &stagingArea();
 
+  /// Ends the candidate's executor (killed, reaped, its channel closed) and removes its staged files.
+  void retireCandidate();
+
   ExecutorProcess candidate, reference;
-  std::set<int> deviceSeeds;  ///< Seeds whose inputs the candidate's executor keeps on the device.
   bool referenceLoaded = false; ///< The reference executor holds the reference in slot "reference".
+  /// The timing protocol's own cost (ms) for a number of repetitions, measured by the reference's executor.
+  std::map<int, double> timingOverheadMs;
+  std::string candidateStage; ///< The staged copy of the current candidate.
 
 private:
   std::string staging;

@@ -49,18 +49,9 @@ struct LoadedArtifact {
 std::string loadArtifact(const std::string &dir, const std::string &name, const RunnerOptions &options,
                          LoadedArtifact &artifact);
 
-/// Turns on device-side seeds (see prepare) for this process, unless the driver lacks device copies or
-/// KFORGE_RUN_DEVICE_SEEDS=0; says whether they are on.
-bool enableDeviceSeeds();
-/// Whether the pristine device copy of `seedKey`'s input argument `argument` (of element type `dtype`) exists.
-bool hasDeviceSeed(const std::string &seedKey, size_t argument, const std::string &dtype);
-
-/// Fresh buffers: inputs copied from `inputs`, outputs filled with NaN. With `seedKey` (a GPU artifact in a
-/// long-lived runner with device seeds on), inputs are copied on the device from the seed's pristine copies
-/// when they exist (`inputs` may then be empty; the first candidate's inputs make them), and outputs are
-/// poisoned on the device. Empty, or the failed call.
-std::string prepare(LoadedArtifact &artifact, const std::vector<std::vector<float>> &inputs,
-                    const std::string &seedKey = "");
+/// Fresh buffers: inputs copied from `inputs`, outputs filled with NaN (and copied to the device for a GPU
+/// artifact). Empty, or the failed call.
+std::string prepare(LoadedArtifact &artifact, const std::vector<std::vector<float>> &inputs);
 
 /// Calls the C entry point with one memref descriptor pointer per argument.
 void callEntry(LoadedArtifact &artifact);

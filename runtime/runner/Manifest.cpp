@@ -7,8 +7,11 @@
 #include <cctype>
 #include <climits>
 #include <cmath>
-#include <fstream>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace kforge;
 
@@ -41,39 +44,105 @@ static bool isIdentifier(const std::string &name) {
   return true;
 }
 
-std::string kforge::readManifest(const std::string &directory, const std::string &name, Manifest &manifest) {
-  std::string path = directory + "/" + name + ".json";
+int kforge::openRegularFile(const std::string &path, const std::string &what, bool noFollow, size_t maxBytes,
+                            std::string &why) {
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer; nothing but a regular file is
+  // read, so the flag never matters after the check.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | (noFollow ? O_NOFOLLOW : 0));
+  if (fd < 0) {
+    why = errno == ELOOP ? what + " '" + path + "' is a symbolic link"
+                         : "cannot read " + what + " '" + path + "'";
+    return -1;
+  }
   struct stat info;
-  if (::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode))
-    return "manifest '" + path + "' is not a regular file";
-  std::ifstream file(path, std::ios::binary);
-  if (!file)
-    return "cannot read manifest '" + path + "'";
-  // A manifest is a few kB: a bounded read, so /dev/zero or a FIFO cannot make the judge read forever.
-  std::string text(kMaxManifestBytes + 1, '\0');
-  file.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(file.gcount()));
-  if (text.size() > kMaxManifestBytes)
-    return "manifest '" + path + "' is larger than 1 MB";
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    why = what + " '" + path + "' is not a regular file";
+    return -1;
+  }
+  if (static_cast<uint64_t>(info.st_size) > maxBytes) {
+    ::close(fd);
+    why = what + " '" + path + "' is larger than " + std::to_string(maxBytes >> 20) + " MB";
+    return -1;
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
+/// Reads at most `maxBytes` + 1 bytes of `fd` into `text` (then closes it): one more than allowed says the file
+/// grew past the bound after the check.
+static bool readBounded(int fd, size_t maxBytes, std::string &text) {
+  text.assign(maxBytes + 1, '\0');
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::read(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      ::close(fd);
+      return false;
+    }
+    if (n == 0)
+      break;
+    done += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  text.resize(done);
+  return done <= maxBytes;
+}
+
+std::string kforge::readManifest(const std::string &directory, const std::string &name, Manifest &manifest) {
+  std::string path = directory + "/" + name + ".json", why, text;
+  // A manifest is a few kB: a bounded read of a regular file, so /dev/zero or a FIFO cannot stall the judge.
+  int fd = openRegularFile(path, "manifest", /*noFollow=*/false, kMaxManifestBytes, why);
+  if (fd < 0)
+    return why;
+  if (!readBounded(fd, kMaxManifestBytes, text))
+    return "manifest '" + path + "' cannot be read, or is larger than 1 MB";
   nlohmann::json json = nlohmann::json::parse(text, /*cb=*/nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded() || !json.is_object())
     return "manifest '" + path + "' is not valid JSON";
-  if (json.value("format", "") != "kforge-artifact/1")
-    return "manifest '" + path + "' is not a kforge-artifact/1 manifest";
-
-  auto text_of = [&](const char *key) -> std::string {
-    auto it = json.find(key);
-    return it != json.end() && it->is_string() ? it->get<std::string>() : "";
+  // Every field is type-checked before it is read: with exceptions off, a get<> of the wrong type aborts.
+  auto field = [&](const nlohmann::json &object, const char *key, bool (nlohmann::json::*is)() const noexcept,
+                   const char *type, const nlohmann::json *&found) -> std::string {
+    auto it = object.find(key);
+    found = it == object.end() ? nullptr : &*it;
+    if (found && !((*found).*is)())
+      return "manifest '" + path + "' has a '" + key + "' that is not " + type;
+    return "";
   };
+  const nlohmann::json *format = nullptr;
+  if (auto e = field(json, "format", &nlohmann::json::is_string, "a string", format); !e.empty())
+    return e;
+  if (!format || format->get<std::string>() != "kforge-artifact/1")
+    return "manifest '" + path + "' is not a kforge-artifact/1 manifest";
   manifest.directory = directory;
-  manifest.entry = text_of("entry");
-  manifest.library = text_of("library");
-  manifest.hash = text_of("hash");
-  if (auto flops = json.find("flops"); flops != json.end() && flops->is_number())
+  for (auto [key, slot] : {std::pair<const char *, std::string *>{"entry", &manifest.entry},
+                           {"library", &manifest.library},
+                           {"hash", &manifest.hash}}) {
+    const nlohmann::json *value = nullptr;
+    if (auto e = field(json, key, &nlohmann::json::is_string, "a string", value); !e.empty())
+      return e;
+    *slot = value ? value->get<std::string>() : "";
+  }
+  // Fields kforge-run does not use are checked too (a string, or null where nothing applies: "recipe" of a
+  // naive build), so a manifest is either well-formed or refused as a whole.
+  for (const char *key : {"function", "schedule", "recipe", "kforge_version", "llvm_version"})
+    if (auto it = json.find(key); it != json.end() && !it->is_string() && !it->is_null())
+      return "manifest '" + path + "' has a '" + key + "' that is not a string";
+  const nlohmann::json *flops = nullptr, *target = nullptr, *kind = nullptr;
+  if (auto e = field(json, "flops", &nlohmann::json::is_number, "a number", flops); !e.empty())
+    return e;
+  if (flops)
     manifest.flops = flops->get<double>();
-  auto target = json.find("target");
-  if (target != json.end() && target->is_object() && target->contains("kind") && (*target)["kind"].is_string())
-    manifest.target = (*target)["kind"].get<std::string>();
+  if (auto e = field(json, "target", &nlohmann::json::is_object, "an object", target); !e.empty())
+    return e;
+  if (target) {
+    if (auto e = field(*target, "kind", &nlohmann::json::is_string, "a string", kind); !e.empty())
+      return e;
+    if (kind)
+      manifest.target = kind->get<std::string>();
+  }
   if (manifest.entry.empty() || manifest.library.empty() || (manifest.target != "gpu" && manifest.target != "cpu"))
     return "manifest '" + path + "' lacks entry, library or a target kind of gpu/cpu";
   if (!isPlainFileName(manifest.library))
@@ -92,11 +161,15 @@ std::string kforge::readManifest(const std::string &directory, const std::string
   int64_t total = 0;
   for (const nlohmann::json &argument : *arguments) {
     ManifestArgument parsed;
-    if (!argument.is_object() || !argument.contains("role") || !argument.contains("dtype") ||
-        !argument.contains("shape") || !argument["shape"].is_array())
+    if (!argument.is_object() || !argument.contains("role") || !argument["role"].is_string() ||
+        !argument.contains("dtype") || !argument["dtype"].is_string() || !argument.contains("shape") ||
+        !argument["shape"].is_array() || (argument.contains("index") && !argument["index"].is_number_integer()))
       return "manifest '" + path + "' has a malformed argument";
-    parsed.isOutput = argument["role"] == "output";
-    parsed.dtype = argument["dtype"].is_string() ? argument["dtype"].get<std::string>() : "";
+    std::string role = argument["role"].get<std::string>();
+    if (role != "input" && role != "output")
+      return "manifest '" + path + "' has an argument whose role is neither input nor output";
+    parsed.isOutput = role == "output";
+    parsed.dtype = argument["dtype"].get<std::string>();
     if (argument["shape"].size() > 16)
       return "manifest '" + path + "' has a shape of more than 16 dimensions";
     int64_t elements = 1;

@@ -3,6 +3,7 @@
 #ifndef KFORGE_RUNNER_MANIFEST_H
 #define KFORGE_RUNNER_MANIFEST_H
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,6 +27,12 @@ struct Manifest {
   std::vector<ManifestArgument> arguments;
   std::string libraryPath() const { return directory + "/" + library; }
 };
+
+/// Opens `path` for reading if it is a regular file of at most `maxBytes` (never a FIFO, device or directory;
+/// with `noFollow` never a symbolic link either): the descriptor, or -1 with `why` set.
+/// `what` names the file in the message ("manifest", "library").
+int openRegularFile(const std::string &path, const std::string &what, bool noFollow, size_t maxBytes,
+                    std::string &why);
 
 /// Reads `<directory>/<name>.json`. Returns an empty string on success, else a message saying what is wrong.
 std::string readManifest(const std::string &directory, const std::string &name, Manifest &manifest);

@@ -34,8 +34,9 @@ int evaluateIsolated(const RunnerOptions &options);
 /// illegal address, say) the server answers and exits (status 3), for the same reason.
 int serve(const RunnerOptions &base);
 
-/// Writes a report where --output (or a request's "output") names; false when the file cannot be written.
-bool writeReportFile(const std::string &path, const std::string &text);
+/// Writes a report where --output (or a request's "output") names, through a temporary file beside it; empty,
+/// or why not (an existing path that is not a regular file is never replaced).
+std::string writeReportFile(const std::string &path, const std::string &text);
 
 /// `--device-info`: the GPU's properties the search's heuristics use, as JSON; exit 1 when there is no GPU.
 int printDeviceInfo(int ordinal);

@@ -4,7 +4,9 @@
 
 #include "L2Flush.h"
 
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <iostream>
 #include <type_traits>
 
@@ -36,12 +38,22 @@ bool kforge::parseRunnerOptions(int argc, char **argv, RunnerOptions &options) {
       return false;
     }
     std::string value = argv[++i];
-    char *end = nullptr;
-    auto number = [&](auto &slot) {
-      double parsed = std::strtod(value.c_str(), &end);
-      if (end == value.c_str() || *end != '\0' || parsed < 0)
+    // Every number must be finite (strtod reads "nan" and "inf") and within its option's range; an integer
+    // option takes integral values that fit an int.
+    auto parse = [&](double &parsed) {
+      char *end = nullptr;
+      parsed = std::strtod(value.c_str(), &end);
+      return end != value.c_str() && *end == '\0' && std::isfinite(parsed);
+    };
+    auto number = [&](auto &slot, double minimum = 0, double maximum = std::numeric_limits<double>::max()) {
+      double parsed;
+      if (!parse(parsed) || parsed < minimum || parsed > maximum)
         return false;
-      slot = static_cast<std::remove_reference_t<decltype(slot)>>(parsed);
+      using T = std::remove_reference_t<decltype(slot)>;
+      if constexpr (std::is_integral_v<T>)
+        if (parsed != std::floor(parsed) || parsed > static_cast<double>(std::numeric_limits<int>::max()))
+          return false;
+      slot = static_cast<T>(parsed);
       return true;
     };
     bool ok = true;
@@ -60,23 +72,23 @@ bool kforge::parseRunnerOptions(int argc, char **argv, RunnerOptions &options) {
     else if (flag == "--output")
       options.output = value;
     else if (flag == "--seeds")
-      ok = number(options.seeds) && options.seeds > 0;
+      ok = number(options.seeds, 1);
     else if (flag == "--reps")
       ok = number(options.reps);
     else if (flag == "--warmup")
       ok = number(options.warmup);
     else if (flag == "--timeout")
-      ok = number(options.timeout) && options.timeout > 0;
+      ok = number(options.timeout, 1);
     else if (flag == "--device")
       ok = number(options.device);
     else if (flag == "--tolerance")
-      ok = number(options.tolerance) && options.tolerance > 0;
+      ok = number(options.tolerance) && options.tolerance > 0 && options.tolerance < 1; // 1: zeros pass
     else if (flag == "--ceiling-gbps")
       ok = number(options.ceilingGBps);
     else if (flag == "--cache-dir")
       options.cacheDir = value;
     else if (flag == "--cutoff-ms")
-      options.cutoffMs = std::atof(value.c_str());
+      ok = number(options.cutoffMs);
     else if (flag == "--timing-budget-ms")
       ok = number(options.timingBudgetMs);
     else if (flag == "--first-run-allowance-ms")

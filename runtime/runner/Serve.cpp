@@ -7,8 +7,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
+#include <limits>
+#include <cerrno>
+#include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <vector>
 #include <iostream>
 #include <type_traits>
 #include <unistd.h>
@@ -16,20 +22,41 @@
 using namespace kforge;
 using json = nlohmann::json;
 
-bool kforge::writeReportFile(const std::string &path, const std::string &text) {
-  // Complete or absent: a temporary file beside it, renamed over it only when fully written.
-  std::string temporary = path + ".tmp-" + std::to_string(getpid());
-  FILE *file = std::fopen(temporary.c_str(), "w");
-  if (!file)
-    return false;
-  bool written = std::fputs(text.c_str(), file) >= 0 && std::fputs("\n", file) >= 0;
-  written = std::fflush(file) == 0 && written && fsync(fileno(file)) == 0;
-  written = std::fclose(file) == 0 && written;
-  if (!written || std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    return false;
+std::string kforge::writeReportFile(const std::string &path, const std::string &text) {
+  // Only a regular file is replaced: renaming over a FIFO, a device (as root, /dev/full) or a symbolic link
+  // would replace that node itself.
+  struct stat info;
+  if (lstat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode))
+    return path + " exists and is not a regular file";
+  // Complete or absent: a fresh temporary file beside it, renamed over it only when fully written.
+  std::string pattern = path + ".tmp-XXXXXX";
+  std::vector<char> temporary(pattern.begin(), pattern.end());
+  temporary.push_back('\0');
+  int fd = mkostemp(temporary.data(), O_CLOEXEC);
+  if (fd < 0)
+    return "cannot create a temporary file beside " + path + ": " + std::strerror(errno);
+  mode_t mask = umask(0);
+  umask(mask);
+  fchmod(fd, 0666 & ~mask);
+  std::string data = text + "\n";
+  bool written = true;
+  for (size_t done = 0; written && done < data.size();) {
+    ssize_t n = write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    written = n > 0;
+    done += written ? static_cast<size_t>(n) : 0;
   }
-  return true;
+  std::string error = written ? "" : std::string("cannot write ") + path + ": " + std::strerror(errno);
+  if (error.empty() && fsync(fd) != 0)
+    error = std::string("cannot write ") + path + ": " + std::strerror(errno);
+  if (close(fd) != 0 && error.empty())
+    error = std::string("cannot write ") + path + ": " + std::strerror(errno);
+  if (error.empty() && rename(temporary.data(), path.c_str()) != 0)
+    error = std::string("cannot write ") + path + ": " + std::strerror(errno);
+  if (!error.empty())
+    unlink(temporary.data());
+  return error;
 }
 
 /// A request line of --serve mode, applied to a copy of the command line's options. Empty, or what is wrong.
@@ -39,12 +66,19 @@ static std::string requestOptions(const json &request, RunnerOptions &options) {
   if (!request.contains("candidate") || !request["candidate"].is_string())
     return "\"candidate\" (an artifact directory) is required";
   options.candidate = request["candidate"].get<std::string>();
+  // Finite and in range, integral where the option is an integer (a cast of 1e300 to int is undefined).
   auto number = [&](const char *key, auto &slot, double minimum) -> std::string {
     if (!request.contains(key))
       return "";
-    if (!request[key].is_number() || request[key].get<double>() < minimum)
-      return std::string("\"") + key + "\" must be a number of at least " + std::to_string(minimum);
-    slot = static_cast<std::remove_reference_t<decltype(slot)>>(request[key].get<double>());
+    using T = std::remove_reference_t<decltype(slot)>;
+    double value = request[key].is_number() ? request[key].get<double>() : std::nan("");
+    bool ok = std::isfinite(value) && value >= minimum;
+    if constexpr (std::is_integral_v<T>)
+      ok = ok && value == std::floor(value) && value <= static_cast<double>(std::numeric_limits<int>::max());
+    if (!ok)
+      return std::string("\"") + key + "\" must be a finite number of at least " + std::to_string(minimum) +
+             (std::is_integral_v<T> ? " (an integer)" : "");
+    slot = static_cast<T>(value);
     return "";
   };
   for (std::string error : {number("seeds", options.seeds, 1), number("reps", options.reps, 0),
@@ -108,8 +142,9 @@ int kforge::serve(const RunnerOptions &base) {
       if (request.contains("id") && (request["id"].is_number_integer() || request["id"].is_string()))
         report["id"] = request["id"];
     }
-    if (!options.output.empty() && !writeReportFile(options.output, report.dump(2)))
-      report["output_error"] = "cannot write " + options.output;
+    if (!options.output.empty())
+      if (std::string e = writeReportFile(options.output, report.dump(2)); !e.empty())
+        report["output_error"] = e;
     std::fputs((report.dump() + "\n").c_str(), out);
     std::fflush(out);
   }

@@ -39,16 +39,17 @@ using json = nlohmann::json;
 // Staging
 //===----------------------------------------------------------------------===//
 
-/// Copies `from` to `to` (a new file). Empty, or why not.
-static std::string copyFile(const std::string &from, const std::string &to) {
-  int in = open(from.c_str(), O_RDONLY | O_CLOEXEC);
+/// The largest library the judge stages (a GPU artifact with its fatbin is a few MB).
+static constexpr size_t kMaxLibraryBytes = size_t(512) << 20;
+
+/// Copies `from` (the `what`: a regular file of at most `maxBytes`; with `noFollow` not a symbolic link) to `to` (a new
+/// file). Empty, or why not.
+static std::string copyFile(const std::string &from, const std::string &what, const std::string &to, bool noFollow,
+                            size_t maxBytes) {
+  std::string why;
+  int in = openRegularFile(from, what, noFollow, maxBytes, why);
   if (in < 0)
-    return "cannot read " + from + ": " + std::strerror(errno);
-  struct stat info;
-  if (fstat(in, &info) != 0 || !S_ISREG(info.st_mode)) {
-    close(in);
-    return from + " is not a regular file";
-  }
+    return why;
   int out = open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (out < 0) {
     close(in);
@@ -56,6 +57,7 @@ static std::string copyFile(const std::string &from, const std::string &to) {
   }
   char buffer[1 << 16];
   std::string error;
+  size_t copied = 0;
   while (error.empty()) {
     ssize_t n = read(in, buffer, sizeof(buffer));
     if (n < 0 && errno == EINTR)
@@ -64,6 +66,10 @@ static std::string copyFile(const std::string &from, const std::string &to) {
       error = "cannot read " + from + ": " + std::strerror(errno);
     if (n <= 0)
       break;
+    if ((copied += static_cast<size_t>(n)) > maxBytes) {
+      error = from + " grew past its bound while it was copied";
+      break;
+    }
     for (ssize_t done = 0; done < n && error.empty();) {
       ssize_t w = write(out, buffer + done, static_cast<size_t>(n - done));
       if (w < 0 && errno == EINTR)
@@ -101,8 +107,14 @@ static void removeTree(const std::string &dir) {
   rmdir(dir.c_str());
 }
 
+void Workers::retireCandidate() {
+  candidate.stop();
+  removeTree(candidateStage);
+  candidateStage.clear();
+}
+
 Workers::~Workers() {
-  candidate.stop(/*graceful=*/true);
+  candidate.stop();
   reference.stop(/*graceful=*/true);
   removeTree(staging);
 }
@@ -125,9 +137,13 @@ std::string Workers::stage(const Manifest &manifest, const std::string &name, st
   stagedDir = staging + "/" + std::to_string(++staged);
   if (mkdir(stagedDir.c_str(), 0700) != 0)
     return "cannot create " + stagedDir + ": " + std::strerror(errno);
-  if (std::string e = copyFile(manifest.directory + "/" + name + ".json", stagedDir + "/" + name + ".json"); !e.empty())
+  if (std::string e = copyFile(manifest.directory + "/" + name + ".json", "manifest", stagedDir + "/" + name + ".json",
+                               /*noFollow=*/false, size_t(1) << 20);
+      !e.empty())
     return e;
-  return copyFile(manifest.libraryPath(), stagedDir + "/" + manifest.library);
+  // The library must be a regular file beside the manifest: not a FIFO (the copy would wait for a writer), a
+  // device, or a symbolic link to somewhere else.
+  return copyFile(manifest.libraryPath(), "library", stagedDir + "/" + manifest.library, /*noFollow=*/true, kMaxLibraryBytes);
 }
 
 //===----------------------------------------------------------------------===//
@@ -230,12 +246,18 @@ private:
       std::fill(executor.argument(i), executor.argument(i) + layout.counts[i], std::numeric_limits<float>::quiet_NaN());
   }
   void layOutSeeds();
-  SeedEnd verifySeed(int seed, const SeedCache &cache, bool useDeviceSeeds, std::string &error);
+  SeedEnd verifySeed(int seed, const SeedCache &cache, std::string &error);
   bool tooSlow(int seed, double runMs);
   void compareOutputs(int seed, const std::vector<std::vector<float>> &actual,
                       const std::vector<std::vector<float>> &expected);
-  /// A timing report from an executor, checked: numbers finite, ordered, and above the physical floor.
-  std::string checkTiming(const json &timing, bool gpu);
+  /// One timed phase of `executor`: its wall time on the judge's clock, and the timing the judge computes from
+  /// the samples the executor claims, checked (finite, above the physical floor, not longer than the phase).
+  std::string timePhase(ExecutorProcess &executor, const json &command, const std::string &what, json &timing,
+                        double &wallMs, double &claimedMs);
+  /// The timing protocol's own cost for reps + warmup calls, measured once by the reference's executor.
+  std::string timingOverhead(int reps, int warmup, double &overheadMs);
+  /// timePhase, with the claimed calls required to account for the phase's wall time less the protocol's cost.
+  std::string timeChecked(ExecutorProcess &executor, json command, const std::string &what, json &timing);
   std::string timeCandidate();
 
   const RunnerOptions &options;
@@ -252,6 +274,8 @@ private:
   std::string overall = "correct";
   double lastRunMs = 0;
   double fastestLaterMs = std::numeric_limits<double>::infinity();
+  /// The fastest verification run on the judge's clock (after the first, when there are several seeds).
+  double fastestRunWallMs = std::numeric_limits<double>::infinity();
   int candidateKernels[2] = {0, 0};
 };
 
@@ -334,9 +358,7 @@ std::string Evaluation::ensureStarted(ExecutorProcess &executor) {
   std::string why;
   if (!executor.start(withRuntime, layout, plan, /*cpuMemoryLimit=*/!gpu, deadline, why))
     return why;
-  if (&executor == &workers.candidate)
-    workers.deviceSeeds.clear();
-  else
+  if (&executor == &workers.reference)
     workers.referenceLoaded = false;
   return "";
 }
@@ -361,7 +383,7 @@ std::optional<json> Evaluation::call(ExecutorProcess &executor, const json &comm
   if (reply->contains("error")) {
     const json &e = (*reply)["error"];
     error = what + ": " + (e.is_string() ? e.get<std::string>() : e.dump());
-    if (reply->value("poisoned", false))
+    if (reply->contains("poisoned") && (*reply)["poisoned"] == true)
       executor.stop(); // it exits after saying so; the next evaluation starts a fresh one
     return std::nullopt;
   }
@@ -371,7 +393,10 @@ std::optional<json> Evaluation::call(ExecutorProcess &executor, const json &comm
 std::string Evaluation::loadInto(ExecutorProcess &executor, const Manifest &manifest, const std::string &name,
                                  const std::string &slot) {
   std::string staged, error;
-  if (std::string e = workers.stage(manifest, name, staged); !e.empty())
+  std::string e = workers.stage(manifest, name, staged);
+  if (&executor == &workers.candidate)
+    workers.candidateStage = staged;
+  if (!e.empty())
     return e;
   if (!call(executor, {{"op", "load"}, {"slot", slot}, {"dir", staged}, {"name", name}}, "loading " + slot, error))
     return error;
@@ -395,7 +420,7 @@ std::string Evaluation::runOn(ExecutorProcess &executor, const std::string &slot
     std::copy(inputs[i].begin(), inputs[i].end(), executor.argument(i));
   poisonOutputs(executor);
   std::string error;
-  if (!call(executor, {{"op", "run"}, {"slot", slot}, {"host_inputs", true}}, slot, error))
+  if (!call(executor, {{"op", "run"}, {"slot", slot}}, slot, error))
     return error;
   outputs.assign(candidate.arguments.size(), {});
   for (size_t i : outputIndices)
@@ -526,31 +551,18 @@ void Evaluation::compareOutputs(int seed, const std::vector<std::vector<float>> 
   }
 }
 
-Evaluation::SeedEnd Evaluation::verifySeed(int seed, const SeedCache &cache, bool useDeviceSeeds, std::string &error) {
-  bool inputsOnDevice = useDeviceSeeds && workers.deviceSeeds.count(seed);
+Evaluation::SeedEnd Evaluation::verifySeed(int seed, const SeedCache &cache, std::string &error) {
   std::vector<std::vector<float>> inputs(candidate.arguments.size());
-  bool haveInputs = false;
-  auto loadInputs = [&] {
-    if (haveInputs)
-      return;
-    if (!cache.load(seed, "inputs", inputIndices, sizes, inputs)) {
-      inputs = makeInputs(candidate.arguments, types, seed);
-      cache.store(seed, "inputs", inputIndices, inputs);
-    }
-    haveInputs = true;
-  };
-  // The candidate first, then the reference, each on fresh buffers.
-  if (!inputsOnDevice) {
-    loadInputs();
-    for (size_t i : inputIndices)
-      std::copy(inputs[i].begin(), inputs[i].end(), workers.candidate.argument(i));
+  if (!cache.load(seed, "inputs", inputIndices, sizes, inputs)) {
+    inputs = makeInputs(candidate.arguments, types, seed);
+    cache.store(seed, "inputs", inputIndices, inputs);
   }
+  // The candidate first, then the reference, each on fresh buffers.
+  for (size_t i : inputIndices)
+    std::copy(inputs[i].begin(), inputs[i].end(), workers.candidate.argument(i));
   poisonOutputs(workers.candidate);
-  json command = {{"op", "run"}, {"slot", "candidate"}, {"host_inputs", !inputsOnDevice}};
-  if (useDeviceSeeds)
-    command["seed_key"] = cacheKey + "/seed" + std::to_string(seed);
   auto started = std::chrono::steady_clock::now();
-  std::optional<json> reply = call(workers.candidate, command, "candidate", error);
+  std::optional<json> reply = call(workers.candidate, {{"op", "run"}, {"slot", "candidate"}}, "candidate", error);
   double wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   if (!reply)
     return SeedEnd::Failed;
@@ -558,8 +570,8 @@ Evaluation::SeedEnd Evaluation::verifySeed(int seed, const SeedCache &cache, boo
   // saw pass, and never a non-number.
   double claimed = (*reply)["run_ms"].is_number() ? (*reply)["run_ms"].get<double>() : wallMs;
   double firstMs = std::isfinite(claimed) ? std::clamp(claimed, 0.0, wallMs) : wallMs;
-  if (useDeviceSeeds && reply->value("device_seed_kept", false))
-    workers.deviceSeeds.insert(seed);
+  if (seed >= 1 || options.seeds == 1)
+    fastestRunWallMs = std::min(fastestRunWallMs, wallMs);
   lastRunMs = firstMs;
   // Each verification run's wall time (launch, copies, host work): what calibrates the too-slow cutoff.
   report["verification_runs_ms"].push_back(firstMs);
@@ -576,7 +588,6 @@ Evaluation::SeedEnd Evaluation::verifySeed(int seed, const SeedCache &cache, boo
     actual[i].assign(workers.candidate.argument(i), workers.candidate.argument(i) + layout.counts[i]);
   std::vector<std::vector<float>> expected(candidate.arguments.size());
   if (!cache.load(seed, "outputs", outputIndices, sizes, expected)) {
-    loadInputs(); // the reference runs from host inputs
     if ((error = ensureReference()).size())
       return SeedEnd::Failed;
     if ((error = runOn(workers.reference, "reference", inputs, expected)).size())
@@ -587,21 +598,70 @@ Evaluation::SeedEnd Evaluation::verifySeed(int seed, const SeedCache &cache, boo
   return SeedEnd::Verified;
 }
 
-std::string Evaluation::checkTiming(const json &timing, bool onGpu) {
-  if (!timing.is_object())
+/// A number array of exactly `count` finite non-negative values (an executor's samples), or nothing.
+static std::optional<std::vector<double>> samplesOf(const json &timing, const char *key, int count) {
+  auto it = timing.find(key);
+  if (it == timing.end() || !it->is_array() || it->size() != static_cast<size_t>(count))
+    return std::nullopt;
+  std::vector<double> values;
+  for (const json &value : *it) {
+    if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0)
+      return std::nullopt;
+    values.push_back(value.get<double>());
+  }
+  return values;
+}
+
+std::string Evaluation::timePhase(ExecutorProcess &executor, const json &command, const std::string &what,
+                                  json &timing, double &wallMs, double &claimedMs) {
+  int reps = command["reps"].get<int>(), warmup = command["warmup"].get<int>();
+  std::string error;
+  auto started = std::chrono::steady_clock::now();
+  std::optional<json> reply = call(executor, command, what, error);
+  wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  if (!reply)
+    return error;
+  const json &claim = (*reply)["timing"];
+  if (!claim.is_object())
     return "the timing report is not an object";
-  for (const char *key : {"median_ms", "min_ms", "max_ms", "p10_ms", "p90_ms"})
-    if (!timing.contains(key) || !timing[key].is_number() || !std::isfinite(timing[key].get<double>()) ||
-        timing[key].get<double>() < 0)
-      return std::string("the timing report's ") + key + " is not a finite non-negative number";
-  double median = timing["median_ms"].get<double>();
-  if (timing["min_ms"].get<double>() > median || median > timing["max_ms"].get<double>())
-    return "the timing report's minimum, median and maximum are out of order";
-  double bytes = 0;
+  std::optional<std::vector<double>> samples = samplesOf(claim, "samples_ms", reps),
+                                     warmups = samplesOf(claim, "warmup_ms", warmup);
+  if (!samples || !warmups || samples->empty())
+    return "the timing report lacks its samples (one finite non-negative number per repetition and warm-up)";
+  claimedMs = 0;
+  for (double ms : *samples)
+    claimedMs += ms;
+  for (double ms : *warmups)
+    claimedMs += ms;
+  // The statistics are the judge's, from the samples; the executor's own summary is not used.
+  std::vector<double> sorted = *samples;
+  std::sort(sorted.begin(), sorted.end());
+  double median = sorted[sorted.size() / 2], bytes = 0;
   for (size_t i = 0; i < candidate.arguments.size(); ++i)
     bytes += static_cast<double>(elementBytes(types[i])) * static_cast<double>(candidate.arguments[i].numElements());
-  double floorMs = std::max({onGpu ? kGpuFloorMs : kCpuFloorMs, bytes / (onGpu ? kGpuBytesPerMs : kCpuBytesPerMs),
-                             reference.flops / (onGpu ? kGpuFlopsPerMs : kCpuFlopsPerMs)});
+  std::string clock = claim.contains("clock") && claim["clock"].is_string() ? claim["clock"].get<std::string>() : "";
+  timing = {{"median_ms", median},
+            {"min_ms", sorted.front()},
+            {"max_ms", sorted.back()},
+            {"p10_ms", sorted[sorted.size() / 10]},
+            {"p90_ms", sorted[sorted.size() * 9 / 10]},
+            {"reps", reps},
+            {"warmup", warmup},
+            {"clock", clock.substr(0, 200)},
+            {"bytes_once", bytes},
+            {"gbps_once", bytes / (median * 1e6)},
+            {"judge_wall_ms", wallMs},
+            {"claimed_total_ms", claimedMs}};
+  if (options.ceilingGBps > 0 && bytes / (median * 1e6) > options.ceilingGBps)
+    timing["flags"].push_back("bandwidth above the measured ceiling: re-measure before trusting");
+  if (reference.flops > 0) {
+    double tflops = reference.flops / (median * 1e9);
+    timing["tflops"] = tflops;
+    if (options.ceilingTflops > 0 && tflops > options.ceilingTflops)
+      timing["flags"].push_back("FLOP rate above the measured ceiling: re-measure before trusting");
+  }
+  double floorMs = std::max({gpu ? kGpuFloorMs : kCpuFloorMs, bytes / (gpu ? kGpuBytesPerMs : kCpuBytesPerMs),
+                             reference.flops / (gpu ? kGpuFlopsPerMs : kCpuFlopsPerMs)});
   if (median < floorMs) {
     char text[200];
     std::snprintf(text, sizeof(text),
@@ -609,40 +669,100 @@ std::string Evaluation::checkTiming(const json &timing, bool onGpu) {
                   median, floorMs, bytes, reference.flops);
     return std::string(text) + ": a forged or broken measurement";
   }
+  // Claimed calls cannot take longer than the phase that contained them (the judge's clock and the executor's
+  // are the same steady clock; CUDA events measure intervals inside the host's calls).
+  if (claimedMs > wallMs * 1.001 + 0.05) {
+    char text[300];
+    std::snprintf(text, sizeof(text),
+                  "the timing disagrees with the judge's clock: the executor claims %.4g ms of timed calls in a "
+                  "phase that took %.4g ms",
+                  claimedMs, wallMs);
+    return text;
+  }
   return "";
+}
+
+std::string Evaluation::timingOverhead(int reps, int warmup, double &overheadMs) {
+  auto known = workers.timingOverheadMs.find(reps + warmup);
+  if (known != workers.timingOverheadMs.end()) {
+    overheadMs = known->second;
+    return "";
+  }
+  if (std::string e = ensureReference(); !e.empty())
+    return e;
+  // The reference's executor runs no candidate code: the same protocol without the calls, twice (the less
+  // disturbed of the two).
+  json command = {{"op", "time"}, {"slot", "reference"}, {"reps", reps}, {"warmup", warmup}, {"calibrate", true}};
+  overheadMs = std::numeric_limits<double>::infinity();
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    json ignored;
+    double wallMs = 0, claimedMs = 0;
+    std::string error;
+    auto started = std::chrono::steady_clock::now();
+    std::optional<json> reply = call(workers.reference, command, "calibrating the timing", error);
+    wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    if (!reply)
+      return error;
+    if (auto s = samplesOf((*reply)["timing"], "samples_ms", reps))
+      for (double ms : *s)
+        claimedMs += ms;
+    overheadMs = std::min(overheadMs, std::max(0.0, wallMs - claimedMs));
+  }
+  workers.timingOverheadMs[reps + warmup] = overheadMs;
+  return "";
+}
+
+std::string Evaluation::timeChecked(ExecutorProcess &executor, json command, const std::string &what, json &timing) {
+  int reps = command["reps"].get<int>(), warmup = command["warmup"].get<int>();
+  double overheadMs = 0;
+  if (std::string e = timingOverhead(reps, warmup, overheadMs); !e.empty())
+    return "calibrating the timing: " + e;
+  // What the protocol costs besides the calls (measured without candidate code), plus a millisecond and 5% of
+  // the phase for the round trip and scheduling: claimed calls that leave more of the judge's wall time
+  // unexplained were not that fast. A disturbed phase is timed again (at most three times in all): a forged
+  // timing fails every time, an honest one rarely twice.
+  std::string last;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    double wallMs = 0, claimedMs = 0;
+    if (std::string e = timePhase(executor, command, what, timing, wallMs, claimedMs); !e.empty())
+      return e;
+    double allowedMs = 1.5 * overheadMs + 1.0 + 0.05 * wallMs;
+    if (wallMs - claimedMs <= allowedMs) {
+      timing["protocol_overhead_ms"] = overheadMs;
+      return "";
+    }
+    char text[400];
+    std::snprintf(text, sizeof(text),
+                  "the timing disagrees with the judge's clock: the executor claims %.4g ms of timed calls in a "
+                  "phase that took %.4g ms, of which at most %.4g ms is the protocol's own cost (measured without "
+                  "candidate code)",
+                  claimedMs, wallMs, allowedMs);
+    last = text;
+  }
+  timing = json();
+  return last;
 }
 
 std::string Evaluation::timeCandidate() {
   int reps = options.reps;
   if (options.timingBudgetMs > 0 && lastRunMs > 0)
     reps = std::clamp(static_cast<int>(options.timingBudgetMs / lastRunMs), std::min(10, options.reps), options.reps);
-  json command = {{"op", "time"},
-                  {"slot", "candidate"},
-                  {"reps", reps},
-                  {"warmup", options.warmup},
-                  {"ceiling_gbps", options.ceilingGBps},
-                  {"ceiling_tflops", options.ceilingTflops}};
-  std::string error;
-  std::optional<json> reply = call(workers.candidate, command, "timing", error);
-  if (!reply)
-    return error;
-  json t = (*reply)["timing"];
-  if (std::string e = checkTiming(t, gpu); !e.empty())
+  json command = {{"op", "time"}, {"slot", "candidate"}, {"reps", reps}, {"warmup", options.warmup}};
+  json t;
+  if (std::string e = timeChecked(workers.candidate, command, "timing", t); !e.empty())
     return "timing: " + e;
   report["timing"] = t;
   if (!options.timeReference)
     return "";
   // The reference is timed on buffers of its own run: one more run of seed 0's inputs.
   std::vector<std::vector<float>> inputs = makeInputs(candidate.arguments, types, 0), ignored;
+  std::string error;
   if ((error = ensureReference()).size() || (error = runOn(workers.reference, "reference", inputs, ignored)).size())
     return "timing the reference: " + error;
   command["slot"] = "reference";
   command["reps"] = options.reps;
-  reply = call(workers.reference, command, "timing the reference", error);
-  if (!reply)
-    return error;
-  json r = (*reply)["timing"];
-  if (std::string e = checkTiming(r, gpu); !e.empty())
+  json r;
+  if (std::string e = timeChecked(workers.reference, command, "timing the reference", r); !e.empty())
     return "timing the reference: " + e;
   double speedup = r["median_ms"].get<double>() / t["median_ms"].get<double>();
   report["reference_timing"] = r;
@@ -659,13 +779,9 @@ std::string Evaluation::run() {
                   /*inMemory=*/options.serve && !reference.hash.empty());
   if (cache.enabled())
     report["seed_cache"] = options.cacheDir;
-  // A long-lived runner keeps each seed's inputs on the device of the candidate's executor when the seed
-  // cache knows the reference's outputs: a candidate's inputs are then copied on the device and never touch
-  // the host. (A candidate can overwrite those copies; that makes later candidates fail, never pass.)
-  bool useDeviceSeeds = options.serve && gpu && cache.enabled();
   for (int seed = 0; seed < options.seeds; ++seed) {
     std::string error;
-    SeedEnd end = verifySeed(seed, cache, useDeviceSeeds, error);
+    SeedEnd end = verifySeed(seed, cache, error);
     if (end == SeedEnd::Failed)
       return fail(error);
     if (end == SeedEnd::TooSlow)
@@ -687,12 +803,8 @@ std::string Evaluation::run() {
 
 std::string kforge::judge(const RunnerOptions &options, Workers &workers) {
   std::string text = Evaluation(options, workers).run();
-  // The candidate's slot is emptied for the next request (the executor itself may serve it).
-  if (workers.candidate.running()) {
-    std::string why;
-    workers.candidate.call({{"op", "unload"}, {"slot", "candidate"}},
-                           std::chrono::steady_clock::now() + std::chrono::seconds(10), why);
-  }
+  // One executor per candidate: whatever the candidate left in its process ends with it.
+  workers.retireCandidate();
   return text;
 }
 
@@ -703,6 +815,12 @@ std::string kforge::evaluate(const RunnerOptions &options) {
 
 int kforge::evaluateIsolated(const RunnerOptions &options) {
   makeJudgeNonDumpable();
+  // Refused before any work: the report could never be written there.
+  struct stat info;
+  if (!options.output.empty() && lstat(options.output.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+    std::cerr << "kforge-run: error: --output: " << options.output << " exists and is not a regular file\n";
+    return 2;
+  }
   json report = json::parse(evaluate(options), nullptr, /*allow_exceptions=*/false);
   if (report.is_discarded())
     report = {{"candidate", options.candidate},
@@ -710,10 +828,11 @@ int kforge::evaluateIsolated(const RunnerOptions &options) {
               {"status", "failed"},
               {"reason", "internal: the evaluation returned no report"}};
   std::string text = report.dump(2);
-  if (!options.output.empty() && !writeReportFile(options.output, text)) {
-    std::cerr << "kforge-run: error: cannot write " << options.output << "\n";
-    return 2;
-  }
+  if (!options.output.empty())
+    if (std::string e = writeReportFile(options.output, text); !e.empty()) {
+      std::cerr << "kforge-run: error: --output: " << e << "\n";
+      return 2;
+    }
   std::cout << text << std::endl;
   return report["status"] == "correct" ? 0 : 1;
 }
