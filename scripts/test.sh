@@ -9,7 +9,7 @@ scripts/build.sh
 BUILD_DIR="${KFORGE_BUILD_DIR:-build}"
 
 # NumPy, pytest, torch and torch-mlir for the Python package's tests, in a virtual environment inside the
-# build directory (minutes and ~5.6 GB the first time; a no-op after).
+# build directory (~2.5 min and 5.7 GB the first time; a no-op after).
 scripts/install-python-deps.sh
 
 results="$BUILD_DIR/test-results.json"
