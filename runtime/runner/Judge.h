@@ -14,7 +14,6 @@
 #include "Manifest.h"
 #include "RunnerOptions.h"
 
-#include <map>
 #include <string>
 
 namespace kforge {
@@ -38,8 +37,6 @@ public:
 
   ExecutorProcess candidate, reference;
   bool referenceLoaded = false; ///< The reference executor holds the reference in slot "reference".
-  /// The timing protocol's own cost (ms) for a number of repetitions, measured by the reference's executor.
-  std::map<int, double> timingOverheadMs;
   std::string candidateStage; ///< The staged copy of the current candidate.
 
 private:

@@ -2,9 +2,16 @@
 
 #include "SeedCache.h"
 
+#include <array>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <fcntl.h>
 #include <map>
+#include <random>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,11 +32,124 @@ static std::map<std::string, std::vector<float>> &memory() {
   return entries;
 }
 
+//===----------------------------------------------------------------------===//
+// Signatures: the files are trusted only if this user's key vouches for them
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// SHA-256 and HMAC from the system's OpenSSL (libcrypto.so.3), loaded when a cache directory is used, the way
+/// the CUDA driver is: kforge-run keeps no link-time dependency beyond libstdc++ (it runs on the GPU machine
+/// without kforge's toolchain), and a hash written here would be the defect STYLE.md names. Without libcrypto
+/// the files are neither read nor written (the in-memory cache of --serve still works).
+class Crypto {
+public:
+  static const Crypto &get() {
+    static Crypto crypto;
+    return crypto;
+  }
+  bool available() const { return sha256 && hmac && sha256Md; }
+  std::array<unsigned char, 32> digest(const void *data, size_t bytes) const {
+    std::array<unsigned char, 32> out{};
+    sha256(static_cast<const unsigned char *>(data), bytes, out.data());
+    return out;
+  }
+  std::array<unsigned char, 32> mac(const std::string &key, const std::string &message) const {
+    std::array<unsigned char, 32> out{};
+    unsigned int length = 0;
+    hmac(sha256Md(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char *>(message.data()),
+         message.size(), out.data(), &length);
+    return out;
+  }
+
+private:
+  Crypto() {
+    void *library = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
+    if (!library)
+      return;
+    sha256 = reinterpret_cast<Sha256Fn>(dlsym(library, "SHA256"));
+    hmac = reinterpret_cast<HmacFn>(dlsym(library, "HMAC"));
+    sha256Md = reinterpret_cast<MdFn>(dlsym(library, "EVP_sha256"));
+  }
+  using Sha256Fn = unsigned char *(*)(const unsigned char *, size_t, unsigned char *);
+  using MdFn = const void *(*)();
+  using HmacFn = unsigned char *(*)(const void *, const void *, int, const unsigned char *, size_t, unsigned char *,
+                                    unsigned int *);
+  Sha256Fn sha256 = nullptr;
+  HmacFn hmac = nullptr;
+  MdFn sha256Md = nullptr;
+};
+} // namespace
+
+std::string kforge::cacheKeyPath() {
+  if (const char *path = std::getenv("KFORGE_CACHE_KEY_FILE"); path && *path)
+    return path;
+  const char *home = std::getenv("HOME");
+  return home && *home ? std::string(home) + "/.cache/kforge/cache.key" : "";
+}
+
+/// This user's cache key (64 hex characters), shared with kforge-compile's artifact cache: read from
+/// cacheKeyPath(), or made there (mode 0600, through a new file linked into place) on first use.
+static std::string cacheSecret() {
+  std::string path = cacheKeyPath();
+  if (path.empty())
+    return "";
+  auto read = [&]() -> std::string {
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+      return "";
+    struct stat info;
+    char buffer[65];
+    ssize_t n = fstat(fd, &info) == 0 && S_ISREG(info.st_mode) ? ::read(fd, buffer, sizeof(buffer)) : -1;
+    close(fd);
+    return n == 64 ? std::string(buffer, 64) : "";
+  };
+  if (std::string secret = read(); !secret.empty())
+    return secret;
+  // mkdir -p of the key's directory (private, like kforge-compile's).
+  for (size_t slash = path.find('/', 1); slash != std::string::npos; slash = path.find('/', slash + 1))
+    mkdir(path.substr(0, slash).c_str(), 0700);
+  std::random_device random;
+  std::string secret;
+  static const char kHex[] = "0123456789abcdef";
+  for (int i = 0; i < 32; ++i) {
+    unsigned byte = random() & 0xff;
+    secret += kHex[byte >> 4];
+    secret += kHex[byte & 15];
+  }
+  std::string temporary = path + ".XXXXXX";
+  std::vector<char> name(temporary.begin(), temporary.end());
+  name.push_back('\0');
+  int fd = mkostemp(name.data(), O_CLOEXEC); // mode 0600
+  if (fd < 0)
+    return "";
+  bool written = ::write(fd, secret.data(), secret.size()) == static_cast<ssize_t>(secret.size());
+  written = close(fd) == 0 && written;
+  // link() never replaces: of two runs that race to make the key, the first wins and both read what it left.
+  if (written)
+    link(name.data(), path.c_str());
+  unlink(name.data());
+  return read();
+}
+
+//===----------------------------------------------------------------------===//
+// The cache
+//===----------------------------------------------------------------------===//
+
 SeedCache::SeedCache(std::string dir, std::string key, bool inMemory) {
   if (inMemory)
     memoryKey = sanitize(key);
   if (dir.empty())
     return;
+  if (!Crypto::get().available()) {
+    note = "the seed cache's files are not used: libcrypto.so.3 (OpenSSL), which signs and checks them, is "
+           "missing";
+    return;
+  }
+  secret = cacheSecret();
+  if (secret.empty()) {
+    note = "the seed cache's files are not used: no cache key (" + cacheKeyPath() + ") could be read or made";
+    return;
+  }
   ::mkdir(dir.c_str(), 0755);
   root = dir + "/" + sanitize(key);
   ::mkdir(root.c_str(), 0755);
@@ -41,6 +161,20 @@ std::string SeedCache::file(int seed, const std::string &kind, size_t argument) 
 
 static std::string entryName(const std::string &key, int seed, const std::string &kind, size_t argument) {
   return key + "/seed" + std::to_string(seed) + "." + kind + "." + std::to_string(argument);
+}
+
+std::array<unsigned char, 32> SeedCache::signature(int seed, const std::string &kind, size_t argument,
+                                                   const std::vector<float> &values) const {
+  // HMAC over what the file stands for (the directory's key: reference build, shapes, types; seed, kind,
+  // argument; the length) and the SHA-256 of its values: a file moved to another name, another reference's
+  // directory or another user's cache does not verify.
+  const Crypto &crypto = Crypto::get();
+  std::array<unsigned char, 32> digest = crypto.digest(values.data(), values.size() * sizeof(float));
+  std::string message = "kforge-seed-cache/1";
+  message += '\0' + root.substr(root.rfind('/') + 1) + '\0' + entryName("", seed, kind, argument) + '\0' +
+             std::to_string(values.size()) + '\0';
+  message.append(reinterpret_cast<const char *>(digest.data()), digest.size());
+  return crypto.mac(secret, message);
 }
 
 bool SeedCache::load(int seed, const std::string &kind, const std::vector<size_t> &which,
@@ -61,14 +195,29 @@ bool SeedCache::load(int seed, const std::string &kind, const std::vector<size_t
     if (root.empty())
       return false;
     for (size_t i : which) {
-      FILE *f = std::fopen(file(seed, kind, i).c_str(), "rb");
-      if (!f)
+      // The values, then their 32-byte signature; a file that is not a regular one, of another size, or whose
+      // signature this user's key did not make is a miss (recomputed and replaced).
+      int fd = open(file(seed, kind, i).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+      if (fd < 0)
         return false;
-      loaded[i].resize(sizes[i]);
-      size_t read = std::fread(loaded[i].data(), sizeof(float), sizes[i], f);
-      bool atEnd = std::fgetc(f) == EOF;
-      std::fclose(f);
-      if (read != sizes[i] || !atEnd)
+      struct stat info;
+      std::array<unsigned char, 32> stored{};
+      size_t bytes = sizes[i] * sizeof(float);
+      bool ok = fstat(fd, &info) == 0 && S_ISREG(info.st_mode) &&
+                static_cast<uint64_t>(info.st_size) == bytes + stored.size();
+      if (ok) {
+        loaded[i].resize(sizes[i]);
+        ok = pread(fd, loaded[i].data(), bytes, 0) == static_cast<ssize_t>(bytes) &&
+             pread(fd, stored.data(), stored.size(), static_cast<off_t>(bytes)) == static_cast<ssize_t>(stored.size());
+      }
+      close(fd);
+      if (!ok)
+        return false;
+      std::array<unsigned char, 32> expected = signature(seed, kind, i, loaded[i]);
+      unsigned char difference = 0;
+      for (size_t b = 0; b < expected.size(); ++b)
+        difference |= expected[b] ^ stored[b];
+      if (difference != 0)
         return false;
     }
     if (!memoryKey.empty())
@@ -90,10 +239,12 @@ void SeedCache::store(int seed, const std::string &kind, const std::vector<size_
   for (size_t i : which) {
     std::string path = file(seed, kind, i);
     std::string temporary = path + ".tmp" + std::to_string(::getpid());
-    FILE *f = std::fopen(temporary.c_str(), "wb");
+    std::array<unsigned char, 32> mac = signature(seed, kind, i, values[i]);
+    FILE *f = std::fopen(temporary.c_str(), "wbx");
     if (!f)
       return;
-    bool ok = std::fwrite(values[i].data(), sizeof(float), values[i].size(), f) == values[i].size();
+    bool ok = std::fwrite(values[i].data(), sizeof(float), values[i].size(), f) == values[i].size() &&
+              std::fwrite(mac.data(), 1, mac.size(), f) == mac.size();
     ok = std::fclose(f) == 0 && ok;
     if (!ok || std::rename(temporary.c_str(), path.c_str()) != 0)
       std::remove(temporary.c_str());

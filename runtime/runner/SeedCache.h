@@ -6,18 +6,25 @@
 // stores, per seed, the inputs (after rounding to the candidate's element types) and the reference's
 // outputs as raw float32 files under DIR/KEY/, where KEY names the reference build (its manifest hash) and
 // the arguments' shapes and types. Files are written to a temporary name and renamed, so a reader never sees
-// half a file; anything unreadable or of the wrong size is a miss. A long-lived runner (kforge-run --serve)
-// also keeps them in memory, so a candidate's verification reads no files at all.
+// half a file; anything unreadable or of the wrong size is a miss. Each file ends with an HMAC-SHA-256 of its
+// name and values under this user's cache key (the one kforge-compile's artifact cache uses), so reference
+// outputs planted by hand, or copied from another user or machine, are a miss too and recomputed: the cache
+// never decides a verdict. A long-lived runner (kforge-run --serve) also keeps them in memory, so a
+// candidate's verification reads no files at all.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef KFORGE_RUNNER_SEEDCACHE_H
 #define KFORGE_RUNNER_SEEDCACHE_H
 
+#include <array>
 #include <string>
 #include <vector>
 
 namespace kforge {
+
+/// Where this user's cache key lives: $KFORGE_CACHE_KEY_FILE, or ~/.cache/kforge/cache.key.
+std::string cacheKeyPath();
 
 class SeedCache {
 public:
@@ -25,6 +32,8 @@ public:
   /// in this process's memory too (for every SeedCache of the same key), in front of the files.
   SeedCache(std::string dir, std::string key, bool inMemory = false);
   bool enabled() const { return !root.empty() || !memoryKey.empty(); }
+  /// Why the files are not used although a directory was given (no libcrypto, no key); empty otherwise.
+  const std::string &disabledBecause() const { return note; }
 
   /// Fills `values[i]` (i in `which`) with `sizes[i]` floats of `seed`'s `kind` ("inputs" or "outputs").
   /// False (and `values` untouched) unless every selected argument is present with the right size.
@@ -36,8 +45,12 @@ public:
 
 private:
   std::string file(int seed, const std::string &kind, size_t argument) const;
+  std::array<unsigned char, 32> signature(int seed, const std::string &kind, size_t argument,
+                                          const std::vector<float> &values) const;
   std::string root;      ///< DIR/KEY, or empty: no files.
   std::string memoryKey; ///< KEY, or empty: nothing kept in memory.
+  std::string secret;    ///< This user's cache key.
+  std::string note;
 };
 
 } // namespace kforge
