@@ -29,3 +29,30 @@ func.func @launch(%n: i64) {
   }
   return
 }
+
+// A constant global (a rank-0 `arith.constant dense<...> : tensor<f32>` operand, bufferized) read in a kernel:
+// its get_global moves into the launch, so outlining copies the global into the GPU module instead of passing
+// the kernel a host address (CUDA_ERROR_ILLEGAL_ADDRESS in the naive reference of gemm + multiply +
+// leaky-relu). A mutable global stays outside.
+// CHECK-LABEL: func.func @constant_global
+// CHECK: %[[MUTABLE:.*]] = memref.get_global @mutable
+// CHECK: gpu.launch
+// CHECK: %[[ZERO:.*]] = memref.get_global @zero : memref<f32>
+// CHECK: memref.load %[[ZERO]][]
+// CHECK: memref.load %[[MUTABLE]][]
+memref.global "private" constant @zero : memref<f32> = dense<0.000000e+00>
+memref.global "private" @mutable : memref<f32> = dense<1.000000e+00>
+func.func @constant_global(%out: memref<f32>) {
+  %c1 = arith.constant 1 : index
+  %zero = memref.get_global @zero : memref<f32>
+  %mutable = memref.get_global @mutable : memref<f32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %z = memref.load %zero[] : memref<f32>
+    %m = memref.load %mutable[] : memref<f32>
+    %s = arith.addf %z, %m : f32
+    memref.store %s, %out[] : memref<f32>
+    gpu.terminator
+  }
+  return
+}
