@@ -15,6 +15,13 @@ FailureOr<kforge::MatmulTile> kforge::staticMatmulTile(linalg::MatmulOp matmul,
     why = "expected a linalg.matmul on memrefs";
     return failure();
   }
+  // The staged and tensor-core rewrites read A as M x K and B as K x N; a transposed operand (nn.Linear's
+  // weight, folded into the maps by kforge-normalize-importer) would be read wrongly.
+  if (!linalg::MatmulOp::isDefaultIndexingMaps(matmul.getIndexingMapsAttr())) {
+    why = "expected a linalg.matmul with the default indexing maps (A as M x K, B as K x N); a transposed operand "
+          "is not supported here";
+    return failure();
+  }
   MatmulTile tile;
   tile.matmul = matmul;
   tile.a = matmul.getDpsInputs()[0];
