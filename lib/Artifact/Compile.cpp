@@ -392,6 +392,11 @@ LogicalResult kforge::compileArtifact(ModuleOp payload, StringRef payloadText, S
     return payload.emitError() << "unknown target '" << options.target << "' (expected gpu or cpu)";
   if (options.naive && !options.recipePath.empty())
     return payload.emitError() << "a naive reference takes no recipe";
+  // Importer IR (torch-mlir) into the forms the schedules, the naive mapping and the search's facts take;
+  // every path (recipe, naive, untransformed CPU reference) compiles the same normalized payload.
+  enterStage(options, "normalize");
+  if (failed(normalizeImporterPayload(payload)))
+    return failure();
   FailureOr<std::string> entry = findEntry(payload, options.entry);
   if (failed(entry))
     return failure();

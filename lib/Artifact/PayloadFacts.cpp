@@ -1,6 +1,7 @@
 //===- PayloadFacts.cpp - analyse a payload for the search (kforge-compile --facts-json) ===//
 
 #include "kforge/Artifact/Artifact.h"
+#include "kforge/Transforms/Passes.h"
 #include "kforge/Transforms/RowMoments.h"
 #include "kforge/Tune/PayloadFacts.h"
 
@@ -37,6 +38,9 @@ static int64_t typeBytes(Type type) {
 }
 
 FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef requestedEntry) {
+  // The facts describe the payload kforge-compile schedules: the normalized one.
+  if (failed(normalizeImporterPayload(payload)))
+    return failure();
   FailureOr<std::string> entry = findEntry(payload, requestedEntry);
   if (failed(entry))
     return failure();

@@ -59,7 +59,9 @@ struct FoldTransposeIntoContraction : OpRewritePattern<ContractionOp> {
 struct GeneralizeNamedOps : OpInterfaceRewritePattern<linalg::LinalgOp> {
   using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
   LogicalResult matchAndRewrite(linalg::LinalgOp op, PatternRewriter &rewriter) const override {
-    if (isa<linalg::GenericOp, linalg::FillOp>(op.getOperation()) || !op.hasPureTensorSemantics())
+    // A copy stays one: as an identity generic, canonicalization would fold it to its input, and a payload
+    // that only copies would return its argument.
+    if (isa<linalg::GenericOp, linalg::FillOp, linalg::CopyOp>(op.getOperation()) || !op.hasPureTensorSemantics())
       return failure();
     if (linalg::isaContractionOpInterface(op) || linalg::isaConvolutionOpInterface(op))
       return failure();

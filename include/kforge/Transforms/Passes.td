@@ -378,8 +378,8 @@ def KforgeNormalizeImporter : Pass<"kforge-normalize-importer", "mlir::ModuleOp"
     - A `linalg.transpose` feeding an operand of `linalg.matmul` / `linalg.batch_matmul` (nn.Linear's
       weight) becomes that operand's indexing map: the contraction reads the untransposed tensor
       (matmul_transpose_b form) and the transpose disappears.
-    - Other named ops that are neither contractions, convolutions nor fills (`linalg.map`,
-      `linalg.broadcast`, `linalg.transpose`, `linalg.copy`, elementwise named ops, `linalg.reduce`) become
+    - Other named ops that are neither contractions, convolutions, fills nor copies (`linalg.map`,
+      `linalg.broadcast`, `linalg.transpose`, elementwise named ops, `linalg.reduce`) become
       `linalg.generic`; splat constant operands (`arith.constant dense<0.0> : tensor<f32>`) are inlined
       into the body, so no host constant reaches a kernel; unused results (torch's argmax beside a max)
       and operands are erased.
