@@ -318,8 +318,12 @@ std::string Evaluation::checkManifests() {
   if (outputElements == 0)
     return "the artifact has no output elements to compare (no output argument, or only empty ones): nothing "
            "can be verified";
-  if (candidate.target != reference.target)
-    return "candidate and reference target different devices (" + candidate.target + ", " + reference.target + ")";
+  // A GPU candidate may be checked against a CPU build (an independent computation) and the other way round:
+  // each executor runs its own artifact on its own device and the judge compares host copies. Timing is
+  // calibrated with the reference's executor, so it needs both on one device.
+  if (candidate.target != reference.target && options.reps > 0)
+    return "candidate and reference target different devices (" + candidate.target + ", " + reference.target +
+           "): verify them with --reps 0; timing needs a reference on the candidate's device";
   gpu = candidate.target == "gpu";
   std::vector<size_t> counts;
   for (const ManifestArgument &argument : cArgs)
@@ -362,7 +366,11 @@ std::string Evaluation::ensureStarted(ExecutorProcess &executor) {
   executor.describeTimeout(options.timeout);
   executor.echoErrors(options.serve);
   std::string why;
-  if (!executor.start(withRuntime, layout, plan, /*cpuMemoryLimit=*/!gpu, deadline, why))
+  // An address-space limit only where no GPU artifact will be loaded (the CUDA driver reserves huge ranges).
+  bool runsGpuCode = &executor == &workers.candidate
+                         ? candidate.target == "gpu"
+                         : reference.target == "gpu" || !options.independent.empty();
+  if (!executor.start(withRuntime, layout, plan, /*cpuMemoryLimit=*/!runsGpuCode, deadline, why))
     return why;
   if (&executor == &workers.reference)
     workers.referenceLoaded = false;
