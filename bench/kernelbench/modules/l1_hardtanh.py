@@ -1,0 +1,23 @@
+"""Hardtanh: x clamped to [-1, 1]."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+ROWS, COLS = 16384, 32768
+SMALL = dict(ROWS=33, COLS=100)
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return F.hardtanh(x, min_val=-1.0, max_val=1.0)
+
+
+def get_inputs():
+    return [torch.randn(ROWS, COLS)]
+
+
+def get_init_inputs():
+    return []

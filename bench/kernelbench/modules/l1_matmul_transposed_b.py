@@ -1,0 +1,22 @@
+"""C = A @ B^T with B stored N x K (the layout of nn.Linear's weight)."""
+import torch
+import torch.nn as nn
+
+M, K, N = 4096, 4096, 4096
+SMALL = dict(M=48, K=64, N=40)
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, a, b):
+        return torch.matmul(a, b.T)
+
+
+def get_inputs():
+    return [torch.randn(M, K), torch.randn(N, K)]
+
+
+def get_init_inputs():
+    return []

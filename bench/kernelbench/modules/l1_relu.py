@@ -1,0 +1,22 @@
+"""ReLU, element-wise."""
+import torch
+import torch.nn as nn
+
+ROWS, COLS = 16384, 32768
+SMALL = dict(ROWS=33, COLS=100)
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.relu(x)
+
+
+def get_inputs():
+    return [torch.randn(ROWS, COLS)]
+
+
+def get_init_inputs():
+    return []

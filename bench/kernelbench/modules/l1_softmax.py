@@ -1,0 +1,22 @@
+"""Softmax over rows of 262144 columns."""
+import torch
+import torch.nn as nn
+
+ROWS, COLS = 2048, 262144
+SMALL = dict(ROWS=8, COLS=1000)
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.softmax(x, dim=1)
+
+
+def get_inputs():
+    return [torch.randn(ROWS, COLS)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,22 @@
+"""Softmax over rows 4095 wide (one short of a power of two)."""
+import torch
+import torch.nn as nn
+
+ROWS, COLS = 131072, 4095
+SMALL = dict(ROWS=16, COLS=4095)
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.softmax(x, dim=-1)
+
+
+def get_inputs():
+    return [torch.randn(ROWS, COLS)]
+
+
+def get_init_inputs():
+    return []
