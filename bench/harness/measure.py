@@ -389,6 +389,7 @@ def measure_task(backend, task, shape, implementations, seeds=5, warmup=3, reps=
     tolerance = tolerance if tolerance is not None else getattr(task, "tolerance", FP32_TOLERANCE)
     results = {name: {"status": "n/a" if fn is None else "correct", "seeds": []}
                for name, fn in implementations.items()}
+    judge = getattr(task, "compare", compare)  # a task may bring its own judge (bench/kernelbench: two rules)
     inputs = None
     for seed in range(seeds):
         inputs = backend.inputs(shapes, seed, dtype)
@@ -399,7 +400,7 @@ def measure_task(backend, task, shape, implementations, seeds=5, warmup=3, reps=
             if fn is None or result["status"] not in ("correct",):
                 continue
             try:
-                verdict = compare(fn(*inputs), reference, tolerance)
+                verdict = judge(fn(*inputs), reference, tolerance)
             except Exception as error:  # a failing implementation is a result, not the end of the benchmark
                 verdict = {"status": "failed", "why": f"{type(error).__name__}: {error}"}
             result["seeds"].append(dict(verdict, seed=seed))
