@@ -5,8 +5,10 @@ import json
 import os
 
 _MANIFEST_FORMAT = "kforge-artifact/1"
-_NUMPY_DTYPES = {"f32": "float32", "f16": "float16", "f64": "float64"}
-_TORCH_DTYPES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "f64": "float64"}
+# Integer and boolean arguments too: an argmax's indices (i64), class targets, masks (i1).
+_INTEGER_DTYPES = {"i64": "int64", "i32": "int32", "i16": "int16", "i8": "int8", "ui8": "uint8", "i1": "bool"}
+_NUMPY_DTYPES = {"f32": "float32", "f16": "float16", "f64": "float64", **_INTEGER_DTYPES}
+_TORCH_DTYPES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "f64": "float64", **_INTEGER_DTYPES}
 _runtime_loaded = None
 _set_stream = None  # the runtime's kforgeRuntimeSetStream, once a runtime is loaded
 
