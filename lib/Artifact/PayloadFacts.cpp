@@ -111,6 +111,20 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
       for (auto [range, iterator] : llvm::zip(loops, op.getIteratorTypesArray()))
         if (iterator == utils::IteratorType::parallel)
           facts.contractionSizes.push_back(range);
+      // An operand is transposed when its last two results (rows, then the contiguous columns) are the loops in
+      // the other order: A's (k, m) instead of (m, k), B's (n, k) instead of (k, n).
+      SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+      unsigned loopsCount = loops.size();
+      auto lastTwo = [&](AffineMap map, unsigned row, unsigned col) {
+        unsigned results = map.getNumResults();
+        return results >= 2 && map.getResult(results - 2) == getAffineDimExpr(row, op.getContext()) &&
+               map.getResult(results - 1) == getAffineDimExpr(col, op.getContext());
+      };
+      if (loopsCount >= 3) {
+        unsigned m = loopsCount - 3, n = loopsCount - 2, k = loopsCount - 1;
+        facts.contractionATransposed = lastTwo(maps[0], k, m);
+        facts.contractionBTransposed = lastTwo(maps[1], n, k);
+      }
       // Itself and the linalg ops its operands come from (through any chain).
       SetVector<Operation *> slice;
       SmallVector<Operation *> worklist{op.getOperation()};

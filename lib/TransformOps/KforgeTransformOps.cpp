@@ -56,6 +56,65 @@ DiagnosedSilenceableFailure transform::OutsToEmptyOp::applyToOne(transform::Tran
 }
 
 //===----------------------------------------------------------------------===//
+// NameMatmulOp
+//===----------------------------------------------------------------------===//
+
+/// `value` is block argument `arg` of `block`, possibly extended (arith.extf) first.
+static bool isArgumentMaybeExtended(Value value, Block &block, unsigned arg) {
+  if (auto ext = value.getDefiningOp<arith::ExtFOp>())
+    value = ext.getIn();
+  return value == block.getArgument(arg);
+}
+
+/// Why `generic` is not a matmul linalg.matmul can name with its maps, or "".
+static std::string notAMatmul(linalg::GenericOp generic) {
+  if (generic.getNumDpsInputs() != 2 || generic.getNumDpsInits() != 1 || generic.getNumLoops() != 3)
+    return "expected two inputs, one output and three loops";
+  SmallVector<utils::IteratorType> iterators = generic.getIteratorTypesArray();
+  if (iterators[0] != utils::IteratorType::parallel || iterators[1] != utils::IteratorType::parallel ||
+      iterators[2] != utils::IteratorType::reduction)
+    return "expected loops (m, n, k): parallel, parallel, reduction";
+  MLIRContext *ctx = generic.getContext();
+  AffineExpr m = getAffineDimExpr(0, ctx), n = getAffineDimExpr(1, ctx), k = getAffineDimExpr(2, ctx);
+  auto mapOf = [&](AffineExpr row, AffineExpr col) { return AffineMap::get(3, 0, {row, col}, ctx); };
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  if (maps[2] != mapOf(m, n) || (maps[0] != mapOf(m, k) && maps[0] != mapOf(k, m)) ||
+      (maps[1] != mapOf(k, n) && maps[1] != mapOf(n, k)))
+    return "expected A read as (m, k) or (k, m), B as (k, n) or (n, k), C written as (m, n)";
+  Block &body = *generic.getBody();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return "expected a body out + a * b";
+  Value lhs = add.getLhs(), rhs = add.getRhs();
+  if (rhs == body.getArgument(2))
+    std::swap(lhs, rhs);
+  auto mul = rhs.getDefiningOp<arith::MulFOp>();
+  if (lhs != body.getArgument(2) || !mul ||
+      !((isArgumentMaybeExtended(mul.getLhs(), body, 0) && isArgumentMaybeExtended(mul.getRhs(), body, 1)) ||
+        (isArgumentMaybeExtended(mul.getLhs(), body, 1) && isArgumentMaybeExtended(mul.getRhs(), body, 0))))
+    return "expected a body out + a * b";
+  if (body.getOperations().size() > 6) // a, b extended, the product, the sum and the yield at most
+    return "expected a body out + a * b (nothing else)";
+  return "";
+}
+
+DiagnosedSilenceableFailure transform::NameMatmulOp::applyToOne(transform::TransformRewriter &rewriter,
+                                                                linalg::GenericOp target,
+                                                                transform::ApplyToEachResultList &results,
+                                                                transform::TransformState &state) {
+  if (std::string why = notAMatmul(target); !why.empty())
+    return emitSilenceableError() << "not a matmul: " << why;
+  rewriter.setInsertionPoint(target);
+  auto matmul = linalg::MatmulOp::create(rewriter, target.getLoc(), target.getResultTypes(), target.getDpsInputs(),
+                                         target.getDpsInits(),
+                                         {rewriter.getNamedAttr("indexing_maps", target.getIndexingMaps())});
+  rewriter.replaceOp(target, matmul->getResults());
+  results.push_back(matmul);
+  return DiagnosedSilenceableFailure::success();
+}
+
+//===----------------------------------------------------------------------===//
 // CopyToLinalgOp
 //===----------------------------------------------------------------------===//
 

@@ -10,19 +10,33 @@ using namespace mlir;
 
 FailureOr<kforge::MatmulTile> kforge::staticMatmulTile(linalg::MatmulOp matmul,
                                                        function_ref<std::string(Type, Type, Type)> elementTypesProblem,
-                                                       std::string &why) {
+                                                       std::string &why, bool allowTransposed) {
   if (!matmul.hasPureBufferSemantics()) {
     why = "expected a linalg.matmul on memrefs";
     return failure();
   }
-  // The staged and tensor-core rewrites read A as M x K and B as K x N; a transposed operand (nn.Linear's
-  // weight, folded into the maps by kforge-normalize-importer) would be read wrongly.
-  if (!linalg::MatmulOp::isDefaultIndexingMaps(matmul.getIndexingMapsAttr())) {
-    why = "expected a linalg.matmul with the default indexing maps (A as M x K, B as K x N); a transposed operand "
-          "is not supported here";
+  MatmulTile tile;
+  // The operand layouts, from the maps over (m, n, k): a transposed operand is nn.Linear's weight (or a .T in
+  // forward), folded into the maps by kforge-normalize-importer.
+  SmallVector<AffineMap> maps = matmul.getIndexingMapsArray();
+  MLIRContext *ctx = matmul.getContext();
+  AffineExpr dm = getAffineDimExpr(0, ctx), dn = getAffineDimExpr(1, ctx), dk = getAffineDimExpr(2, ctx);
+  auto mapOf = [&](AffineExpr row, AffineExpr col) { return AffineMap::get(3, 0, {row, col}, ctx); };
+  bool layoutsKnown = maps.size() == 3 && maps[2] == mapOf(dm, dn) &&
+                      (maps[0] == mapOf(dm, dk) || maps[0] == mapOf(dk, dm)) &&
+                      (maps[1] == mapOf(dk, dn) || maps[1] == mapOf(dn, dk));
+  if (!layoutsKnown) {
+    why = "expected a linalg.matmul reading A as M x K or K x M, B as K x N or N x K and writing C as M x N";
     return failure();
   }
-  MatmulTile tile;
+  tile.aTransposed = maps[0] == mapOf(dk, dm);
+  tile.bTransposed = maps[1] == mapOf(dn, dk);
+  if ((tile.aTransposed || tile.bTransposed) && !allowTransposed) {
+    why = std::string("this rewrite reads A as M x K and B as K x N; ") + (tile.aTransposed ? "A" : "B") +
+          " is transposed (" + (tile.aTransposed ? "K x M" : "N x K") +
+          ", e.g. nn.Linear's weight): use the staged SIMT rewrite (stage) or the tiled and vectorized loops";
+    return failure();
+  }
   tile.matmul = matmul;
   tile.a = matmul.getDpsInputs()[0];
   tile.b = matmul.getDpsInputs()[1];
@@ -38,7 +52,7 @@ FailureOr<kforge::MatmulTile> kforge::staticMatmulTile(linalg::MatmulOp matmul,
   }
   tile.m = cType.getDimSize(0);
   tile.n = cType.getDimSize(1);
-  tile.k = aType.getDimSize(1);
+  tile.k = aType.getDimSize(tile.aTransposed ? 0 : 1);
   return tile;
 }
 

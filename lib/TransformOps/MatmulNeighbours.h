@@ -22,19 +22,24 @@
 
 namespace kforge {
 
-/// A bufferized matmul with static shapes: its operands and sizes (C is M x N, A M x K).
+/// A bufferized matmul with static shapes: its operands and sizes (C is M x N; A M x K, or K x M when
+/// `aTransposed`; B K x N, or N x K when `bTransposed`, as nn.Linear's weight is read once
+/// kforge-normalize-importer has folded its transpose into the matmul's indexing maps).
 struct MatmulTile {
   mlir::linalg::MatmulOp matmul;
   mlir::Value a, b, c;
   int64_t m = 0, n = 0, k = 0;
+  bool aTransposed = false, bTransposed = false;
 };
 
 /// The matmul as a MatmulTile, or failure with `why` set: not on memrefs, element types that
-/// `elementTypesProblem` (given A's, B's and C's) rejects with a reason, or dynamic shapes.
+/// `elementTypesProblem` (given A's, B's and C's) rejects with a reason, dynamic shapes, or indexing maps
+/// other than A (m, k) or (k, m), B (k, n) or (n, k), C (m, n); a transposed operand only when
+/// `allowTransposed` (the rewrite reads it so).
 mlir::FailureOr<MatmulTile>
 staticMatmulTile(mlir::linalg::MatmulOp matmul,
                  llvm::function_ref<std::string(mlir::Type, mlir::Type, mlir::Type)> elementTypesProblem,
-                 std::string &why);
+                 std::string &why, bool allowTransposed = false);
 
 /// The gpu.launch around `op` when its block is exactly `threads` x 1 x 1 threads (constants), else null.
 mlir::gpu::LaunchOp launchOfThreads(mlir::Operation *op, int64_t threads);

@@ -3,6 +3,8 @@
 // A block's fp32 matmul tile as the classic shared-memory SGEMM: the block's threads copy A's and B's K tile
 // into shared memory together (A transposed), two stages with a register prefetch of the next tile, and each
 // thread accumulates a strided TM x TN share of the tile in registers from 4-wide shared-memory reads.
+// Either operand may come transposed (A as K x M, B as N x K: nn.Linear's weight); the copy into shared memory
+// then reads it along its contiguous K rows and stores it so the multiply reads the same K-major stages.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,7 +26,7 @@ using namespace mlir;
 
 namespace {
 constexpr int64_t kVector = 4;       ///< f32 elements per 16-byte access.
-constexpr int64_t kPad = 4;          ///< A^T rows padded by 4 floats: the transposed stores spread over banks.
+constexpr int64_t kPad = 4; ///< Rows stored transposed are padded by 4 floats: the stores spread over banks.
 
 struct SimtPlan : kforge::MatmulTile {
   int64_t blockK = 0, threadRows = 0, threadCols = 0;
@@ -34,13 +36,15 @@ struct SimtPlan : kforge::MatmulTile {
   int64_t threads() const { return threadRows * threadCols; }
   int64_t tileM() const { return m / threadRows; } ///< Rows per thread.
   int64_t tileN() const { return n / threadCols; } ///< Columns per thread.
-  /// Two stages of A^T (block_k x (M + pad)) and of B (block_k x N).
+  /// Two stages of A^T (block_k x (M + pad); unpadded when A comes K x M: no transposed stores) and of B
+  /// (block_k x N; padded when B comes N x K and is transposed on its way in).
   MemRefType aSharedType(Attribute space) const {
-    return MemRefType::get({2, blockK, m + kPad}, Float32Type::get(c.getContext()), MemRefLayoutAttrInterface(),
-                           space);
+    return MemRefType::get({2, blockK, m + (aTransposed ? 0 : kPad)}, Float32Type::get(c.getContext()),
+                           MemRefLayoutAttrInterface(), space);
   }
   MemRefType bSharedType(Attribute space) const {
-    return MemRefType::get({2, blockK, n}, Float32Type::get(c.getContext()), MemRefLayoutAttrInterface(), space);
+    return MemRefType::get({2, blockK, n + (bTransposed ? kPad : 0)}, Float32Type::get(c.getContext()),
+                           MemRefLayoutAttrInterface(), space);
   }
   int64_t smemBytes() const { return kforge::memrefBytes(aSharedType({})) + kforge::memrefBytes(bSharedType({})); }
 };
@@ -55,7 +59,7 @@ static FailureOr<SimtPlan> planSimt(linalg::MatmulOp matmul, const kforge::SimtS
       [](Type a, Type b, Type c) {
         return a.isF32() && b.isF32() && c.isF32() ? std::string() : std::string("expected f32 operands and result");
       },
-      why);
+      why, /*allowTransposed=*/true);
   if (failed(tile))
     return failure();
   SimtPlan plan;
@@ -69,6 +73,11 @@ static FailureOr<SimtPlan> planSimt(linalg::MatmulOp matmul, const kforge::SimtS
   plan.threadCols = options.threadGrid[1];
   plan.blockK = options.blockK;
   plan.asyncB = options.asyncB;
+  if (plan.asyncB && plan.bTransposed) {
+    why = "async_b copies B's rows into shared memory as they are; B comes transposed (N x K) and is transposed "
+          "on its way in through registers: drop async_b";
+    return failure();
+  }
   if (plan.m % (kVector * plan.threadRows) || plan.n % (kVector * plan.threadCols)) {
     why = "the thread grid " + std::to_string(plan.threadRows) + "x" + std::to_string(plan.threadCols) +
           " does not cut the " + std::to_string(plan.m) + "x" + std::to_string(plan.n) +
@@ -194,13 +203,17 @@ private:
     Share share;
     auto vec = VectorType::get({kVector}, b.getF32Type());
     for (int64_t v = 0; v < plan.m * plan.blockK / kVector; v += plan.threads()) {
-      auto [r, c] = vectorPosition(v, plan.m, plan.blockK);
-      share.a.push_back(vector::LoadOp::create(b, loc, vec, plan.a, ValueRange{r, add(c, kOff)}));
+      auto [r, c] = aPosition(v);
+      share.a.push_back(plan.aTransposed
+                            ? vector::LoadOp::create(b, loc, vec, plan.a, ValueRange{add(r, kOff), c}).getResult()
+                            : vector::LoadOp::create(b, loc, vec, plan.a, ValueRange{r, add(c, kOff)}).getResult());
     }
     SmallVector<Value> tokens;
     for (int64_t v = 0; v < plan.blockK * plan.n / kVector; v += plan.threads()) {
-      auto [r, c] = vectorPosition(v, plan.blockK, plan.n);
-      if (plan.asyncB)
+      auto [r, c] = bPosition(v);
+      if (plan.bTransposed)
+        share.b.push_back(vector::LoadOp::create(b, loc, vec, plan.b, ValueRange{r, add(c, kOff)}));
+      else if (plan.asyncB)
         tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(b, loc, bShared, ValueRange{stage, r, c}, plan.b,
                                                           ValueRange{add(r, kOff), c}, b.getIndexAttr(kVector),
                                                           /*srcElements=*/Value(), /*bypassL1=*/b.getUnitAttr()));
@@ -212,15 +225,32 @@ private:
           nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, nvgpu::DeviceAsyncTokenType::get(ctx), tokens);
     return share;
   }
-  /// A's vectors transposed into A^T (K x M), element by element; B's as they are.
+  /// Where the thread's vector `first` of the A and B tiles lies in its operand: (row, column) of the operand as
+  /// it is laid out, vectors along its contiguous rows (K for A as M x K and B as N x K, else M or N).
+  std::pair<Value, Value> aPosition(int64_t first) {
+    return plan.aTransposed ? vectorPosition(first, plan.blockK, plan.m) : vectorPosition(first, plan.m, plan.blockK);
+  }
+  std::pair<Value, Value> bPosition(int64_t first) {
+    return plan.bTransposed ? vectorPosition(first, plan.n, plan.blockK) : vectorPosition(first, plan.blockK, plan.n);
+  }
+  /// A vector read along K (from row r, columns c..c+3 of an operand laid out M x K or N x K) stored transposed
+  /// into a K-major stage, element by element.
+  void storeTransposed(Value vector, Value buffer, Value stage, Value r, Value c) {
+    for (int64_t e = 0; e < kVector; ++e) {
+      Value element = vector::ExtractOp::create(b, loc, vector, ArrayRef<int64_t>{e});
+      memref::StoreOp::create(b, loc, element, buffer, ValueRange{stage, add(c, e), r});
+    }
+  }
+  /// A's vectors into A^T (K x M): transposed element by element, or as they are when A comes K x M; B's
+  /// as they are, or transposed when B comes N x K.
   void storeShare(const Share &share, Value stage) {
     int64_t i = 0;
     for (int64_t v = 0; v < plan.m * plan.blockK / kVector; v += plan.threads(), ++i) {
-      auto [r, c] = vectorPosition(v, plan.m, plan.blockK);
-      for (int64_t e = 0; e < kVector; ++e) {
-        Value element = vector::ExtractOp::create(b, loc, share.a[i], ArrayRef<int64_t>{e});
-        memref::StoreOp::create(b, loc, element, aShared, ValueRange{stage, add(c, e), r});
-      }
+      auto [r, c] = aPosition(v);
+      if (plan.aTransposed)
+        vector::StoreOp::create(b, loc, share.a[i], aShared, ValueRange{stage, r, c});
+      else
+        storeTransposed(share.a[i], aShared, stage, r, c);
     }
     if (share.copies) {
       // B's copies into this stage have landed (this thread's; the barrier after the store covers the block's).
@@ -229,8 +259,11 @@ private:
     }
     i = 0;
     for (int64_t v = 0; v < plan.blockK * plan.n / kVector; v += plan.threads(), ++i) {
-      auto [r, c] = vectorPosition(v, plan.blockK, plan.n);
-      vector::StoreOp::create(b, loc, share.b[i], bShared, ValueRange{stage, r, c});
+      auto [r, c] = bPosition(v);
+      if (plan.bTransposed)
+        storeTransposed(share.b[i], bShared, stage, r, c);
+      else
+        vector::StoreOp::create(b, loc, share.b[i], bShared, ValueRange{stage, r, c});
     }
   }
 

@@ -17,6 +17,8 @@ llvm::json::Value kforge::tune::toJSON(const PayloadFacts &facts) {
                             {"contraction_sizes", llvm::json::Array(facts.contractionSizes)},
                             {"contraction_ops", facts.contractionOps},
                             {"contraction_operand_type", facts.contractionOperandType},
+                            {"contraction_a_transposed", facts.contractionATransposed},
+                            {"contraction_b_transposed", facts.contractionBTransposed},
                             {"reduction_ops", facts.reductionOps},
                             {"reduction_size", facts.reductionSize},
                             {"linalg_ops", facts.linalgOps},
@@ -34,7 +36,9 @@ bool kforge::tune::fromJSON(const llvm::json::Value &value, PayloadFacts &facts,
          o.map("parallel_sizes", facts.parallelSizes) && o.map("contraction_op", facts.contractionOp) &&
          o.map("contraction_k", facts.contractionK) && o.mapOptional("contraction_sizes", facts.contractionSizes) &&
          o.mapOptional("contraction_ops", facts.contractionOps) &&
-         o.mapOptional("contraction_operand_type", facts.contractionOperandType) && o.map("reduction_ops", facts.reductionOps) &&
+         o.mapOptional("contraction_operand_type", facts.contractionOperandType) &&
+         o.mapOptional("contraction_a_transposed", facts.contractionATransposed) &&
+         o.mapOptional("contraction_b_transposed", facts.contractionBTransposed) && o.map("reduction_ops", facts.reductionOps) &&
          o.map("reduction_size", facts.reductionSize) && o.map("linalg_ops", facts.linalgOps) &&
          o.mapOptional("whole_dims", facts.wholeDims) && o.mapOptional("row_moments", facts.rowMoments) && o.map("element_type", facts.elementType) &&
          o.map("flops", facts.flops) && o.map("bytes", facts.bytes) &&

@@ -249,15 +249,25 @@ static constexpr const char *kSpecializedElementwise =
     "\"linalg.select\", \"linalg.transpose\", \"linalg.broadcast\", \"linalg.elementwise\", \"linalg.map\"";
 
 /// A batch_matmul's block (one batch) as a matmul: the block's batch_matmul and fill in their generic form,
-/// the unit batch folded away, then every generic that specialize can name is named (the matmul, the fill;
-/// failures suppressed), and the elementwise ones among them made generic again, since the staged ops take
-/// their epilogue as linalg.generic. They then see a linalg.matmul, its fill and its epilogue as for a gemm.
+/// the unit batch folded away, then the matmul named by kforge.name_matmul (which keeps a transposed operand's
+/// map: specialize drops it) and every other generic that specialize can name (the fill; failures suppressed),
+/// and the elementwise ones among them made generic again, since the staged ops take their epilogue as
+/// linalg.generic. They then see a linalg.matmul, its fill and its epilogue as for a gemm.
 void Renderer::renderFoldUnitBatch() {
   line("    // the block's unit batch folded away: its batch_matmul becomes a matmul");
   renderFoldUnitDims("\"linalg.batch_matmul\", \"linalg.fill\"", blockLoop);
   std::string generics = fresh("generics");
   line("    " + generics + " = transform.structured.match ops{[\"linalg.generic\"]} in " + blockLoop + " : " + kUnary);
   line("    transform.foreach " + generics + " : !transform.any_op {");
+  line("    ^bb0(%one: !transform.any_op):");
+  line("      transform.sequence %one : !transform.any_op failures(suppress) {");
+  line("      ^bb1(%each: !transform.any_op):");
+  line("        %matmul = transform.kforge.name_matmul %each : " + kUnary);
+  line("      }");
+  line("    }");
+  std::string rest = fresh("generics");
+  line("    " + rest + " = transform.structured.match ops{[\"linalg.generic\"]} in " + blockLoop + " : " + kUnary);
+  line("    transform.foreach " + rest + " : !transform.any_op {");
   line("    ^bb0(%one: !transform.any_op):");
   line("      transform.sequence %one : !transform.any_op failures(suppress) {");
   line("      ^bb1(%each: !transform.any_op):");

@@ -83,6 +83,29 @@ def OutsToEmptyOp : Kforge_InPlaceOp<"outs_to_empty", "::mlir::linalg::LinalgOp"
   let results = (outs TransformHandleTypeInterface:$transformed);
 }
 
+def NameMatmulOp : Kforge_ReplacingOp<"name_matmul", "::mlir::linalg::GenericOp", "expected a linalg.generic"> {
+  let summary = "Rewrite a linalg.generic that is a matmul as linalg.matmul, keeping its operand layouts";
+  let description = [{
+    Replaces each targeted `linalg.generic` that computes a matmul (loops (m, n, k):
+    parallel, parallel, reduction; A read as (m, k) or (k, m), B as (k, n) or (n, k), C
+    written as (m, n); body `out + a * b`, the operands possibly extended to the result
+    type) with a `linalg.matmul` carrying the same indexing maps, and returns handles to
+    the new ops.
+
+    Why: `transform.structured.specialize` in MLIR 22 names such a generic a matmul with
+    the default maps even when an operand is transposed: a batch_matmul block of
+    attention's Q x K^T, folded to a matmul, became an invalid op (or, for square tiles, a
+    valid one computing Q x K). kforge's staged rewrites read the maps.
+
+    #### Return modes
+
+    Produces a silenceable failure, leaving the IR untouched, if a target is not such a
+    generic. Consumes the target handle.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs TransformHandleTypeInterface:$transformed);
+}
+
 def CopyToLinalgOp : Kforge_ReplacingOp<"copy_to_linalg", "::mlir::memref::CopyOp", "expected a memref.copy between ranked memrefs"> {
   let summary = "Rewrite a memref.copy as an equivalent linalg.copy";
   let description = [{

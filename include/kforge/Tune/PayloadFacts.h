@@ -26,6 +26,9 @@ struct PayloadFacts {
   int64_t contractionK = 0;           ///< Its reduction size.
   std::vector<int64_t> contractionSizes; ///< Its parallel loops' sizes ((batch,) rows, columns).
   std::string contractionOperandType;  ///< Its operands' element type (f32, bf16, f16), if they agree.
+  /// Its operands read transposed through its indexing maps: A as K x M, B as N x K (nn.Linear's weight once
+  /// kforge-normalize-importer has folded the transpose into the map).
+  bool contractionATransposed = false, contractionBTransposed = false;
   int64_t contractionOps = 0;         ///< Linalg ops it is made of: itself and its producers (its init's fill).
   int64_t reductionOps = 0;           ///< linalg ops with a reduction loop (contractions included).
   int64_t reductionSize = 0;          ///< Largest reduction loop of the ops that are not contractions (row sums,

@@ -58,6 +58,13 @@ static void checkMma(const Schedule &schedule, const PayloadFacts &facts, int in
                                              : facts.contractionOp + " on " + facts.contractionOperandType));
     return;
   }
+  if (facts.contractionATransposed || facts.contractionBTransposed) {
+    problem(index, "unsupported",
+            std::string("mma reads A as M x K and B as K x N; this matmul reads ") +
+                (facts.contractionATransposed ? "A as K x M" : "B as N x K (nn.Linear's weight)") +
+                ": its tensor-core forms are not built yet (the SIMT tiles take it)");
+    return;
+  }
   const Action *thread = findSlot(schedule, "tile", "thread");
   if (!thread) {
     problem(index, "precondition", "mma needs tile(thread) before it (its tile is a warp's)");
@@ -135,6 +142,10 @@ static void checkPipeline(const Schedule &schedule, const PayloadFacts &facts, i
       problem(index, "shape",
               "pipeline(" + std::to_string(schedule[index].value) +
                   ") on the fp32 staged SGEMM: it has two stages (pipeline(2): B's tiles by cp.async)");
+    else if (facts.contractionBTransposed)
+      problem(index, "unsupported",
+              "pipeline(2) copies B's rows into shared memory as they are; this matmul reads B as N x K "
+              "(nn.Linear's weight), transposed on its way in through registers: drop pipeline");
     return;
   }
   int64_t n = facts.parallelSizes.empty() ? 0 : facts.parallelSizes.back();

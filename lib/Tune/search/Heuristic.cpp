@@ -437,10 +437,12 @@ static void proposeSimtContraction(Heuristic &heuristic) {
                 (asyncB ? ", B's tiles by cp.async (no staging registers: no spill at 128)" : ""));
       };
       staged({16, 8}, 16, 0);
-      staged({16, 8}, 16, 0, /*asyncB=*/true);
+      if (!facts.contractionBTransposed) // B as N x K goes through registers, transposed (no cp.async)
+        staged({16, 8}, 16, 0, /*asyncB=*/true);
       staged({8, 8}, 16, 0);
       staged({8, 8}, 16, 2);
-      staged({8, 8}, 16, 2, /*asyncB=*/true);
+      if (!facts.contractionBTransposed)
+        staged({8, 8}, 16, 2, /*asyncB=*/true);
       staged({8, 16}, 16, 0);
       staged({8, 8}, 32, 2); // 65 KB: dynamic shared memory
       staged({8, 8}, 8, 0);
