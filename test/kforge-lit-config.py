@@ -86,3 +86,19 @@ def _has_cuda_gpu():
 
 if _has_cuda_gpu():
     config.available_features.add("cuda-gpu")
+
+# The local language model (scripts/llm-local.sh: weights fetched and checked, llama-cpp-python built into
+# <build>/llm-venv) lets test/Tune/llm-local.test run kforge-tune against it. Neither is part of the set-up
+# (CI never has them); the check reads the script's stamp, so it costs no hashing once the model is checked.
+import subprocess
+_llm_python = os.path.join(config.kforge_obj_root, "llm-venv", "bin", "python")
+_llm_script = os.path.join(config.kforge_src_root, "scripts", "llm-local.sh")
+if (os.path.exists(_llm_python) and
+        subprocess.run([_llm_python, "-c", "import importlib.util as u, sys; sys.exit(not u.find_spec('llama_cpp'))"],
+                       capture_output=True).returncode == 0 and
+        subprocess.run(["bash", _llm_script, "model"], capture_output=True,
+                       env=dict(os.environ, KFORGE_BUILD_DIR=config.kforge_obj_root)).returncode == 0):
+    config.available_features.add("llm-local")
+else:
+    lit_config.note("no local language model (scripts/llm-local.sh fetch && scripts/llm-local.sh build): "
+                    "test/Tune/llm-local.test is skipped")

@@ -173,7 +173,10 @@ struct RowProgram {
   int64_t rows = 0;       ///< The forall's iterations.
   int64_t width = 0;      ///< N: the row ops' last loop.
   int64_t stride = 0;     ///< lanes x vector: lane l owns columns l * vector + j + k * stride (j < vector).
-  int64_t perLane = 0;    ///< Columns of a lane's slice: N / stride.
+  int64_t perLane = 0;    ///< Columns of a lane's slice: N / stride (ragged: the most any lane has, N / stride rounded up).
+  /// N is not a multiple of stride: the first N % stride lanes own one column more than the others (each lane's
+  /// slice is sized by its own count, a dynamic size: the loops over it are bounded, nothing is masked).
+  bool ragged = false;
   bool blockWide = false; ///< More than 32 lanes: reductions over the whole block.
   /// With `moments`: the row sums whose centred values are squared and summed, each with its chain, and the
   /// squares that only that chain used (not cloned: the moments' merge gives the sum of squares).
@@ -275,11 +278,18 @@ static FailureOr<RowProgram> matchRowProgram(scf::ForallOp forall, const kforge:
     return failure();
   program.width = *width;
   program.stride = options.lanes * options.vector;
-  if (program.width == 0 || program.width % program.stride != 0)
+  if (program.width == 0)
+    return kforge::reject(why, "expected a row of at least one column");
+  program.ragged = program.width % program.stride != 0;
+  // A ragged row: a lane's columns are one strided slice of its own length; with vector columns per lane the
+  // lane's vectors would be cut at the row's end, and the moments' merge weighs every lane's partial equally.
+  if (program.ragged && (options.vector > 1 || options.moments))
     return kforge::reject(
         why, "the row width (" + Twine(program.width) + ") is not a multiple of " + Twine(options.lanes) + " lanes" +
-                 (options.vector > 1 ? " x " + std::to_string(options.vector) + " columns" : std::string()));
-  program.perLane = program.width / program.stride;
+                 (options.vector > 1 ? " x " + std::to_string(options.vector) + " columns" : std::string()) +
+                 (options.vector > 1 ? ": a row that is not is distributed one column at a time (no vector)"
+                                     : ": a row that is not is distributed without moments"));
+  program.perLane = llvm::divideCeil(program.width, program.stride);
   if (failed(checkInserts(forall, program.width, why)))
     return failure();
   // Every row reduction starts from its combiner's neutral element.
@@ -380,6 +390,23 @@ private:
     return it->second;
   }
 
+  /// How many columns the lane's j-th slice holds: perLane, or in a ragged row the lane's own count,
+  /// ceil((N - (lane * vector + j)) / stride) (created once, at the start of the forall's body).
+  OpFoldResult laneCount(int64_t j) {
+    if (!program.ragged)
+      return rewriter.getIndexAttr(program.perLane);
+    auto [it, inserted] = counts.try_emplace(j);
+    if (inserted) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(lanesForall.getBody());
+      AffineExpr l = rewriter.getAffineDimExpr(0);
+      it->second = affine::makeComposedFoldedAffineApply(
+          rewriter, loc, (l * -options.vector + (program.width + program.stride - 1 - j)).floorDiv(program.stride),
+          {OpFoldResult(lane)});
+    }
+    return it->second;
+  }
+
   /// `value` (mapped) with dimension `dim` cut to the lane's j-th slice (offset lane * vector + j, stride
   /// lanes * vector).
   Value laneSlice(Value value, int64_t dim, int64_t j) {
@@ -402,7 +429,7 @@ private:
       offsets[dim] = laneColumn(j, rowOffsets[dim]);
       value = iterArg;
     }
-    sizes[dim] = rewriter.getIndexAttr(program.perLane);
+    sizes[dim] = laneCount(j);
     strides[dim] = rewriter.getIndexAttr(program.stride);
     Value slice = tensor::ExtractSliceOp::create(rewriter, loc, value, offsets, sizes, strides);
     strided.insert(slice);
@@ -583,7 +610,7 @@ private:
       SmallVector<OpFoldResult> columnOffsets(offsets), columnSizes = insert.getMixedSizes(),
                                                         columnStrides = insert.getMixedStrides();
       columnOffsets.back() = laneColumn(j, offsets.back());
-      columnSizes.back() = rewriter.getIndexAttr(program.perLane);
+      columnSizes.back() = laneCount(j);
       columnStrides.back() = rewriter.getIndexAttr(program.stride);
       rewriter.setInsertionPointToEnd(lanesForall.getTerminator().getBody());
       tensor::ParallelInsertSliceOp::create(rewriter, insert.getLoc(), source, dest, columnOffsets, columnSizes,
@@ -602,6 +629,7 @@ private:
   SmallVector<IRMapping> maps; ///< Per column j of a lane's vector.
   DenseSet<Value> strided;     ///< Values of the new body that hold a lane's columns only.
   DenseMap<std::pair<int64_t, void *>, OpFoldResult> columns; ///< laneColumn's values.
+  DenseMap<int64_t, OpFoldResult> counts;                      ///< laneCount's values (ragged rows).
   DenseMap<Operation *, Value> sumOfSquaresTotal;             ///< Filled when a moments chain's row sum is lowered.
 };
 } // namespace

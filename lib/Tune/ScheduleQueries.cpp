@@ -119,6 +119,11 @@ std::vector<int64_t> kforge::tune::lanesCounts(const PayloadFacts &facts) {
   for (int64_t count = 1; count <= 1024 && width > 0; ++count)
     if (lanesCountAllowed(count) && width % count == 0)
       counts.push_back(count);
+  // A row no warp-multiple divides (4095, 1023, a vocabulary of 50257): whole warps, the last lanes of the
+  // row owning one column fewer (distribute_rows_to_lanes sizes each lane's slice by its own count).
+  if (counts.empty() || counts.back() < 32)
+    for (int64_t count = 32; count <= 1024 && count <= width; count *= 2)
+      counts.push_back(count);
   return counts;
 }
 

@@ -332,8 +332,11 @@ def KforgeKernelAllocsToAlloca : Pass<"kforge-kernel-allocs-to-alloca", "mlir::M
     A `memref.alloc` in the body of a `gpu.launch` (or `gpu.func`) is executed by every
     thread and would become a device-side `malloc`. Statically shaped allocations in
     the default memory space are per-thread scratch, so they become `memref.alloca`
-    (registers or local memory) and their `memref.dealloc` is erased. Dynamically
-    shaped ones are reported as errors.
+    (registers or local memory) and their `memref.dealloc` is erased. A dynamically
+    shaped one whose sizes have constant upper bounds (ValueBoundsOpInterface: a
+    lane's slice of a row the lanes do not divide, bounded by the thread id's range)
+    becomes an alloca of the bounds viewed at the dynamic sizes; any other is reported
+    as an error.
   }];
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }

@@ -64,9 +64,9 @@ public:
                 {"gpu"},
                 "a 2-D root, or a row sum, without a contraction; tile(thread) of one row per thread (size 1 on the "
                 "rows, the row "
-                "whole) and fuse(thread) when there are producers; the row a multiple of count; at most 1024 threads; "
-                "more "
-                "than 32 lanes: tile(block) of one row"},
+                "whole) and fuse(thread) when there are producers; at least count columns in the row (a multiple of "
+                "count with lane_vector or moments; otherwise the first lanes take one column more); at most 1024 "
+                "threads; more than 32 lanes: tile(block) of one row"},
             {{"", 43}}) {}
 
   std::optional<std::string> outOfDomain(int64_t value) const override {
@@ -109,10 +109,15 @@ public:
               "rows, the last loop of a 2-D root whole (0)");
     else if (facts.linalgOps > 1 && !before("fuse", "thread"))
       problem(index, "precondition", "lanes needs fuse(thread) before it (the row's producers in the thread)");
-    else if (width % action.value != 0)
+    else if (width % action.value != 0 && (findSlot(schedule, "moments") || findSlot(schedule, "lane_vector")))
       problem(index, "shape",
               "lanes(" + std::to_string(action.value) + "): the row (" + std::to_string(width) +
-                  " elements) is not a multiple of the lanes");
+                  " elements) is not a multiple of the lanes, which lane_vector and moments need (a lane's vectors "
+                  "and its partial statistics cover whole shares of the row)");
+    else if (width < action.value)
+      problem(index, "shape",
+              "lanes(" + std::to_string(action.value) + "): the row has only " + std::to_string(width) +
+                  " elements (a lane would have none)");
     else if (action.value > 32 && blockExtent(schedule, facts, 0) != 1)
       problem(index, "precondition",
               "lanes(" + std::to_string(action.value) +

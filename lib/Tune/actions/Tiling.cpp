@@ -420,6 +420,14 @@ public:
         StringRef(facts.rootOp).starts_with("linalg.depthwise_conv_2d"))
       problem(index, "unsupported",
               "vectorize: MLIR 22 vectorizes 1-D convolutions only, not the root " + facts.rootOp);
+    // A row that the lanes do not divide: each lane's slice has its own length, which the vectorizer (static
+    // vector sizes) cannot take ("Attempted to vectorize, but failed").
+    if (const Action *lanes = findSlot(schedule, "lanes");
+        lanes && lanes->value > 0 && lanesRowWidth(schedule, facts) % lanes->value != 0)
+      problem(index, "unsupported",
+              "vectorize: the row (" + std::to_string(lanesRowWidth(schedule, facts)) + " elements) is not a multiple "
+              "of lanes(" + std::to_string(lanes->value) + "), so the lanes' slices differ in length; vectorize "
+              "needs static ones (without it each lane loops over its own columns)");
     // Elements of the innermost tile of the root (and of the contraction, with its K tile).
     const Action *thread = findSlot(schedule, "tile", "thread");
     if (gpu && !thread)

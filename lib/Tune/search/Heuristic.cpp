@@ -258,7 +258,7 @@ static void proposeBlockLaneRows(Heuristic &heuristic) {
     }
     Schedule v = rowPerBlock();
     v.push_back(intAction("lanes", lanes));
-    if (!rowSums)
+    if (!rowSums && rows.width % lanes == 0) // a ragged row's lane slices differ in length: not vectorized
       v.push_back(vectorize());
     std::string inRegisters = add(v, "",
                                   "heuristic: a row per block over " + std::to_string(lanes) + " lanes" +
@@ -306,7 +306,7 @@ static void proposeWarpRows(Heuristic &heuristic) {
     // A lane's slice of a row that fits in registers (128 values: a 4096-wide row) is read once into a
     // vector that every phase of the row (max, exp, sum, divide; mean, variance, normalise) works on.
     // A plain row sum has one phase: it streams, and needs no vector.
-    if (!rowSums && width / 32 <= 128) {
+    if (!rowSums && width / 32 <= 128 && width % 32 == 0) {
       Schedule inRegisters = v;
       inRegisters.push_back(vectorize());
       add(inRegisters, "",
