@@ -20,6 +20,11 @@ MemRefType stagedAType(const MmaPlan &plan, Type operand, Attribute space) {
   return MemRefType::get({plan.stages(), plan.m, plan.blockK + kSmemPad}, operand, MemRefLayoutAttrInterface(), space);
 }
 MemRefType stagedBType(const MmaPlan &plan, Type operand, Attribute space) {
+  // B as N x K (nn.Linear's weight) is staged as A is: K-major rows, one per column of the tile.
+  if (plan.bTransposed) {
+    int64_t rowLength = plan.wgmma ? kSwizzleRow : plan.blockK + kSmemPad;
+    return MemRefType::get({plan.stages(), plan.n, rowLength}, operand, MemRefLayoutAttrInterface(), space);
+  }
   if (plan.wgmma)
     return MemRefType::get({plan.stages(), plan.n / kSwizzleRow, plan.blockK, kSwizzleRow}, operand,
                            MemRefLayoutAttrInterface(), space);
@@ -138,9 +143,14 @@ FailureOr<MmaPlan> planMma(linalg::MatmulOp matmul, const kforge::MmaSyncOptions
                    ? std::string()
                    : std::string("expected bf16 or f16 operands (both the same) and an f32 result");
       },
-      why);
+      why, /*allowTransposed=*/true);
   if (failed(tile))
     return failure();
+  if (tile->aTransposed) {
+    why = "the tensor-core rewrite reads A as M x K; A is transposed (K x M): use the staged SIMT rewrite or the "
+          "tiled and vectorized loops";
+    return failure();
+  }
   MmaPlan plan;
   static_cast<kforge::MatmulTile &>(plan) = *tile;
   auto aType = cast<MemRefType>(plan.a.getType()), bType = cast<MemRefType>(plan.b.getType());

@@ -123,6 +123,13 @@ private:
   SmallVector<Value> loadB(int64_t j, Value kk) {
     SmallVector<Value> regs;
     Value col = add(group, colBase, j * kTileN);
+    if (plan.bTransposed) { // B as N x K: a pair is two consecutive elements of row `col`
+      auto pairType = VectorType::get({2}, operandType);
+      for (int64_t half = 0; half < 2; ++half)
+        regs.push_back(
+            packPair(vector::LoadOp::create(b, loc, pairType, bSource, ValueRange{col, add(pair, kk, 8 * half)})));
+      return regs;
+    }
     for (int64_t half = 0; half < 2; ++half) {
       Value first = memref::LoadOp::create(b, loc, bSource, ValueRange{add(pair, kk, 8 * half), col});
       Value second = memref::LoadOp::create(b, loc, bSource, ValueRange{add(pair, kk, 8 * half + 1), col});
@@ -191,6 +198,16 @@ private:
   /// tile j + 1.
   std::pair<SmallVector<Value>, SmallVector<Value>> ldmatrixBPair(int64_t j, Value kk) {
     AffineExpr l = getAffineDimExpr(0, ctx);
+    if (plan.bTransposed) {
+      // B as N x K, staged K-major as A is: untransposed matrices (columns 0-7, K 0-7), (0-7, K 8-15),
+      // (8-15, K 0-7), (8-15, K 8-15): lane l receives (column l / 4, K 2(l % 4), +1) of each, b0b1 and b2b3
+      // of tile j, then of tile j + 1.
+      Value row = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, l % 8 + l.floorDiv(16) * 8), lane);
+      Value col = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (l.floorDiv(8) % 2) * 8), lane);
+      SmallVector<Value> regs =
+          ldmatrix(bSource, add(row, colBase, j * kTileN), add(col, kk, 0), /*transpose=*/false);
+      return {{regs[0], regs[1]}, {regs[2], regs[3]}};
+    }
     Value row = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, l % 8 + (l.floorDiv(8) % 2) * 8), lane);
     Value col = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, l.floorDiv(16) * 8), lane);
     SmallVector<Value> regs = ldmatrix(bSource, add(row, kk, 0), add(col, colBase, j * kTileN), /*transpose=*/true);
@@ -235,6 +252,11 @@ private:
       share.a.push_back(vector::LoadOp::create(b, loc, vec, plan.a, ValueRange{row, add(col, kOff, 0)}));
     }
     for (int64_t r = 0; r < rounds(plan.blockK, plan.n); ++r) {
+      if (plan.bTransposed) { // B as N x K: vectors along K, as A's
+        auto [row, col] = vectorPosition(r * threads(), plan.blockK, plan.n);
+        share.b.push_back(vector::LoadOp::create(b, loc, vec, plan.b, ValueRange{row, add(col, kOff, 0)}));
+        continue;
+      }
       auto [row, col] = vectorPosition(r * threads(), plan.n, plan.blockK);
       share.b.push_back(vector::LoadOp::create(b, loc, vec, plan.b, ValueRange{add(row, kOff, 0), col}));
     }
@@ -249,7 +271,8 @@ private:
     }
     i = 0;
     for (int64_t r = 0; r < rounds(plan.blockK, plan.n); ++r, ++i) {
-      auto [row, col] = vectorPosition(r * threads(), plan.n, plan.blockK);
+      auto [row, col] = plan.bTransposed ? vectorPosition(r * threads(), plan.blockK, plan.n)
+                                         : vectorPosition(r * threads(), plan.n, plan.blockK);
       vector::StoreOp::create(b, loc, share.b[i], bShared, ValueRange{stage, row, col});
     }
   }
@@ -325,6 +348,12 @@ private:
       copy(plan.a, ValueRange{row, kRead(col, lastACol)}, aShared, ValueRange{stage, row, to}, kAt(col));
     }
     for (int64_t r = 0; r < rounds(plan.blockK, plan.n); ++r) {
+      if (plan.bTransposed) { // B as N x K: copied as A is (K-major rows, swizzled for wgmma)
+        auto [row, col] = vectorPosition(r * threads(), plan.blockK, plan.n);
+        Value to = plan.wgmma ? swizzled(row, col) : col;
+        copy(plan.b, ValueRange{row, kRead(col, lastACol)}, bShared, ValueRange{stage, row, to}, kAt(col));
+        continue;
+      }
       auto [row, col] = vectorPosition(r * threads(), plan.n, plan.blockK);
       if (plan.wgmma) {
         AffineExpr c = getAffineDimExpr(0, ctx);
@@ -444,6 +473,11 @@ private:
     // Coordinates are innermost first: (column, row).
     copy(aMap, sharedPointer(aShared, scaled(stage, aStageBytes)),
          {i32(add(plan.aGlobal.col, kOff, 0)), i32(plan.aGlobal.row)});
+    if (plan.bTransposed) { // B as N x K: one box as A's (N rows x 64 of K)
+      copy(bMap, sharedPointer(bShared, scaled(stage, bStageBytes)),
+           {i32(add(plan.bGlobal.col, kOff, 0)), i32(plan.bGlobal.row)});
+      return;
+    }
     for (int64_t atom = 0; atom < plan.n / kSwizzleRow; ++atom) {
       Value at = add(scaled(stage, bStageBytes), index(atom * plan.blockK * rowBytes), 0);
       copy(bMap, sharedPointer(bShared, at),
@@ -469,7 +503,8 @@ private:
     barriers = barrierBuffer;
     int64_t stages = plan.asyncStages, tiles = plan.tiles(), ahead = plan.prefetch();
     aMap = kforge::createTensorMap2d(b, loc, plan.launch, plan.aGlobal.global, plan.m, kSwizzleRow);
-    bMap = kforge::createTensorMap2d(b, loc, plan.launch, plan.bGlobal.global, plan.blockK, kSwizzleRow);
+    bMap = kforge::createTensorMap2d(b, loc, plan.launch, plan.bGlobal.global,
+                                     plan.bTransposed ? plan.n : plan.blockK, kSwizzleRow);
     onFirstThread([&] {
       for (int64_t s = 0; s < stages; ++s)
         NVVM::MBarrierInitOp::create(b, loc, barrier(index(s)), i32(1), /*predicate=*/Value());
@@ -557,10 +592,13 @@ private:
     Type i64 = b.getI64Type();
     for (int64_t step = 0; step < plan.blockK / kTileK; ++step) {
       Value aAddress = arith::AddIOp::create(b, loc, aStart, arith::ConstantIntOp::create(b, loc, i64, step * 32));
-      Value bAddress =
-          arith::AddIOp::create(b, loc, bStart, arith::ConstantIntOp::create(b, loc, i64, step * 16 * rowBytes));
+      // B as N x K is K-major like A (16 of K: 32 bytes along its rows; the instruction does not transpose it).
+      Value bAddress = arith::AddIOp::create(
+          b, loc, bStart, arith::ConstantIntOp::create(b, loc, i64, plan.bTransposed ? step * 32 : step * 16 * rowBytes));
       Value descA = descriptor(aAddress, /*leadingBytes=*/16, /*strideBytes=*/8 * rowBytes);
-      Value descB = descriptor(bAddress, /*leadingBytes=*/plan.blockK * rowBytes, /*strideBytes=*/8 * rowBytes);
+      Value descB = plan.bTransposed
+                        ? descriptor(bAddress, /*leadingBytes=*/16, /*strideBytes=*/8 * rowBytes)
+                        : descriptor(bAddress, /*leadingBytes=*/plan.blockK * rowBytes, /*strideBytes=*/8 * rowBytes);
       packed = NVVM::WgmmaMmaAsyncOp::create(
           b, loc, structType, packed, descA, descB, NVVM::MMAShapeAttr::get(ctx, 64, plan.n, kTileK),
           NVVM::WGMMATypesAttr::get(ctx, ptxType), NVVM::WGMMATypesAttr::get(ctx, ptxType),
@@ -568,7 +606,8 @@ private:
           NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
           NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
           NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-          NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row), NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+          NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+          NVVM::MMALayoutAttr::get(ctx, plan.bTransposed ? NVVM::MMALayout::col : NVVM::MMALayout::row),
           /*satfinite=*/NVVM::MMAIntOverflowAttr());
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);

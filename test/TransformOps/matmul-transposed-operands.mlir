@@ -90,16 +90,17 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-// The tensor-core rewrite reads A as M x K and B as K x N: it refuses a transposed operand, naming the paths that take it.
-func.func @transposed_b_mma(%a: memref<64x32xbf16>, %b: memref<64x32xbf16>, %c: memref<64x64xf32>) {
-  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
-      ins(%a, %b : memref<64x32xbf16>, memref<64x32xbf16>) outs(%c : memref<64x64xf32>)
+// The tensor-core rewrite takes B as N x K (staged as A is, test/Tune/transposed-operands.test) but reads A
+// as M x K: a transposed A is refused, naming the paths that take it.
+func.func @transposed_a_mma(%a: memref<32x64xbf16>, %b: memref<32x64xbf16>, %c: memref<64x64xf32>) {
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%a, %b : memref<32x64xbf16>, memref<32x64xbf16>) outs(%c : memref<64x64xf32>)
   return
 }
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
-    // expected-error @+1 {{this rewrite reads A as M x K and B as K x N; B is transposed (N x K, e.g. nn.Linear's weight)}}
+    // expected-error @+1 {{the tensor-core rewrite reads A as M x K; A is transposed (K x M)}}
     transform.kforge.matmul_to_mma_sync %mm {k_steps = 1} : (!transform.any_op) -> ()
     transform.yield
   }

@@ -58,11 +58,10 @@ static void checkMma(const Schedule &schedule, const PayloadFacts &facts, int in
                                              : facts.contractionOp + " on " + facts.contractionOperandType));
     return;
   }
-  if (facts.contractionATransposed || facts.contractionBTransposed) {
+  if (facts.contractionATransposed) {
     problem(index, "unsupported",
-            std::string("mma reads A as M x K and B as K x N; this matmul reads ") +
-                (facts.contractionATransposed ? "A as K x M" : "B as N x K (nn.Linear's weight)") +
-                ": its tensor-core forms are not built yet (the SIMT tiles take it)");
+            "mma reads A as M x K (B as K x N or N x K); this matmul reads A as K x M: its tensor-core forms are not "
+            "built yet (the SIMT tiles take it)");
     return;
   }
   const Action *thread = findSlot(schedule, "tile", "thread");
