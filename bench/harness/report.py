@@ -114,7 +114,7 @@ def _fraction(value):
 
 
 def markdown(results):
-    rows, s, c = results["tasks"], summary(results["tasks"]), results["ceilings"]
+    rows, c = results["tasks"], results["ceilings"]
     bf16 = f", bf16 matmul {c['bf16_tflops']:.0f} TFLOP/s" if c.get("bf16_tflops") else ""
     if c.get("f16_tflops"):
         bf16 += f", f16 matmul {c['f16_tflops']:.0f} TFLOP/s"
@@ -142,7 +142,13 @@ def markdown(results):
                      f"{_x(speedups(r, 'compile'))} | {r['floor_ms']:.3f} | {_fraction(fraction)} | "
                      f"{tuning.get('trials', '-')} trials, {tuning.get('seconds', 0):.0f} s | "
                      f"{r.get('instructions', 'not inspected')} | {notes} |")
-    lines += ["", "| against | tasks | fast_0 | fast_1 | fast_2 | geometric mean speed-up |", "|---|---:|---:|---:|---:|---:|"]
+    return "\n".join(lines + [""] + summary_lines(rows)) + "\n"
+
+
+def summary_lines(rows):
+    """The fast_p table against eager and torch.compile, and the geometric means overall and per level."""
+    s = summary(rows)
+    lines = ["| against | tasks | fast_0 | fast_1 | fast_2 | geometric mean speed-up |", "|---|---:|---:|---:|---:|---:|"]
     for against in ("eager", "compile"):
         a = s[against]
         lines.append(f"| {against} | {a['tasks']} | {_fraction(a['fast_0'])} | {_fraction(a['fast_1'])} | "
@@ -150,7 +156,7 @@ def markdown(results):
     lines += ["", f"Level 1 geometric mean: {_x(s['level1_geomean_vs_eager'])} over eager, "
               f"{_x(s['level1_geomean_vs_compile'])} over torch.compile. Level 2: "
               f"{_x(s['level2_geomean_vs_eager'])} over eager, {_x(s['level2_geomean_vs_compile'])} over torch.compile."]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _lead(results):

@@ -164,6 +164,12 @@ def compile_payload(payload_path, artifact_dir, tools_dir, target="cpu"):
     return artifact_dir
 
 
+def tune_error(error):
+    """kforge-tune's refusal (a kforge.TuneError) in one line: the diagnostic that led to it, then its verdict."""
+    first, last = first_error_line(getattr(error, "stderr", "")), str(error)
+    return last if not first or first == last else f"{first} ({last})"
+
+
 def failure_summary(records):
     """Why a tuning run has no correct kernel: its candidates' statuses counted, and the first reason of the most
     common one (the baseline's own failure first, when it failed)."""
@@ -402,3 +408,34 @@ def flop_count(model, inputs):
     with counter, torch.no_grad():
         model(*inputs)
     return int(counter.get_total_flops())
+
+
+def check_on_cpu(path, workdir, tools_dir, seeds=5, trials=2, compile_timeout=8):
+    """CI's check of one module file's small variant on the CPU, stage by stage: load, import (torch-mlir),
+    compile (kforge-compile --target cpu, the untransformed payload), verify (float64, ``seeds`` input sets,
+    KernelBench's rule and kforge's), tune (kforge-tune --target cpu, ``trials`` trials: the tuner takes the
+    payload and finds a correct kernel) and verify the tuned kernel the same way. Raises SuiteError at the first
+    stage that fails. A candidate's compile is cut at ``compile_timeout`` seconds: small payloads compile in
+    under one, and one candidate of l2_linear_softmax ran 72 s before it aborted."""
+    module_file = ModuleFile(path, small=True)
+    model = module_file.build("cpu")
+    payload_path = os.path.join(workdir, module_file.name + ".mlir")
+    payload = import_payload(module_file, model, module_file.inputs(0), payload_path)
+    artifact = compile_payload(payload_path, os.path.join(workdir, "artifact"), tools_dir)
+    _verify_on_cpu(module_file, model, payload, artifact, seeds, "")
+    try:
+        run = kforge.tune(payload_path, os.path.join(workdir, "tune"), target="cpu", trials=trials, seeds=1,
+                          tools_dir=tools_dir, extra_args=["--quiet", f"--compile-timeout={compile_timeout}"])
+    except kforge.TuneError as error:
+        raise SuiteError("tune", tune_error(error)) from None
+    if run.best is None:
+        raise SuiteError("tune", failure_summary(run.records))
+    _verify_on_cpu(module_file, model, payload, os.path.join(run.directory, "best"), seeds, "the tuned kernel: ")
+
+
+def _verify_on_cpu(module_file, model, payload, artifact, seeds, what):
+    measured = judge(measure.CpuBackend(), module_file, model, payload, artifact, seeds=seeds, timing=False,
+                     implementations=("kforge",))
+    result = measured["implementations"]["kforge"]
+    if result["status"] != "correct":
+        raise SuiteError("verify", f"{what}{result['status']}: {result.get('why', '')}")

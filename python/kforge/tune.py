@@ -17,7 +17,12 @@ from .artifact import load
 
 
 class TuneError(Exception):
-    """kforge-tune could not run, or refused its arguments."""
+    """kforge-tune could not run, or refused its arguments: the message is its last line, ``stderr`` all it
+    printed (the diagnostic that led to it, with its location)."""
+
+    def __init__(self, message, stderr=""):
+        super().__init__(message)
+        self.stderr = stderr
 
 
 def _find_tune(tools_dir):
@@ -88,5 +93,5 @@ def tune(payload, output, *, target="auto", policy="heuristic+evolve", trials=64
             summary = None
     if result.returncode not in (0, 1) or summary is None:
         message = result.stderr.strip().splitlines()
-        raise TuneError(message[-1] if message else f"kforge-tune exited with {result.returncode}")
+        raise TuneError(message[-1] if message else f"kforge-tune exited with {result.returncode}", result.stderr)
     return TuneRun(os.fspath(output), summary)
