@@ -377,9 +377,15 @@ def judge(base, module_file, model, payload, artifact_dir, device="cpu", seeds=5
     chosen = {name: fn for name, fn in chosen.items() if name in implementations}
     if not timing:
         chosen = {name: _Untimed(fn) if fn is not None else None for name, fn in chosen.items()}
+    graphs_before = base.compiled_graphs() if chosen.get("compile") and hasattr(base, "compiled_graphs") else None
     try:
         measured = measure.measure_task(backend, task, None, chosen, seeds, warmup, reps)
         task.finish(measured["implementations"])
+        compiled = measured["implementations"].get("compile", {})
+        if compiled.get("status") == "correct" and graphs_before is not None and \
+                base.compiled_graphs() == graphs_before:
+            # Dynamo ran the module eagerly: that timing is not torch.compile's, so it is not compared.
+            compiled.update(status="eager fallback", why="torch.compile compiled no graph (Dynamo fell back to eager)")
         measured["flops"] = flop_count(model, task.input_set(0))
     finally:
         task.release()
