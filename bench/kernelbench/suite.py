@@ -215,11 +215,13 @@ class ModuleTask:
     of the input sets must differ from each other instead (``scalar_references``, checked by ``finish``)."""
 
     dtype = "f32"
-    softmax_rows = False
 
     def __init__(self, module_file, model, device):
         self.module_file, self.model, self.device = module_file, model, device
         self.name, self.level = module_file.name, module_file.level
+        # A module whose output is a row softmax says so (SOFTMAX_ROWS = True): the harness then also checks that
+        # rows sum to 1 and that inputs x 1000 (exp overflows without the row max subtracted) still pass.
+        self.softmax_rows = bool(getattr(module_file.source, "SOFTMAX_ROWS", False))
         self.tolerance = measure.FP32_TOLERANCE
         self._reference_model = None
         self.scalar_references = []

@@ -4,6 +4,7 @@ import torch.nn as nn
 
 ROWS, COLS = 2048, 262144
 SMALL = dict(ROWS=8, COLS=1000)
+SOFTMAX_ROWS = True  # bench/kernelbench: also check rows sum to 1, and inputs x 1000
 
 
 class Model(nn.Module):

@@ -4,6 +4,7 @@ import torch.nn as nn
 
 ROWS, COLS = 131072, 4095
 SMALL = dict(ROWS=16, COLS=4095)
+SOFTMAX_ROWS = True  # bench/kernelbench: also check rows sum to 1, and inputs x 1000
 
 
 class Model(nn.Module):

@@ -77,6 +77,21 @@ def test_judge_catches_a_kernel_of_another_module(tmp_path):
     assert result["status"] == "incorrect" and result["why"].startswith("seed 0: relative L2 error")
 
 
+def test_softmax_modules_get_the_harness_softmax_checks(tmp_path):
+    """SOFTMAX_ROWS = True in a module file: rows summing to 1 and inputs x 1000 are checked too."""
+    module_file = suite.ModuleFile(os.path.join(MODULES, "l1_softmax_4095.py"), small=True)
+    model = module_file.build()
+    payload = suite.import_payload(module_file, model, module_file.inputs(0), str(tmp_path / "p.mlir"))
+    artifact = suite.compile_payload(str(tmp_path / "p.mlir"), str(tmp_path / "art"), os.path.join(BUILD, "bin"))
+    import measure
+    results = suite.judge(measure.CpuBackend(), module_file, model, payload, artifact, seeds=2, timing=False)
+    for name in ("kforge", "eager"):
+        result = results["implementations"][name]
+        assert result["status"] == "correct", result
+        assert result["checks"]["large_inputs"]["status"] == "correct"
+        assert result["checks"]["rows_sum_max_error"] < 1e-5
+
+
 def test_small_variants_are_small_and_the_inputs_fresh_per_seed():
     module_file = suite.ModuleFile(os.path.join(MODULES, "l1_matmul_prime.py"), small=True)
     a, b = module_file.inputs(0)
