@@ -170,16 +170,17 @@ def tune_error(error):
     return last if not first or first == last else f"{first} ({last})"
 
 
-def failure_summary(records):
+def failure_summary(records, stopped=None):
     """Why a tuning run has no correct kernel: its candidates' statuses counted, and the first reason of the most
-    common one (the baseline's own failure first, when it failed)."""
+    common one (the baseline's own failure first, when it failed). ``stopped``: why kforge-tune stopped, when its
+    summary says (a budget spent inside one candidate's compile leaves no candidate recorded)."""
     baseline = next((r for r in records if r.get("kind") == "baseline"), None)
     if baseline and baseline.get("status") != "correct":
         return f"the untransformed payload: {baseline.get('status')} ({baseline.get('stage', '')}): " \
                f"{first_error_line(baseline.get('reason', ''))}"
     candidates = [r for r in records if r.get("kind") == "candidate"]
     if not candidates:
-        return "kforge-tune proposed no candidate"
+        return "no candidate was recorded" + (f" (kforge-tune stopped: {stopped})" if stopped else "")
     counts = {}
     for r in candidates:
         counts.setdefault(r.get("status", "?"), []).append(r)
@@ -437,7 +438,7 @@ def check_on_cpu(path, workdir, tools_dir, seeds=5, trials=2, compile_timeout=8)
     except kforge.TuneError as error:
         raise SuiteError("tune", tune_error(error)) from None
     if run.best is None:
-        raise SuiteError("tune", failure_summary(run.records))
+        raise SuiteError("tune", failure_summary(run.records, run.summary.get("stopped")))
     _verify_on_cpu(module_file, model, payload, os.path.join(run.directory, "best"), seeds, "the tuned kernel: ")
 
 
