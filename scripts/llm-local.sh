@@ -24,7 +24,8 @@
 # the machine with a C++ build. Nothing of kforge's build or CI needs any of this.
 #
 # Environment: KFORGE_LLM_PORT (8088), KFORGE_LLM_CTX (context tokens, 8192), KFORGE_LLM_THREADS
-# (all cores), KFORGE_LLM_CACHE, KFORGE_BUILD_DIR (build).
+# (all cores), KFORGE_LLM_CACHE, KFORGE_LLM_RUN_DIR (the PID file and log: $BUILD_DIR/llm-server),
+# KFORGE_BUILD_DIR (build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,7 +35,7 @@ VENV="$BUILD_DIR/llm-venv"
 PORT="${KFORGE_LLM_PORT:-8088}"
 CTX="${KFORGE_LLM_CTX:-8192}"
 THREADS="${KFORGE_LLM_THREADS:-$(nproc)}"
-RUN_DIR="$BUILD_DIR/llm-server"
+RUN_DIR="${KFORGE_LLM_RUN_DIR:-$BUILD_DIR/llm-server}"
 PID_FILE="$RUN_DIR/server.pid"
 LOG_FILE="$RUN_DIR/server.log"
 

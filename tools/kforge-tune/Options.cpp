@@ -156,6 +156,21 @@ static cl::opt<double> llmPromptPrice("llm-prompt-price", cl::desc("Dollars per 
 static cl::opt<double> llmCompletionPrice("llm-completion-price",
                                           cl::desc("Dollars per million completion tokens (for the cost)"),
                                           cl::init(0), cl::cat(llmCategory));
+static cl::opt<std::string> llmPrompt(
+    "llm-prompt",
+    cl::desc("compact (the target's actions a line each, few-shot schedules from the run; for small local models) "
+             "or full (the whole action registry's documentation)"),
+    cl::init("compact"), cl::cat(llmCategory));
+static cl::opt<bool> llmJsonSchema(
+    "llm-json-schema",
+    cl::desc("Constrain the reply to the schedule JSON schema (response_format json_object with a schema: "
+             "llama.cpp's server, llama-cpp-python); OpenAI API only"),
+    cl::init(false), cl::cat(llmCategory));
+static cl::opt<bool> llmLocalRepair(
+    "llm-local-repair",
+    cl::desc("Make a rejected schedule valid by dropping the actions the validator names before asking the model "
+             "again (the trial's step says so)"),
+    cl::init(true), cl::cat(llmCategory));
 static cl::opt<std::string> llmReplay("llm-replay",
                                       cl::desc("Answer from this recorded transcript (llm-transcript.jsonl) instead of "
                                                "the endpoint: reproducible, offline"),
@@ -197,6 +212,9 @@ static LLMPolicyOptions llmOptions() {
   llm.completionPricePerMTok = llmCompletionPrice;
   options.replayPath = llmReplay;
   options.repairRounds = llmRepairRounds;
+  options.localRepair = llmLocalRepair;
+  options.prompt = llmPrompt;
+  options.constrain = llmJsonSchema;
   return options;
 }
 
@@ -369,6 +387,10 @@ static int checkLLMOptions(const TuneConfig &config, const LLMPolicyOptions &opt
   const LLMConfig &llm = options.client;
   if (llm.api != "openai" && llm.api != "anthropic") {
     llvm::errs() << "kforge-tune: error: unknown --llm-api '" << llm.api << "' (expected openai or anthropic)\n";
+    return 2;
+  }
+  if (options.prompt != "compact" && options.prompt != "full") {
+    llvm::errs() << "kforge-tune: error: unknown --llm-prompt '" << options.prompt << "' (expected compact or full)\n";
     return 2;
   }
   if (llm.model.empty() && options.replayPath.empty()) {

@@ -4,6 +4,8 @@
 #include "llm/LLMPolicy.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 using namespace kforge::tune;
@@ -161,4 +163,99 @@ TEST(LLMPolicy, RefusesDeepRepliesBeforeParsing) {
   EXPECT_EQ(error, "the reply's JSON nests deeper than 64 levels");
   EXPECT_FALSE(extractSchedules("```json\n{\"schedules\": " + std::string(70, '[') + "\n```", schedules, whys, error));
   EXPECT_EQ(error, "the reply's JSON nests deeper than 64 levels");
+}
+
+TEST(LLMClient, ResponseSchemaGoesInResponseFormat) {
+  LLMConfig openai;
+  openai.model = "m";
+  std::vector<ChatMessage> messages = {{"user", "hi"}};
+  EXPECT_FALSE(nlohmann::json::parse(buildRequestBody(openai, messages)).contains("response_format"));
+  openai.responseSchema = R"({"type": "object"})";
+  nlohmann::json a = nlohmann::json::parse(buildRequestBody(openai, messages));
+  EXPECT_EQ(a["response_format"]["type"], "json_object");
+  EXPECT_EQ(a["response_format"]["schema"]["type"], "object");
+  LLMConfig anthropic = openai;
+  anthropic.api = "anthropic"; // the messages API has no response_format
+  EXPECT_FALSE(nlohmann::json::parse(buildRequestBody(anthropic, messages)).contains("response_format"));
+}
+
+/// The CPU gemm+bias+relu's facts (examples/cpu/gemm_bias_relu.mlir).
+static PayloadFacts cpuGemmBiasRelu() {
+  PayloadFacts f;
+  f.entry = "gemm_bias_relu";
+  f.rootOp = "linalg.generic";
+  f.parallelSizes = {128, 256};
+  f.rootLoops = 2;
+  f.contractionOp = "linalg.matmul";
+  f.contractionK = 256;
+  f.contractionSizes = {128, 256};
+  f.contractionOperandType = "f32";
+  f.linalgOps = 3;
+  f.reductionOps = 1;
+  f.elementType = "f32";
+  return f;
+}
+
+TEST(LLMPolicy, CompactActionsHoldOnlyTheTargetsActions) {
+  std::string cpu = compactActions("cpu");
+  EXPECT_NE(cpu.find("in this order: split_k, tile(block), fuse(block), tile(thread), fuse(thread)"), std::string::npos)
+      << cpu;
+  EXPECT_NE(cpu.find("- vectorize: "), std::string::npos);
+  EXPECT_EQ(cpu.find("- mma: "), std::string::npos); // GPU only
+  EXPECT_LT(cpu.size(), compactActions("gpu").size());
+}
+
+TEST(LLMPolicy, ScheduleSchemaAdmitsValidSchedulesOnly) {
+  nlohmann::json schema = nlohmann::json::parse(scheduleSchema(cpuGemmBiasRelu(), "cpu", 2));
+  EXPECT_EQ(schema["properties"]["schedules"]["maxItems"], 2);
+  const nlohmann::json &kinds = schema["properties"]["schedules"]["items"]["properties"]["actions"]["items"]["anyOf"];
+  std::vector<std::string> names;
+  for (const nlohmann::json &k : kinds)
+    names.push_back(k["properties"]["kind"]["const"]);
+  EXPECT_NE(std::find(names.begin(), names.end(), "tile"), names.end());
+  EXPECT_EQ(std::find(names.begin(), names.end(), "lanes"), names.end()); // GPU only
+  for (const nlohmann::json &k : kinds)
+    if (k["properties"]["kind"]["const"] == "tile") {
+      const nlohmann::json &params = k["properties"]["params"];
+      EXPECT_EQ(params["additionalProperties"], false);
+      EXPECT_EQ(params["properties"]["sizes"]["maxItems"], 2); // one size per parallel loop
+      EXPECT_EQ(params["properties"]["level"]["enum"], nlohmann::json({"block", "thread", "reduction"}));
+    }
+}
+
+TEST(LLMPolicy, ReadsSchedulesInTheOneLineForm) {
+  llvm::json::Value actions = nullptr;
+  std::string error;
+  ASSERT_TRUE(scheduleFromText("tile(block, 64x64); fuse(block); tile(reduction, 8); unroll(2); reorder(1, 0); vectorize",
+                               actions, error))
+      << error;
+  Schedule schedule;
+  EXPECT_TRUE(parseSchedule(actions, schedule).empty());
+  ASSERT_EQ(schedule.size(), 6u);
+  EXPECT_EQ(schedule[0].sizes, (std::vector<int64_t>{64, 64}));
+  EXPECT_EQ(schedule[3].value, 2);
+  EXPECT_EQ(schedule[4].sizes, (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(describe(schedule), "tile(block, 64x64); fuse(block); tile(reduction, 8); unroll(2); reorder(1,0); vectorize");
+  EXPECT_FALSE(scheduleFromText("tile(block)", actions, error));
+  EXPECT_NE(error.find("lacks its parameter sizes"), std::string::npos);
+  EXPECT_FALSE(scheduleFromText("unroll(two)", actions, error));
+  EXPECT_FALSE(scheduleFromText("tile(block, 64x64", actions, error));
+  // An unknown kind is left for the registry to name.
+  ASSERT_TRUE(scheduleFromText("retile(block)", actions, error));
+  EXPECT_FALSE(parseSchedule(actions, schedule).empty());
+
+  std::vector<llvm::json::Value> schedules;
+  std::vector<std::string> whys;
+  std::string reply = R"j({"schedules": [{"schedule": "tile(block, 32x32); fuse(block)", "why": "w"}]})j";
+  ASSERT_TRUE(extractSchedules(reply, schedules, whys, error));
+  EXPECT_EQ(schedules[0].getAsString().value_or(""), "tile(block, 32x32); fuse(block)");
+  EXPECT_EQ(whys[0], "w");
+}
+
+TEST(LLMPolicy, OneLineScheduleSchemaNamesTheTargetsKinds) {
+  nlohmann::json schema = nlohmann::json::parse(scheduleTextSchema("cpu", 2));
+  std::string pattern = schema["properties"]["schedules"]["items"]["properties"]["schedule"]["pattern"];
+  EXPECT_NE(pattern.find("|tile|"), std::string::npos) << pattern;
+  EXPECT_EQ(pattern.find("lanes"), std::string::npos);
+  EXPECT_EQ(schema["properties"]["schedules"]["maxItems"], 2);
 }

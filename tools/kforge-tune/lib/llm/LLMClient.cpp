@@ -156,6 +156,12 @@ std::string kforge::tune::buildRequestBody(const LLMConfig &config, const std::v
   body["messages"] = list;
   if (!system.empty())
     body["system"] = system;
+  if (config.api != "anthropic" && !config.responseSchema.empty()) {
+    // The schema is kforge's own text; one that does not parse is a bug, and the request goes without it.
+    json schema = json::parse(config.responseSchema, nullptr, /*allow_exceptions=*/false);
+    if (!schema.is_discarded())
+      body["response_format"] = {{"type", "json_object"}, {"schema", schema}};
+  }
   return body.dump();
 }
 

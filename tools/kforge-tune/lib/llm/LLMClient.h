@@ -43,6 +43,10 @@ struct LLMConfig {
   int maxRequests = 100;      ///< Budget: requests per run (attempts count).
   int64_t maxTotalTokens = 1000000; ///< Budget: prompt + completion tokens per run, from the usage fields.
   double promptPricePerMTok = 0, completionPricePerMTok = 0; ///< For the cost estimate (dollars).
+  /// A JSON schema the reply must follow, sent (OpenAI API only) as response_format {"type": "json_object",
+  /// "schema": ...}: llama.cpp's server and llama-cpp-python turn it into a grammar that constrains decoding.
+  /// Empty: no response_format.
+  std::string responseSchema;
 };
 
 struct ChatMessage {
@@ -69,6 +73,11 @@ public:
   bool budgetLeft(std::string &why) const;
 
   const LLMConfig &config() const { return cfg; }
+  /// The schema the next requests' replies must follow (LLMConfig::responseSchema); the policy sets it per
+  /// request because it bounds the number of schedules asked for.
+  void setResponseSchema(std::string schema) { cfg.responseSchema = std::move(schema); }
+  /// The sampling temperature of the next requests.
+  void setTemperature(double temperature) { cfg.temperature = temperature; }
   int requestsMade() const { return requests; }
   int64_t tokensUsed() const { return tokens; }
   double costDollars() const;

@@ -5,13 +5,18 @@
 #include "JsonLimits.h"
 #include "Report.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <ctime>
+#include <optional>
 
 using namespace kforge::tune;
 namespace json = llvm::json;
@@ -46,7 +51,10 @@ bool kforge::tune::extractSchedules(const std::string &reply, std::vector<json::
   auto addOne = [&](const json::Value &v) {
     if (const json::Object *o = v.getAsObject()) {
       whys.push_back(o->getString("why").value_or("").str());
-      schedules.push_back(o->get("actions") ? *o->get("actions") : v);
+      if (o->getString("schedule") && !o->get("actions"))
+        schedules.push_back(*o->get("schedule"));
+      else
+        schedules.push_back(o->get("actions") ? *o->get("actions") : v);
       return;
     }
     whys.push_back("");
@@ -56,7 +64,7 @@ bool kforge::tune::extractSchedules(const std::string &reply, std::vector<json::
     if (const json::Array *list = o->getArray("schedules")) {
       for (const json::Value &v : *list)
         addOne(v);
-    } else if (o->get("actions")) {
+    } else if (o->get("actions") || o->getString("schedule")) {
       addOne(*value);
     } else {
       error = "the reply's JSON has neither \"schedules\" nor \"actions\"";
@@ -82,6 +90,239 @@ std::string kforge::tune::extractScript(const std::string &reply) {
     return "";
   std::string script = reply.substr(start + 1, end - start - 1);
   return script.find("@__transform_main") == std::string::npos ? "" : script;
+}
+
+/// The actions of the registry `target` accepts.
+static std::vector<const ActionSpec *> targetActions(llvm::StringRef target) {
+  std::vector<const ActionSpec *> out;
+  for (const ActionSpec &spec : actionRegistry())
+    if (llvm::is_contained(spec.targets, target))
+      out.push_back(&spec);
+  return out;
+}
+
+/// The slots (kind, and level for a kind with an enum parameter) of `target`'s actions in canonical order.
+static std::vector<Action> targetSlots(llvm::StringRef target) {
+  std::vector<Action> slots;
+  for (const ActionSpec *spec : targetActions(target)) {
+    const ParamSpec *level = nullptr;
+    for (const ParamSpec &p : spec->params)
+      if (p.type == ParamType::Enum)
+        level = &p;
+    if (!level) {
+      slots.push_back({spec->kind, "", {}, 0});
+      continue;
+    }
+    for (const std::string &choice : level->choices)
+      slots.push_back({spec->kind, choice, {}, 0});
+  }
+  std::stable_sort(slots.begin(), slots.end(),
+                   [](const Action &a, const Action &b) { return actionPhase(a) < actionPhase(b); });
+  return slots;
+}
+
+/// Up to the end of the first sentence of `text`.
+static std::string firstSentence(llvm::StringRef text) {
+  size_t end = text.find(". ");
+  return (end == llvm::StringRef::npos ? text : text.take_front(end + 1)).str();
+}
+
+std::string kforge::tune::compactActions(llvm::StringRef target) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << "## Actions (target " << target << ")\n"
+     << "A schedule is a list of actions, written kind(parameters) and separated by \"; \". Each slot appears at "
+        "most once, in this order: ";
+  std::vector<Action> slots = targetSlots(target);
+  for (size_t i = 0; i < slots.size(); ++i)
+    os << (i ? ", " : "") << slots[i].kind << (slots[i].level.empty() ? "" : "(" + slots[i].level + ")");
+  os << ". The root is the op producing the returned value; block and thread tiles cut its parallel loops (one "
+        "size per loop, 0 = the whole loop).\n";
+  for (const ActionSpec *spec : targetActions(target)) {
+    std::vector<std::string> names;
+    for (const ParamSpec &p : spec->params)
+      names.push_back(p.name);
+    os << "- " << spec->kind << (names.empty() ? "" : "(" + llvm::join(names, ", ") + ")") << ": "
+       << firstSentence(spec->summary) << " Requires: " << spec->requires_ << ".";
+    for (const ParamSpec &p : spec->params) {
+      os << " " << p.name << ": " << p.doc << "; ";
+      if (p.type == ParamType::Enum)
+        os << "one of " << llvm::join(p.choices, ", ");
+      else {
+        std::vector<std::string> values;
+        for (int64_t v : p.values)
+          values.push_back(std::to_string(v));
+        if (p.type == ParamType::IntList)
+          os << "values joined by \"" << p.listSeparator << "\", each one of ";
+        else
+          os << "one of ";
+        os << llvm::join(values, ", ");
+      }
+      os << ".";
+    }
+    os << "\n";
+  }
+  return out;
+}
+
+std::string kforge::tune::scheduleSchema(const PayloadFacts &facts, llvm::StringRef target, int count) {
+  auto enumOf = [](const ParamSpec &p) {
+    json::Array values;
+    if (p.type == ParamType::Enum)
+      for (const std::string &c : p.choices)
+        values.push_back(c);
+    else
+      for (int64_t v : p.values)
+        values.push_back(v);
+    return values;
+  };
+  // A list parameter holds one value per loop (tile sizes, reorder's permutation) or one (a reduction tile).
+  int64_t maxList = std::max<int64_t>({1, static_cast<int64_t>(facts.parallelSizes.size()), facts.rootLoops});
+  json::Array kinds;
+  for (const ActionSpec *spec : targetActions(target)) {
+    json::Object properties;
+    json::Array required;
+    for (const ParamSpec &p : spec->params) {
+      required.push_back(p.name);
+      if (p.type == ParamType::IntList)
+        properties[p.name] = json::Object{{"type", "array"},
+                                          {"items", json::Object{{"enum", enumOf(p)}}},
+                                          {"minItems", 1},
+                                          {"maxItems", maxList}};
+      else
+        properties[p.name] = json::Object{{"enum", enumOf(p)}};
+    }
+    kinds.push_back(json::Object{
+        {"type", "object"},
+        {"properties", json::Object{{"kind", json::Object{{"const", spec->kind}}},
+                                    {"params", json::Object{{"type", "object"},
+                                                            {"properties", std::move(properties)},
+                                                            {"required", std::move(required)},
+                                                            {"additionalProperties", false}}}}},
+        {"required", json::Array{"kind", "params"}},
+        {"additionalProperties", false}});
+  }
+  json::Object schedule{
+      {"type", "object"},
+      {"properties", json::Object{{"why", json::Object{{"type", "string"}, {"maxLength", 160}}},
+                                  {"actions", json::Object{{"type", "array"},
+                                                           {"items", json::Object{{"anyOf", std::move(kinds)}}},
+                                                           {"minItems", 1},
+                                                           {"maxItems", static_cast<int64_t>(targetSlots(target).size())}}}}},
+      {"required", json::Array{"why", "actions"}},
+      {"additionalProperties", false}};
+  json::Object root{{"type", "object"},
+                    {"properties", json::Object{{"schedules", json::Object{{"type", "array"},
+                                                                           {"items", std::move(schedule)},
+                                                                           {"minItems", 1},
+                                                                           {"maxItems", std::max(1, count)}}}}},
+                    {"required", json::Array{"schedules"}},
+                    {"additionalProperties", false}};
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << json::Value(std::move(root));
+  return out;
+}
+
+bool kforge::tune::scheduleFromText(llvm::StringRef text, json::Value &actions, std::string &error) {
+  json::Array list;
+  llvm::SmallVector<llvm::StringRef> items;
+  text.split(items, ';', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef item : items) {
+    item = item.trim();
+    if (item.empty())
+      continue;
+    auto [kind, rest] = item.split('(');
+    kind = kind.trim();
+    const ActionSpec *spec = findAction(kind);
+    json::Object params;
+    if (!spec) {
+      list.push_back(json::Object{{"kind", kind}, {"params", json::Object{}}}); // the registry names it
+      continue;
+    }
+    llvm::SmallVector<llvm::StringRef> args;
+    if (!rest.empty()) {
+      if (!rest.rtrim().ends_with(")")) {
+        error = "'" + item.str() + "' has no closing parenthesis";
+        return false;
+      }
+      rest.rtrim().drop_back().split(args, ',', -1, /*KeepEmpty=*/false);
+    }
+    size_t next = 0;
+    auto integer = [&](llvm::StringRef word, int64_t &value) {
+      if (word.trim().getAsInteger(10, value)) {
+        error = "'" + item.str() + "': '" + word.trim().str() + "' is not an integer";
+        return false;
+      }
+      return true;
+    };
+    for (const ParamSpec &p : spec->params) {
+      if (next >= args.size()) {
+        error = "'" + item.str() + "' lacks its parameter " + p.name;
+        return false;
+      }
+      if (p.type == ParamType::Enum) {
+        params[p.name] = args[next++].trim();
+        continue;
+      }
+      if (p.type == ParamType::Int) {
+        int64_t value;
+        if (!integer(args[next++], value))
+          return false;
+        params[p.name] = value;
+        continue;
+      }
+      // A list: "64x64" in one argument, or (separator ",") the remaining arguments.
+      llvm::SmallVector<llvm::StringRef> words;
+      if (p.listSeparator == ",")
+        words.assign(args.begin() + next, args.end()), next = args.size();
+      else
+        args[next++].split(words, p.listSeparator, -1, /*KeepEmpty=*/false);
+      json::Array values;
+      for (llvm::StringRef word : words) {
+        int64_t value;
+        if (!integer(word, value))
+          return false;
+        values.push_back(value);
+      }
+      params[p.name] = std::move(values);
+    }
+    if (next < args.size()) {
+      error = "'" + item.str() + "' has more parameters than " + spec->kind + " takes";
+      return false;
+    }
+    list.push_back(json::Object{{"kind", spec->kind}, {"params", std::move(params)}});
+  }
+  if (list.empty()) {
+    error = "the schedule '" + text.str() + "' holds no action";
+    return false;
+  }
+  actions = std::move(list);
+  return true;
+}
+
+std::string kforge::tune::scheduleTextSchema(llvm::StringRef target, int count) {
+  std::vector<std::string> kinds;
+  for (const ActionSpec *spec : targetActions(target))
+    kinds.push_back(spec->kind);
+  std::string item = "(" + llvm::join(kinds, "|") + ")(\\([a-z0-9, ]+\\))?";
+  json::Object schedule{
+      {"type", "object"},
+      {"properties", json::Object{{"why", json::Object{{"type", "string"}, {"maxLength", 100}}},
+                                  {"schedule", json::Object{{"type", "string"}, {"pattern", "^" + item + "(; " + item + ")*$"}}}}},
+      {"required", json::Array{"why", "schedule"}},
+      {"additionalProperties", false}};
+  json::Object root{{"type", "object"},
+                    {"properties", json::Object{{"schedules", json::Object{{"type", "array"},
+                                                                           {"items", std::move(schedule)},
+                                                                           {"minItems", 1},
+                                                                           {"maxItems", std::max(1, count)}}}}},
+                    {"required", json::Array{"schedules"}},
+                    {"additionalProperties", false}};
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << json::Value(std::move(root));
+  return out;
 }
 
 namespace {
@@ -154,6 +395,11 @@ public:
     } else {
       client = std::make_unique<LLMClient>(this->options.client);
     }
+    // Few-shot before anything is measured: one schedule known to be valid for this payload.
+    if (this->options.prompt == "compact")
+      if (std::unique_ptr<Policy> heuristic = createPolicy("heuristic", facts, profile, seed, error))
+        if (std::vector<Proposal> first = heuristic->propose({}, 1); !first.empty() && first[0].script.empty())
+          example = first[0].schedule;
   }
   std::string name() const override { return options.hybrid ? "llm+evolve" : "llm"; }
 
@@ -213,12 +459,23 @@ private:
       seen.push_back(r);
     }
     history = seen;
-    std::vector<ChatMessage> messages = {{"system", systemPrompt()}, {"user", userPrompt(history, count)}};
+    bool compact = options.prompt == "compact";
+    if (options.constrain)
+      client->setResponseSchema(compact ? scheduleTextSchema(profile.target, count)
+                                        : scheduleSchema(facts, profile.target, count));
+    std::vector<ChatMessage> messages = {{"system", systemPrompt()},
+                                         {"user", compact ? compactPrompt(history, count) : userPrompt(history, count)}};
     for (int round = 0; round <= options.repairRounds; ++round) {
+      // A repair round at the first round's temperature gets the same reply back from a small model (measured);
+      // each round samples hotter.
+      client->setTemperature(options.client.temperature + options.repairHeat * round);
       Completion completion;
       std::string error;
+      auto start = std::chrono::steady_clock::now();
       bool ok = client->complete(messages, completion, error);
-      record(messages, round, ok ? &completion : nullptr, error);
+      double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (!ok)
+        record(messages, round, nullptr, error, seconds, {});
       if (!ok) {
         // The endpoint or the budget failed, not the model: say so and stop asking.
         std::string why;
@@ -226,7 +483,13 @@ private:
         return fallback->propose(history, count);
       }
       std::vector<Proposal> proposals;
-      std::string problems = usable(completion.text, history, count, proposals);
+      Outcome outcome;
+      repairedInLastReply = 0;
+      std::string problems = usable(completion.text, history, count, proposals, outcome.proposed);
+      outcome.accepted = static_cast<int>(proposals.size());
+      outcome.repaired = repairedInLastReply;
+      outcome.problems = problems;
+      record(messages, round, &completion, error, seconds, outcome);
       if (!proposals.empty()) {
         consecutiveFailures = 0;
         return proposals;
@@ -256,10 +519,97 @@ private:
   }
 
   std::string systemPrompt() const {
+    if (options.prompt == "compact")
+      return "You are the macro policy of kforge, a compiler that makes kernels fast. You choose schedules: "
+             "ordered lists of kforge actions. kforge applies them, verifies the kernel against a reference and "
+             "measures it; you only propose. Reply with one JSON object and nothing else.";
     return "You are the macro policy of kforge, a compiler that makes GPU kernels fast. You choose schedules: "
            "ordered lists of kforge actions. kforge applies them with MLIR's transform dialect, verifies the "
            "kernel against a reference and measures it; you only propose. Reply with one JSON object and "
            "nothing else.";
+  }
+
+  /// The trials of `history` measured correct, fastest first.
+  static std::vector<const TrialRecord *> fastest(llvm::ArrayRef<TrialRecord> history) {
+    std::vector<const TrialRecord *> measured;
+    for (const TrialRecord &r : history)
+      if (r.status == "correct" && r.timeMs > 0)
+        measured.push_back(&r);
+    std::stable_sort(measured.begin(), measured.end(),
+                     [](const TrialRecord *a, const TrialRecord *b) { return a->timeMs < b->timeMs; });
+    return measured;
+  }
+
+  /// The "compact" prompt: what a 1.5B model on two CPU cores can read in reasonable time (docs/perf/llm-cpu.md).
+  std::string compactPrompt(llvm::ArrayRef<TrialRecord> history, int count) const {
+    std::string out;
+    llvm::raw_string_ostream os(out);
+    os << "## Target\n" << llvm::formatv("{0:2}", toJSON(profile)) << "\n\n";
+    // Comment lines carry nothing a schedule depends on, and cost tokens.
+    std::string payload;
+    for (llvm::StringRef rest = options.payloadText; !rest.empty();) {
+      auto [line, tail] = rest.split('\n');
+      rest = tail;
+      if (!line.trim().empty() && !line.ltrim().starts_with("//"))
+        payload += line.rtrim().str() + "\n";
+    }
+    bool truncated = payload.size() > 16000;
+    payload.resize(std::min<size_t>(payload.size(), 16000));
+    os << "## Payload (MLIR, linalg on tensors)\n```mlir\n" << payload << (truncated ? "// (truncated)\n" : "")
+       << "```\n\n";
+    json::Value factsJson = toJSON(facts);
+    if (json::Object *o = factsJson.getAsObject())
+      o->erase("structural_hash");
+    os << "## What kforge knows about it\n" << factsJson << "\n\n";
+    os << compactActions(profile.target) << "\n";
+
+    // Few-shot: schedules known to be valid for this payload, as JSON, from the run's own database.
+    std::vector<const TrialRecord *> measured = fastest(history);
+    const TrialRecord *first = measured.empty() || measured[0]->schedule.empty() ? nullptr : measured[0];
+    const TrialRecord *second = nullptr;
+    for (size_t i = 1; first && i < measured.size() && !second; ++i)
+      if (!measured[i]->schedule.empty() && describe(measured[i]->schedule) != describe(first->schedule))
+        second = measured[i];
+    if (first && second) {
+      os << "## Two good schedules to combine\n";
+      for (const TrialRecord *r : {first, second})
+        os << llvm::formatv("Trial {0} ({1:F4} ms): ", r->id, r->timeMs) << describe(r->schedule) << "\n";
+      os << "At least one of your schedules should combine what makes each of these fast.\n\n";
+    } else if (first) {
+      os << "## The fastest schedule so far\n"
+         << llvm::formatv("Trial {0} ({1:F4} ms): ", first->id, first->timeMs) << describe(first->schedule) << "\n\n";
+    } else if (!example.empty()) {
+      os << "## A valid schedule for this payload (kforge's first guess, not measured yet)\n"
+         << describe(example) << "\n\n";
+    }
+
+    os << "## History of this run\n";
+    if (history.empty())
+      os << "(nothing tried yet)\n";
+    auto row = [&](const TrialRecord *r) {
+      os << "| " << r->id << " | " << r->status << " | "
+         << (r->timeMs > 0 ? llvm::formatv("{0:F4}", r->timeMs).str() : std::string("-")) << " | "
+         << (r->description.empty() ? describe(r->schedule) : r->description) << " | " << r->reason.substr(0, 120)
+         << " |\n";
+    };
+    const char *header = "| trial | status | time (ms) | schedule | reason |\n|---|---|---|---|---|\n";
+    if (!measured.empty()) {
+      os << "Fastest so far:\n" << header;
+      for (size_t i = 0; i < measured.size() && i < 5; ++i)
+        row(measured[i]);
+    }
+    if (!history.empty()) {
+      os << "Latest trials:\n" << header;
+      for (size_t i = history.size() > 5 ? history.size() - 5 : 0; i < history.size(); ++i)
+        row(&history[i]);
+    }
+    os << "\n## Task\nPropose up to " << count
+       << " new schedules (not in the history) likely to be faster than the fastest so far. Use only the actions "
+          "above, in their order, with parameter values from their lists. Write each schedule in one line as in "
+          "the history, e.g. tile(block, 64x64); fuse(block); tile(reduction, 8); vectorize. Reply with only this "
+          "JSON object:\n"
+          "{\"schedules\": [{\"schedule\": \"...\", \"why\": \"a few words\"}, ...]}\n";
+    return out;
   }
 
   std::string userPrompt(llvm::ArrayRef<TrialRecord> history, int count) const {
@@ -323,8 +673,61 @@ private:
   }
 
   /// Parses and validates the reply; fills `proposals` with the new, valid schedules, or returns why not.
+  /// Drops the actions `problems` names from `actions` (a JSON list, or an object holding one) until the rest
+  /// validates, at most 3 times; returns the dropped actions' text and fills `schedule`, or nullopt.
+  std::optional<std::string> dropFaultyActions(json::Value actions, std::vector<Problem> problems, Schedule &schedule,
+                                               std::string &dropped) {
+    if (json::Object *o = actions.getAsObject())
+      if (json::Value *inner = o->get("actions"))
+        actions = *inner;
+    std::vector<std::string> names;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      json::Array *list = actions.getAsArray();
+      if (!list)
+        return std::nullopt;
+      std::vector<bool> drop(list->size(), false);
+      bool any = false;
+      for (const Problem &p : problems) {
+        if (p.action < 0 || static_cast<size_t>(p.action) >= list->size() ||
+            (p.code != "precondition" && p.code != "order" && p.code != "bad-param" && p.code != "out-of-domain" &&
+             p.code != "shape" && p.code != "target"))
+          return std::nullopt; // a problem of the whole schedule: nothing to drop
+        any = !drop[p.action] || any;
+        drop[p.action] = true;
+      }
+      if (!any)
+        return std::nullopt;
+      json::Array kept;
+      for (size_t i = 0; i < list->size(); ++i) {
+        if (!drop[i]) {
+          kept.push_back((*list)[i]);
+          continue;
+        }
+        const json::Object *a = (*list)[i].getAsObject();
+        names.push_back(a && a->getString("kind") ? a->getString("kind")->str() : "an action");
+      }
+      if (kept.empty())
+        return std::nullopt;
+      actions = json::Value(std::move(kept));
+      schedule.clear();
+      problems = checkSchedule(actions, facts, profile.target, schedule);
+      if (problems.empty()) {
+        dropped = llvm::join(names, ", ");
+        return dropped;
+      }
+    }
+    return std::nullopt;
+  }
+
+  /// What became of one reply, for the transcript.
+  struct Outcome {
+    int proposed = 0, accepted = 0; ///< Schedules (or a script) in the reply; those new and valid.
+    int repaired = 0;               ///< Of the accepted, those kforge made valid by dropping actions.
+    std::string problems;           ///< Why the others were rejected ("" when none were).
+  };
+
   std::string usable(const std::string &reply, llvm::ArrayRef<TrialRecord> history, int count,
-                     std::vector<Proposal> &proposals) {
+                     std::vector<Proposal> &proposals, int &proposed) {
     std::vector<json::Value> schedules;
     std::vector<std::string> whys;
     std::string error;
@@ -334,6 +737,7 @@ private:
       p.policy = "llm";
       p.step = "llm: transform script";
       std::string hash = proposalHash(p);
+      proposed = 1;
       if (llvm::any_of(history, [&](const TrialRecord &r) { return r.hash == hash; }))
         return "this transform script was tried before";
       if (options.checkScript)
@@ -344,13 +748,35 @@ private:
     }
     if (!extractSchedules(reply, schedules, whys, error))
       return error;
+    proposed = static_cast<int>(schedules.size());
     // A reply of thousands of schedules costs no more than a reasonable one: a bounded number is checked, and a
     // bounded number of rejections goes back to the model.
     const size_t maxChecked = 64, maxReported = 16;
     json::Array rejected;
     for (size_t i = 0; i < schedules.size() && i < maxChecked && static_cast<int>(proposals.size()) < count; ++i) {
       Schedule schedule;
-      std::vector<Problem> problems = checkSchedule(schedules[i], facts, profile.target, schedule);
+      std::vector<Problem> problems;
+      json::Value actions = schedules[i];
+      if (std::optional<llvm::StringRef> text = schedules[i].getAsString()) {
+        std::string textError;
+        if (!scheduleFromText(*text, actions, textError))
+          problems.push_back({-1, "bad-text", textError});
+      }
+      if (problems.empty())
+        problems = checkSchedule(actions, facts, profile.target, schedule);
+      // kforge's own repair: drop the actions the validator names and keep the rest when it is valid. A small
+      // model repeats a rejected reply nearly verbatim in a repair round (measured: docs/perf/llm-cpu.md), and
+      // a round costs minutes on a CPU; the trial's step says what was dropped.
+      std::string dropped;
+      if (!problems.empty() && options.localRepair) {
+        std::vector<Problem> original = problems;
+        if (std::optional<std::string> kept = dropFaultyActions(actions, problems, schedule, dropped)) {
+          problems.clear();
+        } else {
+          problems = original;
+          dropped.clear();
+        }
+      }
       std::string hash = problems.empty() ? scheduleHash(schedule) : "";
       bool tried = !hash.empty() && (llvm::any_of(history, [&](const TrialRecord &r) { return r.hash == hash; }) ||
                                      llvm::any_of(proposals, [&](const Proposal &p) {
@@ -372,16 +798,23 @@ private:
       p.policy = "llm";
       // The model's words reach the terminal, the database and the report: printable text only.
       p.step = "llm: " + printableText(whys[i], 200);
+      if (!dropped.empty()) {
+        p.step = "llm, repaired by kforge (dropped " + dropped + "): " + printableText(whys[i], 150);
+        ++repairedInLastReply;
+      }
       proposals.push_back(std::move(p));
     }
+    if (rejected.empty())
+      return "";
     std::string text;
     llvm::raw_string_ostream os(text);
     os << json::Value(std::move(rejected));
-    return "every proposed schedule was rejected: " + text;
+    return (proposals.empty() ? "every proposed schedule was rejected: " : "some proposed schedules were rejected: ") +
+           text;
   }
 
   void record(const std::vector<ChatMessage> &messages, int round, const Completion *completion,
-              const std::string &error) {
+              const std::string &error, double seconds, const Outcome &outcome) {
     if (options.transcriptPath.empty())
       return;
     json::Array list;
@@ -393,10 +826,18 @@ private:
                        {"request", json::Object{{"api", c.api},
                                                 {"endpoint", c.endpoint},
                                                 {"model", c.model},
+                                                {"prompt", options.prompt},
+                                                {"constrained", !c.responseSchema.empty()},
                                                 {"messages", std::move(list)}}},
                        {"requests_so_far", client->requestsMade()},
                        {"tokens_so_far", client->tokensUsed()},
                        {"cost_dollars_so_far", client->costDollars()}};
+    entry["seconds"] = std::round(seconds * 1000) / 1000;
+    if (completion)
+      entry["outcome"] = json::Object{{"proposed", outcome.proposed},
+                                      {"accepted", outcome.accepted},
+                                      {"repaired", outcome.repaired},
+                                      {"problems", outcome.problems.substr(0, 2000)}};
     if (completion)
       entry["response"] = json::Object{{"text", completion->text},
                                        {"prompt_tokens", completion->promptTokens},
@@ -420,6 +861,8 @@ private:
   std::unique_ptr<Policy> fallback;
   bool disabled = false;
   int consecutiveFailures = 0;
+  Schedule example; ///< The heuristic's first guess, shown before anything is measured (compact prompt).
+  int repairedInLastReply = 0;
 };
 
 } // namespace
