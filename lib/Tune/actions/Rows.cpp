@@ -285,6 +285,11 @@ public:
               "prefetch_rows prefetches the row of each block: tile(block) must hold one "
               "row (size 1 on the rows), not " +
                   std::to_string(blockExtent(schedule, facts, 0)));
+    else if (int64_t rowBytes = lanesRowWidth(schedule, facts) * facts.elementBytes(); rowBytes % 16)
+      problem(index, "shape",
+              "prefetch_rows prefetches whole 16-byte pieces of a row; a row of " +
+                  std::to_string(lanesRowWidth(schedule, facts)) + " elements is " + std::to_string(rowBytes) +
+                  " bytes (the rewrite found no row to prefetch in such kernels on the H200)");
   }
 
   RenderPoint renderPoint() const override { return RenderPoint::AfterFinish; }

@@ -1,0 +1,3 @@
+# Device call of 2026-12-04 (session 41) at 6356fe7 (tuner packed by scripts/gpu/pack_tuner.sh at 7e13dce + the
+# payloads imported by bench/kernelbench/run --import-only), carrying gpu-artifacts/tuner and gpu-artifacts/kernelbench:
+M=bench/kernelbench/modules; KERNELBENCH_TIMEOUT=555 bash scripts/gpu/kernelbench.sh $OUT --time-budget 10 $M/l1_matmul_transposed_b.py $M/l1_matmul_transposed_a.py $M/l1_matmul_square.py $M/l1_matmul_prime.py $M/l1_softmax_4095.py $M/l1_softmax_vocab.py $M/l1_layer_norm.py $M/l2_linear_relu.py $M/l2_linear_gelu.py $M/l2_mlp_gelu.py $M/l2_attention_scores.py $M/l1_gelu_tanh.py
