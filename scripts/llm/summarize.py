@@ -32,6 +32,7 @@ def run_stats(run):
         curve.append(best)
     by_llm = [r for r in trials if str(r.get("policy", "")).startswith("llm")]
     model_trials = [r for r in trials if r.get("policy") == "llm"]
+    model_times = [r["time_ms"] for r in model_trials if r.get("status") == "correct" and r.get("time_ms")]
     transcript = read_jsonl(os.path.join(run, "llm-transcript.jsonl"))
     replies = [e for e in transcript if "response" in e]
     usable = [e for e in replies if e.get("outcome", {}).get("accepted", 0) > 0]
@@ -49,6 +50,8 @@ def run_stats(run):
         "policies": sorted({r.get("policy", "") for r in trials}),
         "model_trials": len(model_trials),
         "model_correct": sum(r.get("status") == "correct" for r in model_trials),
+        "model_best_ms": min(model_times) if model_times else None,
+        "repaired": sum(e.get("outcome", {}).get("repaired", 0) for e in replies),
         "llm_family_trials": len(by_llm),
         "requests": len(transcript),
         "errors": len(transcript) - len(replies),
@@ -101,8 +104,9 @@ def main():
     root = sys.argv[1]
     runs = os.path.join(root, "runs")
     lines = ["| payload | policy | trials | correct | best (ms) | x baseline | model's trials (correct) | "
-             "requests | replies usable | schedules valid | LLM time (s) | max prompt tokens |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "best of the model's (ms) | requests | replies usable | schedules valid (kforge-repaired) | LLM time (s) | "
+             "max prompt tokens |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     curves = ["", "Best correct time so far (ms) after each trial:", ""]
     for payload in sorted(os.listdir(runs)):
         stats = {}
@@ -116,10 +120,12 @@ def main():
             lines.append(
                 f"| {payload} | {policy} | {s['trials']} | {s['correct']} | "
                 f"{s['best_ms']:.4f} | {speedup} | "
-                + (f"{s['model_trials']} ({s['model_correct']}) | {s['requests']} | {s['usable']}/{s['replies']} | "
-                   f"{s['accepted']}/{s['proposed']} | {s['llm_seconds']:.0f} | {s['prompt_tokens_max']} |"
-                   if llm else "- | - | - | - | - | - |")
-                if s["best_ms"] else f"| {payload} | {policy} | {s['trials']} | {s['correct']} | - | - | | | | | | |")
+                + (f"{s['model_trials']} ({s['model_correct']}) | "
+                   + (f"{s['model_best_ms']:.4f}" if s["model_best_ms"] else "-")
+                   + f" | {s['requests']} | {s['usable']}/{s['replies']} | "
+                   f"{s['accepted']}/{s['proposed']} ({s['repaired']}) | {s['llm_seconds']:.0f} | {s['prompt_tokens_max']} |"
+                   if llm else "- | - | - | - | - | - | - |")
+                if s["best_ms"] else f"| {payload} | {policy} | {s['trials']} | {s['correct']} | - | - | | | | | | | |")
             curves.append(f"- {payload}, {policy}: " + ", ".join(f"{v:.3f}" if v else "-" for v in s["curve"]))
         svg_curves(payload, stats, os.path.join(root, f"curves-{payload}.svg"))
     text = "\n".join(lines + curves) + "\n"
