@@ -380,40 +380,26 @@ static void proposeBestConfigSteps(Heuristic &heuristic) {
   heuristic.bestHash = full;
 }
 
-/// A SIMT contraction on the GPU: the K loop unrolled with capped registers, a warp per 16x256 block, and the
-/// shared-memory staged SGEMM.
-static void proposeSimtContraction(Heuristic &heuristic) {
+/// The classic shared-memory SGEMM for an fp32 matmul, first of the SIMT proposals: on the H200 it is the
+/// fastest SIMT kernel measured at every size tried (4096^3: 2.75-2.85 ms staged against 3.54 for the best
+/// unstaged warp tile and 4.06 for the best-ranked tile; docs/perf/heuristic.md, proposeSimtContraction), so a
+/// short tuning budget reaches it first when its 128-row blocks fill the GPU; for a smaller output (fewer blocks
+/// than multiprocessors) the smaller unstaged tiles come first and the staged SGEMM after them.
+static void proposeStagedSgemm(Heuristic &heuristic, bool fillsTheGpu) {
   const PayloadFacts &facts = heuristic.facts;
   const HardwareProfile &profile = heuristic.profile;
   auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
     return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
   };
-  Schedule s = heuristic.best;
-  std::string full = heuristic.bestHash;
-  const TileConfig &best = heuristic.configs.front();
-  bool contraction = heuristic.contraction;
-  if (contraction && gpu(profile) && facts.parallelSizes.size() >= 2) {
-    // Measurements: docs/perf/heuristic.md (proposeSimtContraction).
-    Schedule unrolled = s;
-    unrolled.push_back(unroll(4));
-    int64_t accumulators = best.thread[best.thread.size() - 1] * best.thread[best.thread.size() - 2];
-    if (accumulators >= 64)
-      unrolled.push_back(intAction("max_registers", 128));
-    add(unrolled, full, accumulators >= 64 ? "add unroll(4) and max_registers(128)" : "add unroll(4)");
-    size_t rank = facts.parallelSizes.size();
-    if (facts.parallelSizes[rank - 2] % 16 == 0 && facts.parallelSizes[rank - 1] % 256 == 0) {
-      std::vector<int64_t> block(rank, 1), thread(rank, 1);
-      block[rank - 2] = 16, block[rank - 1] = 256;
-      thread[rank - 2] = 16, thread[rank - 1] = 8;
-      Schedule warp;
-      warp.push_back(tile("block", block));
-      warp.push_back(tile("thread", thread));
-      warp.push_back(tile("reduction", {4}));
-      warp.push_back(unroll(4));
-      warp.push_back(vectorize());
-      addRequiredFusions(warp, facts, profile, /*always=*/true);
-      add(warp, "", "heuristic: a warp per 16x256 block, 16x8 per thread, unroll(4)");
-    }
+  if (!heuristic.contraction || !gpu(profile) || facts.parallelSizes.size() < 2)
+    return;
+  size_t rank = facts.parallelSizes.size();
+  int64_t blocks = 1;
+  for (size_t d = 0; d < rank; ++d)
+    blocks *= d + 2 >= rank ? llvm::divideCeil(facts.parallelSizes[d], 128) : facts.parallelSizes[d];
+  if ((blocks >= profile.multiprocessors) != fillsTheGpu)
+    return;
+  {
     // The classic shared-memory SGEMM (stage without mma): 128x128 blocks, 8x8 (or 8x16) per thread in strided
     // groups of 4, 16 (or 32, or 8) of K per staged tile. Measurements: docs/perf/heuristic.md
     // (proposeSimtContraction).
@@ -476,6 +462,43 @@ static void proposeSimtContraction(Heuristic &heuristic) {
                   std::to_string(blocks[i].second) + " blocks that divide the matmul, 8x8 per thread" +
                   (bounded ? ", " + std::to_string(perSM) + " blocks per multiprocessor" : ""));
         }
+    }
+  }
+}
+
+/// A SIMT contraction on the GPU: the K loop unrolled with capped registers, a warp per 16x256 block, and the
+/// shared-memory staged SGEMM.
+static void proposeSimtContraction(Heuristic &heuristic) {
+  const PayloadFacts &facts = heuristic.facts;
+  const HardwareProfile &profile = heuristic.profile;
+  auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
+    return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
+  };
+  Schedule s = heuristic.best;
+  std::string full = heuristic.bestHash;
+  const TileConfig &best = heuristic.configs.front();
+  bool contraction = heuristic.contraction;
+  if (contraction && gpu(profile) && facts.parallelSizes.size() >= 2) {
+    // Measurements: docs/perf/heuristic.md (proposeSimtContraction).
+    Schedule unrolled = s;
+    unrolled.push_back(unroll(4));
+    int64_t accumulators = best.thread[best.thread.size() - 1] * best.thread[best.thread.size() - 2];
+    if (accumulators >= 64)
+      unrolled.push_back(intAction("max_registers", 128));
+    add(unrolled, full, accumulators >= 64 ? "add unroll(4) and max_registers(128)" : "add unroll(4)");
+    size_t rank = facts.parallelSizes.size();
+    if (facts.parallelSizes[rank - 2] % 16 == 0 && facts.parallelSizes[rank - 1] % 256 == 0) {
+      std::vector<int64_t> block(rank, 1), thread(rank, 1);
+      block[rank - 2] = 16, block[rank - 1] = 256;
+      thread[rank - 2] = 16, thread[rank - 1] = 8;
+      Schedule warp;
+      warp.push_back(tile("block", block));
+      warp.push_back(tile("thread", thread));
+      warp.push_back(tile("reduction", {4}));
+      warp.push_back(unroll(4));
+      warp.push_back(vectorize());
+      addRequiredFusions(warp, facts, profile, /*always=*/true);
+      add(warp, "", "heuristic: a warp per 16x256 block, 16x8 per thread, unroll(4)");
     }
   }
 }
@@ -606,8 +629,10 @@ static const struct {
     {"row kernels over lanes", proposeBlockLaneRows},
     {"row kernels, a warp per row", proposeWarpRows},
     {"tensor cores", proposeTensorCores},
+    {"staged SGEMM (outputs that fill the GPU)", [](Heuristic &h) { proposeStagedSgemm(h, /*fillsTheGpu=*/true); }},
     {"the best-ranked tiles, one action at a time", proposeBestConfigSteps},
-    {"SIMT contraction: unrolled, warp tiles, staged SGEMM", proposeSimtContraction},
+    {"SIMT contraction: unrolled, warp tiles", proposeSimtContraction},
+    {"staged SGEMM (smaller outputs)", [](Heuristic &h) { proposeStagedSgemm(h, /*fillsTheGpu=*/false); }},
     {"contraction: unroll(2), launch bounds", proposeContractionBounds},
     {"the other ranked tiles", proposeRankedVariants},
     {"other K steps", proposeKSteps},
