@@ -93,6 +93,8 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
       ++facts.rowMoments;
     if (op.getNumReductionLoops() > 0)
       ++facts.reductionOps;
+    if (op.getNumReductionLoops() > 0 && op.getNumDpsInits() > 1)
+      ++facts.multiResultReductions;
     if (op.getNumReductionLoops() > 0 && !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation())) {
       for (auto [range, iterator] : llvm::zip(op.getStaticLoopRanges(), op.getIteratorTypesArray()))
         if (iterator == utils::IteratorType::reduction && !ShapedType::isDynamic(range))

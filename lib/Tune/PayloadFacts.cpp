@@ -24,6 +24,7 @@ llvm::json::Value kforge::tune::toJSON(const PayloadFacts &facts) {
                             {"linalg_ops", facts.linalgOps},
                             {"whole_dims", llvm::json::Array(facts.wholeDims)},
                             {"row_moments", facts.rowMoments},
+                            {"multi_result_reductions", facts.multiResultReductions},
                             {"element_type", facts.elementType},
                             {"flops", facts.flops},
                             {"bytes", facts.bytes},
@@ -40,7 +41,8 @@ bool kforge::tune::fromJSON(const llvm::json::Value &value, PayloadFacts &facts,
          o.mapOptional("contraction_a_transposed", facts.contractionATransposed) &&
          o.mapOptional("contraction_b_transposed", facts.contractionBTransposed) && o.map("reduction_ops", facts.reductionOps) &&
          o.map("reduction_size", facts.reductionSize) && o.map("linalg_ops", facts.linalgOps) &&
-         o.mapOptional("whole_dims", facts.wholeDims) && o.mapOptional("row_moments", facts.rowMoments) && o.map("element_type", facts.elementType) &&
+         o.mapOptional("whole_dims", facts.wholeDims) && o.mapOptional("row_moments", facts.rowMoments) &&
+         o.mapOptional("multi_result_reductions", facts.multiResultReductions) && o.map("element_type", facts.elementType) &&
          o.map("flops", facts.flops) && o.map("bytes", facts.bytes) &&
          o.map("structural_hash", facts.structuralHash);
 }

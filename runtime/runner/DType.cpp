@@ -3,6 +3,7 @@
 #include "DType.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 using namespace kforge;
@@ -14,10 +15,28 @@ std::optional<DType> kforge::parseDType(const std::string &name) {
     return DType::F16;
   if (name == "bf16")
     return DType::BF16;
+  if (name == "i64")
+    return DType::I64;
+  if (name == "i32")
+    return DType::I32;
   return std::nullopt;
 }
 
-size_t kforge::elementBytes(DType type) { return type == DType::F32 ? 4 : 2; }
+bool kforge::isInteger(DType type) { return type == DType::I64 || type == DType::I32; }
+
+size_t kforge::elementBytes(DType type) {
+  switch (type) {
+  case DType::F32:
+  case DType::I32:
+    return 4;
+  case DType::I64:
+    return 8;
+  case DType::F16:
+  case DType::BF16:
+    return 2;
+  }
+  return 4;
+}
 
 double kforge::defaultTolerance(DType type) {
   // fp32: two correct kernels that sum a long reduction in different orders differ by up to ~1e-5 (relative
@@ -32,6 +51,9 @@ double kforge::defaultTolerance(DType type) {
     return 0x1p-11;
   case DType::BF16:
     return 0x1p-8;
+  case DType::I64:
+  case DType::I32:
+    return 0; // indices: exact
   }
   return 1e-4;
 }
@@ -98,6 +120,9 @@ float kforge::roundTo(DType type, float value) {
     return fromF16(toF16(value));
   case DType::BF16:
     return fromBF16(toBF16(value));
+  case DType::I64:
+  case DType::I32:
+    return std::nearbyint(value);
   }
   return value;
 }
@@ -108,6 +133,20 @@ std::vector<uint8_t> kforge::pack(DType type, const std::vector<float> &values) 
     return std::vector<uint8_t>(begin, begin + 4 * values.size());
   }
   std::vector<uint8_t> bytes(values.size() * elementBytes(type));
+  if (isInteger(type)) {
+    // A NaN (the poison outputs start as) is stored as the type's most negative value, which unpack reads
+    // back as NaN: an index the kernel never wrote stays visible as unwritten.
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (type == DType::I64) {
+        int64_t v = std::isnan(values[i]) ? INT64_MIN : static_cast<int64_t>(std::llround(values[i]));
+        std::memcpy(&bytes[8 * i], &v, 8);
+      } else {
+        int32_t v = std::isnan(values[i]) ? INT32_MIN : static_cast<int32_t>(std::lround(values[i]));
+        std::memcpy(&bytes[4 * i], &v, 4);
+      }
+    }
+    return bytes;
+  }
   for (size_t i = 0; i < values.size(); ++i) {
     if (type == DType::F32) {
       std::memcpy(&bytes[4 * i], &values[i], 4);
@@ -126,8 +165,16 @@ std::vector<float> kforge::unpack(DType type, const std::vector<uint8_t> &bytes)
     return values;
   }
   for (size_t i = 0; i < values.size(); ++i) {
-    if (type == DType::F32) {
-      std::memcpy(&values[i], &bytes[4 * i], 4);
+    if (type == DType::I64) {
+      int64_t v;
+      std::memcpy(&v, &bytes[8 * i], 8);
+      values[i] = v == INT64_MIN ? NAN : static_cast<float>(v);
+      continue;
+    }
+    if (type == DType::I32) {
+      int32_t v;
+      std::memcpy(&v, &bytes[4 * i], 4);
+      values[i] = v == INT32_MIN ? NAN : static_cast<float>(v);
       continue;
     }
     uint16_t half;

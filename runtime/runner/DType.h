@@ -11,8 +11,13 @@
 
 namespace kforge {
 
-/// The runner works on float values and stores them in the artifact's element type.
-enum class DType { F32, F16, BF16 };
+/// The runner works on float values and stores them in the artifact's element type. The integer types are for
+/// outputs (argmax's indices: exact in a float up to 2^24); integer inputs would need values from the model
+/// (class indices, masks), which random draws cannot give, and are refused.
+enum class DType { F32, F16, BF16, I64, I32 };
+
+/// Whether `type` is an integer type (compared exactly, not drawn as an input).
+bool isInteger(DType type);
 
 std::optional<DType> parseDType(const std::string &name);
 size_t elementBytes(DType type);

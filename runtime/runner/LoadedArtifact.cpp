@@ -84,7 +84,8 @@ std::string kforge::loadArtifact(const std::string &dir, const std::string &name
   for (const ManifestArgument &argument : m.arguments) {
     std::optional<DType> type = parseDType(argument.dtype);
     if (!type)
-      return "artifact '" + dir + "' has a " + argument.dtype + " argument; kforge-run supports f32, f16 and bf16";
+      return "artifact '" + dir + "' has a " + argument.dtype +
+             " argument; kforge-run supports f32, f16 and bf16 (and i64 / i32 outputs)";
     artifact.types.push_back(*type);
   }
   artifact.gpu = m.target == "gpu";

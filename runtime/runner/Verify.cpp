@@ -210,7 +210,11 @@ std::string Evaluation::checkManifests() {
     std::optional<DType> type = parseDType(argument.dtype);
     if (!type)
       return "artifact '" + options.candidate + "' has a " + argument.dtype +
-             " argument; kforge-run supports f32, f16 and bf16";
+             " argument; kforge-run supports f32, f16 and bf16 (and i64 / i32 outputs)";
+    if (isInteger(*type) && !argument.isOutput)
+      return "artifact '" + options.candidate + "' has an " + argument.dtype +
+             " input; kforge-run draws random normal inputs, which an integer input (class indices, a mask) "
+             "cannot take: only integer outputs (argmax's indices) are supported";
     types.push_back(*type);
     if (argument.isOutput)
       outputElements += argument.numElements();

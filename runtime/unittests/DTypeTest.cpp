@@ -22,8 +22,32 @@ TEST(DTypeTest, ParsesTheSupportedTypes) {
   EXPECT_EQ(parseDType("f32"), DType::F32);
   EXPECT_EQ(parseDType("f16"), DType::F16);
   EXPECT_EQ(parseDType("bf16"), DType::BF16);
+  EXPECT_EQ(parseDType("i64"), DType::I64);
+  EXPECT_EQ(parseDType("i32"), DType::I32);
   EXPECT_FALSE(parseDType("f64").has_value());
-  EXPECT_FALSE(parseDType("i32").has_value());
+  EXPECT_FALSE(parseDType("i8").has_value());
+}
+
+// Integer outputs (argmax's indices): stored exactly, compared exactly, and the NaN poison survives the round
+// trip (as the type's most negative value), so an index the kernel never wrote still reads as unwritten.
+TEST(DTypeTest, IntegerOutputsRoundTripWithThePoison) {
+  for (DType type : {DType::I64, DType::I32}) {
+    EXPECT_TRUE(isInteger(type));
+    EXPECT_EQ(defaultTolerance(type), 0.0);
+    std::vector<float> values = {0.0f, 7.0f, -3.0f, 16777216.0f, NAN};
+    std::vector<uint8_t> bytes = pack(type, values);
+    EXPECT_EQ(bytes.size(), values.size() * elementBytes(type));
+    std::vector<float> back = unpack(type, bytes);
+    ASSERT_EQ(back.size(), values.size());
+    for (size_t i = 0; i + 1 < values.size(); ++i)
+      EXPECT_EQ(back[i], values[i]);
+    EXPECT_TRUE(std::isnan(back.back()));
+  }
+  EXPECT_EQ(elementBytes(DType::I64), 8u);
+  int64_t stored;
+  std::memcpy(&stored, pack(DType::I64, {41.0f}).data(), 8);
+  EXPECT_EQ(stored, 41);
+  EXPECT_FALSE(isInteger(DType::F32));
 }
 
 TEST(DTypeTest, F16KnownEncodings) {

@@ -26,9 +26,6 @@ KNOWN_FAILURES = {
     # nll_loss's index bounds checks (cf.assert) become calls to puts in host code.
     "l1_cross_entropy": ("compile", "error: host code calls 'puts', which is neither kforge's runtime nor the C "
                                     "library functions its lowering uses"),
-    # kforge-run verifies f32, f16 and bf16 arguments only.
-    "l1_argmax_dim": ("tune", "has a i64 argument; kforge-run supports f32, f16 and bf16"),
-    "l1_argmin_dim": ("tune", "has a i64 argument; kforge-run supports f32, f16 and bf16"),
     # kforge-tune verifies with random normal values for every argument: a negative running variance gives NaN.
     "l1_batch_norm_eval": ("tune", "the untransformed payload does not run: seed 0: the reference produced"),
     # Every candidate fails to compile: a whole-tensor (or per-group) reduction broadcast back over its input.

@@ -42,9 +42,14 @@ struct PayloadFacts {
   /// Row sums whose centred values (x - sum / N) are squared and summed (a layernorm's mean and variance,
   /// kforge::matchRowMoments): the pairs the moments action combines in one round.
   int64_t rowMoments = 0;
+  /// linalg ops with a reduction loop and several results (argmax / argmin: the extreme value and its index),
+  /// which MLIR 22's vectorizer does not take.
+  int64_t multiResultReductions = 0;
   std::string elementType;            ///< Element type of the returned value (f32, bf16, ...).
   /// Bytes per element of `elementType` (8 for f64, 4 for f32, 2 for the 16-bit types).
-  int64_t elementBytes() const { return elementType == "f64" ? 8 : elementType == "f32" ? 4 : 2; }
+  int64_t elementBytes() const {
+    return elementType == "f64" || elementType == "i64" ? 8 : elementType == "f32" || elementType == "i32" ? 4 : 2;
+  }
   int64_t flops = 0;
   int64_t bytes = 0;                  ///< Bytes of all arguments and results (the memory traffic floor).
   std::string structuralHash;         ///< SHA-256 of the payload printed generically without locations.

@@ -420,6 +420,10 @@ public:
         StringRef(facts.rootOp).starts_with("linalg.depthwise_conv_2d"))
       problem(index, "unsupported",
               "vectorize: MLIR 22 vectorizes 1-D convolutions only, not the root " + facts.rootOp);
+    if (facts.multiResultReductions > 0)
+      problem(index, "unsupported",
+              "vectorize: the payload has a reduction with several results (argmax / argmin: the extreme value "
+              "and its index), which MLIR 22's vectorizer does not take (\"Attempted to vectorize, but failed\")");
     // A row that the lanes do not divide: each lane's slice has its own length, which the vectorizer (static
     // vector sizes) cannot take ("Attempted to vectorize, but failed").
     if (const Action *lanes = findSlot(schedule, "lanes");
