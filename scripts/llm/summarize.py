@@ -7,6 +7,7 @@ Writes RESULTS_DIR/summary.md (the tables) and RESULTS_DIR/curves-<payload>.svg 
 trial number, one line per policy), and prints summary.md. Only what the files say: no timing is redone here.
 """
 import json
+import math
 import os
 import sys
 
@@ -79,11 +80,11 @@ def svg_curves(payload, stats, path):
     def x(i):
         return left + (width - left - right) * (i / max(1, n - 1))
 
-    def y(v):
-        return top + (height - top - bottom) * (hi - v) / (hi - lo)
+    def y(v):  # log scale: the times span 1x to 40x
+        return top + (height - top - bottom) * (math.log(hi) - math.log(v)) / (math.log(hi) - math.log(lo))
 
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="11">',
-           f'<text x="{left}" y="14">{payload}: best correct time so far (ms) against trial</text>',
+           f'<text x="{left}" y="14">{payload}: best correct time so far (ms, log scale) against trial</text>',
            f'<line x1="{left}" y1="{height - bottom}" x2="{width - right}" y2="{height - bottom}" stroke="black"/>',
            f'<line x1="{left}" y1="{top}" x2="{left}" y2="{height - bottom}" stroke="black"/>',
            f'<text x="{left - 4}" y="{y(hi) + 4}" text-anchor="end">{hi:.3g}</text>',
