@@ -248,6 +248,20 @@ static constexpr const char *kSpecializedElementwise =
     "\"linalg.div\", \"linalg.div_unsigned\", \"linalg.max\", \"linalg.min\", \"linalg.powf\", "
     "\"linalg.select\", \"linalg.transpose\", \"linalg.broadcast\", \"linalg.elementwise\", \"linalg.map\"";
 
+/// `op` (on `%each`) applied to every linalg.generic of the block loop in turn, its failures suppressed (a
+/// generic it does not apply to stays as it is).
+void Renderer::renderOnEachGeneric(const std::string &op) {
+  std::string generics = fresh("generics");
+  line("    " + generics + " = transform.structured.match ops{[\"linalg.generic\"]} in " + blockLoop + " : " + kUnary);
+  line("    transform.foreach " + generics + " : !transform.any_op {");
+  line("    ^bb0(%one: !transform.any_op):");
+  line("      transform.sequence %one : !transform.any_op failures(suppress) {");
+  line("      ^bb1(%each: !transform.any_op):");
+  line("        " + op);
+  line("      }");
+  line("    }");
+}
+
 /// A batch_matmul's block (one batch) as a matmul: the block's batch_matmul and fill in their generic form,
 /// the unit batch folded away, then the matmul named by kforge.name_matmul (which keeps a transposed operand's
 /// map: specialize drops it) and every other generic that specialize can name (the fill; failures suppressed),
@@ -256,24 +270,8 @@ static constexpr const char *kSpecializedElementwise =
 void Renderer::renderFoldUnitBatch() {
   line("    // the block's unit batch folded away: its batch_matmul becomes a matmul");
   renderFoldUnitDims("\"linalg.batch_matmul\", \"linalg.fill\"", blockLoop);
-  std::string generics = fresh("generics");
-  line("    " + generics + " = transform.structured.match ops{[\"linalg.generic\"]} in " + blockLoop + " : " + kUnary);
-  line("    transform.foreach " + generics + " : !transform.any_op {");
-  line("    ^bb0(%one: !transform.any_op):");
-  line("      transform.sequence %one : !transform.any_op failures(suppress) {");
-  line("      ^bb1(%each: !transform.any_op):");
-  line("        %matmul = transform.kforge.name_matmul %each : " + kUnary);
-  line("      }");
-  line("    }");
-  std::string rest = fresh("generics");
-  line("    " + rest + " = transform.structured.match ops{[\"linalg.generic\"]} in " + blockLoop + " : " + kUnary);
-  line("    transform.foreach " + rest + " : !transform.any_op {");
-  line("    ^bb0(%one: !transform.any_op):");
-  line("      transform.sequence %one : !transform.any_op failures(suppress) {");
-  line("      ^bb1(%each: !transform.any_op):");
-  line("        %named = transform.structured.specialize %each : " + kUnary);
-  line("      }");
-  line("    }");
+  renderOnEachGeneric("%matmul = transform.kforge.name_matmul %each : " + kUnary);
+  renderOnEachGeneric("%named = transform.structured.specialize %each : " + kUnary);
   // specialize also names elementwise epilogues (a residual add becomes linalg.add); the staged ops take an
   // epilogue as linalg.generic, so those are generic again.
   std::string elementwise = fresh("elementwise");

@@ -65,6 +65,7 @@ public:
 private:
   void renderProducerMatchers(bool split);
   void renderKernelLoopMatcher();
+  void renderOnEachGeneric(const std::string &op);
   void renderFoldUnitBatch();
   void renderFinish(const Schedule &schedule);
 

@@ -21,12 +21,13 @@ PAYLOADS = {
 }
 
 
-def main(argv):
+def main(argv, payloads=PAYLOADS, doc=__doc__):
+    """Writes each of `payloads` (name -> MLIR text) as DIR/<name>.mlir; `doc` is the usage on a bad call."""
     if len(argv) != 1:
-        print(__doc__, file=sys.stderr)
+        print(doc, file=sys.stderr)
         return 2
     os.makedirs(argv[0], exist_ok=True)
-    for name, text in PAYLOADS.items():
+    for name, text in payloads.items():
         with open(os.path.join(argv[0], name + ".mlir"), "w") as f:
             f.write(text)
     return 0

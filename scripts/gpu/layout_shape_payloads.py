@@ -12,6 +12,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "bench", "tasks"))
 import tasks  # noqa: E402  (bench/tasks' own builders for the row kernels)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import first_kernel_payloads  # noqa: E402  (its payload writer)
 
 
 def linear(name, m, n, k, dtype):
@@ -63,16 +65,5 @@ PAYLOADS = {
 }
 
 
-def main(argv):
-    if len(argv) != 1:
-        print(__doc__, file=sys.stderr)
-        return 2
-    os.makedirs(argv[0], exist_ok=True)
-    for name, text in PAYLOADS.items():
-        with open(os.path.join(argv[0], name + ".mlir"), "w") as f:
-            f.write(text)
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(first_kernel_payloads.main(sys.argv[1:], PAYLOADS, __doc__))

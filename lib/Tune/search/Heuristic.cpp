@@ -466,8 +466,8 @@ static void proposeStagedSgemm(Heuristic &heuristic, bool fillsTheGpu) {
   }
 }
 
-/// A SIMT contraction on the GPU: the K loop unrolled with capped registers, a warp per 16x256 block, and the
-/// shared-memory staged SGEMM.
+/// A SIMT contraction on the GPU: the K loop unrolled with capped registers, and a warp per 16x256 block (the
+/// shared-memory staged SGEMM is proposeStagedSgemm's).
 static void proposeSimtContraction(Heuristic &heuristic) {
   const PayloadFacts &facts = heuristic.facts;
   const HardwareProfile &profile = heuristic.profile;
