@@ -108,6 +108,24 @@ static cl::opt<int> dryRun("dry-run",
                            cl::desc("Print the first N schedules the policy would propose (JSON lines), without "
                                     "compiling or measuring anything"),
                            cl::init(0), cl::cat(category));
+static cl::opt<bool> noSearch("no-search",
+                              cl::desc("Set up the run (baseline, reference check) and finish it (export the best, "
+                                       "the report) without searching: kforge.distributed's set-up and end"),
+                              cl::init(false), cl::cat(category));
+static cl::opt<int> propose("propose",
+                            cl::desc("With -o RUN (set up by --no-search): print the policy's next N proposals "
+                                     "(JSON lines) given RUN/db.jsonl and --pending"),
+                            cl::init(0), cl::cat(category));
+static cl::opt<std::string> pending("pending",
+                                    cl::desc("With --propose: proposals in flight (--propose lines), counted as tried"),
+                                    cl::value_desc("file"), cl::init(""), cl::cat(category));
+static cl::opt<std::string> compileTrialDir(
+    "compile-trial", cl::desc("With -o RUN: render and compile DIR/proposal.json (a --propose line) into DIR"),
+    cl::value_desc("dir"), cl::init(""), cl::cat(category));
+static cl::opt<bool> trialServer("trial-server",
+                                 cl::desc("With -o RUN: measure compiled candidates named on stdin (one JSON request "
+                                          "a line) and print each one's record; appends nothing"),
+                                 cl::init(false), cl::cat(category));
 static cl::opt<bool> keepCandidates("keep-candidates", cl::desc("Keep every candidate's compiled files"),
                                     cl::init(false), cl::cat(category));
 static cl::opt<bool> printJson("json", cl::desc("Print a JSON summary on stdout (no progress)"), cl::init(false),
@@ -242,6 +260,7 @@ static TuneConfig givenConfig() {
   config.referenceCheckMaxGB = referenceCheckMaxGB;
   config.l2Flush = l2Flush;
   config.resume = resume;
+  config.search = !noSearch;
   config.keepCandidates = keepCandidates;
   config.quiet = quiet;
   config.json = printJson;
@@ -264,6 +283,10 @@ CommandLine kforge::tune::parseCommandLine(int argc, char **argv) {
   c.validateFile = validateFile;
   c.renderFile = renderFile;
   c.tryFile = tryFile;
+  c.propose = propose;
+  c.pendingFile = pending;
+  c.compileTrialDir = compileTrialDir;
+  c.trialServer = trialServer;
   c.payloadPath = payloadPath;
   c.outputDir = outputDir;
   c.target = target;
@@ -324,6 +347,7 @@ int kforge::tune::checkOptionValues(const CommandLine &c) {
       {"--reference-check-max-gflop", config.referenceCheckMaxGflop, 0, 1e9, "0 (never check) or more GFLOP"},
       {"--reference-check-max-gb", config.referenceCheckMaxGB, 0, 1e9, "0 (never check) or more GB"},
       {"--dry-run", double(c.dryRun), 0, 1000000, "from 0 to 1000000 schedules"},
+      {"--propose", double(c.propose), 0, 1000000, "from 0 to 1000000 schedules"},
       {"--score-compiles", config.weights.compiles, 0, 1e6, "a weight from 0 to 1e6"},
       {"--score-correct", config.weights.correct, 0, 1e6, "a weight from 0 to 1e6"},
       {"--score-speedup", config.weights.speedup, 0, 1e6, "a weight from 0 to 1e6"},
@@ -418,6 +442,8 @@ static LLMPolicyFactory llmPolicyFactory(const LLMPolicyOptions &options) {
   };
 #endif
 }
+
+LLMPolicyFactory kforge::tune::llmPolicyOf(const CommandLine &c) { return llmPolicyFactory(c.llm); }
 
 int kforge::tune::makeTuneConfig(CommandLine &c, const Tools &tools, TuneConfig &config) {
   config = c.config;

@@ -19,6 +19,10 @@ struct CommandLine {
   bool buildOnly = false;
   int dryRun = 0;
   std::string validateFile, renderFile, tryFile;
+  /// kforge.distributed's modes on a set-up run directory (Distributed.h).
+  int propose = 0;
+  std::string pendingFile, compileTrialDir;
+  bool trialServer = false;
 
   std::string payloadPath, outputDir;
   std::string target; ///< auto, gpu or cpu
@@ -40,6 +44,9 @@ int checkOptionValues(const CommandLine &commandLine);
 /// Checks the options a payload's modes share (payload, target, policy, runner, L2 flush, limits): 0, or
 /// the exit code after saying on stderr what is wrong.
 int checkPayloadOptions(const CommandLine &commandLine);
+
+/// The LLM policy of the command line's --llm-* options (empty in a kforge-tune built without the LLM client).
+LLMPolicyFactory llmPolicyOf(const CommandLine &commandLine);
 
 /// The run's configuration: the target resolved (probing the GPU), its profile and ceilings, the chip, the run
 /// directory and the LLM policy. 0, or the exit code after saying on stderr what is wrong.

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Distributed.h"
 #include "Files.h"
 #include "Machine.h"
 #include "Modes.h"
@@ -24,6 +25,25 @@
 #include "llvm/Support/raw_ostream.h"
 
 using namespace kforge::tune;
+
+/// --propose, --compile-trial or --trial-server (kforge.distributed's seams) on the set-up run directory -o.
+static int runDistributedMode(const CommandLine &commandLine, const Tools &tools) {
+  if (commandLine.outputDir.empty()) {
+    llvm::errs() << "kforge-tune: error: --propose, --compile-trial and --trial-server work on a run directory "
+                    "(-o RUN, set up by --no-search)\n";
+    return 2;
+  }
+  PayloadFacts facts;
+  std::optional<TuneConfig> config = loadRunConfig(commandLine.config, commandLine.outputDir, facts);
+  if (!config)
+    return 1;
+  config->llmPolicy = llmPolicyOf(commandLine);
+  if (commandLine.propose > 0)
+    return proposeTrials(*config, tools, facts, commandLine.propose, commandLine.pendingFile);
+  if (!commandLine.compileTrialDir.empty())
+    return compileTrial(*config, tools, facts, commandLine.compileTrialDir);
+  return serveTrials(*config, tools, facts);
+}
 
 /// The mode the command line picks; its exit code.
 static int runMode(CommandLine &commandLine, const Tools &tools) {
@@ -41,6 +61,8 @@ static int runMode(CommandLine &commandLine, const Tools &tools) {
   }
   if (!commandLine.replayDir.empty())
     return replayRun(commandLine.replayDir, tools, given.quiet || given.json, /*verify=*/!commandLine.buildOnly);
+  if (commandLine.propose > 0 || !commandLine.compileTrialDir.empty() || commandLine.trialServer)
+    return runDistributedMode(commandLine, tools);
   if (int rc = checkPayloadOptions(commandLine))
     return rc;
 

@@ -15,9 +15,11 @@
 
 using namespace kforge::tune;
 
-llvm::Expected<Database> Database::open(llvm::StringRef path) {
+llvm::Expected<Database> Database::open(llvm::StringRef path, bool readOnly) {
   Database db;
   db.path = path.str();
+  if (readOnly && !llvm::sys::fs::exists(path))
+    return db;
   if (!llvm::sys::fs::exists(path)) {
     int fd;
     if (std::error_code ec = llvm::sys::fs::openFileForWrite(path, fd, llvm::sys::fs::CD_CreateNew))
@@ -52,7 +54,7 @@ llvm::Expected<Database> Database::open(llvm::StringRef path) {
     db.loaded.push_back(std::move(*value->getAsObject()));
     db.typed.push_back(std::move(record));
   }
-  if (complete < text.size()) {
+  if (complete < text.size() && !readOnly) {
     // The tuner was killed while writing this record: it never finished, so it is not data.
     db.dropped = 1;
     int fd;

@@ -24,7 +24,10 @@ class Database {
 public:
   /// Opens `path`, creating an empty database if there is none. Fails on a record that is not JSON (other
   /// than an unfinished last line) or not a tuning record (a key of the wrong type) rather than guessing.
-  static llvm::Expected<Database> open(llvm::StringRef path);
+  /// `readOnly` (a reader beside the one writer, e.g. `--propose` while kforge.distributed appends): a missing
+  /// file is an empty database and an unfinished last line is skipped, never cut off (it may be a record
+  /// being written).
+  static llvm::Expected<Database> open(llvm::StringRef path, bool readOnly = false);
 
   /// The records as stored, one JSON object per line.
   const std::vector<llvm::json::Object> &records() const { return loaded; }

@@ -105,6 +105,9 @@ private:
   bool outOfTime() const { return config.timeBudget > 0 && secondsSince(searchStart) >= config.timeBudget; }
   std::string trialLine(const DatabaseRecord &record) const;
   void printSummary(const std::string &why) const;
+  /// --no-search: exports the best and the report of what the database holds; the candidates other than the
+  /// best lose their compiled files (records measured by kforge.distributed's trial servers keep theirs until here).
+  int finishWithoutSearch();
 
   const TuneConfig &config;
   const Tools &tools;
@@ -190,7 +193,7 @@ bool Tuner::setUp(unsigned jobs, llvm::DefaultThreadPool &pool) {
   std::shared_future<void> independentDone;
   if (wantIndependent)
     independentDone = pool.async([&] { independent = compileIndependent(config, tools); });
-  bool early = config.target == "gpu" && config.policy != "llm" && config.policy != "llm+evolve";
+  bool early = config.search && config.target == "gpu" && config.policy != "llm" && config.policy != "llm+evolve";
   if (early && startBatch(jobs, pool) == BatchEnd::WriteError) {
     pool.wait();
     return false;
@@ -228,6 +231,8 @@ int Tuner::run() {
   llvm::DefaultThreadPool pool(llvm::hardware_concurrency(jobs));
   if (!setUp(jobs, pool))
     return 1;
+  if (!config.search)
+    return finishWithoutSearch();
   searchStart = std::chrono::steady_clock::now();
   setupSeconds = secondsSince(start);
   baselineMs = findBaseline(db.entries())->timeMs.value_or(0);
@@ -265,6 +270,17 @@ int Tuner::run() {
   if (config.json)
     printSummary(why);
   return findBest(db.entries()) ? 0 : 1;
+}
+
+int Tuner::finishWithoutSearch() {
+  const DatabaseRecord *best = findBest(db.entries());
+  if (!config.keepCandidates)
+    for (const DatabaseRecord &r : db.entries())
+      if (r.isCandidate() && &r != best)
+        pruneCandidate(joinPath(joinPath(config.runDir, "candidates"), std::to_string(r.id)));
+  if (!finishRun(config, facts, db, [&](const std::string &text) { progress.note(text); }))
+    return 1;
+  return 0;
 }
 
 void Tuner::recordSpeed() {
@@ -479,6 +495,17 @@ static std::unique_ptr<Policy> makeLLMPolicy(const TuneConfig &config, const Too
   return config.llmPolicy(context, facts, config.profile, config.seed);
 }
 
+std::unique_ptr<Policy> kforge::tune::makePolicy(const TuneConfig &config, const Tools &tools,
+                                                 const PayloadFacts &facts, std::string &error) {
+  if (config.policy != "llm" && config.policy != "llm+evolve")
+    return createPolicy(config.policy, facts, config.profile, config.seed, error);
+  if (!config.llmPolicy) {
+    error = "this kforge-tune was built without the LLM client";
+    return nullptr;
+  }
+  return makeLLMPolicy(config, tools, facts);
+}
+
 int kforge::tune::runTuner(const TuneConfig &config, const Tools &tools) {
   std::optional<PayloadFacts> facts = loadFacts(tools, config.payloadPath, config.entry);
   if (!facts)
@@ -488,16 +515,7 @@ int kforge::tune::runTuner(const TuneConfig &config, const Tools &tools) {
   if (!lock)
     return 1;
   std::string error;
-  std::unique_ptr<Policy> policy;
-  if (config.policy == "llm" || config.policy == "llm+evolve") {
-    if (!config.llmPolicy) {
-      llvm::errs() << "kforge-tune: error: this kforge-tune was built without the LLM client\n";
-      return 2;
-    }
-    policy = makeLLMPolicy(config, tools, *facts);
-  } else {
-    policy = createPolicy(config.policy, *facts, config.profile, config.seed, error);
-  }
+  std::unique_ptr<Policy> policy = makePolicy(config, tools, *facts, error);
   if (!policy) {
     llvm::errs() << "kforge-tune: error: " << error << "\n";
     return 2;

@@ -84,6 +84,9 @@ struct TuneConfig {
   /// kforge-run per candidate, each in a child process of its own).
   std::string runner = "serve";
   bool resume = false;
+  /// false (--no-search): set up (baseline, reference check) and finish (export the best, the report, drop the
+  /// compiled files of every candidate but the best) without proposing a trial; kforge.distributed's set-up and end.
+  bool search = true;
   bool keepCandidates = false;
   bool useCache = true;      ///< Reuse compiled artifacts from RUN/cache (keyed by payload, schedule, versions, chip).
   bool quiet = false;
@@ -131,6 +134,11 @@ int runTuner(const TuneConfig &config, const Tools &tools);
 /// Rebuilds the best kernel of a finished run from its database (no search) into RUN/best, exports
 /// RUN/best.mlir, and verifies the kernel against the run's baseline.
 int replayRun(const std::string &runDir, const Tools &tools, bool quiet, bool verify = true);
+
+/// The run's policy (`config.policy`, the LLM one through `config.llmPolicy`); null with `error` set when it
+/// cannot be made.
+std::unique_ptr<Policy> makePolicy(const TuneConfig &config, const Tools &tools, const PayloadFacts &facts,
+                                   std::string &error);
 
 /// Evaluates one given schedule (a JSON file) in a run directory, as a trial of policy "user".
 int tryScheduleFile(const TuneConfig &config, const Tools &tools, const std::string &schedulePath);
