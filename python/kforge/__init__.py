@@ -14,11 +14,16 @@ GPU artifacts take CUDA tensors (PyTorch) and need kforge's mgpu runtime (libkfo
     payload = kforge.import_module(model, x)   # a PyTorch module to linalg (torch-mlir); weights as arguments
     payload.save("model.mlir")                 # + model.json; then kforge-compile / kforge-tune model.mlir
     y = kforge.load("art")(*payload.arguments(model, x))
+
+    fast = torch.compile(model, backend=kforge.backend)   # a whole model: a kernel per dispatch, tuned once
 """
 
 from .artifact import Artifact, ArtifactError, load
 from .importer import ImporterError, Payload, import_module
 from .tune import TuneError, TuneRun, tune
+from .model import Model, ModelError, Plan, TuningDatabase, compile_payload, partition
+from .dynamo import backend, compile, make_backend
 
 __all__ = ["Artifact", "ArtifactError", "load", "ImporterError", "Payload", "import_module", "TuneError", "TuneRun",
-           "tune"]
+           "tune", "Model", "ModelError", "Plan", "TuningDatabase", "compile_payload", "partition", "backend",
+           "compile", "make_backend"]

@@ -25,15 +25,20 @@ class TuneError(Exception):
         self.stderr = stderr
 
 
-def _find_tune(tools_dir):
+def _find_tool(name, tools_dir=None):
+    """kforge's tool ``name``: in ``tools_dir``, else ``$KFORGE_BUILD_DIR/bin``, else on PATH."""
     for directory in (tools_dir, os.path.join(os.environ["KFORGE_BUILD_DIR"], "bin")
                       if os.environ.get("KFORGE_BUILD_DIR") else None):
-        if directory and os.path.exists(os.path.join(directory, "kforge-tune")):
-            return os.path.join(directory, "kforge-tune")
-    found = shutil.which("kforge-tune")
+        if directory and os.path.exists(os.path.join(directory, name)):
+            return os.path.join(directory, name)
+    found = shutil.which(name)
     if not found:
-        raise TuneError("kforge-tune not found: pass tools_dir=, set KFORGE_BUILD_DIR, or put it on PATH")
+        raise TuneError(f"{name} not found: pass tools_dir=, set KFORGE_BUILD_DIR, or put it on PATH")
     return found
+
+
+def _find_tune(tools_dir):
+    return _find_tool("kforge-tune", tools_dir)
 
 
 class TuneRun:

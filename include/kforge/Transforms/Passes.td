@@ -400,6 +400,42 @@ def KforgeNormalizeImporter : Pass<"kforge-normalize-importer", "mlir::ModuleOp"
                            "mlir::arith::ArithDialect", "mlir::math::MathDialect"];
 }
 
+def KforgePartition : Pass<"kforge-partition", "mlir::ModuleOp"> {
+  let summary = "Split a function of many linalg ops into dispatch functions, one kernel each";
+  let description = [{
+    Run after `kforge-normalize-importer` on a whole model (an importer function of many ops). The ops
+    of the entry function are grouped, in program order, into dispatches, in the spirit of IREE's
+    dispatch formation:
+
+    - a contraction (matmul, batch matmul, convolution) with the elementwise ops over its result that
+      follow it (bias, activation, residual: the epilogue);
+    - reductions over the same rows with the elementwise ops over the same loops or over the rows
+      (softmax, layernorm, RMS norm: one row kernel), siblings that read the same tensor included;
+    - a chain of elementwise ops over the same loops;
+    - any other op with tensor results (`tensor.pad`, `tensor.concat`, ...) alone.
+
+    An op joins the group of its latest producer only (or, for rows, the last group), so the groups stay
+    in a topological order. Constants, empty tensors and fills are copied into every dispatch that reads
+    them; reshapes (`tensor.expand_shape` / `collapse_shape` / `cast`) of a dispatch's own values are
+    copied into it, other reshapes stay in the entry (views of contiguous buffers). Each group becomes a
+    private function named by its content (`k_<hash>`), so identical kernels of a model are one function
+    and are tuned once; the entry becomes the calls in order.
+
+    With `split-dir=DIR` it also writes each dispatch as a payload of its own (`DIR/k_<hash>.mlir`, for
+    kforge-compile and kforge-tune) and `DIR/plan.json`: the entry's arguments, its steps (dispatch calls
+    and reshapes) over numbered values, and its outputs; kforge's Python package runs a model from it.
+    Grouping decides only how fast the kernels can be, never what they compute: each dispatch is
+    compiled and verified on its own.
+  }];
+  let options = [
+    Option<"entryName", "entry", "std::string", /*default=*/"\"\"",
+           "The function to partition (default: the only public one)">,
+    Option<"splitDirectory", "split-dir", "std::string", /*default=*/"\"\"",
+           "Also write each dispatch as a payload file and plan.json into this directory">,
+  ];
+  let dependentDialects = ["mlir::func::FuncDialect", "mlir::tensor::TensorDialect"];
+}
+
 def KforgeMapToGpuNaive : Pass<"kforge-map-to-gpu-naive", "mlir::ModuleOp"> {
   let summary = "Map every linalg op of a bufferized payload to its own naive GPU kernel";
   let description = [{

@@ -1,0 +1,520 @@
+//===- Partition.cpp - a function of many linalg ops into dispatch functions ===//
+//
+// See the pass description in Passes.td. The grouping works on the function's top-level ops in program
+// order. Each compute op (a linalg op that is not a fill, or any other op with tensor results) either joins
+// the group of its latest producer, when the group can take it, or starts a group. Joining only the latest
+// producer's group keeps the groups in a topological order: every operand of a group comes from a function
+// argument or from an earlier group, so the entry can call the groups in the order they were formed.
+//
+// Which ops a group takes decides only how fast the kernels can be, never what they compute: each dispatch
+// is a function of its operands, compiled and verified on its own.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kforge/Transforms/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace kforge {
+#define GEN_PASS_DEF_KFORGEPARTITION
+#include "kforge/Transforms/Passes.h.inc"
+} // namespace kforge
+
+using namespace mlir;
+
+namespace {
+
+/// What a group is formed around.
+enum class GroupKind {
+  Contraction, // a matmul / batch matmul / convolution with the elementwise ops on its result (epilogue)
+  Rows,        // reductions over one set of rows and the elementwise ops over the same loops
+  Opaque,      // an op kforge does not group (tensor.pad, tensor.concat, ...): alone
+};
+
+struct Group {
+  GroupKind kind;
+  SmallVector<Operation *> ops;
+  SmallVector<int64_t> domain; // contraction: its result's shape; rows: the loops of the full-size ops
+  SmallVector<int64_t> rows;   // rows: the parallel loops of the reductions (empty until one joins)
+};
+
+bool isReshape(Operation *op) { return isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp>(op); }
+
+/// Ops every dispatch that needs them gets its own copy of: constants, empty tensors, fills of those, and
+/// pure scalar arithmetic on them. They carry no data a kernel computes.
+bool isMaterializable(Operation *op) {
+  if (!op)
+    return false;
+  if (isa<arith::ConstantOp, tensor::EmptyOp>(op))
+    return true;
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return llvm::all_of(fill->getOperands(), [](Value v) { return isMaterializable(v.getDefiningOp()); });
+  if (op->getNumRegions() == 0 && isPure(op) && op->getNumResults() == 1 &&
+      !isa<ShapedType>(op->getResult(0).getType()) && op->getDialect() &&
+      isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+    return llvm::all_of(op->getOperands(), [](Value v) { return isMaterializable(v.getDefiningOp()); });
+  return false;
+}
+
+/// The value a chain of reshapes starts from.
+Value throughReshapes(Value value) {
+  while (Operation *op = value.getDefiningOp()) {
+    if (!isReshape(op))
+      break;
+    value = op->getOperand(0);
+  }
+  return value;
+}
+
+/// `op` reads a tensor that an op of `group` reads too.
+bool sharesInput(const struct Group &group, Operation *op) {
+  for (Operation *member : group.ops)
+    for (Value operand : member->getOperands())
+      if (isa<TensorType>(operand.getType()) && llvm::is_contained(op->getOperands(), operand))
+        return true;
+  return false;
+}
+
+bool isContraction(linalg::LinalgOp op) {
+  return linalg::isaContractionOpInterface(op) || linalg::isaConvolutionOpInterface(op);
+}
+
+bool allParallel(linalg::LinalgOp op) { return op.getNumReductionLoops() == 0; }
+
+SmallVector<int64_t> parallelRanges(linalg::LinalgOp op) {
+  SmallVector<int64_t> ranges;
+  for (auto [range, iterator] : llvm::zip(op.getStaticLoopRanges(), op.getIteratorTypesArray()))
+    if (iterator == utils::IteratorType::parallel)
+      ranges.push_back(range);
+  return ranges;
+}
+
+class Partitioner {
+public:
+  explicit Partitioner(func::FuncOp entry) : entry(entry) {}
+
+  /// Forms the groups; fails on a function whose shape it cannot partition (with an error on the op).
+  LogicalResult formGroups();
+  /// Outlines each group into a private function next to the entry and rewrites the entry as calls.
+  LogicalResult outline(SmallVectorImpl<func::FuncOp> &dispatches);
+
+private:
+  std::optional<unsigned> groupOf(Value value) const {
+    Operation *op = throughReshapes(value).getDefiningOp();
+    auto it = op ? groupIndex.find(op) : groupIndex.end();
+    if (it == groupIndex.end())
+      return std::nullopt;
+    return it->second;
+  }
+  bool canJoin(const Group &group, unsigned index, linalg::LinalgOp op) const;
+  void join(unsigned index, linalg::LinalgOp op);
+  void start(Operation *op);
+  Operation *topLevelAncestor(Operation *op) {
+    while (op && op->getBlock() != &entry.getBody().front())
+      op = op->getParentOp();
+    return op;
+  }
+  /// The value of `value` in the block being built, materialising constants and reshapes on demand.
+  Value materialize(Value value, IRMapping &mapping, OpBuilder &builder);
+
+  func::FuncOp entry;
+  SmallVector<Group> groups;
+  DenseMap<Operation *, unsigned> groupIndex;
+};
+
+bool Partitioner::canJoin(const Group &group, unsigned index, linalg::LinalgOp op) const {
+  // Every operand computed in the group must be read through the identity map when the shapes match the
+  // group's domain: a transpose or a broadcast of a group's result starts a kernel of its own.
+  auto inGroup = [&](Value v) { return groupOf(v) == index; };
+  SmallVector<int64_t> loops = op.getStaticLoopRanges();
+  switch (group.kind) {
+  case GroupKind::Opaque:
+    return false;
+  case GroupKind::Contraction: {
+    if (!allParallel(op) || loops != group.domain)
+      return false;
+    if (!op.getDpsInitsMutable().empty() && !op.getMatchingIndexingMap(&op.getDpsInitsMutable()[0]).isIdentity())
+      return false;
+    for (OpOperand *input : op.getDpsInputOperands())
+      if (inGroup(input->get()) && !op.getMatchingIndexingMap(input).isIdentity())
+        return false;
+    return true;
+  }
+  case GroupKind::Rows: {
+    if (allParallel(op)) {
+      // Over the full loops (an elementwise op of the rows' elements) or over the rows (of their statistics).
+      if (loops != group.domain && (group.rows.empty() || loops != group.rows))
+        return false;
+      if (loops == group.domain)
+        for (OpOperand *input : op.getDpsInputOperands())
+          if (inGroup(input->get()) && cast<ShapedType>(input->get().getType()).getShape() ==
+                                           ArrayRef<int64_t>(group.domain) &&
+              !op.getMatchingIndexingMap(input).isIdentity())
+            return false;
+      return true;
+    }
+    // A reduction: over the same loops, and the same rows as the group's other reductions.
+    if (loops != group.domain || (!group.rows.empty() && parallelRanges(op) != group.rows))
+      return false;
+    // Its elements through the identity map; the rows' statistics (the mean a variance subtracts) any way.
+    for (OpOperand *input : op.getDpsInputOperands())
+      if (inGroup(input->get()) &&
+          cast<ShapedType>(input->get().getType()).getShape() == ArrayRef<int64_t>(group.domain) &&
+          !op.getMatchingIndexingMap(input).isIdentity())
+        return false;
+    return true;
+  }
+  }
+  return false;
+}
+
+void Partitioner::join(unsigned index, linalg::LinalgOp op) {
+  Group &group = groups[index];
+  group.ops.push_back(op);
+  groupIndex[op] = index;
+  if (group.kind == GroupKind::Rows && !allParallel(op) && group.rows.empty())
+    group.rows = parallelRanges(op);
+}
+
+void Partitioner::start(Operation *op) {
+  Group group;
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || !linalgOp.hasPureTensorSemantics()) {
+    group.kind = GroupKind::Opaque;
+  } else if (isContraction(linalgOp)) {
+    group.kind = GroupKind::Contraction;
+    group.domain = llvm::to_vector(cast<ShapedType>(op->getResult(0).getType()).getShape());
+  } else {
+    group.kind = GroupKind::Rows;
+    group.domain = linalgOp.getStaticLoopRanges();
+    if (!allParallel(linalgOp))
+      group.rows = parallelRanges(linalgOp);
+  }
+  group.ops.push_back(op);
+  groupIndex[op] = groups.size();
+  groups.push_back(std::move(group));
+}
+
+LogicalResult Partitioner::formGroups() {
+  for (Operation &op : entry.getBody().front().without_terminator()) {
+    if (isMaterializable(&op) || isReshape(&op))
+      continue;
+    if (op.getNumResults() == 0 || !llvm::all_of(op.getResultTypes(), [](Type t) { return isa<TensorType>(t); }))
+      return op.emitOpError("kforge-partition: a top-level op without tensor results (")
+             << op.getName() << ") cannot be placed in a dispatch";
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
+    std::optional<unsigned> latest;
+    op.walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        if (std::optional<unsigned> producer = groupOf(operand))
+          latest = latest ? std::max(*latest, *producer) : *producer;
+    });
+    if (linalgOp && linalgOp.hasPureTensorSemantics() && !isContraction(linalgOp)) {
+      if (latest && canJoin(groups[*latest], *latest, linalgOp)) {
+        join(*latest, linalgOp);
+        continue;
+      }
+      // A sibling: the last group (every producer is in it or before it) when it is a group of rows that
+      // reads one of the same tensors (layernorm's mean and variance of the same input).
+      unsigned last = groups.size() - 1;
+      if (!groups.empty() && groups.back().kind == GroupKind::Rows && sharesInput(groups.back(), &op) &&
+          canJoin(groups.back(), last, linalgOp)) {
+        join(last, linalgOp);
+        continue;
+      }
+    }
+    start(&op);
+  }
+  return success();
+}
+
+Value Partitioner::materialize(Value value, IRMapping &mapping, OpBuilder &builder) {
+  if (Value mapped = mapping.lookupOrNull(value))
+    return mapped;
+  Operation *def = value.getDefiningOp();
+  assert(def && (isMaterializable(def) || isReshape(def)) && "only constants and reshapes are rebuilt");
+  for (Value operand : def->getOperands())
+    materialize(operand, mapping, builder);
+  Operation *copy = builder.clone(*def, mapping);
+  return copy->getResult(cast<OpResult>(value).getResultNumber());
+}
+
+LogicalResult Partitioner::outline(SmallVectorImpl<func::FuncOp> &dispatches) {
+  Block &body = entry.getBody().front();
+  MLIRContext *context = entry.getContext();
+  auto returnOp = cast<func::ReturnOp>(body.getTerminator());
+
+  // The values each group takes and gives.
+  SmallVector<SetVector<Value>> inputs(groups.size()), outputs(groups.size());
+  for (auto [index, group] : llvm::enumerate(groups)) {
+    DenseSet<Operation *> members(group.ops.begin(), group.ops.end());
+    for (Operation *op : group.ops) {
+      op->walk([&](Operation *nested) {
+        for (Value operand : nested->getOperands()) {
+          Operation *def = operand.getDefiningOp();
+          if (def && (members.contains(def) || def->getParentOp() != entry.getOperation() ||
+                      isMaterializable(def)))
+            continue;
+          if (!def && cast<BlockArgument>(operand).getOwner() != &body)
+            continue; // a region's own block argument
+          if (!isa<TensorType>(operand.getType()))
+            return (void)op->emitOpError("kforge-partition: reads a scalar computed outside any dispatch");
+          // A reshape of this group's own result is rebuilt inside; any other value is an operand.
+          Value root = throughReshapes(operand);
+          if (root.getDefiningOp() && members.contains(root.getDefiningOp()))
+            continue;
+          inputs[index].insert(operand);
+        }
+      });
+      for (Value result : op->getResults())
+        for (OpOperand &use : result.getUses()) {
+          Operation *user = topLevelAncestor(use.getOwner());
+          if (!members.contains(user)) {
+            outputs[index].insert(result);
+            break;
+          }
+        }
+    }
+  }
+  for (Value returned : returnOp.getOperands()) {
+    Operation *def = returned.getDefiningOp();
+    if (def && isMaterializable(def))
+      return returnOp.emitOpError("kforge-partition: returns a constant tensor; no dispatch computes it");
+  }
+
+  // One private function per group, next to the entry.
+  OpBuilder moduleBuilder(context);
+  moduleBuilder.setInsertionPoint(entry);
+  for (auto [index, group] : llvm::enumerate(groups)) {
+    SmallVector<Type> argumentTypes, resultTypes;
+    for (Value v : inputs[index])
+      argumentTypes.push_back(v.getType());
+    for (Value v : outputs[index])
+      resultTypes.push_back(v.getType());
+    auto dispatch = func::FuncOp::create(moduleBuilder, group.ops.front()->getLoc(),
+                                         (entry.getSymName() + "_dispatch_" + Twine(index)).str(),
+                                         FunctionType::get(context, argumentTypes, resultTypes));
+    Block *block = dispatch.addEntryBlock();
+    OpBuilder builder = OpBuilder::atBlockBegin(block);
+    IRMapping mapping;
+    for (auto [value, argument] : llvm::zip(inputs[index], block->getArguments()))
+      mapping.map(value, argument);
+    DenseSet<Operation *> members(group.ops.begin(), group.ops.end());
+    for (Operation *op : group.ops) {
+      op->walk([&](Operation *nested) {
+        for (Value operand : nested->getOperands()) {
+          Operation *def = operand.getDefiningOp();
+          if (!def || mapping.contains(operand) || members.contains(def) || def->getParentOp() != entry.getOperation())
+            continue;
+          materialize(operand, mapping, builder);
+        }
+      });
+      builder.clone(*op, mapping);
+    }
+    SmallVector<Value> results;
+    for (Value v : outputs[index])
+      results.push_back(mapping.lookup(v));
+    func::ReturnOp::create(builder, dispatch.getLoc(), results);
+    dispatch.setPrivate();
+    dispatches.push_back(dispatch);
+  }
+
+  // The entry: the calls in group order, the reshapes between them, and the same results.
+  Block *newBody = new Block();
+  entry.getBody().push_back(newBody); // after the old body, which is erased below
+  for (BlockArgument argument : body.getArguments())
+    newBody->addArgument(argument.getType(), argument.getLoc());
+  IRMapping mapping;
+  for (auto [old, fresh] : llvm::zip(body.getArguments(), newBody->getArguments()))
+    mapping.map(old, fresh);
+  OpBuilder builder = OpBuilder::atBlockBegin(newBody);
+  for (auto [index, group] : llvm::enumerate(groups)) {
+    SmallVector<Value> operands;
+    for (Value v : inputs[index])
+      operands.push_back(materialize(v, mapping, builder));
+    auto call = func::CallOp::create(builder, group.ops.front()->getLoc(), dispatches[index], operands);
+    for (auto [old, fresh] : llvm::zip(outputs[index], call.getResults()))
+      mapping.map(old, fresh);
+  }
+  SmallVector<Value> returned;
+  for (Value v : returnOp.getOperands())
+    returned.push_back(materialize(v, mapping, builder));
+  func::ReturnOp::create(builder, returnOp.getLoc(), returned);
+
+  // Swap the bodies: drop the old ops' uses first (later ops use earlier ones).
+  for (Operation &op : llvm::reverse(body))
+    op.dropAllUses();
+  body.erase();
+  return success();
+}
+
+/// A name fixed by a dispatch's content, so identical kernels across a model are one function (tuned once).
+std::string contentName(func::FuncOp dispatch) {
+  StringAttr name = dispatch.getSymNameAttr();
+  dispatch.setSymName("dispatch");
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  dispatch->print(os, OpPrintingFlags().printGenericOpForm().enableDebugInfo(false));
+  dispatch.setSymNameAttr(name);
+  std::string hash = llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(text)), /*LowerCase=*/true);
+  return "k_" + hash.substr(0, 16);
+}
+
+llvm::json::Array shapeOf(Type type) {
+  llvm::json::Array shape;
+  for (int64_t size : cast<ShapedType>(type).getShape())
+    shape.push_back(size);
+  return shape;
+}
+
+std::string elementTypeOf(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  cast<ShapedType>(type).getElementType().print(os);
+  return text;
+}
+
+llvm::json::Object valueJson(Type type) {
+  return llvm::json::Object{{"shape", shapeOf(type)}, {"element_type", elementTypeOf(type)}};
+}
+
+LogicalResult writeFile(Operation *anchor, StringRef path, StringRef text) {
+  std::error_code error;
+  llvm::raw_fd_ostream os(path, error, llvm::sys::fs::OF_Text);
+  if (error)
+    return anchor->emitError("kforge-partition: cannot write ") << path << ": " << error.message();
+  os << text;
+  return success();
+}
+
+/// Writes each dispatch as a payload of its own (a module with it as the one public function) and
+/// plan.json: the entry's steps (dispatch calls and reshapes) in order, over numbered values.
+LogicalResult writeSplit(ModuleOp module, func::FuncOp entry, StringRef directory) {
+  if (std::error_code error = llvm::sys::fs::create_directories(directory))
+    return module.emitError("kforge-partition: cannot create ") << directory << ": " << error.message();
+  llvm::json::Array arguments, steps, dispatchesJson, outputs;
+  DenseMap<Value, int64_t> numbers; // value -> index into "values"
+  llvm::json::Array values;
+  auto number = [&](Value v, llvm::json::Object origin) {
+    origin["shape"] = shapeOf(v.getType());
+    origin["element_type"] = elementTypeOf(v.getType());
+    numbers[v] = values.size();
+    values.push_back(std::move(origin));
+  };
+  for (BlockArgument argument : entry.getArguments()) {
+    if (!isa<RankedTensorType>(argument.getType()))
+      return entry.emitError("kforge-partition: argument ") << argument.getArgNumber() << " is not a ranked tensor";
+    arguments.push_back(valueJson(argument.getType()));
+    number(argument, llvm::json::Object{{"argument", static_cast<int64_t>(argument.getArgNumber())}});
+  }
+  llvm::StringMap<int64_t> dispatchIndex;
+  for (Operation &op : entry.getBody().front()) {
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      StringRef callee = call.getCallee();
+      if (!dispatchIndex.count(callee)) {
+        auto dispatch = module.lookupSymbol<func::FuncOp>(callee);
+        OwningOpRef<ModuleOp> payload = ModuleOp::create(UnknownLoc::get(module.getContext()));
+        auto copy = cast<func::FuncOp>(dispatch->clone());
+        copy.setPublic();
+        payload->getBody()->push_back(copy);
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        payload->print(os);
+        SmallString<256> path(directory);
+        llvm::sys::path::append(path, (callee + ".mlir").str());
+        if (failed(writeFile(module, path, text)))
+          return failure();
+        dispatchIndex[callee] = dispatchesJson.size();
+        dispatchesJson.push_back(llvm::json::Object{{"name", callee}, {"payload", (callee + ".mlir").str()}});
+      }
+      llvm::json::Array operands, results;
+      for (Value operand : call.getOperands())
+        operands.push_back(numbers.lookup(operand));
+      for (Value result : call.getResults()) {
+        results.push_back(static_cast<int64_t>(values.size()));
+        number(result, llvm::json::Object{{"step", static_cast<int64_t>(steps.size())}});
+      }
+      steps.push_back(llvm::json::Object{{"kind", "dispatch"}, {"dispatch", dispatchIndex[callee]},
+                                         {"operands", std::move(operands)}, {"results", std::move(results)}});
+    } else if (isReshape(&op)) {
+      int64_t source = numbers.lookup(op.getOperand(0));
+      int64_t result = values.size();
+      number(op.getResult(0), llvm::json::Object{{"step", static_cast<int64_t>(steps.size())}});
+      steps.push_back(llvm::json::Object{{"kind", "reshape"}, {"operands", llvm::json::Array{source}},
+                                         {"results", llvm::json::Array{result}}});
+    } else if (auto returnOp = dyn_cast<func::ReturnOp>(op)) {
+      for (Value v : returnOp.getOperands())
+        outputs.push_back(numbers.lookup(v));
+    } else {
+      return op.emitOpError("kforge-partition: cannot describe this top-level op in plan.json");
+    }
+  }
+  llvm::json::Object plan{{"format", "kforge-partition/1"}, {"entry", entry.getSymName()},
+                          {"arguments", std::move(arguments)}, {"values", std::move(values)},
+                          {"dispatches", std::move(dispatchesJson)}, {"steps", std::move(steps)},
+                          {"outputs", std::move(outputs)}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(plan))) << "\n";
+  SmallString<256> path(directory);
+  llvm::sys::path::append(path, "plan.json");
+  return writeFile(module, path, text);
+}
+
+struct KforgePartition : kforge::impl::KforgePartitionBase<KforgePartition> {
+  using KforgePartitionBase::KforgePartitionBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    func::FuncOp entry;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal() || (entryName.empty() ? !func.isPublic() : func.getSymName() != entryName))
+        continue;
+      if (entry) {
+        module.emitError("kforge-partition: several public functions; name one with entry=");
+        return signalPassFailure();
+      }
+      entry = func;
+    }
+    if (!entry) {
+      module.emitError("kforge-partition: no ") << (entryName.empty() ? "public function" : "function @" + entryName);
+      return signalPassFailure();
+    }
+    if (!entry.getBody().hasOneBlock()) {
+      entry.emitError("kforge-partition: the function has control flow (several blocks)");
+      return signalPassFailure();
+    }
+    Partitioner partitioner(entry);
+    SmallVector<func::FuncOp> dispatches;
+    if (failed(partitioner.formGroups()) || failed(partitioner.outline(dispatches)))
+      return signalPassFailure();
+
+    // Name each dispatch by its content; identical ones become one function.
+    SymbolTable symbols(module);
+    llvm::StringMap<func::FuncOp> byName;
+    for (func::FuncOp dispatch : dispatches) {
+      std::string name = contentName(dispatch);
+      if (func::FuncOp same = byName.lookup(name)) {
+        if (failed(SymbolTable::replaceAllSymbolUses(dispatch, same.getSymNameAttr(), entry)))
+          return signalPassFailure();
+        dispatch.erase();
+        continue;
+      }
+      if (failed(symbols.rename(dispatch, name)))
+        return signalPassFailure();
+      byName[dispatch.getSymName()] = dispatch;
+    }
+    if (!splitDirectory.empty() && failed(writeSplit(module, entry, splitDirectory)))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,250 @@
+"""Whole models: a function of many ops as several kernels, each tuned once and kept in a tuning database.
+
+    model = kforge.compile_payload("runs/mlp.mlir", "runs/mlp-art", target="cpu", db="~/.cache/kforge/db")
+    y = model(*arguments)                          # the kernels in order; intermediates are framework tensors
+
+``kforge-opt --kforge-partition`` splits the payload's function into dispatches (a contraction with its
+epilogue, a row kernel, an elementwise chain; docs/models.md) and writes each as a payload of its own, named by
+its content (``k_<hash>``), with ``plan.json``: the calls and reshapes in order. Each dispatch gets a kernel
+from the tuning database (a kforge-tune run directory per dispatch and target), else from a kforge-tune run
+(a budget, or the heuristic's first correct kernel when tuning is off), else the naive kernel (slow but the
+same computation as the reference every tuned kernel is verified against), said once.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+from .artifact import load
+from .tune import TuneError, TuneRun, _find_tool, tune
+
+PLAN_FORMAT = "kforge-partition/1"
+_TORCH_NAMES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "f64": "float64", "i64": "int64",
+                "i32": "int32", "i16": "int16", "i8": "int8", "i1": "bool"}
+
+
+class ModelError(Exception):
+    """A payload kforge cannot partition or compile, or a model called with the wrong arguments."""
+
+
+def _say(message):
+    print(f"kforge: {message}", file=sys.stderr)
+
+
+class Plan:
+    """plan.json of a partitioned payload: arguments, dispatches (payload files), steps and outputs."""
+
+    def __init__(self, directory):
+        self.directory = directory
+        path = os.path.join(directory, "plan.json")
+        try:
+            with open(path) as f:
+                plan = json.load(f)
+        except (OSError, json.JSONDecodeError) as error:
+            raise ModelError(f"cannot read {path}: {error}") from None
+        if plan.get("format") != PLAN_FORMAT:
+            raise ModelError(f"{path} is not a {PLAN_FORMAT} plan")
+        self.entry = plan["entry"]
+        self.arguments = plan["arguments"]
+        self.values = plan["values"]
+        self.dispatches = plan["dispatches"]
+        self.steps = plan["steps"]
+        self.outputs = plan["outputs"]
+
+    def payload(self, dispatch):
+        return os.path.join(self.directory, dispatch["payload"])
+
+
+def partition(payload, directory, *, tools_dir=None):
+    """Partitions ``payload`` (a .mlir file with one public function) into ``directory``: one payload per
+    dispatch, plan.json, and partitioned.mlir (the module with the entry as calls). Returns the Plan."""
+    os.makedirs(directory, exist_ok=True)
+    command = [_find_tool("kforge-opt", tools_dir), os.fspath(payload), "--kforge-normalize-importer",
+               f"--kforge-partition=split-dir={directory}", "-o", os.path.join(directory, "partitioned.mlir")]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        lines = [l for l in result.stderr.strip().splitlines() if l.strip()]
+        raise ModelError(f"cannot partition {payload}: " + ("\n".join(lines[:6]) or f"exit {result.returncode}"))
+    return Plan(directory)
+
+
+_build_ids = {}
+
+
+def _kforge_build(tools_dir):
+    """An identity of the kforge build in use (a hash of kforge-tune's binary): a database entry written by
+    another build is re-verified before it is trusted."""
+    path = os.path.realpath(_find_tool("kforge-tune", tools_dir))
+    if path not in _build_ids:
+        import hashlib
+        digest = hashlib.sha256()
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+        _build_ids[path] = digest.hexdigest()[:16]
+    return _build_ids[path]
+
+
+class TuningDatabase:
+    """A directory of kforge-tune runs, one per dispatch and target: ``DB/<target>/<k_hash>/``.
+
+    A dispatch's name is a hash of its content, so the same kernel in another model (or twice in one) is
+    found again. An entry tuned for another chip lives under another target key; an entry from another
+    kforge build is re-verified (kforge-tune --replay) before use, and set aside when that fails."""
+
+    def __init__(self, path):
+        self.path = os.path.expanduser(os.fspath(path))
+
+    def run_dir(self, target_key, name):
+        return os.path.join(self.path, target_key, name)
+
+
+def _target_key(target, chip):
+    return "cpu" if target == "cpu" else f"gpu-{chip or 'default'}"
+
+
+def _usable_run(run_dir, target, chip, tools_dir, replay_check):
+    """The TuneRun in ``run_dir`` when it holds a verified best kernel for this target and chip, else None
+    (with the reason said)."""
+    if not os.path.exists(os.path.join(run_dir, "db.jsonl")):
+        return None
+    try:
+        run = TuneRun(run_dir)
+        with open(os.path.join(run_dir, "run.json")) as f:
+            header = json.load(f)
+    except (TuneError, OSError, json.JSONDecodeError) as error:
+        _say(f"database entry {run_dir} is unreadable ({error}); tuning again")
+        return None
+    if header.get("target") != target or (target == "gpu" and chip and header.get("chip") not in (None, chip)):
+        _say(f"database entry {run_dir} was tuned for {header.get('target')} {header.get('chip')}; tuning again")
+        return None
+    if run.best is None or not os.path.exists(os.path.join(run_dir, "best", "kernel.json")):
+        return None
+    if replay_check:
+        # Another kforge build: rebuild and re-verify the best schedule before trusting it.
+        result = subprocess.run([_find_tool("kforge-tune", tools_dir), "--replay", run_dir, "--json"],
+                                capture_output=True, text=True)
+        if result.returncode != 0:
+            lines = result.stderr.strip().splitlines()
+            _say(f"database entry {run_dir} no longer applies ({lines[-1] if lines else 'replay failed'}); "
+                 "tuning again")
+            return None
+    return run
+
+
+class Model:
+    """A partitioned payload with a kernel per dispatch: call it with the payload function's arguments
+    (framework tensors, C-contiguous); returns its results (one, or a tuple). GPU kernels launch on the
+    caller's current stream without waiting; intermediates are allocated by the framework."""
+
+    def __init__(self, plan, kernels, sources):
+        self.plan = plan
+        self.kernels = kernels  # dispatch name -> kforge.Artifact
+        self.sources = sources  # dispatch name -> "database", "tuned", "first", "naive"
+
+    def __call__(self, *arguments):
+        if len(arguments) != len(self.plan.arguments):
+            raise ModelError(f"{self.plan.entry} takes {len(self.plan.arguments)} arguments, got {len(arguments)}")
+        values = [None] * len(self.plan.values)
+        for index, value in enumerate(arguments):
+            values[index] = value
+        for step in self.plan.steps:
+            operands = [values[i] for i in step["operands"]]
+            if step["kind"] == "reshape":
+                result = self.plan.values[step["results"][0]]
+                values[step["results"][0]] = operands[0].reshape(result["shape"])
+                continue
+            dispatch = self.plan.dispatches[step["dispatch"]]
+            results = self.kernels[dispatch["name"]](*[_contiguous(v) for v in operands])
+            if not isinstance(results, tuple):
+                results = (results,)
+            for index, result in zip(step["results"], results):
+                values[index] = result
+        outputs = []
+        for index in self.plan.outputs:
+            value = values[index]
+            if index < len(arguments):  # an argument returned as is: a copy, as the payload's result is
+                value = value.clone() if hasattr(value, "clone") else value.copy()
+            outputs.append(value)
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def describe(self):
+        counts = {}
+        for source in self.sources.values():
+            counts[source] = counts.get(source, 0) + 1
+        return f"{len(self.plan.steps)} steps, {len(self.kernels)} kernels ({counts})"
+
+
+def _contiguous(value):
+    return value.contiguous() if hasattr(value, "is_contiguous") and not value.is_contiguous() else value
+
+
+def compile_payload(payload, directory, *, target="cpu", chip=None, db=None, tune_seconds=0, trials=None,
+                    tools_dir=None, runtime=None, extra_args=()):
+    """Partitions ``payload``, gets a kernel for each dispatch, and returns a callable Model.
+
+    ``tune_seconds`` > 0 tunes each dispatch missing from the database for up to that many seconds
+    (kforge-tune's heuristic+evolve); 0 takes the heuristic's first correct kernel (a few trials). ``db`` (a
+    directory) keeps every dispatch's run for reuse; without it the runs stay under ``directory``."""
+    if target not in ("cpu", "gpu"):
+        raise ModelError(f"target must be cpu or gpu, not {target!r}")
+    plan = partition(payload, os.path.join(directory, "plan"), tools_dir=tools_dir)
+    database = TuningDatabase(db) if db else TuningDatabase(os.path.join(directory, "runs"))
+    key = _target_key(target, chip)
+    version = _kforge_build(tools_dir)
+    kernels, sources = {}, {}
+    for dispatch in plan.dispatches:
+        name = dispatch["name"]
+        if name in kernels:
+            continue
+        run_dir = database.run_dir(key, name)
+        stamp = os.path.join(run_dir, "kforge-build")
+        stale = not os.path.exists(stamp) or open(stamp).read().strip() != version
+        run = _usable_run(run_dir, target, chip, tools_dir, replay_check=stale)
+        source = "database"
+        if run is not None and stale:
+            with open(stamp, "w") as f:
+                f.write(version + "\n")
+        if run is None:
+            if os.path.exists(run_dir):  # keep what was there: set aside, never deleted
+                shutil.move(run_dir, f"{run_dir}.old-{int(time.time())}")
+            os.makedirs(os.path.dirname(run_dir), exist_ok=True)
+            arguments = list(extra_args)
+            if chip and target == "gpu":
+                arguments += ["--chip", chip]
+            if tune_seconds and tune_seconds > 0:
+                source = "tuned"
+                run = tune(plan.payload(dispatch), run_dir, target=target, trials=trials or 1000,
+                           time_budget=tune_seconds, extra_args=arguments, tools_dir=tools_dir)
+            else:
+                source = "first"
+                run = tune(plan.payload(dispatch), run_dir, target=target, policy="heuristic",
+                           trials=trials or 4, extra_args=arguments + ["--early-stop", "1"], tools_dir=tools_dir)
+            with open(stamp, "w") as f:
+                f.write(version + "\n")
+        if run.best is not None:
+            kernels[name] = run.best_artifact(runtime=runtime)
+        else:
+            source = "naive"
+            _say(f"no schedule of dispatch {name} ({plan.payload(dispatch)}) verified; using its naive kernel")
+            kernels[name] = _compile_naive(plan.payload(dispatch), os.path.join(directory, "naive", name), target,
+                                           chip, tools_dir, runtime)
+        sources[name] = source
+    return Model(plan, kernels, sources)
+
+
+def _compile_naive(payload, directory, target, chip, tools_dir, runtime):
+    # The GPU's naive mapping (one thread per output element); on the CPU the untransformed payload.
+    command = [_find_tool("kforge-compile", tools_dir), payload, "--target", target, "-o", directory]
+    if target == "gpu":
+        command.append("--naive")
+    if chip and target == "gpu":
+        command += ["--chip", chip]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        lines = result.stderr.strip().splitlines()
+        raise ModelError(f"cannot compile {payload}, not even naively: {lines[-1] if lines else result.returncode}")
+    return load(directory, runtime=runtime)
