@@ -21,6 +21,7 @@ GPU artifacts take CUDA tensors (PyTorch) and need kforge's mgpu runtime (libkfo
 from .artifact import Artifact, ArtifactError, load
 from .importer import ImporterError, Payload, import_module
 from .tune import TuneError, TuneRun, tune
+from . import distributed  # kforge.distributed.tune_many: many payloads on a Ray cluster (Ray imported on use)
 from .model import Model, ModelError, Plan, TuningDatabase, compile_payload, partition
 from .dynamo import backend, compile, make_backend
 
