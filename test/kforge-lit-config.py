@@ -74,6 +74,14 @@ elif subprocess.run([_venv_python, "-c", "import importlib.util as u, sys; "
 else:
     lit_config.note("no torch and torch-mlir in <build>/venv: the PyTorch importer's tests are skipped")
 
+# kforge.distributed's tests also need Ray (python/requirements-distributed.txt, scripts/install-python-deps.sh).
+if "pytest" in config.available_features:
+    if subprocess.run([_venv_python, "-c", "import importlib.util as u, sys; sys.exit(not u.find_spec('ray'))"]
+                      ).returncode == 0:
+        config.available_features.add("ray")
+    else:
+        lit_config.note("no Ray in <build>/venv: kforge.distributed's tests are skipped")
+
 # A GPU is present when the driver library loads and reports at least one device.
 def _has_cuda_gpu():
     import ctypes

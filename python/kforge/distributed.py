@@ -360,7 +360,8 @@ def _names(paths):
 
 
 def _print_event(event):
-    print(event["line"], file=sys.stderr, flush=True)
+    if not event.get("quiet"):
+        print(event["line"], file=sys.stderr, flush=True)
 
 
 def tune_many(payloads, output, *, target=None, trials=16, time_budget=0, measurers=None, address=None,
@@ -496,6 +497,8 @@ class _Driver:
             if kind == "measure":
                 ref = self.measurers[m].measure.remote(run.run_dir, payload, self.run_timeout + 120)
                 self.affinity[m].add(run.run_dir)
+                self.event("dispatch", f"{run.name}: trial {payload['id']} to measurer {m}", quiet=True,
+                           payload=run.name, id=payload["id"], measurer=m)
             else:
                 resume = kind == "finish" or self.resume and os.path.exists(os.path.join(run.run_dir, "db.jsonl"))
                 ref = self.measurers[m].no_search.remote(run.path, run.run_dir, self.target, resume, self.policy_args,
