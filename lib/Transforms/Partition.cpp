@@ -46,7 +46,13 @@ struct Group {
   SmallVector<int64_t> rows;   // rows: the parallel loops of the reductions (empty until one joins)
 };
 
-bool isReshape(Operation *op) { return isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp>(op); }
+/// Ops that only view their operand's data: reshapes of contiguous tensors, and slices with static offsets,
+/// sizes and strides (torch's split and chunk). Between dispatches they are steps of the plan, not kernels.
+bool isReshape(Operation *op) {
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
+    return slice.getOffsets().empty() && slice.getSizes().empty() && slice.getStrides().empty();
+  return isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp>(op);
+}
 
 /// Ops every dispatch that needs them gets its own copy of: constants, empty tensors, fills of those, and
 /// pure scalar arithmetic on them. They carry no data a kernel computes.
@@ -362,7 +368,7 @@ std::string contentName(func::FuncOp dispatch) {
   dispatch.setSymName("dispatch");
   std::string text;
   llvm::raw_string_ostream os(text);
-  dispatch->print(os, OpPrintingFlags().printGenericOpForm().enableDebugInfo(false));
+  dispatch->print(os, OpPrintingFlags().printGenericOpForm().enableDebugInfo(false).useLocalScope());
   dispatch.setSymNameAttr(name);
   std::string hash = llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(text)), /*LowerCase=*/true);
   return "k_" + hash.substr(0, 16);
@@ -448,8 +454,18 @@ LogicalResult writeSplit(ModuleOp module, func::FuncOp entry, StringRef director
       int64_t source = numbers.lookup(op.getOperand(0));
       int64_t result = values.size();
       number(op.getResult(0), llvm::json::Object{{"step", static_cast<int64_t>(steps.size())}});
-      steps.push_back(llvm::json::Object{{"kind", "reshape"}, {"operands", llvm::json::Array{source}},
-                                         {"results", llvm::json::Array{result}}});
+      llvm::json::Object step{{"kind", "reshape"}, {"operands", llvm::json::Array{source}},
+                              {"results", llvm::json::Array{result}}};
+      if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+        // The source's elements at offsets + i * strides, i < sizes; then reshaped to the result's shape
+        // (a rank-reducing slice drops unit dimensions).
+        auto array = [](ArrayRef<int64_t> values) { return llvm::json::Array(values); };
+        step["kind"] = "slice";
+        step["offsets"] = array(slice.getStaticOffsets());
+        step["sizes"] = array(slice.getStaticSizes());
+        step["strides"] = array(slice.getStaticStrides());
+      }
+      steps.push_back(std::move(step));
     } else if (auto returnOp = dyn_cast<func::ReturnOp>(op)) {
       for (Value v : returnOp.getOperands())
         outputs.push_back(numbers.lookup(v));

@@ -87,6 +87,7 @@ def make_backend(*, db=None, tune_seconds=None, workdir=None, tools_dir=None, ru
             model = compile_payload(payload_path, directory, target=target, chip=chip, db=db,
                                     tune_seconds=tune_seconds, tools_dir=tools_dir, runtime=runtime,
                                     extra_args=extra_args)
+            backend.models.append(model)
             returns_tuple = _returns_tuple(graph_module)
             compiled = _Graph(model, returns_tuple)
             if weights:
@@ -99,8 +100,11 @@ def make_backend(*, db=None, tune_seconds=None, workdir=None, tools_dir=None, ru
             if reason not in said:
                 said.add(reason)
                 warnings.warn(f"kforge: running a graph eagerly: {reason}", stacklevel=2)
+            backend.eager.append(reason)
             return graph_module.forward
 
+    backend.models = []  # the kforge.Model of each graph compiled, in order (sources, plan)
+    backend.eager = []   # the reason for each graph run eagerly
     return backend
 
 

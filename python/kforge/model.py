@@ -153,9 +153,13 @@ class Model:
             values[index] = value
         for step in self.plan.steps:
             operands = [values[i] for i in step["operands"]]
-            if step["kind"] == "reshape":
+            if step["kind"] in ("reshape", "slice"):
+                source = operands[0]
+                if step["kind"] == "slice":
+                    source = source[tuple(slice(o, o + (n - 1) * s + 1, s)
+                                          for o, n, s in zip(step["offsets"], step["sizes"], step["strides"]))]
                 result = self.plan.values[step["results"][0]]
-                values[step["results"][0]] = operands[0].reshape(result["shape"])
+                values[step["results"][0]] = source.reshape(result["shape"])
                 continue
             dispatch = self.plan.dispatches[step["dispatch"]]
             results = self.kernels[dispatch["name"]](*[_contiguous(v) for v in operands])
@@ -215,17 +219,22 @@ def compile_payload(payload, directory, *, target="cpu", chip=None, db=None, tun
             arguments = list(extra_args)
             if chip and target == "gpu":
                 arguments += ["--chip", chip]
-            if tune_seconds and tune_seconds > 0:
-                source = "tuned"
-                run = tune(plan.payload(dispatch), run_dir, target=target, trials=trials or 1000,
-                           time_budget=tune_seconds, extra_args=arguments, tools_dir=tools_dir)
-            else:
-                source = "first"
-                run = tune(plan.payload(dispatch), run_dir, target=target, policy="heuristic",
-                           trials=trials or 4, extra_args=arguments + ["--early-stop", "1"], tools_dir=tools_dir)
-            with open(stamp, "w") as f:
-                f.write(version + "\n")
-        if run.best is not None:
+            try:
+                if tune_seconds and tune_seconds > 0:
+                    source = "tuned"
+                    run = tune(plan.payload(dispatch), run_dir, target=target, trials=trials or 1000,
+                               time_budget=tune_seconds, extra_args=arguments, tools_dir=tools_dir)
+                else:
+                    source = "first"
+                    run = tune(plan.payload(dispatch), run_dir, target=target,
+                               trials=trials or 4, extra_args=arguments + ["--early-stop", "1"],
+                               tools_dir=tools_dir)
+                with open(stamp, "w") as f:
+                    f.write(version + "\n")
+            except TuneError as error:
+                _say(f"kforge-tune cannot tune dispatch {name}: {error}")
+                run = None
+        if run is not None and run.best is not None:
             kernels[name] = run.best_artifact(runtime=runtime)
         else:
             source = "naive"

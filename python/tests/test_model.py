@@ -1,0 +1,165 @@
+"""Whole models (python/kforge/model.py, dynamo.py): a module imported, partitioned into kernels
+(kforge-opt --kforge-partition), each kernel from the tuning database or kforge-tune, run in order; kforge.compile
+and torch.compile(backend=kforge...). On the CPU target: every output is checked against the module in float64.
+
+Needs torch and torch-mlir; run by test/Python/model.test."""
+
+import json
+import os
+import warnings
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("torch_mlir")
+
+import kforge  # noqa: E402
+from conftest import BUILD  # noqa: E402
+
+nn = torch.nn
+F = torch.nn.functional
+TOOLS = os.path.join(BUILD, "bin")
+
+
+class MLPBlock(nn.Module):
+    """Pre-norm MLP block: layernorm, Linear, GELU, Linear, residual."""
+
+    def __init__(self, hidden=64, inner=128):
+        super().__init__()
+        self.norm = nn.LayerNorm(hidden)
+        self.fc1, self.fc2 = nn.Linear(hidden, inner), nn.Linear(inner, hidden)
+
+    def forward(self, x):
+        return x + self.fc2(F.gelu(self.fc1(self.norm(x))))
+
+
+class DecoderBlock(nn.Module):
+    """Attention (fused qkv Linear split into heads, Q K^T, softmax, x V) and an MLP, pre-norm, residuals."""
+
+    def __init__(self, hidden=64, heads=4, inner=128):
+        super().__init__()
+        self.heads = heads
+        self.ln1, self.ln2 = nn.LayerNorm(hidden), nn.LayerNorm(hidden)
+        self.qkv, self.proj = nn.Linear(hidden, 3 * hidden), nn.Linear(hidden, hidden)
+        self.fc1, self.fc2 = nn.Linear(hidden, inner), nn.Linear(inner, hidden)
+
+    def forward(self, x):
+        b, s, h = x.shape
+        q, k, v = (t.view(b, s, self.heads, -1).transpose(1, 2) for t in self.qkv(self.ln1(x)).split(h, dim=-1))
+        attention = torch.softmax(q @ k.transpose(-2, -1) / (h // self.heads) ** 0.5, dim=-1)
+        x = x + self.proj((attention @ v).transpose(1, 2).reshape(b, s, h))
+        return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
+
+
+def relative_error(module, inputs, actual):
+    with torch.no_grad():
+        reference = module.double()(*[x.double() for x in inputs])
+    module.float()
+    return ((actual.double() - reference).norm() / reference.norm()).item()
+
+
+def test_mlp_block_is_three_kernels_and_matches_float64(tmp_path):
+    torch.manual_seed(0)
+    module, x = MLPBlock().eval(), torch.randn(32, 64)
+    run = kforge.compile(module, x, directory=str(tmp_path / "mlp"), db=str(tmp_path / "db"), tools_dir=TOOLS)
+    # layernorm (one row kernel), fc1 + bias + GELU, fc2 + bias + residual
+    assert len(run.model.kernels) == 3
+    assert [s["kind"] for s in run.model.plan.steps] == ["dispatch"] * 3
+    for fresh in (x, torch.randn(32, 64)):
+        assert relative_error(module, [fresh], run(fresh)) < 1e-5
+
+
+def test_decoder_block_matches_float64_and_reuses_identical_kernels(tmp_path):
+    torch.manual_seed(1)
+    module, x = DecoderBlock().eval(), torch.randn(2, 16, 64)
+    run = kforge.compile(module, x, directory=str(tmp_path / "decoder"), db=str(tmp_path / "db"),
+                         tools_dir=TOOLS)
+    plan = run.model.plan
+    kinds = [s["kind"] for s in plan.steps]
+    assert "slice" in kinds and "reshape" in kinds  # qkv's split and the heads' views stay between kernels
+    dispatch_steps = [s for s in plan.steps if s["kind"] == "dispatch"]
+    # Q K^T and attention x V have the same shapes here: one kernel, called twice.
+    assert len(run.model.kernels) < len(dispatch_steps)
+    assert relative_error(module, [x], run(x)) < 1e-5
+
+
+def test_torch_compile_backend_tunes_once_then_uses_the_database(tmp_path):
+    torch.manual_seed(2)
+    db, work = str(tmp_path / "db"), str(tmp_path / "work")
+    first = kforge.make_backend(db=db, workdir=work, tools_dir=TOOLS)
+    module, x = MLPBlock().eval(), torch.randn(32, 64)
+    with torch.no_grad():
+        y = torch.compile(module, backend=first)(x)
+    assert not first.eager and len(first.models) == 1
+    assert relative_error(module, [x], y) < 1e-5
+    torch._dynamo.reset()
+
+    # Another model of the same shapes (other weights): every kernel comes from the database.
+    second = kforge.make_backend(db=db, workdir=str(tmp_path / "work2"), tools_dir=TOOLS)
+    other = MLPBlock().eval()
+    with torch.no_grad():
+        z = torch.compile(other, backend=second)(x)
+    assert set(second.models[0].sources.values()) == {"database"}
+    assert relative_error(other, [x], z) < 1e-5
+    torch._dynamo.reset()
+
+
+class CumulativeSum(nn.Module):
+    def forward(self, x):
+        return torch.cumsum(x, 1) * 2
+
+
+def test_a_graph_kforge_cannot_take_runs_eagerly_said_once(tmp_path):
+    backend = kforge.make_backend(db=str(tmp_path / "db"), workdir=str(tmp_path / "work"), tools_dir=TOOLS)
+    compiled = torch.compile(CumulativeSum(), backend=backend)
+    x = torch.randn(4, 8)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with torch.no_grad():
+            y = compiled(x)
+            y2 = compiled(x)
+    said = [w for w in caught if "running a graph eagerly" in str(w.message)]
+    assert len(said) == 1 and "tm_tensor.scan" in str(said[0].message)
+    assert torch.equal(y, torch.cumsum(x, 1) * 2) and torch.equal(y2, y)
+    assert len(backend.eager) == 1
+    torch._dynamo.reset()
+
+
+def test_database_entries_from_another_target_or_build_are_not_trusted(tmp_path, capfd):
+    torch.manual_seed(3)
+    module, x = MLPBlock().eval(), torch.randn(32, 64)
+    db = tmp_path / "db"
+    run = kforge.compile(module, x, directory=str(tmp_path / "a"), db=str(db), tools_dir=TOOLS)
+    names = sorted(run.model.kernels)
+    entries = [db / "cpu" / name for name in names]
+
+    # Another build: the entry is replayed (rebuilt and re-verified) before use, then trusted again.
+    (entries[0] / "kforge-build").write_text("another-build\n")
+    # An entry whose header says another target: tuned again; the old entry is set aside, not deleted.
+    header = json.loads((entries[1] / "run.json").read_text())
+    header["target"] = "gpu"
+    (entries[1] / "run.json").write_text(json.dumps(header))
+    capfd.readouterr()
+    again = kforge.compile(module, x, directory=str(tmp_path / "b"), db=str(db), tools_dir=TOOLS)
+    said = capfd.readouterr().err
+    assert "was tuned for gpu" in said
+    assert again.model.sources[names[0]] == "database"
+    assert again.model.sources[names[1]] in ("first", "naive")
+    assert any(p.name.startswith(names[1] + ".old-") for p in (db / "cpu").iterdir())
+    assert (entries[0] / "kforge-build").read_text() != "another-build\n"
+    assert relative_error(module, [x], again(x)) < 1e-5
+
+
+def test_bad_input_is_a_clear_error(tmp_path):
+    bad = tmp_path / "bad.mlir"
+    bad.write_text("func.func @f(%x: tensor<4xf32>) -> f32 {\n  %c0 = arith.constant 0 : index\n"
+                   "  %v = tensor.extract %x[%c0] : tensor<4xf32>\n  return %v : f32\n}\n")
+    with pytest.raises(kforge.ModelError, match="tensor.extract"):
+        kforge.partition(str(bad), str(tmp_path / "plan"), tools_dir=TOOLS)
+    with pytest.raises(kforge.ModelError, match="target must be cpu or gpu"):
+        kforge.compile_payload(str(bad), str(tmp_path / "x"), target="tpu", tools_dir=TOOLS)
+    torch.manual_seed(4)
+    module, x = MLPBlock().eval(), torch.randn(32, 64)
+    run = kforge.compile(module, x, directory=str(tmp_path / "m"), db=str(tmp_path / "db"), tools_dir=TOOLS)
+    with pytest.raises(kforge.ModelError, match="takes 7 arguments, got 1"):
+        run.model(x)
