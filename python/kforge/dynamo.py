@@ -19,8 +19,8 @@ import sys
 import tempfile
 import warnings
 
-from .importer import ImporterError, import_module
-from .model import ModelError, compile_payload
+from .importer import ImporterError, Payload, import_module
+from .model import ModelError, compile_payload, partition
 from .tune import TuneError
 from .artifact import ArtifactError
 
@@ -58,8 +58,14 @@ def _chip_of(tensors):
     return None
 
 
-def make_backend(*, db=None, tune_seconds=None, workdir=None, tools_dir=None, runtime=None, extra_args=()):
-    """A torch.compile backend with these settings (see the module's docstring for the defaults)."""
+def make_backend(*, db=None, tune_seconds=None, workdir=None, tools_dir=None, runtime=None, extra_args=(),
+                 prepare_only=False):
+    """A torch.compile backend with these settings (see the module's docstring for the defaults).
+
+    Each graph's import and plan are kept in ``workdir`` under a key of the graph's code and its inputs'
+    shapes and dtypes (not their device), and reused: ``prepare_only=True`` imports and partitions each graph
+    there and runs it eagerly, so a machine without torch-mlir or kforge-opt (scripts/gpu/models.sh) can
+    compile the same graphs from a carried ``workdir``."""
     db = db or os.environ.get("KFORGE_DB") or os.path.expanduser("~/.cache/kforge/db")
     if tune_seconds is None:
         tune_seconds = float(os.environ.get("KFORGE_TUNE_SECONDS", "0"))
@@ -77,13 +83,20 @@ def make_backend(*, db=None, tune_seconds=None, workdir=None, tools_dir=None, ru
                                  .encode()).hexdigest()[:16]
             directory = os.path.join(workdir or os.path.join(tempfile.gettempdir(), "kforge-dynamo"), key)
             os.makedirs(directory, exist_ok=True)
-            with torch.no_grad():
-                payload = import_module(graph_module, *example_inputs, func_name="graph")
+            payload_path = os.path.join(directory, "graph.mlir")
+            if os.path.exists(payload_path) and os.path.exists(os.path.join(directory, "graph.json")):
+                payload = Payload.load(payload_path)
+            else:
+                with torch.no_grad():
+                    payload = import_module(graph_module, *example_inputs, func_name="graph")
+                payload.save(payload_path)
             # Dynamo's graphs take the module's weights as inputs (inlined nn.Modules): a graph module that
             # still owns parameters gets them appended as the payload's trailing arguments.
             weights = [a for a in payload.sidecar["arguments"] if a["kind"] != "input"]
-            payload_path = os.path.join(directory, "graph.mlir")
-            payload.save(payload_path)
+            if prepare_only:
+                partition(payload_path, os.path.join(directory, "plan"), tools_dir=tools_dir)
+                backend.prepared.append(directory)
+                return graph_module.forward
             model = compile_payload(payload_path, directory, target=target, chip=chip, db=db,
                                     tune_seconds=tune_seconds, tools_dir=tools_dir, runtime=runtime,
                                     extra_args=extra_args)
@@ -105,6 +118,7 @@ def make_backend(*, db=None, tune_seconds=None, workdir=None, tools_dir=None, ru
 
     backend.models = []  # the kforge.Model of each graph compiled, in order (sources, plan)
     backend.eager = []   # the reason for each graph run eagerly
+    backend.prepared = []  # prepare_only: the directory of each graph imported and partitioned
     return backend
 
 

@@ -61,14 +61,28 @@ class Plan:
 def partition(payload, directory, *, tools_dir=None):
     """Partitions ``payload`` (a .mlir file with one public function) into ``directory``: one payload per
     dispatch, plan.json, and partitioned.mlir (the module with the entry as calls). Returns the Plan."""
+    import hashlib
     os.makedirs(directory, exist_ok=True)
+    try:
+        with open(payload, "rb") as f:
+            source = hashlib.sha256(f.read()).hexdigest()
+    except OSError as error:
+        raise ModelError(f"cannot read {payload}: {error}") from None
+    # A plan made from this very payload is reused (a machine without kforge-opt, e.g. the GPU machine, runs
+    # plans partitioned elsewhere); the stamp is written last, so a cut partition is redone.
+    stamp = os.path.join(directory, "source.sha256")
+    if os.path.exists(stamp) and open(stamp).read().strip() == source:
+        return Plan(directory)
     command = [_find_tool("kforge-opt", tools_dir), os.fspath(payload), "--kforge-normalize-importer",
                f"--kforge-partition=split-dir={directory}", "-o", os.path.join(directory, "partitioned.mlir")]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         lines = [l for l in result.stderr.strip().splitlines() if l.strip()]
         raise ModelError(f"cannot partition {payload}: " + ("\n".join(lines[:6]) or f"exit {result.returncode}"))
-    return Plan(directory)
+    plan = Plan(directory)
+    with open(stamp, "w") as f:
+        f.write(source + "\n")
+    return plan
 
 
 _build_ids = {}

@@ -163,3 +163,31 @@ def test_bad_input_is_a_clear_error(tmp_path):
     run = kforge.compile(module, x, directory=str(tmp_path / "m"), db=str(tmp_path / "db"), tools_dir=TOOLS)
     with pytest.raises(kforge.ModelError, match="takes 7 arguments, got 1"):
         run.model(x)
+
+
+def test_graphs_prepared_here_compile_where_torch_mlir_is_missing(tmp_path, monkeypatch):
+    """scripts/gpu/models.sh's route: import and partition on this machine (prepare_only), then compile the same
+    graphs from the carried workdir on a machine with neither torch-mlir nor kforge-opt."""
+    torch.manual_seed(5)
+    module, x = MLPBlock().eval(), torch.randn(32, 64)
+    work = str(tmp_path / "work")
+    prepare = kforge.make_backend(db=str(tmp_path / "db"), workdir=work, tools_dir=TOOLS, prepare_only=True)
+    with torch.no_grad():
+        eager = torch.compile(module, backend=prepare)(x)
+    assert len(prepare.prepared) == 1 and not prepare.models
+    torch._dynamo.reset()
+
+    from kforge import dynamo, model
+
+    def no_import(*args, **kwargs):
+        raise AssertionError("imported again")
+    monkeypatch.setattr(dynamo, "import_module", no_import)
+    monkeypatch.setattr(model, "_find_tool", lambda name, tools_dir=None: (
+        (_ for _ in ()).throw(AssertionError("kforge-opt run again")) if name == "kforge-opt"
+        else os.path.join(TOOLS, name)))
+    run = kforge.make_backend(db=str(tmp_path / "db"), workdir=work, tools_dir=TOOLS)
+    with torch.no_grad():
+        y = torch.compile(module, backend=run)(x)
+    assert not run.eager and len(run.models) == 1
+    assert relative_error(module, [x], y) < 1e-5 and torch.allclose(y, eager, rtol=1e-4, atol=1e-5)
+    torch._dynamo.reset()
