@@ -76,8 +76,6 @@ def make_backend(*, db=None, tune_seconds=None, workdir=None, tools_dir=None, ru
         try:
             if any(not isinstance(x, torch.Tensor) for x in example_inputs):
                 raise ModelError("the graph takes non-tensor inputs (symbolic sizes: use dynamic=False)")
-            target = _target_of(example_inputs)
-            chip = _chip_of(example_inputs)
             graph_text = graph_module.code
             key = hashlib.sha256((graph_text + repr([(tuple(x.shape), str(x.dtype)) for x in example_inputs]))
                                  .encode()).hexdigest()[:16]
@@ -97,6 +95,8 @@ def make_backend(*, db=None, tune_seconds=None, workdir=None, tools_dir=None, ru
                 partition(payload_path, os.path.join(directory, "plan"), tools_dir=tools_dir)
                 backend.prepared.append(directory)
                 return graph_module.forward
+            target = _target_of(example_inputs)
+            chip = _chip_of(example_inputs)
             model = compile_payload(payload_path, directory, target=target, chip=chip, db=db,
                                     tune_seconds=tune_seconds, tools_dir=tools_dir, runtime=runtime,
                                     extra_args=extra_args)
