@@ -80,11 +80,28 @@ Value throughReshapes(Value value) {
   return value;
 }
 
-/// `op` reads a tensor that an op of `group` reads too.
-bool sharesInput(const struct Group &group, Operation *op) {
+/// `op` reads a tensor that an op of `group` reads too (the same value, or the same reshape of one: importers
+/// reshape an argument anew for each use).
+/// `a` and `b` hold the same data: reshapes of one contiguous tensor to the same type are the same row-major
+/// reinterpretation (slices are not: the same type at other offsets).
+bool sameData(Value a, Value b) {
+  auto root = [](Value v) {
+    while (Operation *op = v.getDefiningOp()) {
+      if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp>(op))
+        break;
+      v = op->getOperand(0);
+    }
+    return v;
+  };
+  return a == b || (a.getType() == b.getType() && root(a) == root(b));
+}
+
+bool sharesInput(const Group &group, Operation *op) {
+  auto same = sameData;
   for (Operation *member : group.ops)
     for (Value operand : member->getOperands())
-      if (isa<TensorType>(operand.getType()) && llvm::is_contained(op->getOperands(), operand))
+      if (isa<TensorType>(operand.getType()) &&
+          llvm::any_of(op->getOperands(), [&](Value other) { return same(operand, other); }))
         return true;
   return false;
 }
@@ -277,7 +294,9 @@ LogicalResult Partitioner::outline(SmallVectorImpl<func::FuncOp> &dispatches) {
           Value root = throughReshapes(operand);
           if (root.getDefiningOp() && members.contains(root.getDefiningOp()))
             continue;
-          inputs[index].insert(operand);
+          // One argument for the same data reshaped alike at each use (importers reshape per use).
+          if (llvm::none_of(inputs[index], [&](Value input) { return sameData(input, operand); }))
+            inputs[index].insert(operand);
         }
       });
       for (Value result : op->getResults())
@@ -313,6 +332,15 @@ LogicalResult Partitioner::outline(SmallVectorImpl<func::FuncOp> &dispatches) {
     IRMapping mapping;
     for (auto [value, argument] : llvm::zip(inputs[index], block->getArguments()))
       mapping.map(value, argument);
+    // The other reshapes of an argument's data read that argument.
+    for (Operation *op : group.ops)
+      op->walk([&](Operation *nested) {
+        for (Value operand : nested->getOperands())
+          if (!mapping.contains(operand))
+            for (auto [value, argument] : llvm::zip(inputs[index], block->getArguments()))
+              if (sameData(value, operand))
+                mapping.map(operand, argument);
+      });
     DenseSet<Operation *> members(group.ops.begin(), group.ops.end());
     for (Operation *op : group.ops) {
       op->walk([&](Operation *nested) {

@@ -68,12 +68,22 @@ def partition(payload, directory, *, tools_dir=None):
             source = hashlib.sha256(f.read()).hexdigest()
     except OSError as error:
         raise ModelError(f"cannot read {payload}: {error}") from None
-    # A plan made from this very payload is reused (a machine without kforge-opt, e.g. the GPU machine, runs
-    # plans partitioned elsewhere); the stamp is written last, so a cut partition is redone.
+    # A plan made from this very payload by this kforge-opt is reused; a machine without kforge-opt (the GPU
+    # machine) runs a plan partitioned elsewhere from the same payload. The stamp is written last, so a cut
+    # partition is redone.
     stamp = os.path.join(directory, "source.sha256")
-    if os.path.exists(stamp) and open(stamp).read().strip() == source:
-        return Plan(directory)
-    command = [_find_tool("kforge-opt", tools_dir), os.fspath(payload), "--kforge-normalize-importer",
+    try:
+        kforge_opt = _find_tool("kforge-opt", tools_dir)
+    except TuneError:
+        kforge_opt = None
+    source += " " + (_file_hash(kforge_opt) if kforge_opt else "")
+    if os.path.exists(stamp):
+        made = open(stamp).read().split()
+        if made and made[0] == source.split()[0] and (kforge_opt is None or made[1:] == source.split()[1:]):
+            return Plan(directory)
+    if kforge_opt is None:
+        raise ModelError(f"cannot partition {payload}: kforge-opt not found (and no plan made from it in {directory})")
+    command = [kforge_opt, os.fspath(payload), "--kforge-normalize-importer",
                f"--kforge-partition=split-dir={directory}", "-o", os.path.join(directory, "partitioned.mlir")]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
@@ -91,7 +101,11 @@ _build_ids = {}
 def _kforge_build(tools_dir):
     """An identity of the kforge build in use (a hash of kforge-tune's binary): a database entry written by
     another build is re-verified before it is trusted."""
-    path = os.path.realpath(_find_tool("kforge-tune", tools_dir))
+    return _file_hash(_find_tool("kforge-tune", tools_dir))
+
+
+def _file_hash(path):
+    path = os.path.realpath(path)
     if path not in _build_ids:
         import hashlib
         digest = hashlib.sha256()
@@ -219,44 +233,74 @@ def compile_payload(payload, directory, *, target="cpu", chip=None, db=None, tun
         if name in kernels:
             continue
         run_dir = database.run_dir(key, name)
-        stamp = os.path.join(run_dir, "kforge-build")
-        stale = not os.path.exists(stamp) or open(stamp).read().strip() != version
-        run = _usable_run(run_dir, target, chip, tools_dir, replay_check=stale)
-        source = "database"
-        if run is not None and stale:
-            with open(stamp, "w") as f:
-                f.write(version + "\n")
-        if run is None:
-            if os.path.exists(run_dir):  # keep what was there: set aside, never deleted
-                shutil.move(run_dir, f"{run_dir}.old-{int(time.time())}")
-            os.makedirs(os.path.dirname(run_dir), exist_ok=True)
-            arguments = list(extra_args)
-            if chip and target == "gpu":
-                arguments += ["--chip", chip]
-            try:
-                if tune_seconds and tune_seconds > 0:
-                    source = "tuned"
-                    run = tune(plan.payload(dispatch), run_dir, target=target, trials=trials or 1000,
-                               time_budget=tune_seconds, extra_args=arguments, tools_dir=tools_dir)
-                else:
-                    source = "first"
-                    run = tune(plan.payload(dispatch), run_dir, target=target,
-                               trials=trials or 4, extra_args=arguments + ["--early-stop", "1"],
-                               tools_dir=tools_dir)
-                with open(stamp, "w") as f:
-                    f.write(version + "\n")
-            except TuneError as error:
-                _say(f"kforge-tune cannot tune dispatch {name}: {error}")
-                run = None
+        run, source = _tuned_run(plan.payload(dispatch), run_dir, target, chip, version, tune_seconds, trials,
+                                 tools_dir, extra_args)
         if run is not None and run.best is not None:
             kernels[name] = run.best_artifact(runtime=runtime)
         else:
-            source = "naive"
-            _say(f"no schedule of dispatch {name} ({plan.payload(dispatch)}) verified; using its naive kernel")
             kernels[name] = _compile_naive(plan.payload(dispatch), os.path.join(directory, "naive", name), target,
                                            chip, tools_dir, runtime)
+            source = "naive"
         sources[name] = source
     return Model(plan, kernels, sources)
+
+
+_NO_KERNEL = "no-kernel"  # in a run directory: this build found no verified schedule (and why)
+
+
+def _tuned_run(payload, run_dir, target, chip, version, tune_seconds, trials, tools_dir, extra_args):
+    """(TuneRun or None, source) for one dispatch: the database's run when it holds a verified kernel of this
+    build, else a new kforge-tune run. A dispatch this build could not tune is remembered, so a later process
+    takes its naive kernel at once instead of tuning it again."""
+    stamp = os.path.join(run_dir, "kforge-build")
+    stale = not os.path.exists(stamp) or open(stamp).read().strip() != version
+    memo = os.path.join(run_dir, _NO_KERNEL)
+    if not stale and os.path.exists(memo):
+        _say(f"{os.path.basename(run_dir)}: no verified schedule with this kforge build "
+             f"({open(memo).read().strip()}); its naive kernel")
+        return None, "naive"
+    run = _usable_run(run_dir, target, chip, tools_dir, replay_check=stale)
+    if run is not None:
+        if stale:
+            with open(stamp, "w") as f:
+                f.write(version + "\n")
+        return run, "database"
+    if os.path.exists(run_dir):  # keep what was there: set aside, never deleted
+        shutil.move(run_dir, f"{run_dir}.old-{int(time.time())}")
+    os.makedirs(os.path.dirname(run_dir), exist_ok=True)
+    arguments = list(extra_args)
+    if chip and target == "gpu":
+        arguments += ["--chip", chip]
+    first = ["--early-stop", "1"]
+    reason = ""
+    try:
+        if tune_seconds and tune_seconds > 0:
+            source = "tuned"
+            run = tune(payload, run_dir, target=target, trials=trials or 1000, time_budget=tune_seconds,
+                       extra_args=arguments, tools_dir=tools_dir)
+            if run.best is None:
+                # The budget ended before any candidate was verified (large kernels compile for seconds): the
+                # heuristic's first few, without a clock.
+                tried = sum(r.get("kind") == "candidate" for r in run.records)
+                run = tune(payload, run_dir, target=target, trials=tried + 4, resume=True,
+                           extra_args=arguments + first, tools_dir=tools_dir)
+        else:
+            source = "first"
+            run = tune(payload, run_dir, target=target, trials=trials or 4, extra_args=arguments + first,
+                       tools_dir=tools_dir)
+        if run.best is None:
+            failed = [r for r in run.records if r.get("kind") == "candidate"]
+            reason = f"{len(failed)} candidates, none verified"
+    except TuneError as error:
+        run, source, reason = None, "naive", f"kforge-tune: {error}"
+    os.makedirs(run_dir, exist_ok=True)
+    if reason:
+        _say(f"{os.path.basename(run_dir)}: {reason}; using its naive kernel")
+        with open(memo, "w") as f:
+            f.write(reason.splitlines()[0] + "\n")
+    with open(stamp, "w") as f:
+        f.write(version + "\n")
+    return run, source
 
 
 def _compile_naive(payload, directory, target, chip, tools_dir, runtime):

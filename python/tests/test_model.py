@@ -182,12 +182,38 @@ def test_graphs_prepared_here_compile_where_torch_mlir_is_missing(tmp_path, monk
     def no_import(*args, **kwargs):
         raise AssertionError("imported again")
     monkeypatch.setattr(dynamo, "import_module", no_import)
-    monkeypatch.setattr(model, "_find_tool", lambda name, tools_dir=None: (
-        (_ for _ in ()).throw(AssertionError("kforge-opt run again")) if name == "kforge-opt"
-        else os.path.join(TOOLS, name)))
+    def tools_without_kforge_opt(name, tools_dir=None):  # as on the GPU machine
+        if name == "kforge-opt":
+            raise kforge.TuneError("kforge-opt not found")
+        return os.path.join(TOOLS, name)
+    monkeypatch.setattr(model, "_find_tool", tools_without_kforge_opt)
     run = kforge.make_backend(db=str(tmp_path / "db"), workdir=work, tools_dir=TOOLS)
     with torch.no_grad():
         y = torch.compile(module, backend=run)(x)
     assert not run.eager and len(run.models) == 1
     assert relative_error(module, [x], y) < 1e-5 and torch.allclose(y, eager, rtol=1e-4, atol=1e-5)
     torch._dynamo.reset()
+
+
+def test_a_dispatch_this_build_cannot_tune_is_remembered(tmp_path, monkeypatch, capfd):
+    """A dispatch kforge-tune fails on gets the naive kernel (the reference's computation), and a later process
+    with the same build takes it at once instead of tuning again."""
+    from kforge import model as model_module
+    torch.manual_seed(6)
+    module, x = MLPBlock().eval(), torch.randn(32, 64)
+
+    def failing(*args, **kwargs):
+        raise kforge.TuneError("planted failure")
+    monkeypatch.setattr(model_module, "tune", failing)
+    run = kforge.compile(module, x, directory=str(tmp_path / "a"), db=str(tmp_path / "db"), tools_dir=TOOLS)
+    assert set(run.model.sources.values()) == {"naive"}
+    assert relative_error(module, [x], run(x)) < 1e-5
+
+    def never(*args, **kwargs):
+        raise AssertionError("tuned again")
+    monkeypatch.setattr(model_module, "tune", never)
+    capfd.readouterr()
+    again = kforge.compile(module, x, directory=str(tmp_path / "b"), db=str(tmp_path / "db"), tools_dir=TOOLS)
+    assert set(again.model.sources.values()) == {"naive"}
+    assert "no verified schedule with this kforge build (kforge-tune: planted failure)" in capfd.readouterr().err
+    assert relative_error(module, [x], again(x)) < 1e-5
