@@ -164,6 +164,14 @@ bool Partitioner::canJoin(const Group &group, unsigned index, linalg::LinalgOp o
   case GroupKind::Contraction: {
     if (!allParallel(op) || loops != group.domain)
       return false;
+    // An epilogue keeps the contraction's precision or narrows it (bias, activation, a cast to bf16). A wider
+    // result is a statistic's start (torch-mlir's layernorm extends its input to f64): it belongs to the row
+    // kernel that reduces it, and f64 between kernels is nothing the runner verifies.
+    auto width = [](Value v) { return getElementTypeOrSelf(v.getType()).getIntOrFloatBitWidth(); };
+    Value root = group.ops.front()->getResult(0);
+    for (Value result : op->getResults())
+      if (width(result) > width(root))
+        return false;
     if (!op.getDpsInitsMutable().empty() && !op.getMatchingIndexingMap(&op.getDpsInitsMutable()[0]).isIdentity())
       return false;
     for (OpOperand *input : op.getDpsInputOperands())
