@@ -71,55 +71,173 @@ def make_backend(*, db=None, tune_seconds=None, workdir=None, tools_dir=None, ru
         tune_seconds = float(os.environ.get("KFORGE_TUNE_SECONDS", "0"))
     said = set()
 
-    def backend(graph_module, example_inputs):
+    def compile_graph(graph_module, example_inputs):
+        """The graph as kforge kernels (a callable), or raises with the reason it cannot be."""
         import torch
-        try:
-            if any(not isinstance(x, torch.Tensor) for x in example_inputs):
-                raise ModelError("the graph takes non-tensor inputs (symbolic sizes: use dynamic=False)")
-            graph_text = graph_module.code
-            key = hashlib.sha256((graph_text + repr([(tuple(x.shape), str(x.dtype)) for x in example_inputs]))
-                                 .encode()).hexdigest()[:16]
-            directory = os.path.join(workdir or os.path.join(tempfile.gettempdir(), "kforge-dynamo"), key)
-            os.makedirs(directory, exist_ok=True)
-            payload_path = os.path.join(directory, "graph.mlir")
-            if os.path.exists(payload_path) and os.path.exists(os.path.join(directory, "graph.json")):
-                payload = Payload.load(payload_path)
-            else:
-                with torch.no_grad():
-                    payload = import_module(graph_module, *example_inputs, func_name="graph")
-                payload.save(payload_path)
-            # Dynamo's graphs take the module's weights as inputs (inlined nn.Modules): a graph module that
-            # still owns parameters gets them appended as the payload's trailing arguments.
-            weights = [a for a in payload.sidecar["arguments"] if a["kind"] != "input"]
-            if prepare_only:
-                partition(payload_path, os.path.join(directory, "plan"), tools_dir=tools_dir)
-                backend.prepared.append(directory)
-                return graph_module.forward
-            target = _target_of(example_inputs)
-            chip = _chip_of(example_inputs)
-            model = compile_payload(payload_path, directory, target=target, chip=chip, db=db,
-                                    tune_seconds=tune_seconds, tools_dir=tools_dir, runtime=runtime,
-                                    extra_args=extra_args)
-            backend.models.append(model)
-            returns_tuple = _returns_tuple(graph_module)
-            compiled = _Graph(model, returns_tuple)
-            if weights:
-                parameters = {**dict(graph_module.named_parameters()), **dict(graph_module.named_buffers())}
-                fixed = [parameters[w["name"]].detach().contiguous() for w in weights]
-                return lambda *inputs: compiled(*inputs, *fixed)
-            return compiled
-        except (ImporterError, ModelError, TuneError, ArtifactError) as error:
-            reason = str(error).splitlines()[0]
-            if reason not in said:
-                said.add(reason)
-                warnings.warn(f"kforge: running a graph eagerly: {reason}", stacklevel=2)
-            backend.eager.append(reason)
+        if any(not isinstance(x, torch.Tensor) for x in example_inputs):
+            raise ModelError("the graph takes non-tensor inputs (symbolic sizes: use dynamic=False)")
+        graph_text = graph_module.code
+        key = hashlib.sha256((graph_text + repr([(tuple(x.shape), str(x.dtype)) for x in example_inputs]))
+                             .encode()).hexdigest()[:16]
+        directory = os.path.join(workdir or os.path.join(tempfile.gettempdir(), "kforge-dynamo"), key)
+        os.makedirs(directory, exist_ok=True)
+        payload_path = os.path.join(directory, "graph.mlir")
+        if os.path.exists(payload_path) and os.path.exists(os.path.join(directory, "graph.json")):
+            payload = Payload.load(payload_path)
+        else:
+            with torch.no_grad():
+                payload = import_module(graph_module, *example_inputs, func_name="graph")
+            payload.save(payload_path)
+        # Dynamo's graphs take the module's weights as inputs (inlined nn.Modules): a graph module that
+        # still owns parameters gets them appended as the payload's trailing arguments.
+        weights = [a for a in payload.sidecar["arguments"] if a["kind"] != "input"]
+        if prepare_only:
+            partition(payload_path, os.path.join(directory, "plan"), tools_dir=tools_dir)
+            backend.prepared.append(directory)
             return graph_module.forward
+        target = _target_of(example_inputs)
+        chip = _chip_of(example_inputs)
+        model = compile_payload(payload_path, directory, target=target, chip=chip, db=db,
+                                tune_seconds=tune_seconds, tools_dir=tools_dir, runtime=runtime,
+                                extra_args=extra_args)
+        backend.models.append(model)
+        compiled = _Graph(model, _returns_tuple(graph_module))
+        if weights:
+            parameters = {**dict(graph_module.named_parameters()), **dict(graph_module.named_buffers())}
+            fixed = [parameters[w["name"]].detach().contiguous() for w in weights]
+            return lambda *inputs: compiled(*inputs, *fixed)
+        return compiled
+
+    def say(reason):
+        if reason not in said:
+            said.add(reason)
+            warnings.warn(f"kforge: {reason}", stacklevel=3)
+
+    def backend(graph_module, example_inputs):
+        try:
+            return compile_graph(graph_module, example_inputs)
+        except ImporterError as error:
+            # Some op torch-mlir cannot lower: find which (each op alone), run those eagerly and the rest of
+            # the graph, in the pieces between them, as kforge kernels.
+            unsupported = _unsupported_ops(graph_module)
+            if unsupported and not prepare_only:
+                for op in sorted(unsupported):
+                    say(f"running {op} eagerly: torch-mlir cannot lower it to linalg")
+                    backend.eager.append(op)
+                return _split_around(graph_module, unsupported, compile_graph, say)
+            reason = str(error).splitlines()[0]
+        except (ModelError, TuneError, ArtifactError) as error:
+            reason = str(error).splitlines()[0]
+        say(f"running a graph eagerly: {reason}")
+        backend.eager.append(reason)
+        return graph_module.forward
 
     backend.models = []  # the kforge.Model of each graph compiled, in order (sources, plan)
-    backend.eager = []   # the reason for each graph run eagerly
+    backend.eager = []   # the reason for each graph run eagerly, or each op run eagerly in a split graph
     backend.prepared = []  # prepare_only: the directory of each graph imported and partitioned
     return backend
+
+
+_OP_SUPPORT = {}  # op name -> whether torch-mlir lowers it alone (a process-wide cache: imports take seconds)
+
+
+def _op_name(node):
+    if node.op == "call_method":
+        return f"Tensor.{node.target}"
+    return getattr(node.target, "__name__", str(node.target))
+
+
+def _real_like(value):
+    """A real tensor with ``value``'s shape and dtype (Dynamo's example values are fake)."""
+    import torch
+    if value.dtype.is_floating_point:
+        return torch.randn(tuple(value.shape), dtype=value.dtype)
+    return torch.zeros(tuple(value.shape), dtype=value.dtype)
+
+
+def _node_alone(node):
+    """A graph module computing ``node`` alone from placeholders for its tensor operands, and example inputs."""
+    import torch
+    import torch.fx
+    graph = torch.fx.Graph()
+    inputs, mapping = [], {}
+    for argument in node.all_input_nodes:
+        value = argument.meta.get("example_value")
+        if not isinstance(value, torch.Tensor):
+            return None, None
+        mapping[argument] = graph.placeholder(f"input_{len(inputs)}")
+        inputs.append(_real_like(value))
+    graph.output(graph.node_copy(node, lambda n: mapping[n]))
+    return torch.fx.GraphModule(torch.nn.Module(), graph), inputs
+
+
+def _unsupported_ops(graph_module):
+    """The ops of the graph that torch-mlir cannot import, each tried alone (cached by op name)."""
+    from .importer import import_module as importer
+    unsupported = set()
+    for node in graph_module.graph.nodes:
+        if node.op not in ("call_function", "call_method"):
+            continue
+        name = _op_name(node)
+        if name not in _OP_SUPPORT:
+            alone, inputs = _node_alone(node)
+            if alone is None:
+                continue
+            try:
+                importer(alone, *inputs, func_name="op")
+                _OP_SUPPORT[name] = True
+            except ImporterError:
+                _OP_SUPPORT[name] = False
+            except Exception:  # an op that cannot stand alone (a getitem of a tuple): judged with the rest
+                continue
+        if not _OP_SUPPORT[name]:
+            unsupported.add(name)
+    return unsupported
+
+
+def _split_around(graph_module, unsupported, compile_graph, say):
+    """The graph with the ops in ``unsupported`` left to PyTorch and every maximal piece between them compiled
+    by ``compile_graph`` (a piece kforge cannot take runs eagerly too, said once)."""
+    import torch
+    from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
+    from torch.fx.passes.operator_support import OperatorSupportBase
+
+    class Support(OperatorSupportBase):
+        def is_node_supported(self, submodules, node):
+            return node.op in ("call_function", "call_method") and _op_name(node) not in unsupported
+
+    split = CapabilityBasedPartitioner(graph_module, Support(), allows_single_node_partition=True) \
+        .partition_and_fuse()
+    for node in list(split.graph.nodes):
+        if node.op != "call_module" or not node.target.startswith("fused_"):
+            continue
+        piece = getattr(split, node.target)
+        values = [argument.meta.get("example_value") for argument in node.all_input_nodes]
+        if not all(isinstance(v, torch.Tensor) for v in values):
+            continue
+        device = values[0].device if values else torch.device("cpu")
+        inputs = [_real_like(v).to(device) for v in values]
+        try:
+            compiled = compile_graph(piece, inputs)
+        except (ImporterError, ModelError, TuneError, ArtifactError) as error:
+            say(f"running a piece of a graph eagerly: {str(error).splitlines()[0]}")
+            continue
+        # The piece's submodule returns what its graph returns; the compiled kernels return the same.
+        graph_returns_tuple = _returns_tuple(piece)
+
+        def run(*args, compiled=compiled, as_tuple=graph_returns_tuple):
+            outputs = compiled(*args)
+            if as_tuple and not isinstance(outputs, tuple):
+                outputs = (outputs,)
+            return outputs
+        with split.graph.inserting_before(node):
+            replacement = split.graph.call_function(run, tuple(node.args), dict(node.kwargs))
+        node.replace_all_uses_with(replacement)
+        split.graph.erase_node(node)
+        delattr(split, node.target)
+    split.graph.lint()
+    split.recompile()
+    return split.forward
 
 
 def _returns_tuple(graph_module):

@@ -104,24 +104,52 @@ def test_torch_compile_backend_tunes_once_then_uses_the_database(tmp_path):
     torch._dynamo.reset()
 
 
-class CumulativeSum(nn.Module):
+class LinearCumsumLinear(nn.Module):
+    """torch-mlir lowers cumsum to its own TMTensor dialect (tm_tensor.scan), which upstream MLIR cannot parse."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Linear(8, 16), nn.Linear(16, 8)
+
     def forward(self, x):
-        return torch.cumsum(x, 1) * 2
+        return self.b(torch.cumsum(torch.relu(self.a(x)), 1) * 2)
 
 
-def test_a_graph_kforge_cannot_take_runs_eagerly_said_once(tmp_path):
+def test_an_op_kforge_cannot_take_runs_eagerly_said_once_and_the_rest_compiles(tmp_path):
+    torch.manual_seed(7)
     backend = kforge.make_backend(db=str(tmp_path / "db"), workdir=str(tmp_path / "work"), tools_dir=TOOLS)
-    compiled = torch.compile(CumulativeSum(), backend=backend)
-    x = torch.randn(4, 8)
+    module, x = LinearCumsumLinear().eval(), torch.randn(4, 8)
+    compiled = torch.compile(module, backend=backend)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with torch.no_grad():
             y = compiled(x)
-            y2 = compiled(x)
-    said = [w for w in caught if "running a graph eagerly" in str(w.message)]
-    assert len(said) == 1 and "tm_tensor.scan" in str(said[0].message)
-    assert torch.equal(y, torch.cumsum(x, 1) * 2) and torch.equal(y2, y)
-    assert len(backend.eager) == 1
+            y2 = compiled(torch.randn(4, 8))
+    said = [str(w.message) for w in caught if "kforge" in str(w.message)]
+    assert said == ["kforge: running cumsum eagerly: torch-mlir cannot lower it to linalg"]
+    assert backend.eager == ["cumsum"]
+    # linear + relu before it, mul + linear after it: kforge kernels
+    assert len(backend.models) == 2
+    assert relative_error(module, [x], y) < 1e-5 and y2.shape == y.shape
+    torch._dynamo.reset()
+
+
+def test_a_graph_kforge_cannot_compile_runs_eagerly_said_once(tmp_path, monkeypatch):
+    from kforge import dynamo
+
+    def broken(*args, **kwargs):
+        raise kforge.ModelError("cannot partition graph.mlir: planted")
+    monkeypatch.setattr(dynamo, "compile_payload", broken)
+    backend = kforge.make_backend(db=str(tmp_path / "db"), workdir=str(tmp_path / "work"), tools_dir=TOOLS)
+    module, x = MLPBlock().eval(), torch.randn(32, 64)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with torch.no_grad():
+            y = torch.compile(module, backend=backend)(x)
+    said = [str(w.message) for w in caught if "kforge" in str(w.message)]
+    assert said == ["kforge: running a graph eagerly: cannot partition graph.mlir: planted"]
+    with torch.no_grad():
+        assert torch.equal(y, module(x))
     torch._dynamo.reset()
 
 
