@@ -404,6 +404,21 @@ LogicalResult kforge::compileArtifact(ModuleOp payload, StringRef payloadText, S
   if (failed(arguments))
     return failure();
   int64_t flops = countFlops(payload, *entry);
+  // The narrowest float type the computation rounds an intermediate to (torch's bf16 layernorm rounds the
+  // normalised value to bf16 before the weight): a result is only as precise as that rounding, whatever its
+  // own type, and kforge-run's tolerance follows it (read from the reference's manifest, never a candidate's).
+  std::optional<std::string> narrowestRounding;
+  unsigned narrowestWidth = 0;
+  payload.walk([&](arith::TruncFOp truncate) {
+    auto type = dyn_cast<FloatType>(getElementTypeOrSelf(truncate.getType()));
+    if (!type || (narrowestWidth && type.getWidth() >= narrowestWidth))
+      return;
+    narrowestWidth = type.getWidth();
+    std::string name;
+    llvm::raw_string_ostream os(name);
+    type.print(os);
+    narrowestRounding = name;
+  });
   if (std::error_code ec = llvm::sys::fs::create_directories(options.outputDir))
     return payload.emitError() << "cannot create '" << options.outputDir << "': " << ec.message();
   std::string key = contentHash(payloadText, recipeText, options);
@@ -459,6 +474,7 @@ LogicalResult kforge::compileArtifact(ModuleOp payload, StringRef payloadText, S
       {"target", std::move(target)},
       {"arguments", std::move(args)},
       {"flops", flops},
+      {"narrowest_rounding", narrowestRounding ? llvm::json::Value(*narrowestRounding) : llvm::json::Value(nullptr)},
       {"recipe", options.recipePath.empty() ? llvm::json::Value(nullptr) : llvm::json::Value(options.recipePath)},
       {"schedule", options.naive ? "naive" : (options.recipePath.empty() ? "none" : "recipe")},
       {"hash", key},

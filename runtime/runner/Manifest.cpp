@@ -152,6 +152,11 @@ std::string kforge::readManifest(const std::string &directory, const std::string
     return "manifest '" + path + "' has an entry point that is not a C identifier";
   if (!std::isfinite(manifest.flops) || manifest.flops < 0)
     manifest.flops = 0;
+  if (auto it = json.find("narrowest_rounding"); it != json.end() && !it->is_null()) {
+    if (!it->is_string())
+      return "manifest '" + path + "' has a narrowest_rounding that is not a string";
+    manifest.narrowestRounding = it->get<std::string>();
+  }
 
   auto arguments = json.find("arguments");
   if (arguments == json.end() || !arguments->is_array())

@@ -24,6 +24,8 @@ struct Manifest {
   std::string target;    ///< "gpu" or "cpu".
   std::string hash;
   double flops = 0; ///< Floating-point operations per call (0: unknown).
+  /// The narrowest float type the computation rounds an intermediate to ("bf16"; empty: none recorded).
+  std::string narrowestRounding;
   std::vector<ManifestArgument> arguments;
   std::string libraryPath() const { return directory + "/" + library; }
 };

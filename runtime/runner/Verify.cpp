@@ -390,13 +390,17 @@ std::string Evaluation::load() {
     return e;
   report["target"] = candidate.target;
   report["hash"] = candidate.hash;
-  // By default the tolerance of the least precise output type (fp32 1e-4, fp16/bf16 1e-2).
+  // By default the tolerance of the least precise output type (fp32 1e-4, fp16/bf16 1e-2), or of the narrowest
+  // type the computation rounds an intermediate to, from the reference's manifest (kforge-compile records it
+  // from the payload; a candidate's manifest could claim anything).
   tolerance = options.tolerance;
   if (tolerance <= 0) {
     tolerance = 0;
     for (size_t i = 0; i < candidate.arguments.size(); ++i)
       if (candidate.arguments[i].isOutput)
         tolerance = std::max(tolerance, defaultTolerance(types[i]));
+    if (std::optional<DType> rounding = parseDType(reference.narrowestRounding); rounding && !isInteger(*rounding))
+      tolerance = std::max(tolerance, defaultTolerance(*rounding));
   }
   report["tolerance"] = tolerance;
   layOutSeeds();
