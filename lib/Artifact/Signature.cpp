@@ -50,14 +50,26 @@ static BlockArgument getRootArgument(Value value) {
 }
 
 /// Marks in `written` every argument of `func` that some operation writes to (conservatively: operands of
-/// operations whose effects are unknown count as written).
-static void findWrittenArguments(func::FuncOp func, llvm::SmallDenseSet<unsigned> &written) {
+/// operations whose effects are unknown count as written). A call of a function of the module with a body
+/// (a whole model: the entry calls its dispatches) writes what the callee writes; `depth` bounds recursion.
+static void findWrittenArguments(func::FuncOp func, llvm::SmallDenseSet<unsigned> &written, int depth = 0) {
   Block &entry = func.getBody().front();
   auto mark = [&](Value value) {
     if (BlockArgument arg = getRootArgument(value); arg && arg.getOwner() == &entry)
       written.insert(arg.getArgNumber());
   };
   func.walk([&](Operation *op) {
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+      if (callee && !callee.isExternal() && depth < 8) {
+        llvm::SmallDenseSet<unsigned> calleeWritten;
+        findWrittenArguments(callee, calleeWritten, depth + 1);
+        for (unsigned index : calleeWritten)
+          if (index < call.getNumOperands())
+            mark(call.getOperand(index));
+        return;
+      }
+    }
     auto effects = dyn_cast<MemoryEffectOpInterface>(op);
     if (!effects) {
       if (!op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())

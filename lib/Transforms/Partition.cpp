@@ -398,17 +398,25 @@ LogicalResult Partitioner::outline(SmallVectorImpl<func::FuncOp> &dispatches) {
   return success();
 }
 
-/// A name fixed by a dispatch's content, so identical kernels across a model are one function (tuned once).
-std::string contentName(func::FuncOp dispatch) {
+} // namespace
+
+/// A name fixed by a dispatch's content (not its name or visibility), so identical kernels across a model are
+/// one function, tuned once, and found again in a tuning database (kforge-apply-tuned).
+std::string kforge::dispatchContentName(func::FuncOp dispatch) {
   StringAttr name = dispatch.getSymNameAttr();
+  SymbolTable::Visibility visibility = dispatch.getVisibility();
   dispatch.setSymName("dispatch");
+  dispatch.setVisibility(SymbolTable::Visibility::Private);
   std::string text;
   llvm::raw_string_ostream os(text);
   dispatch->print(os, OpPrintingFlags().printGenericOpForm().enableDebugInfo(false).useLocalScope());
   dispatch.setSymNameAttr(name);
+  dispatch.setVisibility(visibility);
   std::string hash = llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(text)), /*LowerCase=*/true);
   return "k_" + hash.substr(0, 16);
 }
+
+namespace {
 
 llvm::json::Array shapeOf(Type type) {
   llvm::json::Array shape;
@@ -553,7 +561,7 @@ struct KforgePartition : kforge::impl::KforgePartitionBase<KforgePartition> {
     SymbolTable symbols(module);
     llvm::StringMap<func::FuncOp> byName;
     for (func::FuncOp dispatch : dispatches) {
-      std::string name = contentName(dispatch);
+      std::string name = kforge::dispatchContentName(dispatch);
       if (func::FuncOp same = byName.lookup(name)) {
         if (failed(SymbolTable::replaceAllSymbolUses(dispatch, same.getSymNameAttr(), entry)))
           return signalPassFailure();

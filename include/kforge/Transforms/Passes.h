@@ -28,6 +28,10 @@ namespace kforge {
 /// first with every payload, so importer IR (torch-mlir) takes the forms the schedules expect.
 mlir::LogicalResult normalizeImporterPayload(mlir::ModuleOp module);
 
+/// The name kforge-partition gives a dispatch function: `k_` and a hash of its content (not of its name or
+/// visibility); kforge-apply-tuned looks schedules up by it.
+std::string dispatchContentName(mlir::func::FuncOp dispatch);
+
 /// True when `op` sits inside GPU device code (a gpu.launch body or a gpu.func).
 bool isInsideGpuKernel(mlir::Operation *op);
 

@@ -436,6 +436,31 @@ def KforgePartition : Pass<"kforge-partition", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::tensor::TensorDialect"];
 }
 
+def KforgeApplyTuned : Pass<"kforge-apply-tuned", "mlir::ModuleOp"> {
+  let summary = "Apply a tuning database's best schedules to the functions of a module";
+  let description = [{
+    For every function of the module (the dispatches `kforge-partition` made, or any function), the
+    database entry `DB/<target>/<k_hash>/best.mlir` of the function's content name (the name
+    kforge-partition gives it: `k_` and a hash of its content) is applied the way kforge-compile applied it
+    for the tuner: the function alone in a module, public, normalized, the schedule preloaded and
+    interpreted. So the scheduled function is the tuner's kernel, byte for byte. It replaces the function
+    (same name and visibility); its calls pass their tensors as buffers (`bufferization.to_buffer`) and
+    take the returned buffers back as tensors (`bufferization.to_tensor restrict`), for one-shot
+    bufferization to fold. A function without an entry is left as it is (the default lowering).
+
+    Schedules are treated as untrusted (kforge's schedule confinement); one that no longer applies is an
+    error naming the entry. Run after `kforge-normalize-importer --kforge-partition`, with the database a
+    `kforge.compile_payload` or torch.compile backend run filled (`db=`) and the target key it used
+    (`target=cpu` or `target=gpu-sm_90`).
+  }];
+  let options = [
+    Option<"database", "db", "std::string", /*default=*/"\"\"", "The tuning database's directory">,
+    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
+           "Its target key: cpu, or gpu-<chip> (gpu-sm_90)">,
+  ];
+  let dependentDialects = ["mlir::func::FuncDialect", "mlir::bufferization::BufferizationDialect"];
+}
+
 def KforgeMapToGpuNaive : Pass<"kforge-map-to-gpu-naive", "mlir::ModuleOp"> {
   let summary = "Map every linalg op of a bufferized payload to its own naive GPU kernel";
   let description = [{
