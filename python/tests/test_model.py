@@ -6,6 +6,7 @@ Needs torch and torch-mlir; run by test/Python/model.test."""
 
 import json
 import os
+import sys
 import warnings
 
 import pytest
@@ -14,41 +15,21 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("torch_mlir")
 
 import kforge  # noqa: E402
-from conftest import BUILD  # noqa: E402
+from conftest import BUILD, ROOT  # noqa: E402
+
+sys.path.insert(0, ROOT)
+from bench.models import blocks  # noqa: E402  (the blocks bench/models/run measures, here at small sizes)
 
 nn = torch.nn
-F = torch.nn.functional
 TOOLS = os.path.join(BUILD, "bin")
 
 
-class MLPBlock(nn.Module):
-    """Pre-norm MLP block: layernorm, Linear, GELU, Linear, residual."""
-
-    def __init__(self, hidden=64, inner=128):
-        super().__init__()
-        self.norm = nn.LayerNorm(hidden)
-        self.fc1, self.fc2 = nn.Linear(hidden, inner), nn.Linear(inner, hidden)
-
-    def forward(self, x):
-        return x + self.fc2(F.gelu(self.fc1(self.norm(x))))
+def MLPBlock():
+    return blocks.MLPBlock(hidden=64, inner=128)
 
 
-class DecoderBlock(nn.Module):
-    """Attention (fused qkv Linear split into heads, Q K^T, softmax, x V) and an MLP, pre-norm, residuals."""
-
-    def __init__(self, hidden=64, heads=4, inner=128):
-        super().__init__()
-        self.heads = heads
-        self.ln1, self.ln2 = nn.LayerNorm(hidden), nn.LayerNorm(hidden)
-        self.qkv, self.proj = nn.Linear(hidden, 3 * hidden), nn.Linear(hidden, hidden)
-        self.fc1, self.fc2 = nn.Linear(hidden, inner), nn.Linear(inner, hidden)
-
-    def forward(self, x):
-        b, s, h = x.shape
-        q, k, v = (t.view(b, s, self.heads, -1).transpose(1, 2) for t in self.qkv(self.ln1(x)).split(h, dim=-1))
-        attention = torch.softmax(q @ k.transpose(-2, -1) / (h // self.heads) ** 0.5, dim=-1)
-        x = x + self.proj((attention @ v).transpose(1, 2).reshape(b, s, h))
-        return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
+def DecoderBlock():
+    return blocks.DecoderBlock(hidden=64, heads=4, inner=128)
 
 
 def relative_error(module, inputs, actual):
