@@ -13,7 +13,9 @@
 
 #include "kforge/Transforms/Passes.h"
 
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
@@ -445,6 +447,108 @@ LogicalResult writeFile(Operation *anchor, StringRef path, StringRef text) {
   return success();
 }
 
+/// Rows with batch dimensions (attention's softmax over 32 x 2048 rows of 2048) as rows of one dimension, so
+/// the row kernels' schedules (which take [rows, columns]) apply: in a dispatch without contractions that
+/// reduces rows, every generic whose leading parallel loops (those before the first reduction; all but the
+/// last of an elementwise op) are contiguous in all its maps gets them collapsed into one; the reshapes between
+/// the collapsed ops fold away.
+void collapseBatchRows(func::FuncOp dispatch) {
+  bool contraction = false, rowsReduced = false;
+  dispatch.walk([&](linalg::LinalgOp op) {
+    contraction |= isContraction(op);
+    rowsReduced |= op.getNumReductionLoops() > 0;
+  });
+  if (contraction || !rowsReduced)
+    return;
+  SmallVector<std::pair<linalg::GenericOp, ReassociationIndices>> generics;
+  dispatch.walk([&](linalg::GenericOp op) {
+    if (!op.hasPureTensorSemantics())
+      return;
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    int64_t leading = 0;
+    while (leading < static_cast<int64_t>(iterators.size()) && iterators[leading] == utils::IteratorType::parallel)
+      ++leading;
+    int64_t folded = leading == static_cast<int64_t>(iterators.size()) ? leading - 1 : leading;
+    if (folded < 2)
+      return;
+    ReassociationIndices batch = llvm::to_vector(llvm::seq<int64_t>(0, folded));
+    if (linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), {batch}))
+      generics.push_back({op, batch});
+  });
+  if (generics.empty())
+    return;
+  IRRewriter rewriter(dispatch.getContext());
+  for (auto &[op, batch] : generics) {
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::CollapseResult> result = linalg::collapseOpIterationDims(op, {batch}, rewriter);
+    if (succeeded(result))
+      rewriter.replaceOp(op, result->results);
+  }
+  RewritePatternSet patterns(dispatch.getContext());
+  tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, dispatch.getContext());
+  tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, dispatch.getContext());
+  (void)applyPatternsGreedily(dispatch, std::move(patterns));
+}
+
+/// A dispatch's boundary reshapes moved to its callers (where they are views between kernels): an argument
+/// read only through one collapse_shape becomes the collapsed tensor, a result returned through an
+/// expand_shape becomes the unexpanded one. Schedules match the ops that produce a function's results.
+void sinkBoundaryReshapes(func::FuncOp dispatch, func::FuncOp entry) {
+  SmallVector<func::CallOp> calls;
+  entry.walk([&](func::CallOp call) {
+    if (call.getCallee() == dispatch.getSymName())
+      calls.push_back(call);
+  });
+  Block &body = dispatch.getBody().front();
+  for (BlockArgument argument : body.getArguments()) {
+    if (argument.use_empty())
+      continue;
+    auto first = dyn_cast<tensor::CollapseShapeOp>(*argument.getUsers().begin());
+    if (!first || !llvm::all_of(argument.getUsers(), [&](Operation *user) {
+          auto collapse = dyn_cast<tensor::CollapseShapeOp>(user);
+          return collapse && collapse.getType() == first.getType() &&
+                 collapse.getReassociationIndices() == first.getReassociationIndices();
+        }))
+      continue;
+    SmallVector<ReassociationIndices> reassociation = first.getReassociationIndices();
+    argument.setType(first.getType());
+    for (Operation *user : llvm::make_early_inc_range(argument.getUsers())) {
+      user->getResult(0).replaceAllUsesWith(argument);
+      user->erase();
+    }
+    for (func::CallOp call : calls) {
+      OpBuilder builder(call);
+      Value operand = call.getOperand(argument.getArgNumber());
+      call.setOperand(argument.getArgNumber(),
+                      tensor::CollapseShapeOp::create(builder, call.getLoc(), operand, reassociation));
+    }
+  }
+  auto returnOp = cast<func::ReturnOp>(body.getTerminator());
+  SmallVector<std::optional<SmallVector<ReassociationIndices>>> expanded(returnOp.getNumOperands());
+  for (OpOperand &returned : returnOp->getOpOperands()) {
+    auto expand = returned.get().getDefiningOp<tensor::ExpandShapeOp>();
+    if (!expand || !expand.getType().hasStaticShape())
+      continue;
+    expanded[returned.getOperandNumber()] = expand.getReassociationIndices();
+    returned.set(expand.getSrc());
+    if (expand->use_empty())
+      expand->erase();
+  }
+  dispatch.setType(FunctionType::get(dispatch.getContext(), body.getArgumentTypes(), returnOp.getOperandTypes()));
+  for (func::CallOp call : calls) {
+    OpBuilder builder(call);
+    auto fresh = func::CallOp::create(builder, call.getLoc(), dispatch, call.getOperands());
+    builder.setInsertionPointAfter(fresh);
+    for (auto [index, old] : llvm::enumerate(call.getResults())) {
+      Value value = fresh.getResult(index);
+      if (expanded[index])
+        value = tensor::ExpandShapeOp::create(builder, call.getLoc(), old.getType(), value, *expanded[index]);
+      old.replaceAllUsesWith(value);
+    }
+    call.erase();
+  }
+}
+
 /// Writes each dispatch as a payload of its own (a module with it as the one public function) and
 /// plan.json: the entry's steps (dispatch calls and reshapes) in order, over numbered values.
 LogicalResult writeSplit(ModuleOp module, func::FuncOp entry, StringRef directory) {
@@ -556,6 +660,11 @@ struct KforgePartition : kforge::impl::KforgePartitionBase<KforgePartition> {
     SmallVector<func::FuncOp> dispatches;
     if (failed(partitioner.formGroups()) || failed(partitioner.outline(dispatches)))
       return signalPassFailure();
+
+    for (func::FuncOp dispatch : dispatches) {
+      collapseBatchRows(dispatch);
+      sinkBoundaryReshapes(dispatch, entry);
+    }
 
     // Name each dispatch by its content; identical ones become one function.
     SymbolTable symbols(module);
