@@ -115,9 +115,6 @@ struct RowKernel {
 static void proposeVectorLaneRows(Heuristic &heuristic) {
   const PayloadFacts &facts = heuristic.facts;
   const HardwareProfile &profile = heuristic.profile;
-  auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
-    return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
-  };
   RowKernel rows(heuristic);
   if (!rows.applies)
     return;
@@ -140,9 +137,10 @@ static void proposeVectorLaneRows(Heuristic &heuristic) {
       v.push_back(intAction("lanes", vectorLanes[i]));
       v.push_back(intAction("lane_vector", 4));
       v.push_back(vectorize());
-      std::string parent = add(v, "",
-                               "heuristic: a row per block over " + std::to_string(vectorLanes[i]) +
-                                   " lanes of 4 consecutive columns (16-byte accesses), the row in registers");
+      std::string parent =
+          heuristic.add(v, "",
+                        "heuristic: a row per block over " + std::to_string(vectorLanes[i]) +
+                            " lanes of 4 consecutive columns (16-byte accesses), the row in registers");
       Schedule base = v;
       // (Not proposed: stash, part of such a row in shared memory for two blocks per multiprocessor).
       // Measurements: docs/perf/heuristic.md (proposeVectorLaneRows).
@@ -150,22 +148,22 @@ static void proposeVectorLaneRows(Heuristic &heuristic) {
       std::string prefetched;
       if (i == 0 && profile.multiprocessors > 0 && width * elementBytes <= 32 * 1024) {
         v.push_back(intAction("prefetch_rows", profile.multiprocessors * residentRowBlocks(vectorLanes[i], width)));
-        prefetched = add(v, parent, "add " + describe(v.back()) + " (the next wave's rows into L2)");
+        prefetched = heuristic.add(v, parent, "add " + describe(v.back()) + " (the next wave's rows into L2)");
       }
       // The first also with its output stored evict-first (streaming_stores: written once, never read back).
       // Measurements: docs/perf/heuristic.md (proposeVectorLaneRows).
       if (i == 0 && !rowSums) {
         Schedule streamed = v;
         streamed.push_back(Action{"streaming_stores"});
-        std::string streaming = add(streamed, prefetched.empty() ? parent : prefetched,
-                                    "add streaming_stores (the output evict-first in L2)");
+        std::string streaming = heuristic.add(streamed, prefetched.empty() ? parent : prefetched,
+                                              "add streaming_stores (the output evict-first in L2)");
         Schedule evictLast = streamed;
         streamed.push_back(Action{"read_only_inputs"});
-        add(streamed, streaming, "add read_only_inputs (the buffers it only reads by ld.global.nc)");
+        heuristic.add(streamed, streaming, "add read_only_inputs (the buffers it only reads by ld.global.nc)");
         // Or with its loads evict-last in L2 (as Triton's kernels load their rows). Measurements:
         // docs/perf/heuristic.md (proposeVectorLaneRows).
         evictLast.push_back(Action{"loads_evict_last"});
-        add(evictLast, streaming, "add loads_evict_last (the loads with an L2 evict-last policy)");
+        heuristic.add(evictLast, streaming, "add loads_evict_last (the loads with an L2 evict-last policy)");
         // And with the prefetch two rows per multiprocessor ahead instead of a wave. Measurements:
         // docs/perf/heuristic.md (proposeVectorLaneRows).
         if (!prefetched.empty()) {
@@ -173,7 +171,8 @@ static void proposeVectorLaneRows(Heuristic &heuristic) {
           near.push_back(intAction("prefetch_rows", 2 * profile.multiprocessors));
           near.push_back(Action{"streaming_stores"});
           near.push_back(Action{"loads_evict_last"});
-          add(near, parent,
+          heuristic.add(
+              near, parent,
               "add " + describe(near[near.size() - 3]) +
                   ", streaming_stores and loads_evict_last (two rows per multiprocessor ahead, loads evict-last)");
         }
@@ -182,7 +181,8 @@ static void proposeVectorLaneRows(Heuristic &heuristic) {
         if (!prefetched.empty()) {
           Schedule unprefetched = base;
           unprefetched.push_back(Action{"loads_evict_last"});
-          add(unprefetched, parent, "add loads_evict_last without a prefetch (the loads with an L2 evict-last policy)");
+          heuristic.add(unprefetched, parent,
+                        "add loads_evict_last without a prefetch (the loads with an L2 evict-last policy)");
         }
       }
       // A row sum reads each row once and writes little. Measurements: docs/perf/heuristic.md
@@ -190,7 +190,7 @@ static void proposeVectorLaneRows(Heuristic &heuristic) {
       if (rowSums) {
         Schedule evictFirst = base; // call 23's best row sum had no prefetch
         evictFirst.push_back(Action{"loads_evict_first"});
-        add(evictFirst, parent, "add loads_evict_first (the loads with an L2 evict-first policy)");
+        heuristic.add(evictFirst, parent, "add loads_evict_first (the loads with an L2 evict-first policy)");
       }
       // A row that leaves registers for one block per multiprocessor also with its blocks looping over rows, one
       // per multiprocessor, each copying its next row into shared memory while it computes the current one
@@ -198,29 +198,29 @@ static void proposeVectorLaneRows(Heuristic &heuristic) {
       if (i == 0 && pipelinable(vectorLanes[i])) {
         Schedule w = base;
         w.push_back(intAction("pipeline_rows", profile.multiprocessors));
-        std::string pipelined =
-            add(w, parent, "add " + describe(w.back()) + " (the next row copied into shared memory meanwhile)");
+        std::string pipelined = heuristic.add(
+            w, parent, "add " + describe(w.back()) + " (the next row copied into shared memory meanwhile)");
         if (!rowSums) {
           w.push_back(Action{"streaming_stores"});
-          add(w, pipelined, "add streaming_stores (the output evict-first in L2)");
+          heuristic.add(w, pipelined, "add streaming_stores (the output evict-first in L2)");
         }
         // Then with the rows' bulk copies under an L2 policy. Measurements: docs/perf/heuristic.md
         // (proposeVectorLaneRows).
         Schedule policy = base;
         policy.push_back(intAction("pipeline_rows", profile.multiprocessors));
         policy.push_back(Action{rowSums ? "loads_evict_first" : "loads_evict_last"});
-        add(policy, pipelined,
-            rowSums ? "add loads_evict_first (the rows' bulk copies evict-first in L2)"
-                    : "add loads_evict_last (the rows' bulk copies evict-last in L2)");
+        heuristic.add(policy, pipelined,
+                      rowSums ? "add loads_evict_first (the rows' bulk copies evict-first in L2)"
+                              : "add loads_evict_last (the rows' bulk copies evict-last in L2)");
       }
       // A layernorm's mean and variance merged in one round (the first two forms, and beyond a warp only
       // over a power of 2 of warps).
       if (i == 0 && facts.rowMoments > 0 && (vectorLanes[i] <= 32 || llvm::isPowerOf2_64(vectorLanes[i] / 32))) {
         v.push_back(Action{"moments"});
         sortByPhase(v);
-        add(v, parent, "add moments (the mean and the variance merged over the lanes in one round)");
+        heuristic.add(v, parent, "add moments (the mean and the variance merged over the lanes in one round)");
         removeSlot(v, "prefetch_rows");
-        add(v, parent, "add moments without prefetch_rows");
+        heuristic.add(v, parent, "add moments without prefetch_rows");
       }
     }
   }
@@ -230,9 +230,6 @@ static void proposeVectorLaneRows(Heuristic &heuristic) {
 static void proposeBlockLaneRows(Heuristic &heuristic) {
   const PayloadFacts &facts = heuristic.facts;
   const HardwareProfile &profile = heuristic.profile;
-  auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
-    return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
-  };
   RowKernel rows(heuristic);
   if (!rows.applies)
     return;
@@ -252,30 +249,31 @@ static void proposeBlockLaneRows(Heuristic &heuristic) {
       v.push_back(fuse("thread"));
       v.push_back(recompute());
       v.push_back(intAction("lanes", streamLanes));
-      add(v, "",
-          "heuristic: a row per block over " + std::to_string(streamLanes) +
-              " lanes, elementwise producers recomputed (the row streamed, not kept)");
+      heuristic.add(v, "",
+                    "heuristic: a row per block over " + std::to_string(streamLanes) +
+                        " lanes, elementwise producers recomputed (the row streamed, not kept)");
     }
     Schedule v = rowPerBlock();
     v.push_back(intAction("lanes", lanes));
     if (!rowSums && rows.width % lanes == 0) // a ragged row's lane slices differ in length: not vectorized
       v.push_back(vectorize());
-    std::string inRegisters = add(v, "",
-                                  "heuristic: a row per block over " + std::to_string(lanes) + " lanes" +
-                                      (rowSums ? "" : ", the row in registers"));
+    std::string inRegisters = heuristic.add(v, "",
+                                            "heuristic: a row per block over " + std::to_string(lanes) + " lanes" +
+                                                (rowSums ? "" : ", the row in registers"));
     // The first such form, where its row leaves registers for one block per multiprocessor, also pipelined with
     // its bulk copies evict-last in L2, then also with read_only_inputs. Measurements: docs/perf/heuristic.md
     // (proposeBlockLaneRows).
     if (firstLanes && !rowSums && pipelinable(lanes)) {
       v.push_back(intAction("pipeline_rows", profile.multiprocessors));
       v.push_back(Action{"loads_evict_last"});
-      std::string pipelined = add(v, inRegisters,
-                                  "add " + describe(v[v.size() - 2]) +
-                                      " and loads_evict_last (the next row copied into shared memory meanwhile, "
-                                      "evict-last in L2)");
+      std::string pipelined =
+          heuristic.add(v, inRegisters,
+                        "add " + describe(v[v.size() - 2]) +
+                            " and loads_evict_last (the next row copied into shared memory meanwhile, "
+                            "evict-last in L2)");
       v.push_back(Action{"read_only_inputs"});
       sortByPhase(v);
-      add(v, pipelined, "add read_only_inputs (the buffers it only reads by ld.global.nc)");
+      heuristic.add(v, pipelined, "add read_only_inputs (the buffers it only reads by ld.global.nc)");
     }
   }
 }
@@ -283,9 +281,6 @@ static void proposeBlockLaneRows(Heuristic &heuristic) {
 /// Row kernels: a few rows per block, a warp per row.
 static void proposeWarpRows(Heuristic &heuristic) {
   const PayloadFacts &facts = heuristic.facts;
-  auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
-    return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
-  };
   RowKernel rows(heuristic);
   if (!rows.applies)
     return;
@@ -309,10 +304,10 @@ static void proposeWarpRows(Heuristic &heuristic) {
     if (!rowSums && width / 32 <= 128 && width % 32 == 0) {
       Schedule inRegisters = v;
       inRegisters.push_back(vectorize());
-      add(inRegisters, "",
-          "heuristic: " + std::to_string(rows) + " rows per block, a warp per row, the row in registers");
+      heuristic.add(inRegisters, "",
+                    "heuristic: " + std::to_string(rows) + " rows per block, a warp per row, the row in registers");
     }
-    add(v, "", "heuristic: " + std::to_string(rows) + " rows per block, a warp per row");
+    heuristic.add(v, "", "heuristic: " + std::to_string(rows) + " rows per block, a warp per row");
   }
 }
 
@@ -320,20 +315,15 @@ static void proposeWarpRows(Heuristic &heuristic) {
 static void proposeTensorCores(Heuristic &heuristic) {
   const PayloadFacts &facts = heuristic.facts;
   const HardwareProfile &profile = heuristic.profile;
-  auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
+  addTensorCoreProposals(facts, profile, [&heuristic](Schedule s, std::string parentHash, std::string step) {
     return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
-  };
-
-  addTensorCoreProposals(facts, profile, add);
+  });
 }
 
 /// The best-ranked configuration, built one action at a time (each step a trial).
 static void proposeBestConfigSteps(Heuristic &heuristic) {
   const PayloadFacts &facts = heuristic.facts;
   const HardwareProfile &profile = heuristic.profile;
-  auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
-    return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
-  };
   bool contraction = heuristic.contraction;
   const std::vector<TileConfig> &configs = heuristic.configs;
   // The best-ranked configuration, built one action at a time (each step a trial).
@@ -344,7 +334,7 @@ static void proposeBestConfigSteps(Heuristic &heuristic) {
     s.push_back(fuse("block"));
   // On the GPU a block tile alone is one thread per block: seconds per call at realistic sizes, so the first
   // step tiles both levels.
-  std::string h = gpu(profile) ? std::string() : add(s, "", "add " + describe(s.back()));
+  std::string h = gpu(profile) ? std::string() : heuristic.add(s, "", "add " + describe(s.back()));
   s.push_back(tile("thread", best.thread));
   if (facts.linalgOps > 1)
     s.push_back(fuse("thread"));
@@ -358,19 +348,19 @@ static void proposeBestConfigSteps(Heuristic &heuristic) {
     if ((vectorFirst = valid(vectorized, facts, profile)))
       s = vectorized;
   }
-  h = add(s, h,
-          vectorFirst ? "tile(block), tile(thread), tile(reduction) and vectorize"
-          : kFirst    ? "tile(block), tile(thread) and tile(reduction)"
-          : h.empty() ? "tile(block) and tile(thread)"
-                      : "add tile(thread)");
+  h = heuristic.add(s, h,
+                    vectorFirst ? "tile(block), tile(thread), tile(reduction) and vectorize"
+                    : kFirst    ? "tile(block), tile(thread) and tile(reduction)"
+                    : h.empty() ? "tile(block) and tile(thread)"
+                                : "add tile(thread)");
   if (contraction && !kFirst) {
     s.push_back(tile("reduction", {best.k}));
-    h = add(s, h, "add " + describe(s.back()));
+    h = heuristic.add(s, h, "add " + describe(s.back()));
   }
   std::string full = h;
   if (!vectorFirst) {
     s.push_back(vectorize());
-    full = add(s, h, "add vectorize");
+    full = heuristic.add(s, h, "add vectorize");
     if (full.empty()) {
       s.pop_back(); // the tile is too large to vectorize
       full = h;
@@ -388,9 +378,6 @@ static void proposeBestConfigSteps(Heuristic &heuristic) {
 static void proposeStagedSgemm(Heuristic &heuristic, bool fillsTheGpu) {
   const PayloadFacts &facts = heuristic.facts;
   const HardwareProfile &profile = heuristic.profile;
-  auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
-    return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
-  };
   if (!heuristic.contraction || !gpu(profile) || facts.parallelSizes.size() < 2)
     return;
   size_t rank = facts.parallelSizes.size();
@@ -416,11 +403,12 @@ static void proposeStagedSgemm(Heuristic &heuristic, bool fillsTheGpu) {
         if (occupancy > 0)
           v.push_back(intAction("occupancy", occupancy));
         addRequiredFusions(v, facts, profile, /*always=*/true);
-        add(v, "",
-            "heuristic: A and B staged in shared memory (" + std::to_string(blockK) + " of K per tile), " +
-                std::to_string(thread[0]) + "x" + std::to_string(thread[1]) + " per thread in strided groups of 4" +
-                (occupancy > 0 ? ", two blocks per multiprocessor" : "") +
-                (asyncB ? ", B's tiles by cp.async (no staging registers: no spill at 128)" : ""));
+        heuristic.add(v, "",
+                      "heuristic: A and B staged in shared memory (" + std::to_string(blockK) + " of K per tile), " +
+                          std::to_string(thread[0]) + "x" + std::to_string(thread[1]) +
+                          " per thread in strided groups of 4" +
+                          (occupancy > 0 ? ", two blocks per multiprocessor" : "") +
+                          (asyncB ? ", B's tiles by cp.async (no staging registers: no spill at 128)" : ""));
       };
       staged({16, 8}, 16, 0);
       if (!facts.contractionBTransposed) // B as N x K goes through registers, transposed (no cp.async)
@@ -457,10 +445,10 @@ static void proposeStagedSgemm(Heuristic &heuristic, bool fillsTheGpu) {
           if (bounded)
             v.push_back(intAction("occupancy", perSM));
           addRequiredFusions(v, facts, profile, /*always=*/true);
-          add(v, "",
-              "heuristic: A and B staged in shared memory on " + std::to_string(blocks[i].first) + "x" +
-                  std::to_string(blocks[i].second) + " blocks that divide the matmul, 8x8 per thread" +
-                  (bounded ? ", " + std::to_string(perSM) + " blocks per multiprocessor" : ""));
+          heuristic.add(v, "",
+                        "heuristic: A and B staged in shared memory on " + std::to_string(blocks[i].first) + "x" +
+                            std::to_string(blocks[i].second) + " blocks that divide the matmul, 8x8 per thread" +
+                            (bounded ? ", " + std::to_string(perSM) + " blocks per multiprocessor" : ""));
         }
     }
   }
@@ -471,9 +459,6 @@ static void proposeStagedSgemm(Heuristic &heuristic, bool fillsTheGpu) {
 static void proposeSimtContraction(Heuristic &heuristic) {
   const PayloadFacts &facts = heuristic.facts;
   const HardwareProfile &profile = heuristic.profile;
-  auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
-    return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
-  };
   Schedule s = heuristic.best;
   std::string full = heuristic.bestHash;
   const TileConfig &best = heuristic.configs.front();
@@ -485,7 +470,7 @@ static void proposeSimtContraction(Heuristic &heuristic) {
     int64_t accumulators = best.thread[best.thread.size() - 1] * best.thread[best.thread.size() - 2];
     if (accumulators >= 64)
       unrolled.push_back(intAction("max_registers", 128));
-    add(unrolled, full, accumulators >= 64 ? "add unroll(4) and max_registers(128)" : "add unroll(4)");
+    heuristic.add(unrolled, full, accumulators >= 64 ? "add unroll(4) and max_registers(128)" : "add unroll(4)");
     size_t rank = facts.parallelSizes.size();
     if (facts.parallelSizes[rank - 2] % 16 == 0 && facts.parallelSizes[rank - 1] % 256 == 0) {
       std::vector<int64_t> block(rank, 1), thread(rank, 1);
@@ -498,7 +483,7 @@ static void proposeSimtContraction(Heuristic &heuristic) {
       warp.push_back(unroll(4));
       warp.push_back(vectorize());
       addRequiredFusions(warp, facts, profile, /*always=*/true);
-      add(warp, "", "heuristic: a warp per 16x256 block, 16x8 per thread, unroll(4)");
+      heuristic.add(warp, "", "heuristic: a warp per 16x256 block, 16x8 per thread, unroll(4)");
     }
   }
 }
@@ -508,27 +493,24 @@ static void proposeSimtContraction(Heuristic &heuristic) {
 static void proposeContractionBounds(Heuristic &heuristic) {
   const PayloadFacts &facts = heuristic.facts;
   const HardwareProfile &profile = heuristic.profile;
-  auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
-    return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
-  };
   Schedule s = heuristic.best;
   std::string full = heuristic.bestHash;
   bool contraction = heuristic.contraction;
   if (contraction) {
     Schedule unrolled = s;
     unrolled.push_back(unroll(2));
-    add(unrolled, full, "add unroll(2)");
+    heuristic.add(unrolled, full, "add unroll(2)");
     // Measurements: docs/perf/heuristic.md (proposeContractionBounds).
     std::vector<int64_t> dims = blockDims(s, facts);
     int64_t threads = dims[0] * dims[1] * dims[2];
     if (gpu(profile) && threads >= 256) {
       Schedule bounded = s;
       bounded.push_back(intAction("occupancy", 2));
-      add(bounded, full, "add occupancy(2)");
+      heuristic.add(bounded, full, "add occupancy(2)");
     } else if (gpu(profile) && facts.linalgOps > 2) {
       Schedule bounded = s;
       bounded.push_back(intAction("max_registers", 128));
-      add(bounded, full, "add max_registers(128)");
+      heuristic.add(bounded, full, "add max_registers(128)");
     }
   }
 }
@@ -537,9 +519,6 @@ static void proposeContractionBounds(Heuristic &heuristic) {
 static void proposeRankedVariants(Heuristic &heuristic) {
   const PayloadFacts &facts = heuristic.facts;
   const HardwareProfile &profile = heuristic.profile;
-  auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
-    return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
-  };
   Schedule s = heuristic.best;
   bool contraction = heuristic.contraction;
   const std::vector<TileConfig> &configs = heuristic.configs;
@@ -554,7 +533,7 @@ static void proposeRankedVariants(Heuristic &heuristic) {
     addRequiredFusions(v, facts, profile, /*always=*/true);
     if (!valid(v, facts, profile))
       removeSlot(v, "vectorize"); // too large to vectorize: keep the tiles
-    std::string variant = add(v, "", "heuristic variant " + std::to_string(i));
+    std::string variant = heuristic.add(v, "", "heuristic variant " + std::to_string(i));
     // Measurements: docs/perf/heuristic.md (proposeRankedVariants).
     int64_t accumulators = 1;
     for (int64_t t : configs[i].thread)
@@ -562,16 +541,13 @@ static void proposeRankedVariants(Heuristic &heuristic) {
     if (gpu(profile) && contraction && facts.linalgOps > 2 && accumulators >= 64 && !variant.empty()) {
       Schedule capped = v;
       capped.push_back(intAction("max_registers", 128));
-      add(capped, variant, "add max_registers(128)");
+      heuristic.add(capped, variant, "add max_registers(128)");
     }
   }
 }
 
 /// Other K steps for the best few configurations of a contraction.
 static void proposeKSteps(Heuristic &heuristic) {
-  auto add = [&heuristic](Schedule s, std::string parentHash, std::string step) {
-    return heuristic.add(std::move(s), std::move(parentHash), std::move(step));
-  };
   Schedule s = heuristic.best;
   bool contraction = heuristic.contraction;
   const std::vector<TileConfig> &configs = heuristic.configs;
@@ -583,7 +559,7 @@ static void proposeKSteps(Heuristic &heuristic) {
         v.push_back(tile("thread", configs[i].thread));
         v.push_back(tile("reduction", {k}));
         v.push_back(vectorize());
-        add(v, "", "heuristic K step " + std::to_string(k));
+        heuristic.add(v, "", "heuristic K step " + std::to_string(k));
       }
   }
 }
