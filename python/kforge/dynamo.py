@@ -272,9 +272,18 @@ def compile(module, *example_inputs, directory=None, target=None, db=None, tune_
     model = compile_payload(payload_path, directory, target=target, chip=_chip_of(example_inputs),
                             db=db, tune_seconds=tune_seconds, tools_dir=tools_dir, runtime=runtime,
                             extra_args=extra_args)
-    weights = payload.arguments(module, *example_inputs)[len(example_inputs):]
+    tensor_inputs = sum(a["kind"] == "input" for a in payload.sidecar["arguments"])
+    weights = payload.arguments(module, *example_inputs)[tensor_inputs:]
+    baked = {b["position"]: b["value"] for b in payload.sidecar["baked_inputs"]}
 
     def run(*inputs):
-        return model(*[x.contiguous() for x in inputs], *weights)
+        if len(inputs) != len(example_inputs):
+            raise ModelError(f"expected {len(example_inputs)} inputs to forward, got {len(inputs)}")
+        for position, value in baked.items():  # non-tensor inputs are constants of the compiled kernels
+            if repr(inputs[position]) != value:
+                raise ModelError(f"forward's input {position} was compiled as {value}, got {inputs[position]!r}: "
+                                 "compile again for another value")
+        tensors = [x.contiguous() for i, x in enumerate(inputs) if i not in baked]
+        return model(*tensors, *weights)
     run.model = model
     return run

@@ -115,9 +115,11 @@ def _first_lines(text, limit=6):
     return "\n".join(head[:limit])
 
 
-def _make_wrapper(module, names, input_count, written):
+def _make_wrapper(module, names, input_count, written, baked=None):
     """forward(*inputs, *weights) -> module(*inputs) with the weights given: they become function arguments
-    instead of constants baked into the IR. Weights the module writes in place (BatchNorm's running statistics
+    instead of constants baked into the IR. ``baked`` ({position: value}) are forward's non-tensor inputs: the
+    wrapper takes the others only and passes these as constants (torch.export would otherwise make a float a
+    scalar argument of the function). Weights the module writes in place (BatchNorm's running statistics
     in training mode) are copied first: the update becomes dead code rather than a mutated argument, which
     torch.export cannot decompose and torch-mlir would return as extra results."""
     import torch
@@ -128,10 +130,13 @@ def _make_wrapper(module, names, input_count, written):
             self.module = module
 
         def forward(self, *args):
-            weights = {n: a.clone() if n in written else a for n, a in zip(names, args[input_count:])}
+            given = input_count - len(baked or {})
+            weights = {n: a.clone() if n in written else a for n, a in zip(names, args[given:])}
             for name in written - weights.keys():  # not an argument (never read): its update must stay dead
                 weights[name] = self.module.get_buffer(name).clone()
-            return torch.func.functional_call(self.module, weights, args[:input_count])
+            tensors = iter(args[:given])
+            inputs = tuple((baked or {})[i] if i in (baked or {}) else next(tensors) for i in range(input_count))
+            return torch.func.functional_call(self.module, weights, inputs)
 
     return WeightsAsArguments()
 
@@ -307,10 +312,11 @@ def import_module(module, *example_inputs, dtype=None, func_name=None):
     from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 
     def export(names, written):
-        wrapper = _make_wrapper(module, names, len(example_inputs), written)
+        constants = {i: x for i, x in enumerate(example_inputs) if not isinstance(x, torch.Tensor)}
+        wrapper = _make_wrapper(module, names, len(example_inputs), written, constants)
         try:
-            return torch.export.export(wrapper, tuple(example_inputs) + tuple(weights[n] for n in names),
-                                       strict=False)
+            tensors = tuple(x for x in example_inputs if isinstance(x, torch.Tensor))
+            return torch.export.export(wrapper, tensors + tuple(weights[n] for n in names), strict=False)
         except Exception as error:  # torch.export's errors have no common base class
             reason = _first_lines(error)
             raise ImporterError(f"torch.export cannot trace the module: {reason}", reason) from None

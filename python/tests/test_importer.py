@@ -152,6 +152,9 @@ def test_non_tensor_inputs_are_baked_in():
     assert payload.argument_names == ["x"]
     assert payload.sidecar["baked_inputs"] == [{"position": 1, "value": "3.0"}]
     assert len(payload.arguments(Scaled(), x, 3.0)) == 1
+    # ... and the function takes the tensor only (torch.export alone made the float an f64 argument)
+    signature = re.search(r"func\.func @\w+\(([^)]*)\)", payload.mlir).group(1)
+    assert signature == "%arg0: tensor<4x4xf32>", signature
 
 
 class DataDependent(nn.Module):

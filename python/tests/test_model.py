@@ -226,3 +226,27 @@ def test_a_dispatch_this_build_cannot_tune_is_remembered(tmp_path, monkeypatch, 
     assert set(again.model.sources.values()) == {"naive"}
     assert "no verified schedule with this kforge build (kforge-tune: planted failure)" in capfd.readouterr().err
     assert relative_error(module, [x], again(x)) < 1e-5
+
+
+class Scaled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(8, 8)
+
+    def forward(self, x, factor):
+        return self.linear(x) * factor
+
+
+def test_kforge_compile_bakes_non_tensor_inputs_and_refuses_other_values(tmp_path):
+    torch.manual_seed(8)
+    module, x = Scaled().eval(), torch.randn(4, 8)
+    run = kforge.compile(module, x, 3.0, directory=str(tmp_path / "s"), db=str(tmp_path / "db"), tools_dir=TOOLS)
+    with torch.no_grad():
+        expected = module.double()(x.double(), 3.0)
+    module.float()
+    y = run(x, 3.0)
+    assert ((y.double() - expected).norm() / expected.norm()).item() < 1e-5
+    with pytest.raises(kforge.ModelError, match="input 1 was compiled as 3.0, got 2.0"):
+        run(x, 2.0)
+    with pytest.raises(kforge.ModelError, match="expected 2 inputs to forward, got 1"):
+        run(x)
