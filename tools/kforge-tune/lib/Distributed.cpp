@@ -214,6 +214,14 @@ static std::optional<Candidate> requestedCandidate(const json::Object &request, 
 
 int kforge::tune::serveTrials(const TuneConfig &config, const Tools &tools, const PayloadFacts &facts) {
   Evaluator evaluator(config, tools, facts);
+  // The run's baseline (set up by --no-search) gives the too-slow cutoff its slack, as in a search.
+  llvm::Expected<Database> db = Database::open(joinPath(config.runDir, "db.jsonl"), /*readOnly=*/true);
+  if (!db) {
+    llvm::errs() << "kforge-tune: error: " << llvm::toString(db.takeError()) << "\n";
+    return 1;
+  }
+  if (const DatabaseRecord *baseline = findBaseline(db->entries()))
+    evaluator.setBaseline(*baseline);
   std::string line;
   // std::getline: stdin is a pipe from the caller, one request per line.
   while (std::getline(std::cin, line)) {

@@ -527,6 +527,14 @@ RunOutcome Evaluator::measure(const TuneConfig &runConfig, const Candidate &c, d
   return runOnServer(runConfig, *server, c.dir, config.seeds, config.reps, cutoffMs);
 }
 
+void Evaluator::setBaseline(const DatabaseRecord &baseline) {
+  double firstRunMs = 0;
+  if (baseline.run)
+    if (const json::Object *report = baseline.run->getAsObject())
+      firstRunMs = report->getNumber("first_run_ms").value_or(0);
+  cutoffSlackMs = runSlackMs(firstRunMs, baseline.timeMs.value_or(0));
+}
+
 DatabaseRecord Evaluator::evaluate(Candidate &c, double baselineMs, double bestMs, double budgetLeft,
                                    std::optional<int64_t> parent) {
   DatabaseRecord record = candidateRecord(c, parent);
@@ -543,7 +551,7 @@ DatabaseRecord Evaluator::evaluate(Candidate &c, double baselineMs, double bestM
     return record;
   }
   double score = config.weights.compiles;
-  double cutoff = tooSlowCutoffMs(config.cutoffFactor, baselineMs, config.cutoffBestFactor, bestMs);
+  double cutoff = tooSlowCutoffMs(config.cutoffFactor, baselineMs, config.cutoffBestFactor, bestMs, cutoffSlackMs);
   TuneConfig runConfig = config;
   runConfig.runTimeout = trialRunTimeoutSeconds(config.runTimeout, cutoff, config.seeds, config.reps, budgetLeft);
   RunOutcome run = measure(runConfig, c, cutoff);

@@ -119,6 +119,9 @@ public:
   /// no time budget) bounds the run's time limit; `parent` is the id of the record the proposal came from.
   DatabaseRecord evaluate(Candidate &c, double baselineMs, double bestMs, double budgetLeft,
                           std::optional<int64_t> parent);
+  /// Takes the too-slow cutoff's slack from the baseline's record (runSlackMs): what one of its runs cost beside
+  /// its kernel. Without it the slack is 100 ms.
+  void setBaseline(const DatabaseRecord &baseline);
 
 private:
   /// The record's fields every candidate has, before its outcome.
@@ -130,6 +133,7 @@ private:
   const Tools &tools;
   const PayloadFacts &facts;
   std::unique_ptr<RunnerServer> server;
+  double cutoffSlackMs = 100;
 };
 
 } // namespace kforge::tune

@@ -235,7 +235,9 @@ int Tuner::run() {
     return finishWithoutSearch();
   searchStart = std::chrono::steady_clock::now();
   setupSeconds = secondsSince(start);
-  baselineMs = findBaseline(db.entries())->timeMs.value_or(0);
+  const DatabaseRecord *baseline = findBaseline(db.entries());
+  baselineMs = baseline->timeMs.value_or(0);
+  evaluator.setBaseline(*baseline);
   bestMs = baselineMs;
   if (const DatabaseRecord *best = findBest(db.entries())) {
     bestCandidateMs = best->timeMs.value_or(bestCandidateMs);

@@ -98,17 +98,27 @@ struct TuneConfig {
 
 /// The run time above which a candidate is recorded "too-slow" without full verification and timing: it cannot
 /// become the best. Far slower than the untransformed payload (baselineFactor x baseline), or than the best kernel
-/// found so far (bestFactor x best); 100 ms of slack covers a run's launch and copies (measured on the H200: a
-/// 0.04 ms softmax kernel's run, the fastest after the first, took 21-29 ms; with 20 ms of slack nearly every
-/// softmax candidate was cut, results/search-h200/study-5-discarded). 0 turns a bound off;
-/// returns 0 when both are off.
-inline double tooSlowCutoffMs(double baselineFactor, double baselineMs, double bestFactor, double bestMs) {
-  double cutoff = baselineFactor > 0 ? baselineFactor * baselineMs + 100 : 0;
+/// found so far (bestFactor x best), plus `slackMs` for what a run costs beside its kernel (launch, copies, host
+/// work; runSlackMs). 0 turns a bound off; returns 0 when both are off.
+inline double tooSlowCutoffMs(double baselineFactor, double baselineMs, double bestFactor, double bestMs,
+                              double slackMs = 100) {
+  double cutoff = baselineFactor > 0 ? baselineFactor * baselineMs + slackMs : 0;
   if (bestFactor > 0 && bestMs > 0) {
-    double fromBest = bestFactor * bestMs + 100;
+    double fromBest = bestFactor * bestMs + slackMs;
     cutoff = cutoff > 0 ? std::min(cutoff, fromBest) : fromBest;
   }
   return cutoff;
+}
+
+/// The slack of the too-slow cutoff: what a verification run costs beside its kernel, as the baseline's first run
+/// measured it (its wall time less the baseline's kernel time: the copies of every argument in and out, the
+/// launch, the module load), and at least 100 ms (on the H200 a 0.04 ms softmax kernel's run, the fastest after
+/// the first, took 21-29 ms; with 20 ms of slack nearly every softmax candidate was cut,
+/// results/search-h200/study-5-discarded). A fixed slack alone cut every row kernel of a 65536 x 2048 softmax:
+/// its 1 GB of arguments made each run 166 ms beside a 2.3 ms baseline kernel (results/models-h200/call-4).
+/// `baselineFirstRunMs` 0 (a record from before it was kept): 100 ms.
+inline double runSlackMs(double baselineFirstRunMs, double baselineMs) {
+  return std::max(100.0, baselineFirstRunMs - baselineMs);
 }
 
 /// The seconds one trial's run may take before the runner is killed. A run that keeps within the too-slow

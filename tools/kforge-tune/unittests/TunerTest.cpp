@@ -20,6 +20,16 @@ TEST(TooSlowCutoff, ZeroTurnsABoundOff) {
   EXPECT_DOUBLE_EQ(tooSlowCutoffMs(20, 85, 10, 0), 1800);
 }
 
+TEST(TooSlowCutoff, TheSlackIsWhatTheBaselinesRunCostBesideItsKernel) {
+  // A 2.3 ms baseline kernel whose first run took 425 ms (1 GB of arguments copied in and out): a candidate's
+  // run pays the same copies, so the slack is 422.7 ms, not 100.
+  EXPECT_DOUBLE_EQ(runSlackMs(425, 2.3), 422.7);
+  EXPECT_DOUBLE_EQ(tooSlowCutoffMs(4, 2.5, 10, 2.5, runSlackMs(425, 2.5)), 432.5);
+  // A small problem's run is cheap: the slack stays 100 ms; a record without a first run too.
+  EXPECT_DOUBLE_EQ(runSlackMs(30, 0.04), 100);
+  EXPECT_DOUBLE_EQ(runSlackMs(0, 2.3), 100);
+}
+
 TEST(TrialRunTimeout, TheCutoffBoundsARunFarBelowTheRunTimeout) {
   // A 121 ms cutoff, 3 seeds and 20 repetitions: 30 s + 2 x 28 launches x 0.121 s = 36.8 s, not 300 s.
   EXPECT_EQ(trialRunTimeoutSeconds(300, 121, 3, 20, 0), 37);
