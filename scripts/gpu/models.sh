@@ -9,12 +9,14 @@
 set -uo pipefail
 out=$1
 shift
+# The database under gpu-artifacts/ (ignored by git): a later call on the same (warm) machine finds it again.
+db=${MODELS_DB:-gpu-artifacts/models-db}
 scripts/gpu/unpack_tuner.sh gpu-artifacts/tuner > "$out/device.json" || exit 1
 export TORCHINDUCTOR_COMPILE_THREADS=${TORCHINDUCTOR_COMPILE_THREADS:-$(nproc)}
 PYTHONUNBUFFERED=1 timeout "${MODELS_TIMEOUT:-0}" python3 bench/models/run --workdir gpu-artifacts/models-work \
-  --tools gpu-artifacts/tuner/bin --runtime gpu-artifacts/tuner/lib/libkforge_mgpu.so --db models-db \
+  --tools gpu-artifacts/tuner/bin --runtime gpu-artifacts/tuner/lib/libkforge_mgpu.so --db "$db" \
   --out "$out" "$@" 2> "$out/models.log"
 status=$?
 tar czf "$out/models-db.tgz" --exclude='candidates' --exclude='cache' --exclude='seed-cache' --exclude='baseline' \
-  --exclude='best' models-db
+  --exclude='best' -C "$(dirname "$db")" "$(basename "$db")"
 exit $status
