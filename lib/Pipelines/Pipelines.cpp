@@ -11,10 +11,12 @@
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -210,7 +212,14 @@ void kforge::buildLowerToCPUPipeline(OpPassManager &pm, const LowerToCPUOptions 
   pm.addPass(createConvertVectorToSCFPass(VectorTransferToSCFOptions().enableFullUnroll()));
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  // bf16 rounding would otherwise call __truncsfbf2, which a dlopen'ed kernel library cannot resolve.
+  // bf16 arithmetic and math in f32, each result rounded to bf16 (as PyTorch computes bf16 on the CPU; an add,
+  // multiply or divide rounded twice, to f32 then to bf16, is still the correctly rounded bf16 result); then
+  // the roundings as integer arithmetic. LLVM would otherwise round through __truncsfbf2, which a dlopen'ed
+  // kernel library cannot resolve (a torch-mlir bf16 MLP's GELU did not load).
+  pm.addPass(math::createMathExtendToSupportedTypes());
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16"};
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
   pm.addPass(createKforgeExpandBF16());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertVectorToLLVMPass());

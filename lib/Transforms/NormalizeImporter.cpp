@@ -14,6 +14,9 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <algorithm>
+#include <type_traits>
+
 namespace kforge {
 #define GEN_PASS_DEF_KFORGENORMALIZEIMPORTER
 #include "kforge/Transforms/Passes.h.inc"
@@ -50,6 +53,154 @@ struct FoldTransposeIntoContraction : OpRewritePattern<ContractionOp> {
     if (!changed)
       return failure();
     rewriter.modifyOpInPlace(op, [&] { op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps)); });
+    return success();
+  }
+};
+
+/// Whether `narrow` is a float type narrower than `wide` (bf16 / f16 beside f32).
+static bool isNarrowerFloat(Type narrow, Type wide) {
+  auto n = dyn_cast<FloatType>(narrow), w = dyn_cast<FloatType>(wide);
+  return n && w && n.getWidth() < w.getWidth();
+}
+
+/// Where a contraction's input can be read in a narrower float type than the extended one it is given:
+/// the narrow tensor and the map to read it through. Importers upcast bf16 / f16 operands before a
+/// contraction (torch-mlir: `extf` of the input and of the transposed weight, then an f32 matmul); the
+/// contraction's own body extends its inputs to the accumulator's type, so reading the narrow values is the
+/// same computation, and it is the form the tensor-core schedules take.
+struct NarrowSource {
+  Value value;
+  AffineMap map;
+  /// The producer yields `extf(v)` for this result: it is to be narrowed to yield `v` (every user of the
+  /// result is a contraction, which extends it itself).
+  linalg::GenericOp narrowedProducer;
+  unsigned narrowedResult = 0;
+};
+
+/// The extension `arith.extf` that `value`'s producer yields for it, when it is the last op on that result's
+/// way out (the producer's own body extends a narrow value as its last step), or null.
+static arith::ExtFOp yieldedExtension(linalg::GenericOp producer, unsigned result) {
+  auto yield = cast<linalg::YieldOp>(producer.getBody()->getTerminator());
+  return yield.getOperand(result).getDefiningOp<arith::ExtFOp>();
+}
+
+/// `value` read through `map` by a contraction, looked at through the copies that only permute or extend it
+/// (a linalg.transpose, or a generic that yields its one input, or that input's extf, through permutation
+/// maps): the tensor they copy and the map to read it through directly.
+static std::pair<Value, AffineMap> throughCopies(Value value, AffineMap map) {
+  while (true) {
+    if (auto transpose = value.getDefiningOp<linalg::TransposeOp>()) {
+      SmallVector<AffineExpr> results(map.getNumResults());
+      for (auto [k, dim] : llvm::enumerate(transpose.getPermutation()))
+        results[dim] = map.getResult(k);
+      value = transpose.getInput();
+      map = AffineMap::get(map.getNumDims(), 0, results, map.getContext());
+      continue;
+    }
+    auto copy = value.getDefiningOp<linalg::GenericOp>();
+    if (!copy || !copy.hasPureTensorSemantics() || copy.getNumDpsInputs() != 1 || copy.getNumResults() != 1 ||
+        copy.getNumParallelLoops() != copy.getNumLoops())
+      break;
+    Value yielded = cast<linalg::YieldOp>(copy.getBody()->getTerminator()).getOperand(0);
+    if (auto extension = yielded.getDefiningOp<arith::ExtFOp>())
+      yielded = extension.getIn();
+    AffineMap inMap = copy.getMatchingIndexingMap(copy.getDpsInputOperand(0));
+    AffineMap outMap = copy.getMatchingIndexingMap(copy.getDpsInitOperand(0));
+    if (yielded != copy.getBody()->getArgument(0) || !inMap.isPermutation() || !outMap.isPermutation())
+      break;
+    value = copy.getDpsInputOperand(0)->get();
+    map = inMap.compose(inversePermutation(outMap)).compose(map);
+  }
+  return {value, map};
+}
+
+/// Whether a contraction may read an input through `after` instead of `before`: the same loops (a permutation
+/// of them), and a batch matmul's batch loop first (a view that moves it, attention's head transpose, is no
+/// batch_matmul operand).
+template <typename ContractionOp> static bool isContractionMap(AffineMap before, AffineMap after) {
+  return after.isProjectedPermutation() && after.getNumResults() == before.getNumResults() &&
+         std::is_permutation(after.getResults().begin(), after.getResults().end(), before.getResults().begin()) &&
+         (!std::is_same_v<ContractionOp, linalg::BatchMatmulOp> || after.getResult(0) == before.getResult(0));
+}
+
+/// The input's narrow source: through the copies that permute or extend it when the contraction can read
+/// their source directly; else its producer narrowed in place, when that producer ends by extending a
+/// narrow value, the contraction is the result's only user (another user would be handed the narrow tensor
+/// too) and the init is never read; else the input as it is.
+template <typename ContractionOp> static NarrowSource narrowSource(Value input, AffineMap map) {
+  auto [value, composed] = throughCopies(input, map);
+  if (value != input && isContractionMap<ContractionOp>(map, composed))
+    return NarrowSource{value, composed, {}, 0};
+  auto producer = input.getDefiningOp<linalg::GenericOp>();
+  if (!producer || !producer.hasPureTensorSemantics() || !input.hasOneUse())
+    return NarrowSource{input, map, {}, 0};
+  unsigned result = cast<OpResult>(input).getResultNumber();
+  OpOperand *init = producer.getDpsInitOperand(result);
+  if (!yieldedExtension(producer, result) || producer.payloadUsesValueFromOperand(init) ||
+      !producer.getMatchingIndexingMap(init).isPermutation())
+    return NarrowSource{input, map, {}, 0};
+  return NarrowSource{input, map, producer, result};
+}
+
+/// Narrows `producer`'s result `result` to yield the value it extended (its init becomes an empty tensor of
+/// the narrow type; the init is never read: narrowSource checked).
+static Value narrowProducer(PatternRewriter &rewriter, linalg::GenericOp producer, unsigned result) {
+  arith::ExtFOp extension = yieldedExtension(producer, result);
+  Type narrow = extension.getIn().getType();
+  OpOperand *init = producer.getDpsInitOperand(result);
+  auto initType = cast<RankedTensorType>(init->get().getType());
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(producer);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, producer.getLoc(), init->get());
+  Value empty = tensor::EmptyOp::create(rewriter, producer.getLoc(), sizes, narrow);
+  auto yield = cast<linalg::YieldOp>(producer.getBody()->getTerminator());
+  rewriter.modifyOpInPlace(producer, [&] {
+    init->set(empty);
+    producer.getMatchingBlockArgument(init).setType(narrow);
+    producer->getResult(result).setType(initType.clone(narrow));
+    yield->setOperand(result, extension.getIn());
+  });
+  return producer->getResult(result);
+}
+
+/// A contraction whose inputs all come extended from one narrower float type (bf16 x bf16 -> f32 written as
+/// extf then an f32 matmul) reads the narrow inputs instead: a mixed-precision contraction (bf16 inputs, f32
+/// accumulation), exactly the same values, and the form mma / wgmma take.
+template <typename ContractionOp> struct FoldExtensionsIntoContraction : OpRewritePattern<ContractionOp> {
+  using OpRewritePattern<ContractionOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(ContractionOp op, PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1)
+      return failure();
+    Type accumulator = getElementTypeOrSelf(op.getDpsInitOperand(0)->get().getType());
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    SmallVector<NarrowSource> sources;
+    Type common;
+    bool changes = false;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      NarrowSource source = narrowSource<ContractionOp>(input->get(), maps[input->getOperandNumber()]);
+      Type type = source.narrowedProducer
+                      ? yieldedExtension(source.narrowedProducer, source.narrowedResult).getIn().getType()
+                      : getElementTypeOrSelf(source.value.getType());
+      if (common && type != common)
+        return failure(); // bf16 x f32, or bf16 x f16: left as the importer wrote it
+      common = type;
+      changes |= source.value != input->get() || source.narrowedProducer;
+      sources.push_back(source);
+    }
+    // The inputs in the accumulator's type (a copy or transpose folded into a map), or all extended from
+    // one narrower float type.
+    if (!changes || (common != accumulator && !isNarrowerFloat(common, accumulator)))
+      return failure();
+    SmallVector<Value> inputs;
+    for (auto [i, source] : llvm::enumerate(sources)) {
+      inputs.push_back(source.narrowedProducer
+                           ? narrowProducer(rewriter, source.narrowedProducer, source.narrowedResult)
+                           : source.value);
+      maps[i] = source.map;
+    }
+    auto replacement = ContractionOp::create(rewriter, op.getLoc(), op->getResultTypes(), inputs, op.getDpsInits());
+    replacement.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    rewriter.replaceOp(op, replacement->getResults());
     return success();
   }
 };
@@ -253,7 +404,9 @@ struct NormalizeImporterPass : kforge::impl::KforgeNormalizeImporterBase<Normali
 
   LogicalResult initialize(MLIRContext *context) override {
     RewritePatternSet set(context);
-    set.add<GeneralizeNamedOps, DropConstantUnitDims, IntegralPowF, NormalizeFPowI>(context);
+    set.add<GeneralizeNamedOps, DropConstantUnitDims, IntegralPowF, NormalizeFPowI,
+            FoldExtensionsIntoContraction<linalg::MatmulOp>, FoldExtensionsIntoContraction<linalg::BatchMatmulOp>>(
+        context);
     linalg::populateInlineConstantOperandsPatterns(set);
     linalg::populateEraseUnusedOperandsAndResultsPatterns(set);
     // A producer is fused only into its single user, so nothing is computed twice.
