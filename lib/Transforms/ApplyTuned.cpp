@@ -15,6 +15,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -27,16 +28,111 @@ using namespace mlir;
 
 namespace {
 
-/// `function` scheduled by the transform library at `schedulePath`, in a module of its own (as the tuner's
-/// payload was): the scheduled function, or failure with an error.
-FailureOr<OwningOpRef<ModuleOp>> scheduleAlone(func::FuncOp function, StringRef name, StringRef schedulePath) {
-  MLIRContext *context = function.getContext();
-  OwningOpRef<ModuleOp> library = parseSourceFile<ModuleOp>(schedulePath, context);
-  if (!library)
-    return function.emitError("kforge-apply-tuned: cannot parse the schedule ") << schedulePath;
-  // A database is a file anyone could have written: the same confinement as any untrusted schedule.
-  if (failed(kforge::checkScheduleConfined(*library, kforge::ScheduleTrust::Untrusted)))
-    return function.emitError("kforge-apply-tuned: the schedule ") << schedulePath << " is refused (above)";
+/// Where the pass finds each function's schedule: a tuning database's directory (db=, one best.mlir per
+/// entry, parsed when used) or one tuned library file (library=, parsed once, its entries indexed by the content
+/// name each is keyed by).
+class ScheduleSource {
+public:
+  /// The source the options name, or failure with an error on `payload`.
+  static FailureOr<ScheduleSource> open(ModuleOp payload, StringRef database, StringRef library, StringRef target,
+                                        bool targetGiven);
+
+  /// The schedule of the function whose content name is `name` (a transform library), nullptr when there is
+  /// none (the function stays untuned), or failure with an error on `function`. `where` names it in messages.
+  FailureOr<ModuleOp> find(func::FuncOp function, StringRef name, std::string &where);
+
+private:
+  std::string database, target, libraryPath;
+  OwningOpRef<ModuleOp> library;     // the parsed tuned library (library=)
+  llvm::StringMap<ModuleOp> entries; // its schedules by content name
+  OwningOpRef<ModuleOp> parsed;      // the database entry last parsed (db=)
+};
+
+/// The format a tuned library declares (kforge-db export writes it; docs/models.md).
+constexpr StringLiteral kTunedLibraryFormat = "kforge-tuned/1";
+
+FailureOr<ScheduleSource> ScheduleSource::open(ModuleOp payload, StringRef database, StringRef library,
+                                               StringRef target, bool targetGiven) {
+  // Errors name locations only: the note MLIR attaches to an op's error would print the whole model or library.
+  if (database.empty() == library.empty()) {
+    if (database.empty())
+      return emitError(payload.getLoc(), "kforge-apply-tuned: no schedules: give db=DIR (a tuning database) or "
+                                         "library=FILE (a tuned library)");
+    return emitError(payload.getLoc(), "kforge-apply-tuned: db= and library= are both given: give one");
+  }
+  ScheduleSource source;
+  source.database = database.str();
+  source.target = target.str();
+  if (library.empty())
+    return source;
+  source.libraryPath = library.str();
+  source.library = parseSourceFile<ModuleOp>(library, payload.getContext());
+  if (!source.library)
+    return emitError(payload.getLoc(), "kforge-apply-tuned: cannot parse the tuned library ") << library;
+  ModuleOp outer = *source.library;
+  auto format = outer->getAttrOfType<StringAttr>("kforge.tuned_library");
+  if (!format)
+    return emitError(outer.getLoc(), "kforge-apply-tuned: ")
+           << library << " is not a tuned library (no kforge.tuned_library attribute; kforge-db export writes one)";
+  if (format.getValue() != kTunedLibraryFormat)
+    return emitError(outer.getLoc(), "kforge-apply-tuned: the tuned library ")
+           << library << " has format " << format << ", this kforge reads \"" << kTunedLibraryFormat << "\"";
+  auto libraryTarget = outer->getAttrOfType<StringAttr>("kforge.target");
+  if (!libraryTarget)
+    return emitError(outer.getLoc(), "kforge-apply-tuned: the tuned library ") << library << " has no kforge.target";
+  if (targetGiven && libraryTarget.getValue() != target)
+    return emitError(payload.getLoc(), "kforge-apply-tuned: the tuned library ")
+           << library << " is for target " << libraryTarget.getValue() << ", not target=" << target;
+  source.target = libraryTarget.getValue().str();
+  for (Operation &op : outer.getBody()->getOperations()) {
+    auto entry = dyn_cast<ModuleOp>(op);
+    if (!entry)
+      return emitError(op.getLoc(), "kforge-apply-tuned: a tuned library holds modules only (one schedule each)");
+    auto name = entry->getAttrOfType<StringAttr>("kforge.content_name");
+    if (!name)
+      return emitError(entry.getLoc(), "kforge-apply-tuned: a tuned library's module has no kforge.content_name");
+    if (!entry.lookupSymbol(transform::TransformDialect::kTransformEntryPointSymbolName))
+      return emitError(entry.getLoc(), "kforge-apply-tuned: the tuned library's schedule for ")
+             << name.getValue() << " has no @" << transform::TransformDialect::kTransformEntryPointSymbolName;
+    auto [it, inserted] = source.entries.try_emplace(name.getValue(), entry);
+    if (!inserted) {
+      InFlightDiagnostic diagnostic =
+          emitError(entry.getLoc(), "kforge-apply-tuned: the tuned library holds two schedules for ")
+          << name.getValue();
+      diagnostic.attachNote(it->second.getLoc()) << "the first is here";
+      return diagnostic;
+    }
+  }
+  return source;
+}
+
+FailureOr<ModuleOp> ScheduleSource::find(func::FuncOp function, StringRef name, std::string &where) {
+  if (library) {
+    auto it = entries.find(name);
+    if (it == entries.end())
+      return ModuleOp();
+    where = (libraryPath + " @" + name).str();
+    return it->second;
+  }
+  SmallString<256> path(database);
+  llvm::sys::path::append(path, target, name, "best.mlir");
+  if (!llvm::sys::fs::exists(path))
+    return ModuleOp();
+  where = path.str().str();
+  parsed = parseSourceFile<ModuleOp>(path, function.getContext());
+  if (!parsed)
+    return function.emitError("kforge-apply-tuned: cannot parse the schedule ") << path;
+  return *parsed;
+}
+
+/// `function` scheduled by the transform library `schedule` (named `where` in messages), in a module of its
+/// own (as the tuner's payload was): the scheduled function, or failure with an error.
+FailureOr<OwningOpRef<ModuleOp>> scheduleAlone(func::FuncOp function, StringRef name, ModuleOp schedule,
+                                               StringRef where) {
+  // A database or a tuned library is a file anyone could have written: the same confinement as any untrusted
+  // schedule.
+  if (failed(kforge::checkScheduleConfined(schedule, kforge::ScheduleTrust::Untrusted)))
+    return function.emitError("kforge-apply-tuned: the schedule ") << where << " is refused (above)";
 
   OwningOpRef<ModuleOp> alone = ModuleOp::create(function.getLoc());
   auto copy = cast<func::FuncOp>(function->clone());
@@ -47,12 +143,12 @@ FailureOr<OwningOpRef<ModuleOp>> scheduleAlone(func::FuncOp function, StringRef 
     return function.emitError("kforge-apply-tuned: cannot normalize ") << name;
   // What -transform-preload-library + -transform-interpreter do, with the library held here: the preload
   // pass keeps it in the context, where a second function's library would clash with the first.
-  transform::TransformOpInterface entry = transform::detail::findTransformEntryPoint(*alone, *library);
+  transform::TransformOpInterface entry = transform::detail::findTransformEntryPoint(*alone, schedule);
   if (!entry)
-    return function.emitError("kforge-apply-tuned: the schedule ") << schedulePath << " has no entry point";
-  if (failed(transform::applyTransformNamedSequence(*alone, entry, *library, transform::TransformOptions())))
+    return function.emitError("kforge-apply-tuned: the schedule ") << where << " has no entry point";
+  if (failed(transform::applyTransformNamedSequence(*alone, entry, schedule, transform::TransformOptions())))
     return function.emitError("kforge-apply-tuned: the schedule ")
-           << schedulePath << " no longer applies to " << name << " (a stale database entry?)";
+           << where << " no longer applies to " << name << " (a stale database entry?)";
   return alone;
 }
 
@@ -105,19 +201,20 @@ struct KforgeApplyTuned : kforge::impl::KforgeApplyTunedBase<KforgeApplyTuned> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (database.empty()) {
-      module.emitError("kforge-apply-tuned: no database (db=PATH)");
+    FailureOr<ScheduleSource> source = ScheduleSource::open(module, database, library, target, target.hasValue());
+    if (failed(source))
       return signalPassFailure();
-    }
     SmallVector<func::FuncOp> functions;
     for (auto function : module.getOps<func::FuncOp>())
       if (!function.isExternal())
         functions.push_back(function);
     for (func::FuncOp function : functions) {
       std::string name = kforge::dispatchContentName(function);
-      SmallString<256> schedule(database);
-      llvm::sys::path::append(schedule, target, name, "best.mlir");
-      if (!llvm::sys::fs::exists(schedule))
+      std::string where;
+      FailureOr<ModuleOp> schedule = source->find(function, name, where);
+      if (failed(schedule))
+        return signalPassFailure();
+      if (!*schedule)
         continue; // untuned: left as it is, for the default lowering
       // An argument the function only reads (never an op's destination) cannot be written by its kernel:
       // one-shot bufferization writes in place only into a destination's buffer.
@@ -127,12 +224,12 @@ struct KforgeApplyTuned : kforge::impl::KforgeApplyTunedBase<KforgeApplyTuned> {
           auto destination = dyn_cast<DestinationStyleOpInterface>(use.getOwner());
           return !destination || destination.isDpsInit(&use);
         }));
-      FailureOr<OwningOpRef<ModuleOp>> alone = scheduleAlone(function, name, schedule);
+      FailureOr<OwningOpRef<ModuleOp>> alone = scheduleAlone(function, name, *schedule, where);
       if (failed(alone))
         return signalPassFailure();
       auto scheduled = (**alone).lookupSymbol<func::FuncOp>(name);
       if (!scheduled) {
-        function.emitError("kforge-apply-tuned: the schedule ") << schedule << " removed the function";
+        function.emitError("kforge-apply-tuned: the schedule ") << where << " removed the function";
         return signalPassFailure();
       }
       // The tuned kernel under the function's own name and visibility, next to it; then the calls, then swap.

@@ -12,7 +12,9 @@ same computation as the reference every tuned kernel is verified against), said 
 """
 
 import json
+import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -129,9 +131,222 @@ class TuningDatabase:
     def run_dir(self, target_key, name):
         return os.path.join(self.path, target_key, name)
 
+    def export_library(self, target_key, out_path, *, tools_dir=None, validate=True):
+        """Writes this database's best schedules for ``target_key`` as one tuned library (see
+        export_tuned_library); returns its summary."""
+        return export_tuned_library(self.path, target_key, out_path, tools_dir=tools_dir, validate=validate)
+
 
 def _target_key(target, chip):
     return "cpu" if target == "cpu" else f"gpu-{chip or 'default'}"
+
+
+TUNED_LIBRARY_FORMAT = "kforge-tuned/1"
+_CONTENT_NAME = re.compile(r"k_[0-9a-f]{16}")
+# A module's header before its attributes and region: `module [@name]`.
+_MODULE_HEADER = re.compile(r"module(?:\s+@[\w$.-]+)?")
+
+
+def export_tuned_library(db_path, target_key, out_path, *, tools_dir=None, validate=True):
+    """Writes the best schedule of every entry ``DB/<target_key>/k_<hash>/`` as one file that
+    ``kforge-opt --kforge-apply-tuned=library=FILE`` replays inside any pipeline (docs/models.md):
+
+        module attributes {kforge.tuned_library = "kforge-tuned/1", kforge.target = "<key>"} {
+          module @k_<hash> attributes {kforge.content_name = "k_<hash>", kforge.build = ..., kforge.time_ms = ...,
+                                       transform.with_named_sequence} {
+            <the body of the entry's best.mlir>
+          }
+        }
+
+    Entries without a best schedule, or tuned for another target, are skipped and counted in a summary line on
+    stderr. With ``validate`` (the default) the file is checked by kforge-opt (the apply pass reading it) before
+    it replaces ``out_path``; a missing kforge-opt is then an error. Returns a dict: path, entries, skipped."""
+    root = os.path.join(os.path.expanduser(os.fspath(db_path)), target_key)
+    if not os.path.isdir(root):
+        parent = os.path.dirname(root)
+        keys = sorted(k for k in os.listdir(parent) if os.path.isdir(os.path.join(parent, k))) \
+            if os.path.isdir(parent) else []
+        raise ModelError(f"no entries for target {target_key} in {db_path}"
+                         + (f" (it has {', '.join(keys)})" if keys else " (not a tuning database)"))
+    kforge_opt = None
+    if validate:
+        try:
+            kforge_opt = _find_tool("kforge-opt", tools_dir)
+        except TuneError as error:
+            raise ModelError(f"cannot validate the tuned library: {error} (or export without validation)") from None
+    entries, skipped = [], {"no best kernel": 0, "another target": 0}
+    for name in sorted(os.listdir(root)):
+        run_dir = os.path.join(root, name)
+        if not _CONTENT_NAME.fullmatch(name) or not os.path.isdir(run_dir):
+            continue  # set-aside entries (k_<hash>.old-<time>) and anything else
+        schedule = os.path.join(run_dir, "best.mlir")
+        if not os.path.exists(schedule):
+            skipped["no best kernel"] += 1
+            continue
+        try:
+            with open(os.path.join(run_dir, "run.json")) as f:
+                header = json.load(f)
+        except (OSError, json.JSONDecodeError) as error:
+            raise ModelError(f"database entry {run_dir} is unreadable ({error})") from None
+        if _target_key(header.get("target"), header.get("chip")) != target_key:
+            skipped["another target"] += 1
+            continue
+        entries.append(_library_entry(name, run_dir, schedule, kforge_opt))
+    text = (f"// A kforge tuned library: the best schedule of each entry of a tuning database for {target_key}, keyed\n"
+            "// by the dispatch's content name (docs/models.md). Replay: kforge-opt MODEL --kforge-normalize-importer\n"
+            "//   --kforge-partition --kforge-apply-tuned=\"library=THIS_FILE\"\n"
+            f"module attributes {{kforge.target = {_mlir_string(target_key)}, "
+            f"kforge.tuned_library = {_mlir_string(TUNED_LIBRARY_FORMAT)}}} {{\n"
+            + "".join(entries) + "}\n")
+    out_path = os.fspath(out_path)
+    directory = os.path.dirname(os.path.abspath(out_path))
+    os.makedirs(directory, exist_ok=True)
+    temporary = os.path.join(directory, f".{os.path.basename(out_path)}.{os.getpid()}.tmp")
+    with open(temporary, "w") as f:
+        f.write(text)
+    try:
+        if kforge_opt:
+            # The apply pass on an empty module reads the library as it would for a model: parse, format,
+            # target, one content name per entry.
+            result = subprocess.run([kforge_opt, "-", "-o", os.devnull,
+                                     f'--kforge-apply-tuned=library="{temporary}" target={target_key}'],
+                                    input="", capture_output=True, text=True)
+            if result.returncode != 0:
+                lines = [l for l in result.stderr.strip().splitlines() if l.strip()]
+                raise ModelError("the tuned library does not parse (a bug of the export): "
+                                 + ("\n".join(lines[:8]) or f"kforge-opt exit {result.returncode}"))
+        os.replace(temporary, out_path)
+    finally:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+    said = ", ".join(f"{count} with {reason}" for reason, count in skipped.items() if count)
+    _say(f"exported {len(entries)} schedules for {target_key} to {out_path}"
+         + (f"; skipped {sum(skipped.values())} ({said})" if said else "")
+         + ("" if kforge_opt else " (not validated)"))
+    return {"path": out_path, "entries": len(entries), "skipped": sum(skipped.values()), "skipped_by_reason": skipped}
+
+
+def _library_entry(name, run_dir, schedule, kforge_opt):
+    """One entry of a tuned library: ``module @name attributes {...} { <best.mlir's body> }``, indented."""
+    with open(schedule) as f:
+        text = f.read()
+    parts = _split_module(text)
+    if not _is_transform_library(parts) and kforge_opt:
+        # Not the plain form kforge-tune renders (attribute aliases, say): kforge-opt's printing of it is.
+        result = subprocess.run([kforge_opt, schedule, "-mlir-print-local-scope"], capture_output=True, text=True)
+        parts = _split_module(result.stdout) if result.returncode == 0 else None
+    if not _is_transform_library(parts):
+        raise ModelError(f"{schedule} is not one transform-library module (`module attributes "
+                         "{transform.with_named_sequence} { ... }`)")
+    attributes, body = parts
+    best = {}
+    try:
+        with open(os.path.join(run_dir, "best.json")) as f:
+            best = json.load(f)
+    except (OSError, json.JSONDecodeError):
+        try:
+            best = TuneRun(run_dir).best or {}
+        except (TuneError, OSError, ValueError):
+            best = {}
+    provenance = [f"kforge.content_name = {_mlir_string(name)}"]
+    stamp = os.path.join(run_dir, "kforge-build")
+    if os.path.exists(stamp):
+        provenance.append(f"kforge.build = {_mlir_string(open(stamp).read().strip())}")
+    if isinstance(best.get("time_ms"), (int, float)) and math.isfinite(best["time_ms"]):
+        provenance.append(f"kforge.time_ms = {float(best['time_ms']):.6e} : f64")
+    if isinstance(best.get("description"), str):
+        provenance.append(f"kforge.actions = {_mlir_string(best['description'])}")
+    if isinstance(best.get("payload_hash"), str):
+        provenance.append(f"kforge.payload_hash = {_mlir_string(best['payload_hash'])}")
+    attributes = ", ".join(provenance + ([attributes] if attributes else []))
+    lines = [f"  module @{name} attributes {{{attributes}}} {{"]
+    lines += [f"  {line}" if line.strip() else "" for line in body.strip("\n").splitlines()]
+    lines.append("  }")
+    return "\n".join(lines) + "\n"
+
+
+def _split_module(text):
+    """(the module's attributes, the module's body) of a file holding one module and nothing else but comments
+    (``module [@name] [attributes {...}] {...}``), else None. Braces are counted outside strings and comments."""
+    groups, depth, start, i = [], 0, None, 0  # the outermost brace groups: (open, close)
+    while i < len(text):
+        if text[i] == '"':
+            i += 1
+            while i < len(text) and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+        elif text.startswith("//", i):
+            end = text.find("\n", i)
+            i = len(text) if end < 0 else end
+            continue
+        elif text[i] == "{":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif text[i] == "}":
+            depth -= 1
+            if depth < 0:
+                return None
+            if depth == 0:
+                groups.append((start, i))
+        i += 1
+    if depth != 0 or len(groups) not in (1, 2) or _code(text[groups[-1][1] + 1:]).strip():
+        return None
+    header = _code(text[:groups[0][0]]).strip()
+    if len(groups) == 1:
+        if not _MODULE_HEADER.fullmatch(header):
+            return None
+        attributes = ""
+    else:
+        if not _MODULE_HEADER.fullmatch(header.removesuffix("attributes").strip()) or \
+                not header.endswith("attributes") or _code(text[groups[0][1] + 1:groups[1][0]]).strip():
+            return None
+        attributes = text[groups[0][0] + 1:groups[0][1]].strip()
+    return attributes, text[groups[-1][0] + 1:groups[-1][1]]
+
+
+def _is_transform_library(parts):
+    return parts is not None and re.search(r"(?:^|[\s,])transform\.with_named_sequence(?:$|[\s,=])", parts[0])
+
+
+def _code(text):
+    """``text`` without its ``//`` comment lines (the headers _split_module reads have no strings)."""
+    return "\n".join(line for line in text.splitlines() if not line.strip().startswith("//"))
+
+
+def _mlir_string(value):
+    """``value`` as an MLIR string literal."""
+    out = []
+    for byte in value.encode():
+        character = chr(byte)
+        if character in '"\\' or byte < 0x20 or byte >= 0x7f:
+            out.append(f"\\{byte:02X}")
+        else:
+            out.append(character)
+    return '"' + "".join(out) + '"'
+
+
+def db_main(argv=None):
+    """scripts/kforge-db: ``kforge-db export DB --target KEY -o tuned.mlir``."""
+    import argparse
+    parser = argparse.ArgumentParser(prog="kforge-db", description="Tools for a kforge tuning database.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    export = commands.add_parser(
+        "export", help="write the best schedules for one target as a tuned library (kforge-opt "
+        "--kforge-apply-tuned=library=FILE replays it)")
+    export.add_argument("db", help="the tuning database's directory (DB/<target>/k_<hash>/)")
+    export.add_argument("--target", required=True, help="the target key: cpu, or gpu-<chip> (gpu-sm_90)")
+    export.add_argument("-o", "--output", required=True, help="the tuned library to write (.mlir)")
+    export.add_argument("--tools-dir", help="where kforge-opt is (default: $KFORGE_BUILD_DIR/bin, else PATH)")
+    export.add_argument("--no-validate", action="store_true",
+                        help="write without checking the file with kforge-opt (a machine without it)")
+    arguments = parser.parse_args(argv)
+    try:
+        export_tuned_library(arguments.db, arguments.target, arguments.output, tools_dir=arguments.tools_dir,
+                             validate=not arguments.no_validate)
+    except (ModelError, OSError) as error:
+        print(f"kforge-db: error: {error}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _usable_run(run_dir, target, chip, tools_dir, replay_check):

@@ -250,3 +250,61 @@ def test_kforge_compile_bakes_non_tensor_inputs_and_refuses_other_values(tmp_pat
         run(x, 2.0)
     with pytest.raises(kforge.ModelError, match="expected 2 inputs to forward, got 1"):
         run(x)
+
+
+_EMPTY_SCHEDULE = """// A kforge schedule (comments before the module are dropped by the export)
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    transform.yield  // a "string" with a } inside a comment
+  }
+}
+"""
+
+
+def test_a_database_exports_as_one_tuned_library_kforge_opt_reads(tmp_path, capfd, monkeypatch):
+    """kforge-db export (kforge.model.export_tuned_library): every entry of the target with a best schedule, as one
+    module keyed by content name; the rest counted; the file read back by the apply pass before it is written.
+    (test/Transforms/apply-tuned.test applies an export of a tuned database.)"""
+    from kforge.model import export_tuned_library
+    db = tmp_path / "db"
+
+    def entry(key, name, target, schedule=_EMPTY_SCHEDULE, chip=None):
+        directory = db / key / name
+        directory.mkdir(parents=True)
+        (directory / "run.json").write_text(json.dumps({"target": target, "chip": chip}))
+        if schedule is not None:
+            (directory / "best.mlir").write_text(schedule)
+            (directory / "best.json").write_text(json.dumps({"time_ms": 0.25, "description": 'tile("x")'}))
+        (directory / "kforge-build").write_text("abc123\n")
+
+    entry("cpu", "k_00000000000000a1", "cpu")
+    # Not the plain form (an attribute alias before the module): reprinted by kforge-opt, then taken.
+    entry("cpu", "k_00000000000000a2", "cpu", "#c = 4 : i64\n" + _EMPTY_SCHEDULE.replace(
+        "transform.yield", "%p = transform.param.constant #c -> !transform.param<i64>\n    transform.yield"))
+    entry("cpu", "k_00000000000000a3", "cpu", schedule=None)  # nothing verified: skipped, counted
+    entry("cpu", "k_00000000000000a4", "gpu", chip="sm_90")  # its header says another target: skipped
+    entry("cpu", "k_00000000000000a1.old-1", "cpu")  # set aside by a retune: not an entry
+    capfd.readouterr()
+    out = tmp_path / "lib" / "tuned.mlir"
+    summary = kforge.TuningDatabase(db).export_library("cpu", out, tools_dir=TOOLS)
+    assert (summary["entries"], summary["skipped"]) == (2, 2)
+    assert "exported 2 schedules for cpu" in capfd.readouterr().err
+    text = out.read_text()
+    assert 'module attributes {kforge.target = "cpu", kforge.tuned_library = "kforge-tuned/1"} {' in text
+    assert ('module @k_00000000000000a1 attributes {kforge.content_name = "k_00000000000000a1", '
+            'kforge.build = "abc123", kforge.time_ms = 2.500000e-01 : f64, kforge.actions = "tile(\\22x\\22)", '
+            'transform.with_named_sequence} {') in text
+    assert "transform.param.constant 4 : i64" in text and "#c" not in text
+    assert "k_00000000000000a3" not in text and "k_00000000000000a4" not in text and "comments before" not in text
+
+    # Another target's key, a schedule that is not one module, a machine without kforge-opt: clear errors.
+    with pytest.raises(kforge.ModelError, match="no entries for target gpu-sm_90 in .* \\(it has cpu\\)"):
+        export_tuned_library(db, "gpu-sm_90", out, tools_dir=TOOLS)
+    (db / "cpu" / "k_00000000000000a1" / "best.mlir").write_text(_EMPTY_SCHEDULE + "module {}\n")
+    with pytest.raises(kforge.ModelError, match="is not one transform-library module"):
+        export_tuned_library(db, "cpu", out, tools_dir=TOOLS)
+    assert out.read_text() == text  # the earlier library is left as it was
+    monkeypatch.delenv("KFORGE_BUILD_DIR", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(kforge.ModelError, match="cannot validate the tuned library: kforge-opt not found"):
+        export_tuned_library(db, "cpu", out)

@@ -440,23 +440,37 @@ def KforgeApplyTuned : Pass<"kforge-apply-tuned", "mlir::ModuleOp"> {
   let summary = "Apply a tuning database's best schedules to the functions of a module";
   let description = [{
     For every function of the module (the dispatches `kforge-partition` made, or any function), the
-    database entry `DB/<target>/<k_hash>/best.mlir` of the function's content name (the name
-    kforge-partition gives it: `k_` and a hash of its content) is applied the way kforge-compile applied it
-    for the tuner: the function alone in a module, public, normalized, the schedule preloaded and
-    interpreted. So the scheduled function is the tuner's kernel, byte for byte. It replaces the function
-    (same name and visibility); its calls pass their tensors as buffers (`bufferization.to_buffer`) and
-    take the returned buffers back as tensors (`bufferization.to_tensor restrict`), for one-shot
-    bufferization to fold. A function without an entry is left as it is (the default lowering).
+    schedule keyed by the function's content name (the name kforge-partition gives it: `k_` and a hash of
+    its content, so the same computation finds the same schedule in any model) is applied the way
+    kforge-compile applied it for the tuner: the function alone in a module, public, normalized, the
+    schedule preloaded and interpreted. So the scheduled function is the tuner's kernel, byte for byte. It
+    replaces the function (same name and visibility); its calls pass their tensors as buffers
+    (`bufferization.to_buffer`) and take the returned buffers back as tensors (`bufferization.to_tensor
+    restrict`), for one-shot bufferization to fold. A function without a schedule is left as it is (the
+    default lowering).
 
-    Schedules are treated as untrusted (kforge's schedule confinement); one that no longer applies is an
-    error naming the entry. Run after `kforge-normalize-importer --kforge-partition`, with the database a
-    `kforge.compile_payload` or torch.compile backend run filled (`db=`) and the target key it used
-    (`target=cpu` or `target=gpu-sm_90`).
+    The schedules come from exactly one of:
+    - `db=DIR`: a tuning database, the entry `DIR/<target>/<k_hash>/best.mlir` (a
+      `kforge.compile_payload` or torch.compile backend run fills it; `target=cpu` or `target=gpu-sm_90`,
+      default cpu);
+    - `library=FILE`: a tuned library, one file that `kforge-db export` writes from a database: a module
+      `{kforge.tuned_library = "kforge-tuned/1", kforge.target = "<key>"}` holding one module per entry,
+      `{transform.with_named_sequence, kforge.content_name = "k_<hash>"}`, whose body is that entry's
+      best.mlir. Exact matching on the content hash, like an IREE tuning spec's matchers but with no
+      pattern to write. `target=`, when given, must be the library's target. A file that is not such a
+      library (no format attribute, an entry without a content name, two entries for one name) is an
+      error.
+
+    Schedules are treated as untrusted (kforge's schedule confinement) wherever they come from; one that
+    no longer applies is an error naming the entry. Run after `kforge-normalize-importer
+    --kforge-partition`.
   }];
   let options = [
     Option<"database", "db", "std::string", /*default=*/"\"\"", "The tuning database's directory">,
+    Option<"library", "library", "std::string", /*default=*/"\"\"",
+           "A tuned library file (kforge-db export), instead of db=">,
     Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
-           "Its target key: cpu, or gpu-<chip> (gpu-sm_90)">,
+           "The target key: cpu, or gpu-<chip> (gpu-sm_90); with library=, checked against the library's">,
   ];
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::bufferization::BufferizationDialect"];
 }
