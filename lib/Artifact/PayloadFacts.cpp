@@ -7,6 +7,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"
@@ -51,9 +52,15 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
   auto returnOp = dyn_cast<func::ReturnOp>(func.getBody().back().getTerminator());
   if (!returnOp || returnOp.getNumOperands() == 0)
     return func.emitError() << "the entry returns nothing: kforge-tune tunes the op producing its first result";
-  auto root = returnOp.getOperand(0).getDefiningOp<linalg::LinalgOp>();
+  // Through the reshapes of the result (views once bufferized): the schedule tiles the op they reshape.
+  Value result = returnOp.getOperand(0);
+  while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(result.getDefiningOp())) {
+    result = result.getDefiningOp()->getOperand(0);
+    ++facts.rootReshapes;
+  }
+  auto root = result.getDefiningOp<linalg::LinalgOp>();
   if (!root)
-    return func.emitError() << "the entry's first result is not produced by a linalg op";
+    return func.emitError() << "the entry's first result is not produced by a linalg op (or a reshape of one)";
   facts.rootOp = root->getName().getStringRef().str();
   facts.rootLoops = root.getNumLoops();
   SmallVector<int64_t> ranges = root.getStaticLoopRanges();

@@ -398,7 +398,48 @@ static void dropUnitLoops(Operation *root) {
   }
 }
 
+/// A result returned through reshapes (`return expand_shape(generic(outs(empty)))`) is computed in place in
+/// the returned buffer: the op's init becomes the returned shape's empty tensor reshaped back
+/// (`collapse_shape(empty)`), so bufferization writes the result buffer through a view instead of copying a
+/// temporary into it after the kernels (a copy on the host, which the GPU path refuses). Run once, after the
+/// greedy rewrites: the tensor.empty folding among them would undo it.
+static void computeReturnedReshapesInPlace(func::FuncOp function) {
+  function.walk([](func::ReturnOp ret) {
+    for (OpOperand &returned : ret->getOpOperands()) {
+      SmallVector<Operation *> reshapes; // from the return inwards
+      Value value = returned.get();
+      while (isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(value.getDefiningOp())) {
+        reshapes.push_back(value.getDefiningOp());
+        value = value.getDefiningOp()->getOperand(0);
+      }
+      auto producer = value.getDefiningOp<DestinationStyleOpInterface>();
+      auto returnedType = dyn_cast<RankedTensorType>(returned.get().getType());
+      if (reshapes.empty() || !producer || !returnedType || !returnedType.hasStaticShape())
+        continue;
+      OpOperand *init = producer.getTiedOpOperand(cast<OpResult>(value));
+      auto empty = init ? init->get().getDefiningOp<tensor::EmptyOp>() : nullptr;
+      if (!empty || !empty->hasOneUse())
+        continue;
+      OpBuilder b(producer);
+      Value destination =
+          tensor::EmptyOp::create(b, empty.getLoc(), returnedType.getShape(), returnedType.getElementType());
+      for (Operation *reshape : reshapes) {
+        auto sourceType = cast<RankedTensorType>(reshape->getOperand(0).getType());
+        if (auto expand = dyn_cast<tensor::ExpandShapeOp>(reshape))
+          destination = tensor::CollapseShapeOp::create(b, reshape->getLoc(), sourceType, destination,
+                                                        expand.getReassociationIndices());
+        else
+          destination = tensor::ExpandShapeOp::create(b, reshape->getLoc(), sourceType, destination,
+                                                      cast<tensor::CollapseShapeOp>(reshape).getReassociationIndices());
+      }
+      init->set(destination);
+      empty->erase();
+    }
+  });
+}
+
 struct NormalizeImporterPass : kforge::impl::KforgeNormalizeImporterBase<NormalizeImporterPass> {
+  using KforgeNormalizeImporterBase::KforgeNormalizeImporterBase;
   /// The rewrites that run to a fixed point: upstream's and kforge's patterns plus canonicalization.
   FrozenRewritePatternSet patterns;
 
@@ -413,6 +454,20 @@ struct NormalizeImporterPass : kforge::impl::KforgeNormalizeImporterBase<Normali
     linalg::populateElementwiseOpsFusionPatterns(set, [](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
       return producer && llvm::all_of(producer->getUsers(), [&](Operation *user) { return user == fused->getOwner(); });
+    });
+    // An expand_shape read by an elementwise op (a Linear on a 3-D input: the 2-D matmul's result expanded,
+    // then the activation in 3-D) moves after it: the op runs on the collapsed shape, fuses with the matmul's
+    // epilogue, and the reshape ends at the function's result, where kforge-tune looks through it.
+    // Only into a purely elementwise op (every operand read whole, through a permutation) of an expansion
+    // that splits dimensions: an op that broadcasts a row statistic stays in the shape of the row ops it
+    // belongs with (kforge-partition's row groups and the row kernels' schedules rely on it), and so does a
+    // keepdim statistic's expansion to unit dimensions.
+    linalg::populateFoldReshapeOpsByCollapsingPatterns(set, [](OpOperand *fused) {
+      auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
+      auto expand = fused->get().getDefiningOp<tensor::ExpandShapeOp>();
+      return consumer && expand && consumer.getNumParallelLoops() == consumer.getNumLoops() &&
+             llvm::all_of(consumer.getIndexingMapsArray(), [](AffineMap map) { return map.isPermutation(); }) &&
+             llvm::none_of(expand.getResultType().getShape(), [](int64_t d) { return d == 1; });
     });
     tensor::populateFoldTensorEmptyPatterns(set);
     for (Dialect *dialect : context->getLoadedDialects())
@@ -437,12 +492,16 @@ struct NormalizeImporterPass : kforge::impl::KforgeNormalizeImporterBase<Normali
     dropUnitLoops(getOperation());
     if (failed(applyPatternsGreedily(getOperation(), patterns)))
       return signalPassFailure();
+    if (resultsInPlace)
+      getOperation().walk([](func::FuncOp function) { computeReturnedReshapesInPlace(function); });
   }
 };
 } // namespace
 
 LogicalResult kforge::normalizeImporterPayload(ModuleOp module) {
   PassManager pm(module.getContext());
-  pm.addPass(createKforgeNormalizeImporter());
+  KforgeNormalizeImporterOptions options;
+  options.resultsInPlace = true; // one kernel's payload, as kforge-compile and kforge-tune see it
+  pm.addPass(createKforgeNormalizeImporter(options));
   return pm.run(module);
 }

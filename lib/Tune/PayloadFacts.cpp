@@ -11,6 +11,7 @@ llvm::json::Value kforge::tune::toJSON(const PayloadFacts &facts) {
   return llvm::json::Object{{"entry", facts.entry},
                             {"root_op", facts.rootOp},
                             {"root_loops", facts.rootLoops},
+                            {"root_reshapes", facts.rootReshapes},
                             {"parallel_sizes", std::move(sizes)},
                             {"contraction_op", facts.contractionOp},
                             {"contraction_k", facts.contractionK},
@@ -33,17 +34,19 @@ llvm::json::Value kforge::tune::toJSON(const PayloadFacts &facts) {
 
 bool kforge::tune::fromJSON(const llvm::json::Value &value, PayloadFacts &facts, llvm::json::Path path) {
   llvm::json::ObjectMapper o(value, path);
-  return o && o.map("entry", facts.entry) && o.map("root_op", facts.rootOp) && o.mapOptional("root_loops", facts.rootLoops) &&
+  return o && o.map("entry", facts.entry) && o.map("root_op", facts.rootOp) &&
+         o.mapOptional("root_loops", facts.rootLoops) && o.mapOptional("root_reshapes", facts.rootReshapes) &&
          o.map("parallel_sizes", facts.parallelSizes) && o.map("contraction_op", facts.contractionOp) &&
          o.map("contraction_k", facts.contractionK) && o.mapOptional("contraction_sizes", facts.contractionSizes) &&
          o.mapOptional("contraction_ops", facts.contractionOps) &&
          o.mapOptional("contraction_operand_type", facts.contractionOperandType) &&
          o.mapOptional("contraction_a_transposed", facts.contractionATransposed) &&
-         o.mapOptional("contraction_b_transposed", facts.contractionBTransposed) && o.map("reduction_ops", facts.reductionOps) &&
-         o.map("reduction_size", facts.reductionSize) && o.map("linalg_ops", facts.linalgOps) &&
-         o.mapOptional("whole_dims", facts.wholeDims) && o.mapOptional("row_moments", facts.rowMoments) &&
-         o.mapOptional("multi_result_reductions", facts.multiResultReductions) && o.map("element_type", facts.elementType) &&
-         o.map("flops", facts.flops) && o.map("bytes", facts.bytes) &&
+         o.mapOptional("contraction_b_transposed", facts.contractionBTransposed) &&
+         o.map("reduction_ops", facts.reductionOps) && o.map("reduction_size", facts.reductionSize) &&
+         o.map("linalg_ops", facts.linalgOps) && o.mapOptional("whole_dims", facts.wholeDims) &&
+         o.mapOptional("row_moments", facts.rowMoments) &&
+         o.mapOptional("multi_result_reductions", facts.multiResultReductions) &&
+         o.map("element_type", facts.elementType) && o.map("flops", facts.flops) && o.map("bytes", facts.bytes) &&
          o.map("structural_hash", facts.structuralHash);
 }
 

@@ -38,7 +38,7 @@ std::string Renderer::render(const Schedule &schedule, std::vector<int> *actionL
     line("    %func = " + matchFunc("%module"));
   }
   line("    %return = transform.structured.match ops{[\"func.return\"]} in %func : " + kUnary);
-  line("    %root = transform.get_producer_of_operand %return[0] : " + kUnary);
+  line("    %root = " + rootProducer("%return"));
   root = "%root";
   func = "%func";
   inner = "%func";
@@ -87,6 +87,18 @@ std::string Renderer::render(const Schedule &schedule, std::vector<int> *actionL
 
 void Renderer::renderLoopAction(size_t index, const Schedule &schedule) {
   definitionOf(schedule[index]).render(*this, index, schedule);
+}
+
+std::string Renderer::rootProducer(StringRef returnOp) {
+  // Through the reshapes between the root and the return (payloadFacts.rootReshapes): each is the producer of
+  // the next one's operand.
+  std::string value = returnOp.str();
+  for (int64_t i = 0; i < payloadFacts.rootReshapes; ++i) {
+    std::string reshape = fresh("reshape");
+    line("    " + reshape + " = transform.get_producer_of_operand " + value + "[0] : " + kUnary);
+    value = reshape;
+  }
+  return "transform.get_producer_of_operand " + value + "[0] : " + kUnary;
 }
 
 std::string Renderer::matchFunc(StringRef in) {

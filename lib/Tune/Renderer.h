@@ -35,6 +35,9 @@ public:
   std::string fresh(llvm::StringRef base) { return "%" + base.str() + std::to_string(counter++); }
   /// A match of the entry function in `in`.
   std::string matchFunc(llvm::StringRef in);
+  /// The op producing the payload's root, from `returnOp` (a handle to func.return): through the reshapes
+  /// between the root and the return (emitted as lines), then `get_producer_of_operand` (returned, unemitted).
+  std::string rootProducer(llvm::StringRef returnOp);
   /// A handle to the bufferized payload's gpu.launch ops (for the fragments on the mapped kernel).
   std::string matchLaunches();
   /// "[#gpu.block<y>, #gpu.block<x>]" for the tiled loops of `sizes` (last tiled loop -> x).

@@ -31,8 +31,6 @@ KNOWN_FAILURES = {
     # Every candidate fails to compile: a whole-tensor (or per-group) reduction broadcast back over its input.
     "l1_frobenius_norm": ("tune", "could not find next producer to fuse into container"),
     "l1_group_norm": ("tune", "could not find next producer to fuse into container"),
-    # torch.matmul of a 4-D tensor by a matrix: the result comes out of a tensor.expand_shape, not a linalg op.
-    "l1_matmul_4d_tensor": ("tune", "error: the entry's first result is not produced by a linalg op"),
     # A rank-0 result (a loss: the mean of the per-element losses) is computed by a last op with no loop.
     "l1_mse_loss": ("tune", "error: the root op has no leading parallel loop to tile"),
     "l1_huber_loss": ("tune", "error: the root op has no leading parallel loop to tile"),

@@ -395,7 +395,24 @@ def KforgeNormalizeImporter : Pass<"kforge-normalize-importer", "mlir::ModuleOp"
     - `math.powf` with a small integral constant exponent and `math.fpowi` with a small constant exponent
       become multiplications (exact for negative bases); any other `math.fpowi` gets an i32 exponent
       (libdevice's `__nv_powif` takes an i32; upstream passes an i64 through a mismatched prototype).
+    - Mixed precision: the extensions (`arith.extf`) and transposes an importer puts before a matmul /
+      batch_matmul (torch-mlir's bf16 nn.Linear: input and transposed weight extended to f32, an f32
+      matmul) fold into it when every operand comes from one narrower float type: a matmul of bf16
+      operands with f32 accumulation (the same values; the form mma / wgmma take), the weight read through
+      the transposed map. An epilogue computed in bf16 and extended at its end for the next matmul, its
+      only user, yields bf16. A view that moves a batch matmul's batch dimension stays a copy (narrowed).
+    - An `expand_shape` read by an elementwise op moves after it (the op runs collapsed): a Linear on a 3-D
+      input is a 2-D matmul, its epilogue and activation one 2-D op, and the result expanded at the end,
+      where kforge-tune looks through reshapes to the root.
+    - `results-in-place` (kforge-compile's and kforge-tune's payloads; not before kforge-partition, which
+      moves a dispatch's reshapes to its callers): a result returned through reshapes is computed in the
+      returned buffer through a view (the op's init is the returned shape's empty tensor reshaped back),
+      instead of in a temporary copied into it on the host.
   }];
+  let options = [
+    Option<"resultsInPlace", "results-in-place", "bool", /*default=*/"false",
+           "Compute results returned through reshapes in the returned buffer (one kernel's payload)">,
+  ];
   let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
                            "mlir::arith::ArithDialect", "mlir::math::MathDialect"];
 }

@@ -22,6 +22,9 @@ struct PayloadFacts {
   std::string rootOp;                 ///< The op producing the returned value (e.g. linalg.generic).
   std::vector<int64_t> parallelSizes; ///< The root's leading parallel loops' sizes (what block/thread tiles cut).
   int64_t rootLoops = 0;              ///< All the root's loops (parallel and reduction); 0 when unknown.
+  /// Reshapes (tensor.expand_shape / collapse_shape) between the root and the return, looked through: an
+  /// importer's Linear on a 3-D input is a 2-D matmul whose result is expanded back to 3-D.
+  int64_t rootReshapes = 0;
   std::string contractionOp;          ///< linalg.matmul / linalg.batch_matmul if the payload has one, else empty.
   int64_t contractionK = 0;           ///< Its reduction size.
   std::vector<int64_t> contractionSizes; ///< Its parallel loops' sizes ((batch,) rows, columns).

@@ -90,7 +90,8 @@ public:
     r.producerAttr = "kforge.producer";
     r.leftoverPasses = true;
     std::string rowRoot = r.fresh("row_root");
-    r.line("    " + rowRoot + " = transform.get_producer_of_operand %return[0] : " + Renderer::kUnary);
+    std::string producer = r.rootProducer("%return");
+    r.line("    " + rowRoot + " = " + producer);
     r.root = rowRoot;
     r.inner = "%func";
     r.renderRowKernel(split.value);
