@@ -1,7 +1,7 @@
 // RUN: kforge-opt %s -split-input-file -verify-diagnostics -kforge-verify-artifact-calls | FileCheck %s
 //
 // Lowered host code of an artifact may call its own functions, kforge's runtime, the C allocator and
-// memory functions, and libm; nothing else.
+// memory functions, libm, and what cf.assert lowers to (puts, abort); nothing else.
 
 // CHECK-LABEL: llvm.func @allowed
 llvm.func @malloc(i64) -> !llvm.ptr
@@ -14,6 +14,18 @@ llvm.func @allowed(%n: i64, %x: f32) -> f32 {
   %d = llvm.call @mgpuMemAlloc(%n, %z, %b) : (i64, !llvm.ptr, i8) -> !llvm.ptr
   %e = llvm.call @expf(%x) : (f32) -> f32
   llvm.return %e : f32
+}
+
+// -----
+
+// A failed cf.assert (torch-mlir's bounds checks of class indices) prints its message and aborts.
+// CHECK-LABEL: llvm.func @assert_failed
+llvm.func @puts(!llvm.ptr) -> i32
+llvm.func @abort()
+llvm.func @assert_failed(%message: !llvm.ptr) {
+  %r = llvm.call @puts(%message) : (!llvm.ptr) -> i32
+  llvm.call @abort() : () -> ()
+  llvm.unreachable
 }
 
 // -----
