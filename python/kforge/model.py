@@ -85,6 +85,11 @@ def partition(payload, directory, *, tools_dir=None):
             return Plan(directory)
     if kforge_opt is None:
         raise ModelError(f"cannot partition {payload}: kforge-opt not found (and no plan made from it in {directory})")
+    # The last plan's files go first: a dispatch of an older partition must not stay beside the new ones.
+    for name in os.listdir(directory):
+        if name in ("plan.json", "partitioned.mlir", "source.sha256") or \
+                (name.startswith("k_") and name.endswith(".mlir")):
+            os.remove(os.path.join(directory, name))
     command = [kforge_opt, os.fspath(payload), "--kforge-normalize-importer",
                f"--kforge-partition=split-dir={directory}", "-o", os.path.join(directory, "partitioned.mlir")]
     result = subprocess.run(command, capture_output=True, text=True)

@@ -319,3 +319,16 @@ def test_a_database_exports_as_one_tuned_library_kforge_opt_reads(tmp_path, capf
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(kforge.ModelError, match="cannot validate the tuned library: kforge-opt not found"):
         export_tuned_library(db, "cpu", out)
+
+
+def test_a_new_partition_leaves_no_dispatch_of_the_last_one(tmp_path):
+    payload = tmp_path / "two.mlir"
+    payload.write_text(open(os.path.join(ROOT, "test", "Tune", "Inputs", "linear_relu_3d.mlir")).read())
+    plan_dir = tmp_path / "plan"
+    plan_dir.mkdir()
+    (plan_dir / "k_0000000000000000.mlir").write_text("// a dispatch of an older partition\n")
+    (plan_dir / "notes.txt").write_text("the user's\n")
+    plan = kforge.partition(str(payload), str(plan_dir), tools_dir=TOOLS)
+    files = sorted(p.name for p in plan_dir.iterdir())
+    assert "k_0000000000000000.mlir" not in files and "notes.txt" in files
+    assert sorted(f for f in files if f.startswith("k_")) == sorted(d["payload"] for d in plan.dispatches)
