@@ -40,6 +40,13 @@ CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
 }
 CUresult cuDevicePrimaryCtxRetain(void **context, int device) { (void)device; *context = (void *)1; return 0; }
 CUresult cuCtxSetCurrent(void *context) { (void)context; return 0; }
+CUresult cuDeviceGetDefaultMemPool(void **pool, int device) { (void)device; *pool = (void *)2; return 0; }
+CUresult cuMemPoolSetAttribute(void *pool, int attribute, void *value) {
+  (void)pool;
+  (void)attribute;
+  fprintf(stderr, "mock-cuda: pool release threshold %llu\n", (unsigned long long)*(uint64_t *)value);
+  return 0;
+}
 CUresult cuCtxSynchronize(void) { fprintf(stderr, "mock-cuda: synchronize context\n"); return 0; }
 CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
   void *p = aligned_alloc(256, (bytes + 255) / 256 * 256);
