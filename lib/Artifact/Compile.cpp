@@ -452,10 +452,13 @@ LogicalResult kforge::compileArtifact(ModuleOp payload, StringRef payloadText, S
     llvm::json::Array shape;
     for (int64_t size : argument.shape)
       shape.push_back(size);
-    args.push_back(llvm::json::Object{{"index", static_cast<int64_t>(index)},
-                                      {"role", argument.role},
-                                      {"dtype", argument.dtype},
-                                      {"shape", std::move(shape)}});
+    llvm::json::Object entry{{"index", static_cast<int64_t>(index)},
+                             {"role", argument.role},
+                             {"dtype", argument.dtype},
+                             {"shape", std::move(shape)}};
+    if (!argument.domain.empty())
+      entry["domain"] = argument.domain;
+    args.push_back(std::move(entry));
   }
   llvm::json::Object target{{"kind", options.target}};
   if (options.target == "gpu") {

@@ -8,11 +8,14 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/CastInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Pass/PassManager.h"
+
+#include <functional>
 
 using namespace mlir;
 
@@ -86,7 +89,60 @@ static void findWrittenArguments(func::FuncOp func, llvm::SmallDenseSet<unsigned
   });
 }
 
+/// Whether `value` (a scalar in a linalg body) only moves toward a positive-domain op through steps that keep
+/// a positive value positive: adding or multiplying a non-negative constant, float casts.
+static bool isNonNegativeConstant(Value value) {
+  while (auto cast = value.getDefiningOp<CastOpInterface>())
+    value = cast->getOperand(0);
+  FloatAttr attr;
+  if (auto constant = value.getDefiningOp<arith::ConstantOp>())
+    attr = dyn_cast<FloatAttr>(constant.getValue());
+  return attr && !attr.getValue().isNegative() && !attr.getValue().isNaN();
+}
+
+static bool reachesPositiveDomainOp(Value value, int depth = 0) {
+  if (depth > 8)
+    return false;
+  for (Operation *user : value.getUsers()) {
+    if (isa<math::SqrtOp, math::RsqrtOp, math::LogOp, math::Log2Op, math::Log10Op>(user))
+      return true;
+    bool keepsSign = isa<arith::ExtFOp, arith::TruncFOp>(user) ||
+                     (isa<arith::AddFOp, arith::MulFOp>(user) && llvm::any_of(user->getOperands(), [&](Value other) {
+                        return other != value && isNonNegativeConstant(other);
+                      }));
+    if (keepsSign && reachesPositiveDomainOp(user->getResult(0), depth + 1))
+      return true;
+  }
+  return false;
+}
+
+/// The entry's arguments that the computation takes the square root or logarithm of (a batch norm's running
+/// variance, through `+ eps`): kforge-run draws positive values for them, since random normal ones would make
+/// the reference itself produce NaN. Followed through reshapes into linalg ops' bodies.
+static llvm::SmallDenseSet<unsigned> positiveDomainArguments(func::FuncOp func) {
+  llvm::SmallDenseSet<unsigned> positive;
+  std::function<bool(Value)> reads = [&](Value tensor) {
+    for (OpOperand &use : tensor.getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user) && reads(user->getResult(0)))
+        return true;
+      auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+      if (linalgOp && linalgOp.isDpsInput(&use) && !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(user) &&
+          reachesPositiveDomainOp(linalgOp.getMatchingBlockArgument(&use)))
+        return true;
+    }
+    return false;
+  };
+  for (BlockArgument argument : func.getArguments())
+    if (reads(argument))
+      positive.insert(argument.getArgNumber());
+  return positive;
+}
+
 FailureOr<std::vector<kforge::ArgumentInfo>> kforge::describeEntryArguments(ModuleOp payload, StringRef entry) {
+  llvm::SmallDenseSet<unsigned> positive;
+  if (auto original = payload.lookupSymbol<func::FuncOp>(entry); original && !original.isExternal())
+    positive = positiveDomainArguments(original);
   // The calling convention is the one the lowering pipelines produce: bufferize a copy the same way.
   OwningOpRef<ModuleOp> copy = payload.clone();
   PassManager pm(payload.getContext());
@@ -116,8 +172,10 @@ FailureOr<std::vector<kforge::ArgumentInfo>> kforge::describeEntryArguments(Modu
     std::string dtype;
     llvm::raw_string_ostream os(dtype);
     memref.getElementType().print(os);
-    arguments.push_back({written.contains(index) ? "output" : "input", dtype,
-                         std::vector<int64_t>(memref.getShape().begin(), memref.getShape().end())});
+    bool output = written.contains(index);
+    arguments.push_back({output ? "output" : "input", dtype,
+                         std::vector<int64_t>(memref.getShape().begin(), memref.getShape().end()),
+                         !output && positive.contains(index) ? "positive" : ""});
   }
   return arguments;
 }

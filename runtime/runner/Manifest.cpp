@@ -175,6 +175,11 @@ std::string kforge::readManifest(const std::string &directory, const std::string
       return "manifest '" + path + "' has an argument whose role is neither input nor output";
     parsed.isOutput = role == "output";
     parsed.dtype = argument["dtype"].get<std::string>();
+    if (argument.contains("domain")) {
+      if (!argument["domain"].is_string() || argument["domain"].get<std::string>() != "positive")
+        return "manifest '" + path + "' has an argument whose domain is not \"positive\"";
+      parsed.domain = "positive";
+    }
     if (argument["shape"].size() > 16)
       return "manifest '" + path + "' has a shape of more than 16 dimensions";
     int64_t elements = 1;

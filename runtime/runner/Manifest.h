@@ -14,6 +14,9 @@ struct ManifestArgument {
   bool isOutput = false;
   std::string dtype;
   std::vector<int64_t> shape;
+  /// Inputs: "positive" (the computation takes its square root or logarithm: kforge-run draws |N(0, 1)|) or
+  /// empty (N(0, 1)). The judge uses the reference manifest's, never a candidate's.
+  std::string domain;
   int64_t numElements() const;
 };
 

@@ -167,8 +167,11 @@ std::vector<std::vector<float>> kforge::makeInputs(const std::vector<ManifestArg
     std::mt19937_64 generator(sequence);
     std::normal_distribution<float> normal(0.0f, 1.0f);
     size_t last = std::min(inputs[i].size(), first + kInputBlock);
-    for (size_t e = first; e < last; ++e)
-      inputs[i][e] = roundTo(types[i], normal(generator));
+    bool positive = args[i].domain == "positive";
+    for (size_t e = first; e < last; ++e) {
+      float value = normal(generator);
+      inputs[i][e] = roundTo(types[i], positive ? std::fabs(value) : value);
+    }
   };
   size_t workers = std::min<size_t>(blocks.size(), std::max(1u, std::thread::hardware_concurrency()));
   std::atomic<size_t> next{0};
@@ -205,6 +208,10 @@ std::string Evaluation::checkManifests() {
   // the candidate's type, so both see the same values.
   if (!same)
     return "candidate and reference do not take the same arguments";
+  // What values the inputs are drawn from is the reference's to say (kforge-compile records it from the
+  // payload): a candidate's manifest could narrow them to hide a wrong result.
+  for (size_t i = 0; i < cArgs.size(); ++i)
+    candidate.arguments[i].domain = rArgs[i].domain;
   int64_t outputElements = 0;
   for (const ManifestArgument &argument : cArgs) {
     std::optional<DType> type = parseDType(argument.dtype);
@@ -420,7 +427,7 @@ void Evaluation::layOutSeeds() {
   const auto &cArgs = candidate.arguments;
   cacheKey = (reference.hash.empty() ? reference.directory : reference.hash) + "-inputs2";
   for (size_t i = 0; i < cArgs.size(); ++i) {
-    cacheKey += "-" + cArgs[i].dtype;
+    cacheKey += "-" + cArgs[i].dtype + (cArgs[i].domain.empty() ? "" : "+" + cArgs[i].domain);
     for (int64_t d : cArgs[i].shape)
       cacheKey += "x" + std::to_string(d);
     (cArgs[i].isOutput ? outputIndices : inputIndices).push_back(i);

@@ -23,8 +23,6 @@ BUILD = os.environ.get("KFORGE_BUILD_DIR", os.path.join(suite.ROOT, "build"))
 # module -> (stage, a piece of the error's first line). The compiler gaps of issue 26 that the suite meets on
 # the CPU today; each entry goes when kforge handles the module.
 KNOWN_FAILURES = {
-    # kforge-tune verifies with random normal values for every argument: a negative running variance gives NaN.
-    "l1_batch_norm_eval": ("tune", "the untransformed payload does not run: seed 0: the reference produced"),
     # Every candidate fails to compile: a whole-tensor (or per-group) reduction broadcast back over its input.
     "l1_frobenius_norm": ("tune", "could not find next producer to fuse into container"),
     "l1_group_norm": ("tune", "could not find next producer to fuse into container"),

@@ -31,6 +31,9 @@ struct ArgumentInfo {
   std::string role;  ///< "input" (only read) or "output" (written by the kernel).
   std::string dtype; ///< "f32", "f16", "bf16", "f64", "i32", ...
   std::vector<int64_t> shape;
+  /// "positive" for an input the computation takes the square root or logarithm of (kforge-run draws positive
+  /// values for it); empty: any value.
+  std::string domain;
 };
 
 /// What to build.
