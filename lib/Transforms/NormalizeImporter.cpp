@@ -438,6 +438,95 @@ static void computeReturnedReshapesInPlace(func::FuncOp function) {
   });
 }
 
+/// Ops with rank-0 results (a loss's total reduction, the scalar arithmetic after it) get one leading parallel
+/// loop of size 1 and tensor<1x...> results: kforge's schedules tile a root's leading parallel loop, and a
+/// total reduction becomes a row reduction of one row, which the row kernels (and their splits) take. A
+/// promoted op reads a promoted producer through that loop, as an operand, where it read it through a
+/// rank-0 map or a `tensor.extract` in its body (upstream's canonicalization inlines rank-0 operands so);
+/// other users read the rank-0 value through a `tensor.collapse_shape`. Run last: unit-loop dropping undoes
+/// it, so a payload normalized twice is promoted again, the same way.
+static void promoteRankZeroResults(func::FuncOp function) {
+  auto rankZero = [](Value value) {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    return type && type.getRank() == 0;
+  };
+  SmallVector<linalg::GenericOp> ops;
+  function.walk([&](linalg::GenericOp op) {
+    if (op.hasPureTensorSemantics() && op->getNumResults() > 0 && llvm::all_of(op->getResults(), rankZero) &&
+        op->getParentOp() == function)
+      ops.push_back(op);
+  });
+  if (ops.empty())
+    return;
+  DenseMap<Value, Value> promoted; // rank-0 result -> its tensor<1x...> replacement
+  auto oneElement = [](Type type) {
+    auto tensor = cast<RankedTensorType>(type);
+    return RankedTensorType::get({1}, tensor.getElementType(), tensor.getEncoding());
+  };
+  IRRewriter rewriter(function.getContext());
+  for (linalg::GenericOp op : ops) {
+    MLIRContext *context = op.getContext();
+    Location loc = op.getLoc();
+    unsigned loops = op.getNumLoops() + 1;
+    AffineMap throughUnitLoop = AffineMap::get(loops, 0, {getAffineDimExpr(0, context)}, context);
+    rewriter.setInsertionPoint(op);
+
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      if (Value replacement = promoted.lookup(input->get())) {
+        inputs.push_back(replacement);
+        maps.push_back(throughUnitLoop);
+      } else {
+        inputs.push_back(input->get());
+        maps.push_back(op.getMatchingIndexingMap(input).shiftDims(1));
+      }
+    }
+    // Reads of promoted producers inside the body become operands read through the unit loop.
+    SmallVector<tensor::ExtractOp> extracts;
+    op.getBody()->walk([&](tensor::ExtractOp extract) {
+      if (promoted.count(extract.getTensor()))
+        extracts.push_back(extract);
+    });
+    for (tensor::ExtractOp extract : extracts) {
+      inputs.push_back(promoted.lookup(extract.getTensor()));
+      maps.push_back(throughUnitLoop);
+    }
+    SmallVector<Value> inits;
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      inits.push_back(tensor::ExpandShapeOp::create(rewriter, loc, oneElement(init.get().getType()), init.get(),
+                                                    ArrayRef<ReassociationIndices>{}));
+      maps.push_back(throughUnitLoop);
+    }
+    SmallVector<utils::IteratorType> iterators{utils::IteratorType::parallel};
+    llvm::append_range(iterators, op.getIteratorTypesArray());
+    auto generic =
+        linalg::GenericOp::create(rewriter, loc, ValueRange(inits).getTypes(), inputs, inits, maps, iterators);
+    generic->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(), generic.getRegion().begin());
+    Block *body = generic.getBody();
+    unsigned position = op.getNumDpsInputs();
+    for (tensor::ExtractOp extract : extracts) {
+      BlockArgument value = body->insertArgument(position++, extract.getType(), extract.getLoc());
+      rewriter.replaceAllUsesWith(extract.getResult(), value);
+      rewriter.eraseOp(extract);
+    }
+    body->walk([&](linalg::IndexOp index) { index.setDim(index.getDim() + 1); });
+    for (auto [result, replacement] : llvm::zip(op->getResults(), generic->getResults())) {
+      Value collapsed = tensor::CollapseShapeOp::create(rewriter, loc, result.getType(), replacement,
+                                                        ArrayRef<ReassociationIndices>{});
+      promoted[collapsed] = replacement;
+      rewriter.replaceAllUsesWith(result, collapsed);
+    }
+    rewriter.eraseOp(op);
+  }
+  // Collapses that only promoted ops read went with the operands they became.
+  function.walk([&](tensor::CollapseShapeOp collapse) {
+    if (collapse->use_empty())
+      rewriter.eraseOp(collapse);
+  });
+}
+
 struct NormalizeImporterPass : kforge::impl::KforgeNormalizeImporterBase<NormalizeImporterPass> {
   using KforgeNormalizeImporterBase::KforgeNormalizeImporterBase;
   /// The rewrites that run to a fixed point: upstream's and kforge's patterns plus canonicalization.
@@ -490,6 +579,10 @@ struct NormalizeImporterPass : kforge::impl::KforgeNormalizeImporterBase<Normali
     if (failed(applyPatternsGreedily(getOperation(), patterns)))
       return signalPassFailure();
     dropUnitLoops(getOperation());
+    if (failed(applyPatternsGreedily(getOperation(), patterns)))
+      return signalPassFailure();
+    getOperation().walk([](func::FuncOp function) { promoteRankZeroResults(function); });
+    // The promoted ops' reshaped inits fold into fills and empty tensors of the new shape.
     if (failed(applyPatternsGreedily(getOperation(), patterns)))
       return signalPassFailure();
     if (resultsInPlace)

@@ -40,6 +40,7 @@ Comparison kforge::compare(const std::vector<float> &candidate, const std::vecto
   constexpr size_t kChunks = 16;
   Comparison result;
   size_t n = reference.size();
+  result.elements = static_cast<int64_t>(n);
   std::vector<ReferenceStats> refParts(kChunks);
   forChunks(n, kChunks, [&](size_t c, size_t begin, size_t end) {
     ReferenceStats &part = refParts[c];
@@ -111,8 +112,9 @@ std::string kforge::verdict(const Comparison &c, double tolerance, std::string &
     return "inconclusive";
   }
   // Scale-invariant: every rule below is relative to the reference's own magnitude, so a softmax over 393216
-  // columns (every value ~2.5e-6) is judged like any other output. Only a constant reference proves nothing.
-  if (c.referenceRange == 0) {
+  // columns (every value ~2.5e-6) is judged like any other output. Only a constant reference proves nothing;
+  // a single value (a loss, a norm) is not constant but the result, and checked like any other.
+  if (c.referenceMaxAbs == 0 || (c.referenceRange == 0 && c.elements > 1)) {
     why = "the reference output is constant (" + std::string(c.referenceMaxAbs == 0 ? "all zero" : "one value") +
           "): a comparison against it proves nothing";
     return "inconclusive";

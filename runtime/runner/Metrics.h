@@ -12,6 +12,7 @@ namespace kforge {
 struct Comparison {
   double maxAbsError = 0, maxRelError = 0, relL2Error = 0, cosine = 0;
   double referenceMaxAbs = 0, referenceRange = 0;
+  int64_t elements = 0;
   int64_t nonFinite = 0; ///< NaN/Inf in the candidate where the reference is finite.
   int64_t unwritten = 0; ///< Elements still holding the poison (NaN) the output was filled with.
   int64_t referenceNonFinite = 0;
@@ -24,7 +25,9 @@ Comparison compare(const std::vector<float> &candidate, const std::vector<float>
 /// "correct", "incorrect" or "inconclusive", with the reason in `why`. Rule: no non-finite values, relative
 /// L2 error <= tolerance and max abs error <= 10 x tolerance x max|ref|; both relative to the reference's own
 /// scale, so the verdict does not change when every value is multiplied by a power of two. Inconclusive only
-/// when the reference is degenerate: constant (all zero included) or not finite.
+/// when the reference is degenerate: constant over several elements or all zero, or not finite. A single
+/// non-zero value (a loss) is conclusive: it changes with the inputs, so one value written whatever the seed
+/// fails on the next seed.
 std::string verdict(const Comparison &comparison, double tolerance, std::string &why);
 
 } // namespace kforge

@@ -74,6 +74,15 @@ TEST(MetricsTest, OnlyConstantReferencesAreInconclusive) {
   EXPECT_EQ(judge(std::vector<float>(64, 0.0f), tiny), "incorrect");
 }
 
+TEST(MetricsTest, ASingleValueIsJudged) {
+  // A loss is one value: it is the result, not a degenerate output. Zero stays inconclusive.
+  EXPECT_EQ(judge({2.5f}, {2.5f}), "correct");
+  EXPECT_EQ(judge({2.5f * (1 + 1e-3f)}, {2.5f}, 1e-4), "incorrect");
+  EXPECT_EQ(judge({-1e-20f}, {-1e-20f}), "correct");
+  EXPECT_EQ(judge({0.0f}, {0.0f}), "inconclusive");
+  EXPECT_EQ(judge({std::nanf("")}, {2.5f}), "incorrect");
+}
+
 /// A[M x K] x B[K x N] with bf16/f16-representable inputs: the exact (double) product, and the product as a
 /// kernel computes it (float accumulation, `dropK` terms of K left out for the first `dropped` outputs, or
 /// every partial sum rounded to `accumulate`), rounded to the output type.
