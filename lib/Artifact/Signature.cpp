@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/CastInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -139,10 +140,67 @@ static llvm::SmallDenseSet<unsigned> positiveDomainArguments(func::FuncOp func) 
   return positive;
 }
 
+/// Integer arguments used as indices (a cross entropy's class indices): for each, the bound N of the values
+/// the computation can take, the size of the dimension a `tensor.extract` reads at it, or the constant of a
+/// `value < C` check (torch-mlir's bounds assertions). Followed through reshapes into linalg bodies, integer
+/// casts, selects, and out of a body through its yield to the op's result and on to its readers. kforge-run
+/// draws uniform integers in [0, N) for them; an integer input with no such bound has no domain.
+static llvm::SmallDenseMap<unsigned, int64_t> indexDomainArguments(func::FuncOp func) {
+  llvm::SmallDenseMap<unsigned, int64_t> bounds;
+  for (BlockArgument argument : func.getArguments()) {
+    auto type = dyn_cast<RankedTensorType>(argument.getType());
+    if (!type || !type.getElementType().isSignlessInteger() || type.getElementType().getIntOrFloatBitWidth() < 8)
+      continue;
+    int64_t bound = INT64_MAX;
+    SmallVector<Value> work{argument};
+    llvm::SmallDenseSet<Value> seen;
+    while (!work.empty() && seen.size() < 256) {
+      Value value = work.pop_back_val();
+      if (!seen.insert(value).second)
+        continue;
+      for (OpOperand &use : value.getUses()) {
+        Operation *user = use.getOwner();
+        if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, arith::IndexCastOp, arith::IndexCastUIOp,
+                arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp>(user)) {
+          work.push_back(user->getResult(0));
+        } else if (auto select = dyn_cast<arith::SelectOp>(user)) {
+          if (use.getOperandNumber() != 0)
+            work.push_back(select.getResult());
+        } else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(user)) {
+          if (linalgOp.isDpsInput(&use))
+            work.push_back(linalgOp.getMatchingBlockArgument(&use));
+        } else if (auto yield = dyn_cast<linalg::YieldOp>(user)) {
+          if (auto owner = dyn_cast<linalg::LinalgOp>(yield->getParentOp()))
+            work.push_back(owner->getResult(use.getOperandNumber()));
+        } else if (auto extract = dyn_cast<tensor::ExtractOp>(user)) {
+          if (use.getOperandNumber() > 0) {
+            int64_t size = extract.getTensor().getType().getDimSize(use.getOperandNumber() - 1);
+            if (!ShapedType::isDynamic(size))
+              bound = std::min(bound, size);
+          }
+        } else if (auto compare = dyn_cast<arith::CmpIOp>(user)) {
+          APInt limit;
+          bool less = compare.getPredicate() == arith::CmpIPredicate::slt ||
+                      compare.getPredicate() == arith::CmpIPredicate::ult;
+          if (less && use.getOperandNumber() == 0 && matchPattern(compare.getRhs(), m_ConstantInt(&limit)) &&
+              limit.getSExtValue() > 0)
+            bound = std::min(bound, limit.getSExtValue());
+        }
+      }
+    }
+    if (bound <= (int64_t(1) << 24)) // kforge-run's inputs travel as floats: indices exact up to 2^24
+      bounds[argument.getArgNumber()] = bound;
+  }
+  return bounds;
+}
+
 FailureOr<std::vector<kforge::ArgumentInfo>> kforge::describeEntryArguments(ModuleOp payload, StringRef entry) {
   llvm::SmallDenseSet<unsigned> positive;
-  if (auto original = payload.lookupSymbol<func::FuncOp>(entry); original && !original.isExternal())
+  llvm::SmallDenseMap<unsigned, int64_t> indexBounds;
+  if (auto original = payload.lookupSymbol<func::FuncOp>(entry); original && !original.isExternal()) {
     positive = positiveDomainArguments(original);
+    indexBounds = indexDomainArguments(original);
+  }
   // The calling convention is the one the lowering pipelines produce: bufferize a copy the same way.
   OwningOpRef<ModuleOp> copy = payload.clone();
   PassManager pm(payload.getContext());
@@ -173,9 +231,13 @@ FailureOr<std::vector<kforge::ArgumentInfo>> kforge::describeEntryArguments(Modu
     llvm::raw_string_ostream os(dtype);
     memref.getElementType().print(os);
     bool output = written.contains(index);
+    std::string domain;
+    if (!output && positive.contains(index))
+      domain = "positive";
+    if (auto bound = indexBounds.find(index); !output && bound != indexBounds.end())
+      domain = "index:" + std::to_string(bound->second);
     arguments.push_back({output ? "output" : "input", dtype,
-                         std::vector<int64_t>(memref.getShape().begin(), memref.getShape().end()),
-                         !output && positive.contains(index) ? "positive" : ""});
+                         std::vector<int64_t>(memref.getShape().begin(), memref.getShape().end()), domain});
   }
   return arguments;
 }

@@ -91,6 +91,24 @@ static bool readBounded(int fd, size_t maxBytes, std::string &text) {
   return done <= maxBytes;
 }
 
+std::optional<int64_t> kforge::parseDomain(const std::string &domain) {
+  if (domain.empty() || domain == "positive")
+    return 0;
+  const std::string prefix = "index:";
+  if (domain.compare(0, prefix.size(), prefix) != 0 || domain.size() == prefix.size() ||
+      domain.size() > prefix.size() + 8)
+    return std::nullopt;
+  int64_t bound = 0;
+  for (char c : domain.substr(prefix.size())) {
+    if (!std::isdigit(static_cast<unsigned char>(c)))
+      return std::nullopt;
+    bound = 10 * bound + (c - '0');
+  }
+  if (bound <= 0 || bound > (int64_t(1) << 24))
+    return std::nullopt;
+  return bound;
+}
+
 std::string kforge::readManifest(const std::string &directory, const std::string &name, Manifest &manifest) {
   std::string path = directory + "/" + name + ".json", why, text;
   // A manifest is a few kB: a bounded read of a regular file, so /dev/zero or a FIFO cannot stall the judge.
@@ -176,9 +194,11 @@ std::string kforge::readManifest(const std::string &directory, const std::string
     parsed.isOutput = role == "output";
     parsed.dtype = argument["dtype"].get<std::string>();
     if (argument.contains("domain")) {
-      if (!argument["domain"].is_string() || argument["domain"].get<std::string>() != "positive")
-        return "manifest '" + path + "' has an argument whose domain is not \"positive\"";
-      parsed.domain = "positive";
+      if (!argument["domain"].is_string() || !parseDomain(argument["domain"].get<std::string>()))
+        return "manifest '" + path +
+               "' has an argument whose domain is neither \"positive\" nor \"index:N\" "
+               "(0 < N <= 2^24)";
+      parsed.domain = argument["domain"].get<std::string>();
     }
     if (argument["shape"].size() > 16)
       return "manifest '" + path + "' has a shape of more than 16 dimensions";

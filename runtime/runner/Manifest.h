@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,11 +15,16 @@ struct ManifestArgument {
   bool isOutput = false;
   std::string dtype;
   std::vector<int64_t> shape;
-  /// Inputs: "positive" (the computation takes its square root or logarithm: kforge-run draws |N(0, 1)|) or
-  /// empty (N(0, 1)). The judge uses the reference manifest's, never a candidate's.
+  /// Inputs: "positive" (the computation takes its square root or logarithm: kforge-run draws |N(0, 1)|),
+  /// "index:N" (an integer input used as an index into a dimension of N, class indices: uniform integers in
+  /// [0, N)) or empty (N(0, 1)). The judge uses the reference manifest's, never a candidate's.
   std::string domain;
   int64_t numElements() const;
 };
+
+/// The bound N of an "index:N" domain (0 < N <= 2^24, so every index is exact as a float); 0 for "positive"
+/// and for no domain; nullopt for anything else.
+std::optional<int64_t> parseDomain(const std::string &domain);
 
 struct Manifest {
   std::string directory; ///< Where the manifest was read from; the library path is relative to it.

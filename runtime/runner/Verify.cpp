@@ -168,6 +168,12 @@ std::vector<std::vector<float>> kforge::makeInputs(const std::vector<ManifestArg
     std::normal_distribution<float> normal(0.0f, 1.0f);
     size_t last = std::min(inputs[i].size(), first + kInputBlock);
     bool positive = args[i].domain == "positive";
+    if (int64_t bound = parseDomain(args[i].domain).value_or(0); bound > 0) {
+      std::uniform_int_distribution<int64_t> index(0, bound - 1);
+      for (size_t e = first; e < last; ++e)
+        inputs[i][e] = static_cast<float>(index(generator));
+      return;
+    }
     for (size_t e = first; e < last; ++e) {
       float value = normal(generator);
       inputs[i][e] = roundTo(types[i], positive ? std::fabs(value) : value);
@@ -218,10 +224,11 @@ std::string Evaluation::checkManifests() {
     if (!type)
       return "artifact '" + options.candidate + "' has a " + argument.dtype +
              " argument; kforge-run supports f32, f16 and bf16 (and i64 / i32 outputs)";
-    if (isInteger(*type) && !argument.isOutput)
+    if (isInteger(*type) && !argument.isOutput && parseDomain(argument.domain).value_or(0) == 0)
       return "artifact '" + options.candidate + "' has an " + argument.dtype +
-             " input; kforge-run draws random normal inputs, which an integer input (class indices, a mask) "
-             "cannot take: only integer outputs (argmax's indices) are supported";
+             " input with no index domain; kforge-run draws random normal inputs, which an integer input cannot "
+             "take: integer inputs are supported where the payload uses them as indices (kforge-compile records "
+             "\"domain\": \"index:N\"), integer outputs (argmax's indices) always";
     types.push_back(*type);
     if (argument.isOutput)
       outputElements += argument.numElements();

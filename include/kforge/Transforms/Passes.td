@@ -404,6 +404,11 @@ def KforgeNormalizeImporter : Pass<"kforge-normalize-importer", "mlir::ModuleOp"
     - An `expand_shape` read by an elementwise op moves after it (the op runs collapsed): a Linear on a 3-D
       input is a 2-D matmul, its epilogue and activation one 2-D op, and the result expanded at the end,
       where kforge-tune looks through reshapes to the root.
+    - Rank-0 results (a loss's total reduction and the scalar arithmetic after it): each such op gets a
+      leading parallel loop of size 1 and `tensor<1x...>` results, read by the next such op as an operand
+      through that loop (not a `tensor.extract` in its body); other users read it through a
+      `tensor.collapse_shape` to rank 0. The total reduction is then a row reduction of one row, which
+      kforge-tune's row schedules take.
     - `results-in-place` (kforge-compile's and kforge-tune's payloads; not before kforge-partition, which
       moves a dispatch's reshapes to its callers): a result returned through reshapes is computed in the
       returned buffer through a view (the op's init is the returned shape's empty tensor reshaped back),
