@@ -106,14 +106,15 @@ def kernelbench_run(*args, out):
 
 
 def test_runner_end_to_end_on_the_cpu(tmp_path):
-    """Two modules tuned and verified, one that kforge-tune refuses (a loss: a rank-0 result) gets its row."""
+    """Two modules tuned and verified, one with no correct kernel (the Frobenius norm: a whole-tensor reduction
+    broadcast back, which fuse cannot take) gets its row."""
     result = kernelbench_run(os.path.join(MODULES, "l1_relu.py"), os.path.join(MODULES, "l2_linear_relu.py"),
-                             os.path.join(MODULES, "l1_mse_loss.py"), "--trials", 2, "--seeds", 3, "--reps", 3,
+                             os.path.join(MODULES, "l1_frobenius_norm.py"), "--trials", 2, "--seeds", 3, "--reps", 3,
                              out=tmp_path)
     assert result.returncode == 1, result.stderr  # one module failed
     results = json.load(open(tmp_path / "report.json"))
     rows = {r["task"]: r for r in results["tasks"]}
-    assert list(rows) == ["l1_relu", "l2_linear_relu", "l1_mse_loss"] and results["complete"] is True
+    assert list(rows) == ["l1_relu", "l2_linear_relu", "l1_frobenius_norm"] and results["complete"] is True
     for name in ("l1_relu", "l2_linear_relu"):
         row = rows[name]
         assert row["kforge"]["status"] == "correct", row["kforge"]
@@ -122,13 +123,13 @@ def test_runner_end_to_end_on_the_cpu(tmp_path):
         assert row["tuning"]["trials"] == 2 and row["stage"] == "verified" and row["best_schedule"] != "-"
         assert row["diagnosis"].startswith(("memory-bound", "compute-bound"))
     assert rows["l2_linear_relu"]["flops"] == 2 * 12 * 40 * 24 and rows["l2_linear_relu"]["level"] == 2
-    loss = rows["l1_mse_loss"]
+    loss = rows["l1_frobenius_norm"]
     assert loss["stage"] == "tune" and loss["kforge"]["status"] == "no kernel"
-    assert "the root op has no leading parallel loop to tile" in loss["diagnosis"]
+    assert "could not find next producer to fuse into container" in loss["diagnosis"]
     assert loss["eager"]["status"] == "correct"  # the module itself is still measured
     assert results["summary"]["eager"]["fast_0"] == pytest.approx(2 / 3)
     table = (tmp_path / "report.md").read_text()
-    assert "| l1_mse_loss | 1 | no kernel |" in table and "fast_1" in table and "| tune | tune: " in table
+    assert "| l1_frobenius_norm | 1 | no kernel |" in table and "fast_1" in table and "| tune | tune: " in table
 
     # --no-tune measures the runs already there.
     again = kernelbench_run(os.path.join(MODULES, "l1_relu.py"), "--no-tune", "--seeds", 2, "--reps", 2,
