@@ -222,6 +222,17 @@ struct GeneralizeNamedOps : OpInterfaceRewritePattern<linalg::LinalgOp> {
   }
 };
 
+/// A generic with `op`'s body (moved, not copied) and discardable attributes over new operands, maps and
+/// loops; `op` is left bodiless for the caller to replace.
+static linalg::GenericOp rebuildGeneric(RewriterBase &rewriter, linalg::GenericOp op, ValueRange inputs,
+                                        ValueRange inits, ArrayRef<AffineMap> maps,
+                                        ArrayRef<utils::IteratorType> iterators) {
+  auto generic = linalg::GenericOp::create(rewriter, op.getLoc(), inits.getTypes(), inputs, inits, maps, iterators);
+  generic->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+  rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(), generic.getRegion().begin());
+  return generic;
+}
+
 /// True when the function returns `value` itself: kforge-tune's root is the op producing the first result,
 /// so a returned result keeps its shape (no reshape between it and the return).
 static bool isReturned(Value value) {
@@ -297,10 +308,7 @@ struct DropConstantUnitDims : OpRewritePattern<linalg::GenericOp> {
     unsigned numInputs = op.getNumDpsInputs();
     ValueRange inputs = ValueRange(operands).take_front(numInputs);
     ValueRange inits = ValueRange(operands).drop_front(numInputs);
-    auto generic = linalg::GenericOp::create(rewriter, loc, ValueRange(inits).getTypes(), inputs, inits, maps,
-                                             op.getIteratorTypesArray());
-    generic->setDiscardableAttrs(op->getDiscardableAttrDictionary());
-    rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(), generic.getRegion().begin());
+    linalg::GenericOp generic = rebuildGeneric(rewriter, op, inputs, inits, maps, op.getIteratorTypesArray());
     SmallVector<Value> results;
     for (auto [index, result] : llvm::enumerate(generic.getResults())) {
       std::optional<SmallVector<ReassociationIndices>> &groups = collapsed[numInputs + index];
@@ -500,10 +508,7 @@ static void promoteRankZeroResults(func::FuncOp function) {
     }
     SmallVector<utils::IteratorType> iterators{utils::IteratorType::parallel};
     llvm::append_range(iterators, op.getIteratorTypesArray());
-    auto generic =
-        linalg::GenericOp::create(rewriter, loc, ValueRange(inits).getTypes(), inputs, inits, maps, iterators);
-    generic->setDiscardableAttrs(op->getDiscardableAttrDictionary());
-    rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(), generic.getRegion().begin());
+    linalg::GenericOp generic = rebuildGeneric(rewriter, op, inputs, inits, maps, iterators);
     Block *body = generic.getBody();
     unsigned position = op.getNumDpsInputs();
     for (tensor::ExtractOp extract : extracts) {
