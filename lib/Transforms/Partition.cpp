@@ -25,6 +25,8 @@
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+
 namespace kforge {
 #define GEN_PASS_DEF_KFORGEPARTITION
 #include "kforge/Transforms/Passes.h.inc"
@@ -166,13 +168,19 @@ bool Partitioner::canJoin(const Group &group, unsigned index, linalg::LinalgOp o
   case GroupKind::Contraction: {
     if (!allParallel(op) || loops != group.domain)
       return false;
-    // An epilogue keeps the contraction's precision or narrows it (bias, activation, a cast to bf16). A wider
-    // result is a statistic's start (torch-mlir's layernorm extends its input to f64): it belongs to the row
-    // kernel that reduces it, and f64 between kernels is nothing the runner verifies.
+    // An epilogue keeps the contraction's precision or narrows it (bias, activation, a cast to bf16). A result
+    // wider than the accumulator, or than the group's value it reads, is a statistic's start (torch-mlir's
+    // layernorm extends its input to f64 in an f32 model, and a bf16 residual to f32 in a bf16 one): it
+    // belongs to the row kernel that reduces it. Kept here, it would be a second result of the contraction's
+    // kernel that no schedule of the contraction maps to the GPU, and f64 between kernels is nothing the runner
+    // verifies.
     auto width = [](Value v) { return getElementTypeOrSelf(v.getType()).getIntOrFloatBitWidth(); };
-    Value root = group.ops.front()->getResult(0);
+    unsigned narrowest = width(group.ops.front()->getResult(0));
+    for (OpOperand *input : op.getDpsInputOperands())
+      if (inGroup(input->get()))
+        narrowest = std::min(narrowest, width(input->get()));
     for (Value result : op->getResults())
-      if (width(result) > width(root))
+      if (width(result) > narrowest)
         return false;
     if (!op.getDpsInitsMutable().empty() && !op.getMatchingIndexingMap(&op.getDpsInitsMutable()[0]).isIdentity())
       return false;

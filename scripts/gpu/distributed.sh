@@ -22,6 +22,8 @@ export PYTHONPATH="$site:$PWD/python"
 python3 -c 'import ray; print("ray", ray.__version__)' > "$out/ray.txt" 2>&1 || { cat "$out/ray.txt"; exit 1; }
 nproc > "$out/nproc.txt"
 tools=gpu-artifacts/tuner/bin
+# Seconds since $1 (a `date +%s.%N`); the GPU machine has no bc.
+elapsed() { python3 -c 'import sys, time; print(round(time.time() - float(sys.argv[1]), 1))' "$1"; }
 
 # (a) one kforge-tune per payload
 start=$(date +%s.%N)
@@ -29,13 +31,13 @@ timeout "$arm" bash -c 'for p in "$@"; do
     '"$tools"'/kforge-tune "$p" --target gpu --trials '"$trials"' --quiet -o '"$out"'/sequential/$(basename "$p" .mlir) ||
       echo "kforge-tune $p: exit $?"
   done' _ "$@" > "$out/sequential.log" 2>&1
-echo "exit $? wall_s $(echo "$(date +%s.%N) - $start" | bc)" >> "$out/sequential.log"
+echo "exit $? wall_s $(elapsed "$start")" >> "$out/sequential.log"
 
 # (b) kforge.distributed, one GPU measurer
 start=$(date +%s.%N)
 timeout "$arm" python3 -c 'import sys; from kforge.distributed import main; sys.exit(main(sys.argv[1:]))' \
   "$@" -o "$out/many" --target gpu --trials "$trials" --measurers 1 --tools-dir "$tools" > "$out/many.log" 2>&1
-echo "exit $? wall_s $(echo "$(date +%s.%N) - $start" | bc)" >> "$out/many.log"
+echo "exit $? wall_s $(elapsed "$start")" >> "$out/many.log"
 
 # Trials each arm finished (records of candidates in every run's db.jsonl), for the table.
 python3 - "$out" <<'PY' > "$out/throughput.json"
