@@ -349,6 +349,12 @@ void Renderer::renderFinish(const Schedule &schedule) {
   line("      transform.apply_patterns.vector.lower_contraction lowering_strategy = \"outerproduct\"");
   line("      transform.apply_patterns.vector.lower_outerproduct");
   line("      transform.apply_patterns.vector.transfer_permutation_patterns");
+  // Masked transfers (partial tiles): the mask moves into the transfer, so that each unrolled 1-D transfer
+  // carries its own (a vector.mask region holds one op, which the unrolling breaks).
+  if (masked) {
+    line("      transform.apply_patterns.vector.lower_masked_transfers");
+    line("      transform.apply_patterns.vector.lower_masks");
+  }
   line("      transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1");
   line("      transform.apply_patterns.vector.lower_broadcast");
   line("      transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = \"innerreduction\"");

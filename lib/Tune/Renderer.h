@@ -62,6 +62,7 @@ public:
   std::string producerAttr = "kforge.producer"; ///< What fuse fuses: the marked producers.
   bool leftoverPasses = true;                   ///< fuse's extra passes for producers used twice.
   bool vectorized = false;                      ///< Some fragment vectorized: the finish lowers vectors.
+  bool masked = false; ///< Vectorized under masks (partial tiles): the finish lowers the masks.
   std::vector<int64_t> secondKernelDims;        ///< split / split_k: the second kernel's block.
   bool splitKSchedule = false;                  ///< The schedule starts with split_k.
 

@@ -164,7 +164,7 @@ std::vector<int64_t> kforge::tune::blockDims(const Schedule &schedule, const Pay
   std::vector<int64_t> counts;
   for (size_t d = 0; d < thread->sizes.size() && d < facts.parallelSizes.size(); ++d)
     if (thread->sizes[d] > 0)
-      counts.push_back(blockExtent(schedule, facts, d) / thread->sizes[d]);
+      counts.push_back((blockExtent(schedule, facts, d) + thread->sizes[d] - 1) / thread->sizes[d]);
   // lanes: the row loop's threads move to y, and x holds the lanes of each row.
   if (const Action *lanes = findSlot(schedule, "lanes"))
     counts.push_back(lanes->value);
@@ -181,6 +181,30 @@ std::vector<int64_t> kforge::tune::blockDims(const Schedule &schedule, const Pay
   for (size_t i = 0; i < counts.size() && i < 3; ++i)
     dims[i] = counts[counts.size() - 1 - i];
   return dims;
+}
+
+bool kforge::tune::raggedTiles(const Schedule &schedule, const PayloadFacts &facts) {
+  const Action *block = findSlot(schedule, "tile", "block");
+  const Action *thread = findSlot(schedule, "tile", "thread");
+  for (size_t d = 0; d < facts.parallelSizes.size(); ++d) {
+    if (block && d < block->sizes.size() && block->sizes[d] > 0 && facts.parallelSizes[d] % block->sizes[d] != 0)
+      return true;
+    if (thread && d < thread->sizes.size() && thread->sizes[d] > 0 &&
+        blockExtent(schedule, facts, d) % thread->sizes[d] != 0)
+      return true;
+  }
+  return false;
+}
+
+std::string kforge::tune::raggedTilesBlocker(const Schedule &schedule) {
+  static const llvm::StringRef kMasked[] = {"tile", "fuse", "vectorize", "reorder", "occupancy", "max_registers"};
+  for (const Action &action : schedule) {
+    if (action.kind == "tile" && action.level == "reduction")
+      return "tile(reduction)";
+    if (!llvm::is_contained(kMasked, llvm::StringRef(action.kind)))
+      return action.kind;
+  }
+  return "";
 }
 
 int64_t kforge::tune::lanesRowWidth(const Schedule &schedule, const PayloadFacts &facts) {

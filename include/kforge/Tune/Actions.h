@@ -144,8 +144,18 @@ int64_t blockExtent(const Schedule &schedule, const PayloadFacts &facts, size_t 
 /// The root's innermost tile: per parallel loop, the thread tile's size, else the block tile's, else the loop's.
 std::vector<int64_t> innermostTile(const Schedule &schedule, const PayloadFacts &facts);
 
-/// The GPU block the schedule launches: threads along x, y, z (1, 1, 1 without a thread-level tile).
+/// The GPU block the schedule launches: threads along x, y, z (1, 1, 1 without a thread-level tile). A thread
+/// tile that does not divide its block tile takes ceil(block / thread) threads along that loop.
 std::vector<int64_t> blockDims(const Schedule &schedule, const PayloadFacts &facts);
+
+/// Whether a block tile does not divide its loop, or a thread tile its block tile: the schedule has partial
+/// (ragged) tiles at the loops' ends, which it renders masked (issue 27).
+bool raggedTiles(const Schedule &schedule, const PayloadFacts &facts);
+
+/// Why the schedule cannot take ragged tiles (an action whose lowering needs static, dividing tiles: a K tile,
+/// stage, mma, lanes, a kernel split, ...), or empty when it can: tile, fuse, vectorize, reorder and the
+/// launch bounds are what the masked path covers.
+std::string raggedTilesBlocker(const Schedule &schedule);
 
 /// A transform library (module with `@__transform_main`) applying `schedule` to the payload. Each action's
 /// fragment starts with a `// action N: ...` comment; `actionLines[N]` is its first line (1-based) and the

@@ -56,12 +56,14 @@ public:
                   ParamType::IntList,
                   tileSizeDomain("block").vec(),
                   {},
-                  "block/thread: one size per parallel loop of the root (0: whole loop); thread sizes divide the block "
-                  "sizes; a block size may also be any divisor of a loop that is not a multiple of 32 (irregular "
-                  "shapes). "
+                  "block/thread: one size per parallel loop of the root (0: whole loop), at most the loop's (the "
+                  "block tile's) extent; a size that does not divide it leaves a partial tile at its end, masked "
+                  "(tile, fuse and vectorize only; vectorized for elementwise payloads); a block size may also be "
+                  "any divisor of a loop that is not a multiple of 32 (irregular shapes). "
                   "reduction: one size for the contraction's K loop, from 1, 2, 4, 8, 16, 32, 64"}},
                 {"gpu", "cpu"},
-                "sizes divide the loop sizes; thread needs block; reduction needs a contraction (linalg.matmul or "
+                "sizes divide the loop sizes, except on the masked path (tile, fuse, vectorize, reorder and launch "
+                "bounds; no fused row reduction); thread needs block; reduction needs a contraction (linalg.matmul or "
                 "linalg.batch_matmul) in the payload; on the GPU at most 3 tiled loops per level and 1024 threads per "
                 "block"},
             {{"block", 10}, {"thread", 30}, {"reduction", 54}}) {}
@@ -116,8 +118,18 @@ public:
     // With mma, a thread-level tile is a warp's.
     std::string unit = action.level == "block" ? "block" : findSlot(schedule, "mma") ? "warp" : "thread";
     std::string map = r.gpu ? " (mapping = " + r.mapping(action.sizes, unit) + ")" : "";
-    r.line("    " + tiled + ", " + loop + " = transform.structured.tile_using_forall " + r.root + " tile_sizes [" +
-           joinInts(action.sizes, ", ") + "]" + map + " : " + r.kPair);
+    // Partial tiles on the GPU: a thread loop over a partial block tile would have a dynamic trip count, which
+    // the mapping to threads refuses; ceil(block / thread) threads each take at most the thread tile instead.
+    std::string how = "tile_sizes [" + joinInts(action.sizes, ", ") + "]";
+    if (r.gpu && action.level == "thread" && raggedTiles(schedule, r.facts)) {
+      std::vector<int64_t> threads;
+      for (size_t d = 0; d < action.sizes.size(); ++d)
+        threads.push_back(
+            action.sizes[d] > 0 ? (blockExtent(schedule, r.facts, d) + action.sizes[d] - 1) / action.sizes[d] : 0);
+      how = "num_threads [" + joinInts(threads, ", ") + "]";
+    }
+    r.line("    " + tiled + ", " + loop + " = transform.structured.tile_using_forall " + r.root + " " + how + map +
+           " : " + r.kPair);
     r.root = tiled;
     r.inner = loop;
     (action.level == "block" ? r.blockLoop : r.threadLoop) = loop;
@@ -204,6 +216,12 @@ private:
     size_t rank = facts.parallelSizes.size();
     ProblemSink problem{context};
     int index = static_cast<int>(context.index);
+    // A tile that does not divide its loop leaves a partial tile at the loop's end, which the masked path
+    // covers (tile, fuse, vectorize with masks); the lowerings of the other actions need dividing tiles, and a
+    // fused row reduction is computed whole per tile.
+    std::string blocker = raggedTilesBlocker(schedule);
+    if (blocker.empty() && facts.reductionSize > 0)
+      blocker = "a fused row reduction";
     int tiled = 0;
     for (size_t d = 0; d < rank; ++d) {
       int64_t size = action.sizes[d];
@@ -211,11 +229,15 @@ private:
         continue;
       ++tiled;
       int64_t extent = action.level == "block" ? facts.parallelSizes[d] : blockExtent(schedule, facts, d);
-      if (size > extent || extent % size != 0)
+      std::string where =
+          std::to_string(d) + " (" + std::to_string(extent) + (action.level == "thread" ? " in the block tile)" : ")");
+      if (size > extent)
         problem(index, "shape",
-                "tile(" + action.level + ") size " + std::to_string(size) + " does not divide loop " +
-                    std::to_string(d) + " (" + std::to_string(extent) +
-                    (action.level == "thread" ? " in the block tile)" : ")"));
+                "tile(" + action.level + ") size " + std::to_string(size) + " is larger than loop " + where);
+      else if (extent % size != 0 && !blocker.empty())
+        problem(index, "shape",
+                "tile(" + action.level + ") size " + std::to_string(size) + " does not divide loop " + where +
+                    ", and partial tiles are masked only on the tile / fuse / vectorize path, not with " + blocker);
     }
     if (tiled == 0)
       problem(index, "shape", "tile(" + action.level + ") tiles no loop (all sizes are 0)");
@@ -432,6 +454,14 @@ public:
               "vectorize: the row (" + std::to_string(lanesRowWidth(schedule, facts)) + " elements) is not a multiple "
               "of lanes(" + std::to_string(lanes->value) + "), so the lanes' slices differ in length; vectorize "
               "needs static ones (without it each lane loops over its own columns)");
+    // Partial tiles are vectorized under masks at the thread tile's sizes, one list for every op of the tile:
+    // elementwise ops only (a contraction's or a reduction's loops differ from the root's parallel ones).
+    if (raggedTiles(schedule, facts) && (!facts.contractionOp.empty() || facts.reductionOps > 0))
+      problem(index, "unsupported",
+              "vectorize: the tiles do not divide the loops, and masked vectorization of partial tiles takes "
+              "elementwise payloads only (this one has a " +
+                  std::string(facts.contractionOp.empty() ? "reduction" : "contraction") +
+                  "); without vectorize each thread loops over its partial tile");
     // Elements of the innermost tile of the root (and of the contraction, with its K tile).
     const Action *thread = findSlot(schedule, "tile", "thread");
     if (gpu && !thread)
@@ -479,7 +509,19 @@ public:
     r.renderFoldUnitDims(r.facts.contractionOp == "linalg.batch_matmul" ? "\"linalg.batch_matmul\"" : "", r.inner);
     std::string ops = r.fresh("tile_ops");
     r.line("    " + ops + " = transform.structured.match interface{LinalgOp} in " + r.inner + " : " + r.kUnary);
-    r.line("    transform.structured.vectorize " + ops + " : !transform.any_op");
+    // Partial tiles: the tile's ops have dynamic shapes, vectorized at the full tile's (static) sizes under
+    // masks; the unit dims are folded away above, so they have none here. On a full tile the masks fold away.
+    std::string sizes;
+    if (raggedTiles(schedule, r.facts)) {
+      std::vector<int64_t> vectorSizes;
+      for (int64_t extent : innermostTile(schedule, r.facts))
+        if (extent != 1)
+          vectorSizes.push_back(extent);
+      if (!vectorSizes.empty())
+        sizes = " vector_sizes [" + joinInts(vectorSizes, ", ") + "]";
+      r.masked = true;
+    }
+    r.line("    transform.structured.vectorize " + ops + sizes + " : !transform.any_op");
     std::string canon = r.fresh("func");
     r.line("    " + canon + " = " + r.matchFunc("%module"));
     r.line("    transform.apply_patterns to " + canon + " {");
