@@ -143,6 +143,8 @@ void kforge::buildLowerToNVVMPipeline(OpPassManager &pm, const LowerToNVVMOption
   pm.nest<gpu::GPUModuleOp>().addPass(createKforgeForwardVectorTransfers());
   pm.addPass(createKforgeUnrollStridedTransfers());
   pm.addPass(createConvertVectorToSCFPass(VectorTransferToSCFOptions().enableFullUnroll().setTargetRank(1)));
+  // Partial tiles' masked accesses: unmasked (vector loads and stores) in the tiles where the mask is all on.
+  pm.nest<gpu::GPUModuleOp>().addPass(createKforgeVersionMaskedAccesses());
   // 128-bit accesses where the address provably allows them (A's rows of a gemm tile are offset by the K
   // loop's induction variable): while the loops are still scf.for, whose bounds and steps the proof reads.
   pm.nest<gpu::GPUModuleOp>().addPass(createKforgeProveVectorAlignment());

@@ -183,6 +183,21 @@ def KforgeForwardVectorTransfers : Pass<"kforge-forward-vector-transfers", "mlir
   }];
 }
 
+def KforgeVersionMaskedAccesses : Pass<"kforge-version-masked-accesses", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Give each masked 1-D vector access in a kernel an unmasked path for when every lane is on";
+  let description = [{
+    A partial tile (a block or thread tile that does not divide its loop) is vectorized at the full tile's
+    sizes under a mask, and the mask is dynamic in every tile, full ones included. NVPTX writes a masked
+    load or store as one predicated scalar access per element, so every thread of a full tile would read
+    and write element by element. This pass puts each masked 1-D access (a `vector.transfer_read` /
+    `vector.transfer_write` with a mask, `vector.maskedload`, `vector.maskedstore`) under
+    `scf.if (all lanes of the mask are on)`: the then-branch is the same access without its mask (a plain
+    vector load or store, 128 bits where kforge-prove-vector-alignment proves the address allows it), the
+    else-branch the masked access as it was. Only the tiles at a loop's end take the else-branch.
+  }];
+  let dependentDialects = ["mlir::vector::VectorDialect", "mlir::scf::SCFDialect"];
+}
+
 def KforgeProveVectorAlignment : Pass<"kforge-prove-vector-alignment", "mlir::gpu::GPUModuleOp"> {
   let summary = "Give vector loads and stores in kernels the alignment their addresses provably have";
   let description = [{
