@@ -7,6 +7,7 @@ runs the real tool from $REAL_TOOLS, after these changes:
   compiles instead of the payload: a deliberately wrong reference.
 - $FAKE_CRASH_CANDIDATE=N: candidate N compiles $FAKE_CRASH_PAYLOAD instead (without its recipe), e.g. a kernel
   that segfaults.
+- $FAKE_FAIL_CANDIDATES=1: every candidate's compile fails with one message (a payload no schedule gets past).
 Each command line is appended to $FAKE_LOG."""
 import json
 import os
@@ -33,6 +34,11 @@ def drop_recipe():
         at = args.index("--recipe")
         del args[at:at + 2]
 
+
+if (tool == "kforge-compile" and os.environ.get("FAKE_FAIL_CANDIDATES") == "1" and "-o" in args
+        and "/candidates/" in args[args.index("-o") + 1]):
+    sys.stderr.write(args[0] + ":5:10: error: 'linalg.generic' reads or writes memory on the host (fake)\n")
+    sys.exit(1)
 
 crash = os.environ.get("FAKE_CRASH_CANDIDATE")
 if tool == "kforge-compile" and crash and "-o" in args and args[args.index("-o") + 1].endswith("/candidates/" + crash):

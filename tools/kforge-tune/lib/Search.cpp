@@ -29,6 +29,10 @@ using namespace kforge::tune;
 using llvm::StringRef;
 namespace json = llvm::json;
 
+/// Consecutive compile failures with one message after which the search stops: no schedule got past it, so the
+/// payload (an op no action maps, say) is what needs attention, not more schedules.
+static constexpr int kSameFailureLimit = 32;
+
 namespace {
 
 /// The progress line on a terminal (one line per trial otherwise), and notes.
@@ -120,6 +124,10 @@ private:
   double baselineMs = 0, bestMs = 0;
   double bestCandidateMs = std::numeric_limits<double>::infinity(); ///< The fastest correct candidate's time.
   int done = 0, failures = 0, sinceImprovement = 0;
+  /// The latest candidates' compile failures with one message (the payload, not the schedules, at fault: a
+  /// dispatch with an op that no schedule of its root maps to the GPU failed 612 times in 12 s on the H200).
+  int sameFailureRun = 0;
+  std::string sameFailure;
   ReferenceCheck check;              ///< The reference's check (run.json's "reference_check").
   std::vector<Candidate> compiling;  ///< A batch proposed and compiling in the pool, not yet measured.
   double setupSeconds = 0;
@@ -328,6 +336,10 @@ std::string Tuner::stopReason() const {
     return "time budget reached";
   if (config.earlyStop > 0 && sinceImprovement >= config.earlyStop)
     return "no improvement in " + std::to_string(config.earlyStop) + " trials";
+  if (sameFailureRun >= kSameFailureLimit)
+    return "the last " + std::to_string(sameFailureRun) +
+           " candidates all failed to compile with the same error, whatever their schedule: " +
+           (sameFailure.size() > 300 ? sameFailure.substr(0, 300) + "..." : sameFailure);
   return "";
 }
 
@@ -392,6 +404,13 @@ bool Tuner::recordTrial(const Candidate &c, const DatabaseRecord &record) {
   if (!record.isCorrect())
     ++failures;
   sinceImprovement = bestMs < before ? 0 : sinceImprovement + 1;
+  if (record.status == "compile-failed" && record.reason && !record.reason->empty()) {
+    sameFailureRun = *record.reason == sameFailure ? sameFailureRun + 1 : 1;
+    sameFailure = *record.reason;
+  } else {
+    sameFailureRun = 0;
+    sameFailure.clear();
+  }
   // The artifact is kept while it is the best candidate's, even one slower than the untransformed payload
   // (best/ exports the search's best kernel; a payload too small for any schedule to pay off has one).
   bool bestCandidate = record.isCorrect() && time > 0 && time < bestCandidateMs;
