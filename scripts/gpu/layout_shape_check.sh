@@ -5,6 +5,7 @@
 # verified by kforge-run against the naive reference (and the reference once against the CPU build where the
 # problem is small enough), so a miscompiled layout or a lane that reads past its row shows as incorrect.
 #   bash scripts/gpu/layout_shape_check.sh TUNER_DIR OUT [TIME_BUDGET_S] [TRIALS]
+# ONLY=GLOB (e.g. ONLY='bias_relu_*') tunes only the payloads whose names match.
 set -uo pipefail
 tuner="$(cd "${1:?usage: layout_shape_check.sh TUNER_DIR OUT [TIME_BUDGET_S] [TRIALS]}" && pwd)"
 out="${2:?}"
@@ -16,6 +17,8 @@ bash "$here/unpack_tuner.sh" "$tuner" > "$out/device-info.json"
 python3 "$here/layout_shape_payloads.py" "$out/payloads"
 for payload in "$out"/payloads/*.mlir; do
   name="$(basename "$payload" .mlir)"
+  # shellcheck disable=SC2053
+  [[ -n "${ONLY:-}" && $name != $ONLY ]] && continue
   start=$(date +%s.%N)
   "$tuner/bin/kforge-tune" "$payload" --target gpu -o "$out/runs/$name" --time-budget "$budget" --trials "$trials" \
     > "$out/runs/$name.log" 2>&1

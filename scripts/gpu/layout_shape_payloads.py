@@ -53,6 +53,24 @@ def scores(batch, seq, head):
 """
 
 
+def bias_relu(name, rows, cols, dtype):
+    """relu(x + b) over rows x cols: an elementwise payload whose tiles need not divide it (issue 27's masked
+    tiles); 16-byte accesses in full tiles, predicated scalar ones at the edges."""
+    return f"""func.func @{name}(%x: tensor<{rows}x{cols}x{dtype}>, %b: tensor<{cols}x{dtype}>) -> tensor<{rows}x{cols}x{dtype}> {{
+  %e = tensor.empty() : tensor<{rows}x{cols}x{dtype}>
+  %y = linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}}
+      ins(%x, %b : tensor<{rows}x{cols}x{dtype}>, tensor<{cols}x{dtype}>) outs(%e : tensor<{rows}x{cols}x{dtype}>) {{
+  ^bb0(%v: {dtype}, %c: {dtype}, %o: {dtype}):
+    %z = arith.constant 0.0 : {dtype}
+    %s = arith.addf %v, %c : {dtype}
+    %r = arith.maximumf %s, %z : {dtype}
+    linalg.yield %r : {dtype}
+  }} -> tensor<{rows}x{cols}x{dtype}>
+  return %y : tensor<{rows}x{cols}x{dtype}>
+}}
+"""
+
+
 PAYLOADS = {
     "linear_f32_4096": linear("linear_f32", 4096, 4096, 4096, "f32"),
     "linear_bf16_4096": linear("linear_bf16", 4096, 4096, 4096, "bf16"),
@@ -62,6 +80,9 @@ PAYLOADS = {
     "softmax_1024x50257": tasks._softmax_mlir((1024, 50257)),
     "layernorm_8192x4095": tasks._layernorm_mlir((8192, 4095)),
     "row_sum_8192x4095": tasks._row_sum_mlir((8192, 4095)),
+    "bias_relu_f32_16381x1000": bias_relu("bias_relu_f32", 16381, 1000, "f32"),
+    "bias_relu_f32_8191x6000": bias_relu("bias_relu_f32_wide", 8191, 6000, "f32"),
+    "bias_relu_bf16_16381x1000": bias_relu("bias_relu_bf16", 16381, 1000, "bf16"),
 }
 
 
