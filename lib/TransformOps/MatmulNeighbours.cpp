@@ -8,9 +8,32 @@
 
 using namespace mlir;
 
+/// The size of dimension `d` of `memref` as a value in scope: a subview's or an allocation's dynamic size.
+static Value dynamicSize(Value memref, int64_t d) {
+  if (auto subview = memref.getDefiningOp<memref::SubViewOp>())
+    return dyn_cast_if_present<Value>(subview.getMixedSizes()[d]);
+  if (auto alloc = memref.getDefiningOp<memref::AllocOp>())
+    return alloc.getDynamicSizes()[alloc.getType().getDynamicDimIndex(d)];
+  return Value();
+}
+
+/// The least constant `value` cannot exceed: a constant, or the smallest constant result of an affine.min.
+static std::optional<int64_t> constantUpperBound(Value value) {
+  if (std::optional<int64_t> constant = getConstantIntValue(value))
+    return constant;
+  auto min = value ? value.getDefiningOp<affine::AffineMinOp>() : affine::AffineMinOp();
+  if (!min)
+    return std::nullopt;
+  std::optional<int64_t> bound;
+  for (AffineExpr result : min.getMap().getResults())
+    if (auto constant = dyn_cast<AffineConstantExpr>(result))
+      bound = bound ? std::min(*bound, constant.getValue()) : constant.getValue();
+  return bound;
+}
+
 FailureOr<kforge::MatmulTile> kforge::staticMatmulTile(linalg::MatmulOp matmul,
                                                        function_ref<std::string(Type, Type, Type)> elementTypesProblem,
-                                                       std::string &why, bool allowTransposed) {
+                                                       std::string &why, bool allowTransposed, bool allowPartial) {
   if (!matmul.hasPureBufferSemantics()) {
     why = "expected a linalg.matmul on memrefs";
     return failure();
@@ -46,13 +69,34 @@ FailureOr<kforge::MatmulTile> kforge::staticMatmulTile(linalg::MatmulOp matmul,
   why = elementTypesProblem(aType.getElementType(), bType.getElementType(), cType.getElementType());
   if (!why.empty())
     return failure();
-  if (!aType.hasStaticShape() || !bType.hasStaticShape() || !cType.hasStaticShape()) {
-    why = "expected static shapes";
+  if (aType.hasStaticShape() && bType.hasStaticShape() && cType.hasStaticShape()) {
+    tile.m = cType.getDimSize(0);
+    tile.n = cType.getDimSize(1);
+    tile.k = aType.getDimSize(tile.aTransposed ? 0 : 1);
+    return tile;
+  }
+  // A partial tile: M and N may be dynamic (bounded), K must not be (the block tile cuts M and N only).
+  int64_t aK = aType.getDimSize(tile.aTransposed ? 0 : 1), bK = bType.getDimSize(tile.bTransposed ? 1 : 0);
+  if (!allowPartial || ShapedType::isDynamic(aK) || aK != bK) {
+    why = allowPartial ? "expected a static K (a partial tile cuts M and N only)" : "expected static shapes";
     return failure();
   }
-  tile.m = cType.getDimSize(0);
-  tile.n = cType.getDimSize(1);
-  tile.k = aType.getDimSize(tile.aTransposed ? 0 : 1);
+  tile.k = aK;
+  for (int64_t d : {0, 1}) {
+    int64_t &bound = d == 0 ? tile.m : tile.n;
+    Value &extent = d == 0 ? tile.mExtent : tile.nExtent;
+    bound = cType.getDimSize(d);
+    if (!ShapedType::isDynamic(bound))
+      continue;
+    extent = dynamicSize(tile.c, d);
+    std::optional<int64_t> upper = constantUpperBound(extent);
+    if (!extent || !upper) {
+      why = std::string("expected C's ") + (d == 0 ? "rows" : "columns") +
+            " static, or bounded by a constant (a partial block tile's affine.min)";
+      return failure();
+    }
+    bound = *upper;
+  }
   return tile;
 }
 

@@ -30,16 +30,20 @@ struct MatmulTile {
   mlir::Value a, b, c;
   int64_t m = 0, n = 0, k = 0;
   bool aTransposed = false, bTransposed = false;
+  /// A partial tile (a block tile that does not divide M or N, the last along its loop): C's rows or columns
+  /// as a value, at most `m` / `n` (its static bound); null when static.
+  mlir::Value mExtent, nExtent;
 };
 
 /// The matmul as a MatmulTile, or failure with `why` set: not on memrefs, element types that
 /// `elementTypesProblem` (given A's, B's and C's) rejects with a reason, dynamic shapes, or indexing maps
 /// other than A (m, k) or (k, m), B (k, n) or (n, k), C (m, n); a transposed operand only when
-/// `allowTransposed` (the rewrite reads it so).
+/// `allowTransposed` (the rewrite reads it so). With `allowPartial`, M and N may be dynamic where C's sizes are
+/// bounded by a constant (an affine.min of the block tile and the rest of the loop): the tile records them.
 mlir::FailureOr<MatmulTile>
 staticMatmulTile(mlir::linalg::MatmulOp matmul,
                  llvm::function_ref<std::string(mlir::Type, mlir::Type, mlir::Type)> elementTypesProblem,
-                 std::string &why, bool allowTransposed = false);
+                 std::string &why, bool allowTransposed = false, bool allowPartial = false);
 
 /// The gpu.launch around `op` when its block is exactly `threads` x 1 x 1 threads (constants), else null.
 mlir::gpu::LaunchOp launchOfThreads(mlir::Operation *op, int64_t threads);

@@ -5,6 +5,9 @@
 // thread accumulates a strided TM x TN share of the tile in registers from 4-wide shared-memory reads.
 // Either operand may come transposed (A as K x M, B as N x K: nn.Linear's weight); the copy into shared memory
 // then reads it along its contiguous K rows and stores it so the multiply reads the same K-major stages.
+// A partial tile (the last block along an M or N that the block tile does not divide) computes the whole static
+// tile: its loads past the operands' edge are clamped to their last row or column (in bounds; the values they
+// give only reach outputs past the edge), and its stores past C's edge are skipped.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,7 +62,7 @@ static FailureOr<SimtPlan> planSimt(linalg::MatmulOp matmul, const kforge::SimtS
       [](Type a, Type b, Type c) {
         return a.isF32() && b.isF32() && c.isF32() ? std::string() : std::string("expected f32 operands and result");
       },
-      why, /*allowTransposed=*/true);
+      why, /*allowTransposed=*/true, /*allowPartial=*/true);
   if (failed(tile))
     return failure();
   SimtPlan plan;
@@ -73,6 +76,11 @@ static FailureOr<SimtPlan> planSimt(linalg::MatmulOp matmul, const kforge::SimtS
   plan.threadCols = options.threadGrid[1];
   plan.blockK = options.blockK;
   plan.asyncB = options.asyncB;
+  if (plan.asyncB && plan.nExtent) {
+    why = "async_b copies B's rows into shared memory as they are; a partial tile's B columns past N are read "
+          "clamped through registers: drop async_b";
+    return failure();
+  }
   if (plan.asyncB && plan.bTransposed) {
     why = "async_b copies B's rows into shared memory as they are; B comes transposed (N x K) and is transposed "
           "on its way in through registers: drop async_b";
@@ -125,10 +133,12 @@ public:
     if (!plan.neighbours.epilogue.empty()) {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(plan.neighbours.epilogue.back()); // after the views of its operands
+      // (In a partial tile the epilogue's reads are clamped too; what they give past the edge is not stored.)
       for (int64_t i = 0; i < plan.tileM(); ++i)
         for (int64_t j = 0; j < plan.tileN(); ++j)
-          acc[i * plan.tileN() + j] = kforge::epilogueChainElement(b, loc, plan.neighbours.epilogue, plan.c,
-                                                                   acc[i * plan.tileN() + j], row(i), col(j));
+          acc[i * plan.tileN() + j] =
+              kforge::epilogueChainElement(b, loc, plan.neighbours.epilogue, plan.c, acc[i * plan.tileN() + j],
+                                           clamp(row(i), plan.mExtent), clamp(col(j), plan.nExtent));
       store(acc, plan.neighbours.result(plan.c));
       return;
     }
@@ -152,23 +162,53 @@ private:
   int64_t colOffset(int64_t j) const { return (j / kVector) * kVector * plan.threadCols + j % kVector; }
   Value row(int64_t i) { return add(threadRow, rowOffset(i)); }
   Value col(int64_t j) { return add(threadCol, colOffset(j)); }
+  /// `i` within a partial tile's `extent` (its last row or column past the edge); `i` itself when the extent
+  /// is static (null).
+  Value clamp(Value i, Value extent) {
+    if (!extent)
+      return i;
+    AffineExpr d0 = getAffineDimExpr(0, ctx), s0 = getAffineSymbolExpr(0, ctx);
+    return affine::AffineMinOp::create(b, loc, AffineMap::get(1, 1, {d0, s0 - 1}, ctx), ValueRange{i, extent});
+  }
+  /// Whether `i` lies within `extent` (true when the extent is static: null).
+  Value within(Value i, Value extent) {
+    if (!extent)
+      return arith::ConstantIntOp::create(b, loc, 1, 1);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, extent);
+  }
+  /// A 4-wide vector of `operand` at (r, c..c+3), its columns clamped to `extent` element by element (a partial
+  /// tile's last vector may straddle the edge).
+  Value clampedVector(Value operand, Value r, Value c, Value extent) {
+    SmallVector<Value> elements;
+    for (int64_t e = 0; e < kVector; ++e)
+      elements.push_back(memref::LoadOp::create(b, loc, operand, ValueRange{r, clamp(add(c, e), extent)}));
+    return vector::FromElementsOp::create(b, loc, VectorType::get({kVector}, b.getF32Type()), elements);
+  }
 
   SmallVector<Value> initialAccumulators() {
     SmallVector<Value> acc;
     Value fill = plan.neighbours.fill ? plan.neighbours.fill.getDpsInputs()[0] : Value();
     for (int64_t i = 0; i < plan.tileM(); ++i)
       for (int64_t j = 0; j < plan.tileN(); ++j)
-        acc.push_back(fill ? fill : memref::LoadOp::create(b, loc, plan.c, ValueRange{row(i), col(j)}).getResult());
+        acc.push_back(fill ? fill
+                           : memref::LoadOp::create(
+                                 b, loc, plan.c, ValueRange{clamp(row(i), plan.mExtent), clamp(col(j), plan.nExtent)})
+                                 .getResult());
     return acc;
   }
 
-  /// Rows of `values` (tileM x tileN) stored 4 contiguous columns at a time.
+  /// Rows of `values` (tileM x tileN) stored 4 contiguous columns at a time; in a partial tile only the rows and
+  /// columns within C's extents (a group of 4 whole as a vector, one straddling the edge element by element).
   void store(ArrayRef<Value> values, Value target) {
     auto type = cast<MemRefType>(target.getType());
     bool contiguous = kforge::innermostStride(type) == 1;
     for (int64_t i = 0; i < plan.tileM(); ++i)
       for (int64_t j = 0; j < plan.tileN(); j += kVector) {
         ArrayRef<Value> group = values.slice(i * plan.tileN() + j, kVector);
+        if (plan.mExtent || plan.nExtent) {
+          storePartial(group, target, contiguous, row(i), col(j));
+          continue;
+        }
         if (contiguous) {
           Value v = vector::FromElementsOp::create(b, loc, VectorType::get({kVector}, type.getElementType()), group);
           vector::StoreOp::create(b, loc, v, target, ValueRange{row(i), col(j)});
@@ -177,6 +217,32 @@ private:
         for (int64_t e = 0; e < kVector; ++e)
           memref::StoreOp::create(b, loc, group[e], target, ValueRange{row(i), col(j + e)});
       }
+  }
+
+  /// A group of 4 results at (r, c..c+3) of a partial tile: stored whole when it lies within C, else its elements
+  /// within C one by one.
+  void storePartial(ArrayRef<Value> group, Value target, bool contiguous, Value r, Value c) {
+    Value rowIn = within(r, plan.mExtent);
+    Value whole = arith::AndIOp::create(b, loc, rowIn, within(add(c, kVector - 1), plan.nExtent));
+    auto ifOp = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    if (contiguous) {
+      Value v = vector::FromElementsOp::create(b, loc, VectorType::get({kVector}, group[0].getType()), group);
+      vector::StoreOp::create(b, loc, v, target, ValueRange{r, c});
+    } else {
+      for (int64_t e = 0; e < kVector; ++e)
+        memref::StoreOp::create(b, loc, group[e], target, ValueRange{r, add(c, e)});
+    }
+    b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+    for (int64_t e = 0; e < kVector; ++e) {
+      Value column = add(c, e);
+      Value in = arith::AndIOp::create(b, loc, rowIn, within(column, plan.nExtent));
+      auto one = scf::IfOp::create(b, loc, in, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPoint(one.thenBlock()->getTerminator());
+      memref::StoreOp::create(b, loc, group[e], target, ValueRange{r, column});
+    }
   }
 
   /// Row and column of the thread's vector `first` of a rows x cols tile of 4-element vectors. When the
@@ -202,17 +268,26 @@ private:
   Share loadShare(Value kOff, Value stage) {
     Share share;
     auto vec = VectorType::get({kVector}, b.getF32Type());
+    // A partial tile's rows (columns) of A (B) past the edge are read clamped to the last one.
     for (int64_t v = 0; v < plan.m * plan.blockK / kVector; v += plan.threads()) {
       auto [r, c] = aPosition(v);
-      share.a.push_back(plan.aTransposed
-                            ? vector::LoadOp::create(b, loc, vec, plan.a, ValueRange{add(r, kOff), c}).getResult()
-                            : vector::LoadOp::create(b, loc, vec, plan.a, ValueRange{r, add(c, kOff)}).getResult());
+      if (plan.aTransposed && plan.mExtent)
+        share.a.push_back(clampedVector(plan.a, add(r, kOff), c, plan.mExtent));
+      else
+        share.a.push_back(
+            plan.aTransposed
+                ? vector::LoadOp::create(b, loc, vec, plan.a, ValueRange{add(r, kOff), c}).getResult()
+                : vector::LoadOp::create(b, loc, vec, plan.a, ValueRange{clamp(r, plan.mExtent), add(c, kOff)})
+                      .getResult());
     }
     SmallVector<Value> tokens;
     for (int64_t v = 0; v < plan.blockK * plan.n / kVector; v += plan.threads()) {
       auto [r, c] = bPosition(v);
       if (plan.bTransposed)
-        share.b.push_back(vector::LoadOp::create(b, loc, vec, plan.b, ValueRange{r, add(c, kOff)}));
+        share.b.push_back(
+            vector::LoadOp::create(b, loc, vec, plan.b, ValueRange{clamp(r, plan.nExtent), add(c, kOff)}));
+      else if (plan.nExtent)
+        share.b.push_back(clampedVector(plan.b, add(r, kOff), c, plan.nExtent));
       else if (plan.asyncB)
         tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(b, loc, bShared, ValueRange{stage, r, c}, plan.b,
                                                           ValueRange{add(r, kOff), c}, b.getIndexAttr(kVector),

@@ -153,8 +153,8 @@ std::vector<int64_t> blockDims(const Schedule &schedule, const PayloadFacts &fac
 bool raggedTiles(const Schedule &schedule, const PayloadFacts &facts);
 
 /// Why the schedule cannot take ragged tiles (an action whose lowering needs static, dividing tiles: a K tile,
-/// stage, mma, lanes, a kernel split, ...), or empty when it can: tile, fuse, vectorize, reorder and the
-/// launch bounds are what the masked path covers.
+/// stage with mma, lanes, a kernel split, ...), or empty when it can: tile, fuse, vectorize, reorder, the
+/// launch bounds and the staged SIMT gemm (stage without mma) are what the masked path covers.
 std::string raggedTilesBlocker(const Schedule &schedule);
 
 /// A transform library (module with `@__transform_main`) applying `schedule` to the payload. Each action's

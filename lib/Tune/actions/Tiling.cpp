@@ -58,12 +58,13 @@ public:
                   {},
                   "block/thread: one size per parallel loop of the root (0: whole loop), at most the loop's (the "
                   "block tile's) extent; a size that does not divide it leaves a partial tile at its end, masked "
-                  "(tile, fuse and vectorize only; vectorized for elementwise payloads); a block size may also be "
+                  "(tile, fuse, vectorize (elementwise payloads) and the staged SIMT gemm); a block size may also be "
                   "any divisor of a loop that is not a multiple of 32 (irregular shapes). "
                   "reduction: one size for the contraction's K loop, from 1, 2, 4, 8, 16, 32, 64"}},
                 {"gpu", "cpu"},
-                "sizes divide the loop sizes, except on the masked path (tile, fuse, vectorize, reorder and launch "
-                "bounds; no fused row reduction); thread needs block; reduction needs a contraction (linalg.matmul or "
+                "sizes divide the loop sizes, except on the masked path (tile, fuse, vectorize, reorder, launch "
+                "bounds, stage without mma; no fused row reduction); thread needs block; reduction needs a "
+                "contraction (linalg.matmul or "
                 "linalg.batch_matmul) in the payload; on the GPU at most 3 tiled loops per level and 1024 threads per "
                 "block"},
             {{"block", 10}, {"thread", 30}, {"reduction", 54}}) {}
@@ -237,7 +238,9 @@ private:
       else if (extent % size != 0 && !blocker.empty())
         problem(index, "shape",
                 "tile(" + action.level + ") size " + std::to_string(size) + " does not divide loop " + where +
-                    ", and partial tiles are masked only on the tile / fuse / vectorize path, not with " + blocker);
+                    ", and partial tiles are masked only on the tile / fuse / vectorize path and the staged SIMT "
+                    "gemm, not with " +
+                    blocker);
     }
     if (tiled == 0)
       problem(index, "shape", "tile(" + action.level + ") tiles no loop (all sizes are 0)");

@@ -391,25 +391,25 @@ static void proposeStagedSgemm(Heuristic &heuristic, bool fillsTheGpu) {
     // groups of 4, 16 (or 32, or 8) of K per staged tile. Measurements: docs/perf/heuristic.md
     // (proposeSimtContraction).
     bool batch = matmulRowDim(facts) > 0;
+    auto staged = [&](std::vector<int64_t> thread, int64_t blockK, int64_t occupancy, bool asyncB = false) {
+      Schedule v;
+      v.push_back(tile("block", batch ? std::vector<int64_t>{1, 128, 128} : std::vector<int64_t>{128, 128}));
+      v.push_back(tile("thread", batch ? std::vector<int64_t>{1, thread[0], thread[1]} : thread));
+      v.push_back(intAction("stage", blockK));
+      if (asyncB)
+        v.push_back(intAction("pipeline", 2));
+      if (occupancy > 0)
+        v.push_back(intAction("occupancy", occupancy));
+      addRequiredFusions(v, facts, profile, /*always=*/true);
+      heuristic.add(v, "",
+                    "heuristic: A and B staged in shared memory (" + std::to_string(blockK) + " of K per tile), " +
+                        std::to_string(thread[0]) + "x" + std::to_string(thread[1]) +
+                        " per thread in strided groups of 4" +
+                        (occupancy > 0 ? ", two blocks per multiprocessor" : "") +
+                        (asyncB ? ", B's tiles by cp.async (no staging registers: no spill at 128)" : ""));
+    };
     if (facts.contractionOperandType == "f32" && facts.parallelSizes[rank - 2] % 128 == 0 &&
         facts.parallelSizes[rank - 1] % 128 == 0 && (rank == 2 || batch)) {
-      auto staged = [&](std::vector<int64_t> thread, int64_t blockK, int64_t occupancy, bool asyncB = false) {
-        Schedule v;
-        v.push_back(tile("block", batch ? std::vector<int64_t>{1, 128, 128} : std::vector<int64_t>{128, 128}));
-        v.push_back(tile("thread", batch ? std::vector<int64_t>{1, thread[0], thread[1]} : thread));
-        v.push_back(intAction("stage", blockK));
-        if (asyncB)
-          v.push_back(intAction("pipeline", 2));
-        if (occupancy > 0)
-          v.push_back(intAction("occupancy", occupancy));
-        addRequiredFusions(v, facts, profile, /*always=*/true);
-        heuristic.add(v, "",
-                      "heuristic: A and B staged in shared memory (" + std::to_string(blockK) + " of K per tile), " +
-                          std::to_string(thread[0]) + "x" + std::to_string(thread[1]) +
-                          " per thread in strided groups of 4" +
-                          (occupancy > 0 ? ", two blocks per multiprocessor" : "") +
-                          (asyncB ? ", B's tiles by cp.async (no staging registers: no spill at 128)" : ""));
-      };
       staged({16, 8}, 16, 0);
       if (!facts.contractionBTransposed) // B as N x K goes through registers, transposed (no cp.async)
         staged({16, 8}, 16, 0, /*asyncB=*/true);
@@ -450,6 +450,14 @@ static void proposeStagedSgemm(Heuristic &heuristic, bool fillsTheGpu) {
                             std::to_string(blocks[i].second) + " blocks that divide the matmul, 8x8 per thread" +
                             (bounded ? ", " + std::to_string(perSM) + " blocks per multiprocessor" : ""));
         }
+      // No such block (primes: 4093 x 4099): 128x128 blocks, the last along M and N partial (its loads
+      // clamped to the edge, its stores past it skipped).
+      if (blocks.empty() && blockK > 0 && m >= 128 && n >= 128) {
+        staged({16, 8}, blockK, 0);
+        staged({8, 8}, blockK, 0);
+        staged({8, 8}, blockK, 2);
+        staged({8, 16}, blockK, 0);
+      }
     }
   }
 }
@@ -617,8 +625,12 @@ static const struct {
 
 std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, const HardwareProfile &profile) {
   Heuristic heuristic(facts, profile);
-  if (heuristic.configs.empty())
-    return {};
+  if (heuristic.configs.empty()) {
+    // No tile divides the output (a prime M and N): only the staged SGEMM's partial 128x128 blocks apply.
+    proposeStagedSgemm(heuristic, /*fillsTheGpu=*/true);
+    proposeStagedSgemm(heuristic, /*fillsTheGpu=*/false);
+    return std::move(heuristic.out);
+  }
   for (const auto &rule : kProposalRules)
     rule.propose(heuristic);
   return std::move(heuristic.out);
