@@ -92,9 +92,14 @@ static FailureOr<SimtPlan> planSimt(linalg::MatmulOp matmul, const kforge::SimtS
           " tile into shares of whole groups of 4 rows and 4 columns";
     return failure();
   }
-  if (plan.k % plan.blockK) {
-    why = "block_k (" + std::to_string(plan.blockK) + ") must be a multiple of 4 dividing K (" +
+  if (plan.blockK % kVector || plan.blockK > plan.k) {
+    why = "block_k (" + std::to_string(plan.blockK) + ") must be a multiple of 4, at most K (" +
           std::to_string(plan.k) + ")";
+    return failure();
+  }
+  if (plan.asyncB && plan.k % plan.blockK) {
+    why = "async_b copies whole rows of B; K (" + std::to_string(plan.k) + ") is not a multiple of block_k (" +
+          std::to_string(plan.blockK) + "), and its last tile's rows past K must read zeros: drop async_b";
     return failure();
   }
   plan.launch = kforge::launchOfThreads(matmul, plan.threads());
@@ -267,39 +272,60 @@ private:
   /// copied straight into stage `stage` (cp.async, 16 bytes each, no registers held across the multiply).
   Share loadShare(Value kOff, Value stage) {
     Share share;
-    auto vec = VectorType::get({kVector}, b.getF32Type());
-    // A partial tile's rows (columns) of A (B) past the edge are read clamped to the last one.
     for (int64_t v = 0; v < plan.m * plan.blockK / kVector; v += plan.threads()) {
       auto [r, c] = aPosition(v);
-      if (plan.aTransposed && plan.mExtent)
-        share.a.push_back(clampedVector(plan.a, add(r, kOff), c, plan.mExtent));
-      else
-        share.a.push_back(
-            plan.aTransposed
-                ? vector::LoadOp::create(b, loc, vec, plan.a, ValueRange{add(r, kOff), c}).getResult()
-                : vector::LoadOp::create(b, loc, vec, plan.a, ValueRange{clamp(r, plan.mExtent), add(c, kOff)})
-                      .getResult());
+      share.a.push_back(plan.aTransposed ? loadVector(plan.a, add(r, kOff), c, Value(), plan.mExtent, true)
+                                         : loadVector(plan.a, r, add(c, kOff), plan.mExtent, Value(), false));
     }
     SmallVector<Value> tokens;
     for (int64_t v = 0; v < plan.blockK * plan.n / kVector; v += plan.threads()) {
       auto [r, c] = bPosition(v);
       if (plan.bTransposed)
-        share.b.push_back(
-            vector::LoadOp::create(b, loc, vec, plan.b, ValueRange{clamp(r, plan.nExtent), add(c, kOff)}));
-      else if (plan.nExtent)
-        share.b.push_back(clampedVector(plan.b, add(r, kOff), c, plan.nExtent));
+        share.b.push_back(loadVector(plan.b, r, add(c, kOff), plan.nExtent, Value(), false));
       else if (plan.asyncB)
         tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(b, loc, bShared, ValueRange{stage, r, c}, plan.b,
                                                           ValueRange{add(r, kOff), c}, b.getIndexAttr(kVector),
                                                           /*srcElements=*/Value(), /*bypassL1=*/b.getUnitAttr()));
       else
-        share.b.push_back(vector::LoadOp::create(b, loc, vec, plan.b, ValueRange{add(r, kOff), c}));
+        share.b.push_back(loadVector(plan.b, add(r, kOff), c, Value(), plan.nExtent, true));
     }
     if (plan.asyncB)
       share.copies =
           nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, nvgpu::DeviceAsyncTokenType::get(ctx), tokens);
     return share;
   }
+  /// The 4-wide vector of `operand` at row r, columns c..c+3 (as the operand is laid out; K is its row when
+  /// `kIsRow`, else its column). In a partial tile the row is clamped to `rowExtent` and the columns to
+  /// `colExtent` (M or N past the edge: in bounds, and only outputs past the edge use them); in a last K tile
+  /// that K does not fill, K past the end reads zeros (those products are summed into every output).
+  Value loadVector(Value operand, Value r, Value c, Value rowExtent, Value colExtent, bool kIsRow) {
+    auto vec = VectorType::get({kVector}, b.getF32Type());
+    bool partialK = plan.k % plan.blockK != 0;
+    if (!partialK || kIsRow) {
+      Value row = partialK ? clampK(r) : clamp(r, rowExtent);
+      Value v = colExtent ? clampedVector(operand, row, c, colExtent)
+                          : vector::LoadOp::create(b, loc, vec, operand, ValueRange{row, c}).getResult();
+      if (!partialK)
+        return v;
+      Value zeros = arith::ConstantOp::create(b, loc, vec, DenseElementsAttr::get(vec, b.getF32FloatAttr(0)));
+      return arith::SelectOp::create(b, loc, withinK(r), v, zeros);
+    }
+    Value row = clamp(r, rowExtent), zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+    SmallVector<Value> elements;
+    for (int64_t e = 0; e < kVector; ++e) {
+      Value k = add(c, e);
+      Value element = memref::LoadOp::create(b, loc, operand, ValueRange{row, clampK(k)});
+      elements.push_back(arith::SelectOp::create(b, loc, withinK(k), element, zero));
+    }
+    return vector::FromElementsOp::create(b, loc, vec, elements);
+  }
+  /// A K index within the matmul's K (its last one past the end).
+  Value clampK(Value k) {
+    AffineExpr d0 = getAffineDimExpr(0, ctx);
+    return affine::AffineMinOp::create(b, loc, AffineMap::get(1, 0, {d0, getAffineConstantExpr(plan.k - 1, ctx)}, ctx),
+                                       ValueRange{k});
+  }
+  Value withinK(Value k) { return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, k, index(plan.k)); }
   /// Where the thread's vector `first` of the A and B tiles lies in its operand: (row, column) of the operand as
   /// it is laid out, vectors along its contiguous rows (K for A as M x K and B as N x K, else M or N).
   std::pair<Value, Value> aPosition(int64_t first) {
@@ -374,8 +400,10 @@ private:
         kforge::sharedBuffers(b, loc, plan.launch, {plan.aSharedType(workgroup), plan.bSharedType(workgroup)});
     aShared = buffers[0];
     bShared = buffers[1];
+    // A K that block_k does not divide: one more tile, partly past K (read as zeros).
     return kforge::twoStageKLoop<Share>(
-        b, loc, plan.k / plan.blockK, plan.blockK, init, [&](Value kOff, Value stage) { return loadShare(kOff, stage); },
+        b, loc, (plan.k + plan.blockK - 1) / plan.blockK, plan.blockK, init,
+        [&](Value kOff, Value stage) { return loadShare(kOff, stage); },
         [&](const Share &share, Value stage) { storeShare(share, stage); },
         [&](Value stage, SmallVector<Value> acc) {
           for (int64_t kk = 0; kk < plan.blockK; ++kk)

@@ -116,10 +116,15 @@ static void checkSimtStage(const Schedule &schedule, const PayloadFacts &facts, 
   if (share[0] % 4 || share[1] % 4)
     problem(index, "shape",
             "stage: each thread's share " + joinInts(share, "x") + " must be whole groups of 4 rows and 4 columns");
-  if (blockK <= 0 || facts.contractionK % blockK || blockK % 4)
+  // A K that block_k does not divide: the last tile reads zeros past K (not with B's cp.async copies).
+  if (blockK <= 0 || blockK % 4 || blockK > facts.contractionK)
     problem(index, "shape",
-            "stage(" + std::to_string(blockK) + "): block_k must be a multiple of 4 dividing K (" +
+            "stage(" + std::to_string(blockK) + "): block_k must be a multiple of 4, at most K (" +
                 std::to_string(facts.contractionK) + ")");
+  else if (facts.contractionK % blockK && findSlot(schedule, "pipeline"))
+    problem(index, "shape",
+            "stage(" + std::to_string(blockK) + ") with pipeline: B's cp.async copies take whole tiles of K; K (" +
+                std::to_string(facts.contractionK) + ") is not a multiple of block_k: drop pipeline");
   int64_t bytes = 2 * blockK * ((rows + 4) + cols) * 4;
   if (bytes > kMaxSharedBytesPerBlock)
     problem(index, "too-large",

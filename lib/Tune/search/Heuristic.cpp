@@ -424,7 +424,8 @@ static void proposeStagedSgemm(Heuristic &heuristic, bool fillsTheGpu) {
       // Sizes that 128 does not divide (e.g. 2000x3000x1000): the largest block tiles of 8x8 per thread that
       // divide M and N (multiples of 8 rows and columns, at most 256 threads), 16 or 8 of K per tile.
       int64_t m = facts.parallelSizes[0], n = facts.parallelSizes[1];
-      int64_t blockK = facts.contractionK % 16 == 0 ? 16 : facts.contractionK % 8 == 0 ? 8 : 0;
+      // (A K that neither divides: 16, the last tile partly past K, read as zeros.)
+      int64_t blockK = facts.contractionK % 16 == 0 ? 16 : facts.contractionK % 8 == 0 ? 8 : 16;
       std::vector<std::pair<int64_t, int64_t>> blocks;
       for (int64_t bm = 8; bm <= 256 && blockK; bm += 8)
         for (int64_t bn = 8; bn <= 256; bn += 8)
