@@ -360,6 +360,11 @@ TASKS = [
          lambda a, b: a @ b, "lambda a, b: a @ b", _mm_inputs, _mm_flops),
     Task("matmul_irregular", 1, (2000, 3000, 1000), (40, 60, 20), _matmul_mlir("matmul_irregular"),
          lambda a, b: a @ b, "lambda a, b: a @ b", _mm_inputs, _mm_flops),
+    # Prime M, N and K (issue 27: partial tiles at every loop's end), one above 8000 in every dimension.
+    Task("matmul_prime", 1, (4093, 4099, 4091), (37, 61, 29), _matmul_mlir("matmul_prime"),
+         lambda a, b: a @ b, "lambda a, b: a @ b", _mm_inputs, _mm_flops),
+    Task("matmul_prime_8k", 1, (8191, 8209, 8219), (31, 67, 41), _matmul_mlir("matmul_prime_8k"),
+         lambda a, b: a @ b, "lambda a, b: a @ b", _mm_inputs, _mm_flops),
     Task("batch_matmul", 1, (16, 1024, 1024, 1024), (2, 32, 32, 32), _batch_matmul_mlir,
          lambda a, b: a @ b, "lambda a, b: torch.bmm(a, b)",
          lambda s: [(s[0], s[1], s[3]), (s[0], s[3], s[2])], lambda s: 2 * s[0] * s[1] * s[2] * s[3]),
