@@ -241,6 +241,11 @@ private:
                     ", and partial tiles are masked only on the tile / fuse / vectorize path and the staged SIMT "
                     "gemm, not with " +
                     blocker);
+      else if (extent % size != 0 && action.level == "thread" && findSlot(schedule, "stage"))
+        problem(index, "shape",
+                "tile(thread) size " + std::to_string(size) + " does not divide loop " + where +
+                    ": with stage the thread tile sizes the block's thread grid, which must cut the block tile "
+                    "exactly (only the block tile may leave a partial tile)");
     }
     if (tiled == 0)
       problem(index, "shape", "tile(" + action.level + ") tiles no loop (all sizes are 0)");
