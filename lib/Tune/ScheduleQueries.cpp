@@ -164,7 +164,7 @@ std::vector<int64_t> kforge::tune::blockDims(const Schedule &schedule, const Pay
   std::vector<int64_t> counts;
   for (size_t d = 0; d < thread->sizes.size() && d < facts.parallelSizes.size(); ++d)
     if (thread->sizes[d] > 0)
-      counts.push_back((blockExtent(schedule, facts, d) + thread->sizes[d] - 1) / thread->sizes[d]);
+      counts.push_back(threadsAlong(schedule, facts, d));
   // lanes: the row loop's threads move to y, and x holds the lanes of each row.
   if (const Action *lanes = findSlot(schedule, "lanes"))
     counts.push_back(lanes->value);
@@ -181,6 +181,12 @@ std::vector<int64_t> kforge::tune::blockDims(const Schedule &schedule, const Pay
   for (size_t i = 0; i < counts.size() && i < 3; ++i)
     dims[i] = counts[counts.size() - 1 - i];
   return dims;
+}
+
+int64_t kforge::tune::threadsAlong(const Schedule &schedule, const PayloadFacts &facts, size_t d) {
+  const Action *thread = findSlot(schedule, "tile", "thread");
+  int64_t size = thread && d < thread->sizes.size() ? thread->sizes[d] : 0;
+  return size > 0 ? (blockExtent(schedule, facts, d) + size - 1) / size : 1;
 }
 
 bool kforge::tune::raggedTiles(const Schedule &schedule, const PayloadFacts &facts) {

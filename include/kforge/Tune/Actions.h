@@ -148,6 +148,10 @@ std::vector<int64_t> innermostTile(const Schedule &schedule, const PayloadFacts 
 /// tile that does not divide its block tile takes ceil(block / thread) threads along that loop.
 std::vector<int64_t> blockDims(const Schedule &schedule, const PayloadFacts &facts);
 
+/// Threads of a block along the root's parallel loop `d`: ceil(block tile / thread tile), 1 where the thread tile
+/// leaves the loop whole.
+int64_t threadsAlong(const Schedule &schedule, const PayloadFacts &facts, size_t d);
+
 /// Whether a block tile does not divide its loop, or a thread tile its block tile: the schedule has partial
 /// (ragged) tiles at the loops' ends, which it renders masked (issue 27).
 bool raggedTiles(const Schedule &schedule, const PayloadFacts &facts);

@@ -125,8 +125,7 @@ public:
     if (r.gpu && action.level == "thread" && raggedTiles(schedule, r.facts)) {
       std::vector<int64_t> threads;
       for (size_t d = 0; d < action.sizes.size(); ++d)
-        threads.push_back(
-            action.sizes[d] > 0 ? (blockExtent(schedule, r.facts, d) + action.sizes[d] - 1) / action.sizes[d] : 0);
+        threads.push_back(action.sizes[d] > 0 ? threadsAlong(schedule, r.facts, d) : 0);
       how = "num_threads [" + joinInts(threads, ", ") + "]";
     }
     r.line("    " + tiled + ", " + loop + " = transform.structured.tile_using_forall " + r.root + " " + how + map +
@@ -218,8 +217,8 @@ private:
     ProblemSink problem{context};
     int index = static_cast<int>(context.index);
     // A tile that does not divide its loop leaves a partial tile at the loop's end, which the masked path
-    // covers (tile, fuse, vectorize with masks); the lowerings of the other actions need dividing tiles, and a
-    // fused row reduction is computed whole per tile.
+    // covers (tile, fuse, vectorize with masks, the staged SIMT gemm's clamped loads and guarded stores); the
+    // lowerings of the other actions need dividing tiles, and a fused row reduction is computed whole per tile.
     std::string blocker = raggedTilesBlocker(schedule);
     if (blocker.empty() && facts.reductionSize > 0)
       blocker = "a fused row reduction";
