@@ -10,6 +10,7 @@ replayed kernel (closer is a tie; "not yet" while a run has fewer trials).
 """
 import argparse
 import collections
+import gzip
 import json
 import math
 import os
@@ -18,7 +19,9 @@ import sys
 
 def load(run):
     records = []
-    with open(os.path.join(run, "db.jsonl")) as f:
+    # results/ keeps the large databases gzip-compressed (db.jsonl.gz); a fresh run has db.jsonl.
+    path = os.path.join(run, "db.jsonl")
+    with (open(path) if os.path.exists(path) else gzip.open(path + ".gz", "rt")) as f:
         for line in f:
             if line.endswith("\n"):
                 records.append(json.loads(line))
