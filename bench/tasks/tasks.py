@@ -223,6 +223,22 @@ def _matmul_bf16_mlir(name, dtype="bf16"):
     return build
 
 
+def _linear_mlir(name, dtype="f32"):
+    """nn.Linear without a bias as importers write it: x (M x K) times the weight W (N x K) transposed, fp32
+    accumulation; with dtype bf16, bf16 operands and a bf16 result."""
+    def build(shape):
+        m, n, k = shape
+        ty = lambda *d: _t(*d, dtype=dtype)  # noqa: E731
+        body = (f"func.func @{name}(%A: {ty(m, k)}, %W: {ty(n, k)}) -> {ty(m, n)} {{\n"
+                f"  %wt_empty = tensor.empty() : {ty(k, n)}\n"
+                f"  %B = linalg.transpose ins(%W : {ty(n, k)}) outs(%wt_empty : {ty(k, n)}) permutation = [1, 0]\n"
+                + _accumulate("linalg.matmul", ty(m, k), ty(k, n), (m, n)))
+        if dtype == "f32":
+            return body + f"  return %mm : {_t(m, n)}\n}}\n"
+        return "#map_id = affine_map<(i, j) -> (i, j)>\n" + body + _to_bf16("%mm", (m, n), dtype)
+    return build
+
+
 def _batch_matmul_bf16_mlir(shape):
     b, m, n, k = shape
     return (f"#map_id = affine_map<(b, i, j) -> (b, i, j)>\n"
@@ -365,6 +381,11 @@ TASKS = [
          lambda a, b: a @ b, "lambda a, b: a @ b", _mm_inputs, _mm_flops),
     Task("matmul_prime_8k", 1, (8191, 8209, 8219), (31, 67, 41), _matmul_mlir("matmul_prime_8k"),
          lambda a, b: a @ b, "lambda a, b: a @ b", _mm_inputs, _mm_flops),
+    # nn.Linear (x W^T) with prime M and N (tokens, output features) and a K that 64 does not divide (4104 =
+    # 8 x 513: the bf16 twin's tensor-core copies take 16-byte rows, so K is a multiple of 8).
+    Task("linear_prime", 1, (4093, 4099, 4104), (37, 61, 40), _linear_mlir("linear_prime"),
+         lambda a, w: a @ w.T, "lambda a, w: a @ w.T", lambda s: [(s[0], s[2]), (s[1], s[2])], _mm_flops,
+         note="nn.Linear without a bias: x W^T"),
     Task("batch_matmul", 1, (16, 1024, 1024, 1024), (2, 32, 32, 32), _batch_matmul_mlir,
          lambda a, b: a @ b, "lambda a, b: torch.bmm(a, b)",
          lambda s: [(s[0], s[1], s[3]), (s[0], s[3], s[2])], lambda s: 2 * s[0] * s[1] * s[2] * s[3]),
@@ -471,6 +492,7 @@ TASKS += [
     _bf16_twin("batch_matmul", _batch_matmul_bf16_mlir),
     _bf16_twin("gemm_bias_relu", _gemm_bias_relu_bf16_mlir),
     _f16_twin("matmul_square", _matmul_bf16_mlir("matmul_square_f16", dtype="f16")),
+    _bf16_twin("linear_prime", _linear_mlir("linear_prime_bf16", dtype="bf16")),
 ]
 
 

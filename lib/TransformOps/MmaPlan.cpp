@@ -143,9 +143,17 @@ FailureOr<MmaPlan> planMma(linalg::MatmulOp matmul, const kforge::MmaSyncOptions
                    ? std::string()
                    : std::string("expected bf16 or f16 operands (both the same) and an f32 result");
       },
-      why, /*allowTransposed=*/true);
+      why, /*allowTransposed=*/true, /*allowPartial=*/true);
   if (failed(tile))
     return failure();
+  // A partial block tile (the last along M or N, cut by an affine.min): its rows and columns past the edge are
+  // read as zeros by the staged asynchronous copies (cp.async's source size, TMA's out-of-bounds fill) and its
+  // stores past the edge are skipped; the register-staged and unstaged forms read operands unguarded.
+  if ((tile->mExtent || tile->nExtent) && (options.blockK <= 0 || options.asyncStages <= 0)) {
+    why = "a partial tile (M or N past the edge of the matmul) needs the staged, asynchronous form (block_k and "
+          "async_stages: its copies zero-fill past the edge)";
+    return failure();
+  }
   if (tile->aTransposed) {
     why = "the tensor-core rewrite reads A as M x K; A is transposed (K x M): use the staged SIMT rewrite or the "
           "tiled and vectorized loops";

@@ -77,6 +77,40 @@ private:
     return affine::AffineApplyOp::create(b, loc, AffineMap::get(0, 2, s0 + s1 + constant), ValueRange{base, offset});
   }
 
+  /// Whether the tile is partial: the last block tile along M or N, its extents (values) within its static bound.
+  bool partial() const { return plan.mExtent || plan.nExtent; }
+  /// `i` clamped to a partial tile's last row or column (`extent` - 1); `i` itself when the extent is static
+  /// (null). Reads past the edge of a partial tile go there instead: valid addresses, values nothing stores.
+  Value clamp(Value i, Value extent) {
+    if (!extent)
+      return i;
+    AffineExpr d0 = getAffineDimExpr(0, ctx), s0 = getAffineSymbolExpr(0, ctx);
+    return affine::AffineMinOp::create(b, loc, AffineMap::get(1, 1, {d0, s0 - 1}, ctx), ValueRange{i, extent});
+  }
+  /// Whether `i` lies within `extent`: null (always) when the extent is static.
+  Value within(Value i, Value extent) {
+    if (!extent)
+      return Value();
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, extent);
+  }
+  /// The conjunction of conditions, each possibly null (true); null when all are.
+  Value allOf(ArrayRef<Value> conditions) {
+    Value all;
+    for (Value c : conditions)
+      if (c)
+        all = all ? arith::AndIOp::create(b, loc, all, c).getResult() : c;
+    return all;
+  }
+  /// `then` under `if (condition)`; directly when the condition is null (true).
+  void guarded(Value condition, llvm::function_ref<void()> then) {
+    if (!condition)
+      return then();
+    auto branch = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    then();
+  }
+
   /// The f32 accumulator element (row half h, column e) of tile (i, j) lives at C[16i + g + 8h, 8j + 2t + e].
   /// (Staged: offset by the warp's tile in the block's.)
   Value accRow(int64_t i, int64_t h) { return add(group, rowBase, i * kTileM + 8 * h); }
@@ -91,7 +125,9 @@ private:
         for (int64_t h = 0; h < 2; ++h)
           for (int64_t e = 0; e < 2; ++e)
             acc.push_back(fillValue ? fillValue
-                                    : memref::LoadOp::create(b, loc, plan.c, ValueRange{accRow(i, h), accCol(j, e)})
+                                    : memref::LoadOp::create(b, loc, plan.c,
+                                                             ValueRange{clamp(accRow(i, h), plan.mExtent),
+                                                                        clamp(accCol(j, e), plan.nExtent)})
                                           .getResult());
     return acc;
   }
@@ -318,22 +354,26 @@ private:
   /// same vectors loadTileShare reads) and commits them as one group.
   void copyTileAsync(Value kOff, Value stage) {
     SmallVector<Value> tokens;
-    // K not a multiple of block_k: the last tile's vectors past K are zero-filled (cp.async with a source size
-    // of 0 bytes) from a clamped, valid address; zeros add nothing to the products.
+    // A vector past the data is zero-filled (cp.async with a source size of 0 bytes, or of the elements before
+    // the edge) from a clamped, valid address: past K (the last tile of a K that block_k does not divide), zeros
+    // add nothing to the products; past M or N (a partial tile), they make rows and columns nothing stores.
     bool partialK = plan.k % plan.blockK != 0;
-    auto copy = [&](Value source, ValueRange from, Value shared, ValueRange to, Value kIndex) {
-      Value elements;
-      if (partialK) {
-        Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, kIndex, index(plan.k));
-        elements = arith::SelectOp::create(b, loc, inside, index(8), index(0));
-      }
+    auto copy = [&](Value source, ValueRange from, Value shared, ValueRange to, Value elements) {
       tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(b, loc, shared, to, source, from, b.getIndexAttr(8),
                                                         /*srcElements=*/elements, /*bypassL1=*/b.getUnitAttr()));
+    };
+    // 8 elements, or 0 where `inside` is false (null: always inside, no source size).
+    auto wholeOrNone = [&](Value inside) -> Value {
+      return inside ? arith::SelectOp::create(b, loc, inside, index(8), index(0)).getResult() : Value();
     };
     // The K index of a vector, and where it is read from (within K): an A vector spans 8 columns of K, so
     // its start is clamped to K - 8; a B vector is one row of K, clamped to the last row, K - 1 (clamping B's
     // rows to K - 8 too made rows K - 7 .. K - 1 read row K - 8: seen on the H200 as a 0.119 relative error).
     auto kAt = [&](Value inTile) { return add(inTile, kOff, 0); };
+    auto kIn = [&](Value inTile) -> Value {
+      return partialK ? arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, kAt(inTile), index(plan.k)).getResult()
+                      : Value();
+    };
     auto kRead = [&](Value inTile, int64_t last) -> Value {
       if (!partialK)
         return kAt(inTile);
@@ -345,24 +385,40 @@ private:
     for (int64_t r = 0; r < rounds(plan.m, plan.blockK); ++r) {
       auto [row, col] = vectorPosition(r * threads(), plan.blockK, plan.m);
       Value to = plan.wgmma ? swizzled(row, col) : col;
-      copy(plan.a, ValueRange{row, kRead(col, lastACol)}, aShared, ValueRange{stage, row, to}, kAt(col));
+      copy(plan.a, ValueRange{clamp(row, plan.mExtent), kRead(col, lastACol)}, aShared, ValueRange{stage, row, to},
+           wholeOrNone(allOf({kIn(col), within(row, plan.mExtent)})));
     }
     for (int64_t r = 0; r < rounds(plan.blockK, plan.n); ++r) {
       if (plan.bTransposed) { // B as N x K: copied as A is (K-major rows, swizzled for wgmma)
         auto [row, col] = vectorPosition(r * threads(), plan.blockK, plan.n);
         Value to = plan.wgmma ? swizzled(row, col) : col;
-        copy(plan.b, ValueRange{row, kRead(col, lastACol)}, bShared, ValueRange{stage, row, to}, kAt(col));
+        copy(plan.b, ValueRange{clamp(row, plan.nExtent), kRead(col, lastACol)}, bShared, ValueRange{stage, row, to},
+             wholeOrNone(allOf({kIn(col), within(row, plan.nExtent)})));
         continue;
       }
       auto [row, col] = vectorPosition(r * threads(), plan.n, plan.blockK);
+      // Along a partial N, the elements of the vector before the edge (none past it, where its start is read
+      // from the last whole vector's instead: 16-byte aligned).
+      Value kInside = kIn(row);
+      Value elements = wholeOrNone(kInside);
+      Value readCol = col;
+      if (plan.nExtent) {
+        AffineExpr d0 = getAffineDimExpr(0, ctx), s0 = getAffineSymbolExpr(0, ctx);
+        Value before = affine::AffineMinOp::create(
+            b, loc, AffineMap::get(1, 1, {s0 - d0, getAffineConstantExpr(8, ctx)}, ctx), ValueRange{col, plan.nExtent});
+        before = arith::MaxSIOp::create(b, loc, before, index(0));
+        elements = kInside ? arith::SelectOp::create(b, loc, kInside, before, index(0)).getResult() : before;
+        readCol = affine::AffineMinOp::create(b, loc, AffineMap::get(1, 1, {d0, (s0 - 1).floorDiv(8) * 8}, ctx),
+                                              ValueRange{col, plan.nExtent});
+      }
       if (plan.wgmma) {
         AffineExpr c = getAffineDimExpr(0, ctx);
         Value atom = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, c.floorDiv(kSwizzleRow)), col);
         Value inAtom = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, c % kSwizzleRow), col);
-        copy(plan.b, ValueRange{kRead(row, lastBRow), col}, bShared, ValueRange{stage, atom, row, swizzled(row, inAtom)},
-             kAt(row));
+        copy(plan.b, ValueRange{kRead(row, lastBRow), readCol}, bShared,
+             ValueRange{stage, atom, row, swizzled(row, inAtom)}, elements);
       } else {
-        copy(plan.b, ValueRange{kRead(row, lastBRow), col}, bShared, ValueRange{stage, row, col}, kAt(row));
+        copy(plan.b, ValueRange{kRead(row, lastBRow), readCol}, bShared, ValueRange{stage, row, col}, elements);
       }
     }
     lastGroup = nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, nvgpu::DeviceAsyncTokenType::get(ctx), tokens);
@@ -642,7 +698,8 @@ private:
     return next;
   }
 
-  /// Stores each tile's accumulators into `target` (f32 MxN): two contiguous pairs per tile and lane.
+  /// Stores each tile's accumulators into `target` (the result, M x N): two contiguous pairs per tile and lane
+  /// (in a partial tile, only those within the result).
   void storeAccumulators(ArrayRef<Value> values, Value target) {
     if (plan.stageEpilogue)
       return storeThroughShared(values, target);
@@ -650,8 +707,28 @@ private:
       for (int64_t j = 0; j < nTiles(); ++j)
         for (int64_t h = 0; h < 2; ++h) {
           int64_t first = (i * nTiles() + j) * 4 + 2 * h;
-          storePair(values[first], values[first + 1], target, accRow(i, h), accCol(j, 0));
+          if (partial())
+            storePartialPair(values[first], values[first + 1], target, accRow(i, h), accCol(j, 0));
+          else
+            storePair(values[first], values[first + 1], target, accRow(i, h), accCol(j, 0));
         }
+  }
+
+  /// A pair at (row, col..col+1) of a partial tile: stored whole within the result, its first element alone
+  /// where the edge falls between them (an odd number of columns), nothing past the edge.
+  void storePartialPair(Value first, Value second, Value target, Value row, Value col) {
+    Value rowIn = within(row, plan.mExtent);
+    Value bothIn = allOf({rowIn, within(add(col, index(0), 1), plan.nExtent)});
+    if (!bothIn)
+      return storePair(first, second, target, row, col);
+    auto branch = scf::IfOp::create(b, loc, bothIn, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(branch.thenBlock()->getTerminator());
+    storePair(first, second, target, row, col);
+    b.setInsertionPoint(branch.elseBlock()->getTerminator());
+    guarded(allOf({rowIn, within(col, plan.nExtent)}), [&] {
+      memref::StoreOp::create(b, loc, first, target, ValueRange{row, col});
+    });
   }
 
   /// stage_epilogue: the lanes' pairs into a shared tile of the result (over the stages, which every warp is
@@ -676,7 +753,29 @@ private:
     for (int64_t r = 0; r < rounds(plan.m, plan.n, width); ++r) {
       auto [row, col] = vectorPosition(r * threads(), plan.n, plan.m, width);
       Value x = vector::LoadOp::create(b, loc, vec, tile, ValueRange{row, col});
+      if (!partial()) {
+        vector::StoreOp::create(b, loc, x, target, ValueRange{row, col});
+        continue;
+      }
+      // A partial tile: the vectors within the result whole, one the edge cuts element by element.
+      Value rowIn = within(row, plan.mExtent);
+      Value whole = allOf({rowIn, within(add(col, index(0), width - 1), plan.nExtent)});
+      if (!whole) {
+        vector::StoreOp::create(b, loc, x, target, ValueRange{row, col});
+        continue;
+      }
+      auto branch = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(branch.thenBlock()->getTerminator());
       vector::StoreOp::create(b, loc, x, target, ValueRange{row, col});
+      b.setInsertionPoint(branch.elseBlock()->getTerminator());
+      for (int64_t e = 0; e < width; ++e) {
+        Value column = add(col, index(0), e);
+        guarded(allOf({rowIn, within(column, plan.nExtent)}), [&] {
+          Value element = vector::ExtractOp::create(b, loc, x, ArrayRef<int64_t>{e});
+          memref::StoreOp::create(b, loc, element, target, ValueRange{row, column});
+        });
+      }
     }
   }
 
@@ -705,8 +804,10 @@ private:
         for (int64_t h = 0; h < 2; ++h)
           for (int64_t e = 0; e < 2; ++e) {
             int64_t slot = (i * nTiles() + j) * 4 + 2 * h + e;
+            // (In a partial tile the epilogue's reads are clamped; what they give past the edge is not stored.)
             outputs[slot] =
-                kforge::epilogueChainElement(b, loc, epilogue, plan.c, values[slot], accRow(i, h), accCol(j, e));
+                kforge::epilogueChainElement(b, loc, epilogue, plan.c, values[slot], clamp(accRow(i, h), plan.mExtent),
+                                             clamp(accCol(j, e), plan.nExtent));
           }
     storeAccumulators(outputs, plan.neighbours.result(plan.c));
   }

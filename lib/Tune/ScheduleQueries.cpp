@@ -205,12 +205,19 @@ bool kforge::tune::raggedTiles(const Schedule &schedule, const PayloadFacts &fac
 std::string kforge::tune::raggedTilesBlocker(const Schedule &schedule) {
   static const llvm::StringRef kMasked[] = {"tile",      "fuse",           "vectorize",        "reorder",
                                             "occupancy", "max_registers"};
+  // The staged, pipelined tensor-core gemm zero-fills its copies past a partial tile's edge (cp.async's source
+  // size, TMA's out-of-bounds fill) and skips its stores there; its options ride along.
+  static const llvm::StringRef kStagedMma[] = {"mma",   "stage", "pipeline", "ldmatrix",
+                                               "wgmma", "tma",   "overlap",  "stage_epilogue"};
   bool mma = findSlot(schedule, "mma") != nullptr;
+  bool pipelinedMma = mma && findSlot(schedule, "stage") && findSlot(schedule, "pipeline");
   for (const Action &action : schedule) {
     if (action.kind == "tile" && action.level == "reduction")
       return "tile(reduction)";
     // The staged SIMT gemm (stage without mma) clamps a partial tile's loads and skips its stores past the edge.
     if (action.kind == "stage" && !mma)
+      continue;
+    if (pipelinedMma && llvm::is_contained(kStagedMma, llvm::StringRef(action.kind)))
       continue;
     if (!llvm::is_contained(kMasked, llvm::StringRef(action.kind)))
       return action.kind;

@@ -397,6 +397,71 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// A partial block tile (the last 100 of 997 rows: C's rows an affine.min bounded by 128) staged through
+// registers: its loads past the edge would be unguarded, so only the asynchronous stages (zero-filled copies)
+// take it.
+func.func @partial_block_register_stages(%a: memref<997x64xbf16>, %b: memref<64x128xbf16>, %c: memref<997x128xf32>) {
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c256 = arith.constant 256 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c8, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    %row = affine.apply affine_map<()[s0] -> (s0 * 128)>()[%bx]
+    %rows = affine.min affine_map<()[s0] -> (s0 * -128 + 997, 128)>()[%bx]
+    %at = memref.subview %a[%row, 0] [%rows, 64] [1, 1] : memref<997x64xbf16> to memref<?x64xbf16, strided<[64, 1], offset: ?>>
+    %ct = memref.subview %c[%row, 0] [%rows, 128] [1, 1] : memref<997x128xf32> to memref<?x128xf32, strided<[128, 1], offset: ?>>
+    linalg.matmul ins(%at, %b : memref<?x64xbf16, strided<[64, 1], offset: ?>>, memref<64x128xbf16>) outs(%ct : memref<?x128xf32, strided<[128, 1], offset: ?>>)
+    gpu.terminator
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{a partial tile (M or N past the edge of the matmul) needs the staged, asynchronous form (block_k and async_stages: its copies zero-fill past the edge)}}
+    transform.kforge.matmul_to_mma_sync %mm {block_k = 32, warp_grid = array<i64: 4, 2>} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+// The same partial tile with async stages: each copy of A reads 8 elements within the tile's rows and 0 past
+// them, from a row clamped to the last; the results are stored behind their row's check.
+// CHECK-LABEL: func.func @partial_block_async
+// CHECK: %[[ROWS:.*]] = affine.min
+// CHECK: %[[IN:.*]] = arith.cmpi slt, %{{.*}}, %[[ROWS]] : index
+// CHECK: %[[SIZE:.*]] = arith.select %[[IN]], %c8{{.*}}, %c0{{.*}} : index
+// CHECK: nvgpu.device_async_copy {{.*}}, 8, %[[SIZE]] {bypassL1}
+// CHECK: nvvm.mma.sync
+// CHECK: arith.cmpi slt, %{{.*}}, %[[ROWS]] : index
+// CHECK: scf.if
+// CHECK: vector.store
+func.func @partial_block_async(%a: memref<997x64xbf16>, %b: memref<64x128xbf16>, %c: memref<997x128xf32>) {
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c256 = arith.constant 256 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c8, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    %row = affine.apply affine_map<()[s0] -> (s0 * 128)>()[%bx]
+    %rows = affine.min affine_map<()[s0] -> (s0 * -128 + 997, 128)>()[%bx]
+    %at = memref.subview %a[%row, 0] [%rows, 64] [1, 1] : memref<997x64xbf16> to memref<?x64xbf16, strided<[64, 1], offset: ?>>
+    %ct = memref.subview %c[%row, 0] [%rows, 128] [1, 1] : memref<997x128xf32> to memref<?x128xf32, strided<[128, 1], offset: ?>>
+    linalg.matmul ins(%at, %b : memref<?x64xbf16, strided<[64, 1], offset: ?>>, memref<64x128xbf16>) outs(%ct : memref<?x128xf32, strided<[128, 1], offset: ?>>)
+    gpu.terminator
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.kforge.matmul_to_mma_sync %mm {block_k = 32, warp_grid = array<i64: 4, 2>, async_stages = 2} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
 func.func @async_one_stage(%a: memref<128x256xbf16>, %b: memref<256x128xbf16>, %c: memref<128x128xf32>) {
   %c1 = arith.constant 1 : index
   %c256 = arith.constant 256 : index

@@ -152,11 +152,12 @@ static void checkPipeline(const Schedule &schedule, const PayloadFacts &facts, i
               "(nn.Linear's weight), transposed on its way in through registers: drop pipeline");
     return;
   }
+  // The rows copied are A's (K long) and B's: N long, or K long when B is N x K (nn.Linear's weight).
   int64_t n = facts.parallelSizes.empty() ? 0 : facts.parallelSizes.back();
-  if (facts.contractionK % 8 || n % 8)
+  if (facts.contractionK % 8 || (!facts.contractionBTransposed && n % 8))
     problem(index, "shape",
             "pipeline copies 16 bytes at a time: K (" + std::to_string(facts.contractionK) + ") and the columns (" +
-                std::to_string(n) + ") must be multiples of 8");
+                std::to_string(n) + ", unless B is N x K) must be multiples of 8");
 }
 
 /// wgmma's preconditions (those of matmul_to_mma_sync's wgmma option).

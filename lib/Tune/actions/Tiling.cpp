@@ -237,8 +237,8 @@ private:
       else if (extent % size != 0 && !blocker.empty())
         problem(index, "shape",
                 "tile(" + action.level + ") size " + std::to_string(size) + " does not divide loop " + where +
-                    ", and partial tiles are masked only on the tile / fuse / vectorize path and the staged SIMT "
-                    "gemm, not with " +
+                    ", and partial tiles are masked only on the tile / fuse / vectorize path, the staged SIMT "
+                    "gemm and the staged, pipelined tensor-core gemm, not with " +
                     blocker);
       else if (extent % size != 0 && action.level == "thread" && findSlot(schedule, "stage"))
         problem(index, "shape",

@@ -627,7 +627,9 @@ static const struct {
 std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, const HardwareProfile &profile) {
   Heuristic heuristic(facts, profile);
   if (heuristic.configs.empty()) {
-    // No tile divides the output (a prime M and N): only the staged SGEMM's partial 128x128 blocks apply.
+    // No tile divides the output (a prime M and N): only the partial blocks of the staged forms apply, the
+    // pipelined tensor-core gemm's (bf16/f16) and the staged SGEMM's 128x128 (fp32).
+    proposeTensorCores(heuristic);
     proposeStagedSgemm(heuristic, /*fillsTheGpu=*/true);
     proposeStagedSgemm(heuristic, /*fillsTheGpu=*/false);
     return std::move(heuristic.out);

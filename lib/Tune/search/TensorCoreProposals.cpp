@@ -8,6 +8,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <cmath>
@@ -18,20 +19,57 @@ using llvm::StringRef;
 
 namespace kforge::tune::search {
 
-/// Tensor-core proposals for sizes the fixed blocks do not divide (e.g. 2000x3000, K = 1000): pipelined mma.sync
-/// on the largest blocks of whole 16x8 instruction tiles that divide M and N, warp tiles of 16 or 32 rows by up
-/// to 64 columns, 4 to 32 warps; the last tile of K zero-filled when block_k does not divide it. `tiles` adds a
-/// batch_matmul's leading 1.
+/// Whether the pipelined tensor-core forms can take partial tiles of this matmul: their cp.async copies are 16
+/// bytes, so the rows they copy (A's, K long; B's, N long or K long when B is N x K) start on whole 8-element
+/// vectors; what lies past M, N or K is zero-filled.
+static bool partialTilesFit(const PayloadFacts &facts, int64_t n) {
+  return facts.contractionK % 8 == 0 && (facts.contractionBTransposed || n % 8 == 0);
+}
+
+/// The most a block may pad a loop it does not divide (the partial last tile computes the whole block): 1/8 of
+/// the loop. A dividing block wastes nothing; a prime-sized loop gets the largest block within this bound.
+static constexpr double kMaxPartialWaste = 0.125;
+
+/// Whether a bm x bn block suits an m x n matmul: it divides both, or (partial tiles allowed) it is in the tile
+/// domain (powers of two: a size that does not divide its loop must be one) and pads neither loop by more than
+/// kMaxPartialWaste.
+static bool blockFits(int64_t m, int64_t n, int64_t bm, int64_t bn, bool partialOk) {
+  if (m % bm == 0 && n % bn == 0)
+    return true;
+  auto fits = [](int64_t extent, int64_t block) {
+    if (extent % block == 0)
+      return true;
+    double padded = double((extent + block - 1) / block * block) / double(extent);
+    return llvm::isPowerOf2_64(block) && padded <= 1 + kMaxPartialWaste;
+  };
+  return partialOk && fits(m, bm) && fits(n, bn);
+}
+
+/// Tensor-core proposals for sizes the fixed blocks do not divide (e.g. 2000x3000, K = 1000; primes): pipelined
+/// mma.sync on the largest blocks of whole 16x8 instruction tiles that divide M and N, or that pad neither by
+/// more than kMaxPartialWaste (their last tile partial: copies zero-filled and stores skipped past the edge),
+/// warp tiles of 16 or 32 rows by up to 64 columns, 4 to 32 warps; the last tile of K zero-filled when block_k
+/// does not divide it. `tiles` adds a batch_matmul's leading 1.
 void addIrregularMmaProposals(const PayloadFacts &facts, const HardwareProfile &profile, int64_t m, int64_t n,
                               llvm::function_ref<std::vector<int64_t>(std::vector<int64_t>)> tiles,
                               llvm::function_ref<std::string(Schedule, std::string, std::string)> add) {
+  bool partialOk = partialTilesFit(facts, n);
   std::vector<std::pair<int64_t, int64_t>> blocks;
   for (int64_t bm = 128; bm >= 16; bm -= 16)
     for (int64_t bn = 256; bn >= 8; bn -= 8)
-      if (m % bm == 0 && n % bn == 0)
+      if (blockFits(m, n, bm, bn, partialOk))
         blocks.push_back({bm, bn});
-  std::stable_sort(blocks.begin(), blocks.end(),
-                   [](const auto &x, const auto &y) { return x.first * x.second > y.first * y.second; });
+  // Ranked by the useful share of the work the grid does (padding past the edges, and the idle multiprocessors
+  // of the last wave, one block each) times the block's arithmetic intensity (bm bn / (bm + bn): products per
+  // operand element staged), so a large block that leaves half a wave idle does not outrank a smaller one.
+  int64_t sms = std::max<int64_t>(1, profile.multiprocessors);
+  auto score = [&](std::pair<int64_t, int64_t> block) {
+    auto [bm, bn] = block;
+    int64_t count = llvm::divideCeil(m, bm) * llvm::divideCeil(n, bn);
+    double useful = double(m) * double(n) / (double(llvm::divideCeil(count, sms) * sms) * double(bm * bn));
+    return useful * double(bm * bn) / double(bm + bn);
+  };
+  std::stable_sort(blocks.begin(), blocks.end(), [&](const auto &x, const auto &y) { return score(x) > score(y); });
   int proposed = 0;
   for (auto [bm, bn] : blocks) {
     int64_t wm = bm % 32 == 0 ? 32 : 16, wn = 0;
@@ -51,8 +89,9 @@ void addIrregularMmaProposals(const PayloadFacts &facts, const HardwareProfile &
     v.push_back(intAction("pipeline", 3));
     addRequiredFusions(v, facts, profile, /*always=*/true);
     add(v, "",
-        "heuristic: tensor cores on " + std::to_string(bm) + "x" + std::to_string(bn) +
-            " blocks that divide the matmul, 3 cp.async stages of 64 of K");
+        "heuristic: tensor cores on " + std::to_string(bm) + "x" + std::to_string(bn) + " blocks that " +
+            (m % bm == 0 && n % bn == 0 ? "divide the matmul" : "leave partial tiles at its edges") +
+            ", 3 cp.async stages of 64 of K");
     if (++proposed == 3)
       break;
   }
@@ -86,9 +125,11 @@ void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &pr
   const std::vector<Pipelined> pipelined = {{{128, 128}, {32, 64}, 64, 3}, {{128, 128}, {32, 64}, 32, 4},
                                             {{128, 256}, {64, 64}, 32, 3}, {{256, 128}, {64, 64}, 32, 3},
                                             {{128, 128}, {64, 64}, 64, 3}, {{64, 64}, {32, 32}, 64, 3}};
+  // The pipelined forms take partial tiles (copies zero-filled, stores skipped past the edge).
+  bool partialOk = partialTilesFit(facts, n);
   auto addPipelined = [&] {
     for (const Pipelined &p : pipelined) {
-      if (m % p.block[0] || n % p.block[1])
+      if (!blockFits(m, n, p.block[0], p.block[1], partialOk))
         continue;
       Schedule v;
       v.push_back(tile("block", tiles(p.block)));
@@ -127,7 +168,8 @@ void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &pr
                                                    {{128, 128}, 4, false, true},
                                                    // the result through shared memory: 16-byte row stores
                                                    {{128, 256}, 4, false, true, true}}) {
-    if (!hopper || m % w.block[0] || n % w.block[1] || facts.contractionK % 64)
+    // (A K that 64 does not divide: the last tile's copies past K are zero-filled.)
+    if (!hopper || !blockFits(m, n, w.block[0], w.block[1], partialOk) || facts.contractionK % 8)
       continue;
     Schedule v;
     v.push_back(tile("block", tiles(w.block)));
