@@ -190,6 +190,55 @@ def failure_summary(records, stopped=None):
     return f"no correct candidate of {len(candidates)} ({tally})" + (f"; e.g. {reason}" if reason else "")
 
 
+# Several kernels ---------------------------------------------------------------------------------------------
+
+def plan_dir(payload_path):
+    """Where a payload's partition (kforge-opt --kforge-partition) is kept: beside it, so that a payload imported
+    and partitioned where kforge-opt is (--import-only) carries its plan to the GPU machine, which has none."""
+    return os.path.splitext(payload_path)[0] + ".plan"
+
+
+def partition_plan(payload_path, tools_dir):
+    """The payload's partition into kernels, or None where it is one kernel or cannot be partitioned (kforge-tune
+    then takes it whole). Made where kforge-opt is, reused elsewhere from the same payload (kforge.partition)."""
+    try:
+        plan = kforge.partition(payload_path, plan_dir(payload_path), tools_dir=tools_dir)
+    except kforge.ModelError:
+        return None
+    return plan if sum(step["kind"] == "dispatch" for step in plan.steps) > 1 else None
+
+
+def tune_partitioned(payload_path, workdir, tools_dir, target="cpu", tune_seconds=0, trials=None, runtime=None,
+                     extra_args=()):
+    """The payload as several kernels, each tuned on its own (kforge.compile_payload: the partition, a kforge-tune
+    run per kernel kept in ``workdir``/runs), for a payload that no single kernel computes (a whole-tensor
+    reduction broadcast back over its input: a fused schedule would recompute it in every tile). Returns the
+    kforge.Model, or None where the payload is one kernel. Raises SuiteError("tune") when a kernel got no
+    verified schedule (its naive kernel is no tuned result)."""
+    plan = partition_plan(payload_path, tools_dir)
+    if plan is None:
+        return None
+    try:
+        model = kforge.compile_payload(payload_path, workdir, target=target, tune_seconds=tune_seconds, trials=trials,
+                                       tools_dir=tools_dir, runtime=runtime, extra_args=list(extra_args))
+    except (kforge.ModelError, kforge.TuneError) as error:
+        raise SuiteError("tune", f"as {len(plan.dispatches)} kernels: {error}") from None
+    naive = sorted(name for name, source in model.sources.items() if source == "naive")
+    if naive:
+        reasons = []
+        for name in naive:
+            memo = os.path.join(workdir, "runs", target, name, "no-kernel")
+            reasons.append(f"{name} ({open(memo).read().strip()})" if os.path.exists(memo) else name)
+        raise SuiteError("tune", f"as {len(model.kernels)} kernels, {len(naive)} got no verified schedule: "
+                                 + "; ".join(reasons))
+    return model
+
+
+def describe_partitioned(model):
+    """A tuning summary of a partitioned module: its kernels and where each came from."""
+    return f"{len(model.kernels)} kernels ({model.describe()})"
+
+
 # Judging ----------------------------------------------------------------------------------------------------
 
 def _float64(value):
@@ -338,8 +387,11 @@ class ModuleBackend:
 
     def kforge(self, artifact):
         """kforge's kernel as an implementation taking forward's inputs: the module's parameters are appended
-        (Payload.arguments), outputs poisoned before every verified call (NaN, or the lowest integer)."""
+        (Payload.arguments), outputs poisoned before every verified call (NaN, or the lowest integer). A
+        kforge.Model (several kernels) allocates its own outputs, each kernel's verified by its tuning run."""
         import torch
+        if isinstance(artifact, kforge.Model):
+            return ModuleKernel(_ModelKernel(artifact), self.payload, self.task.model)
         device = self.task.device
         types = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64,
                  "i64": torch.int64, "i32": torch.int32, "i1": torch.bool}
@@ -351,6 +403,20 @@ class ModuleBackend:
             return torch.full(shape, fill, dtype=kind, device=device)
 
         return ModuleKernel(measure._KforgeKernel(artifact, poisoned), self.payload, self.task.model)
+
+
+class _ModelKernel:
+    """A kforge.Model as an implementation: its kernels in order; timed calls are whole calls (the model's
+    intermediates and outputs allocated by the framework, as eager PyTorch allocates from its cache)."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def __call__(self, *inputs):
+        return self.model(*inputs)
+
+    def prepare_timing(self, inputs):
+        return lambda *_: self.model(*inputs)
 
 
 class ModuleKernel:
@@ -368,13 +434,16 @@ class ModuleKernel:
 
 def judge(base, module_file, model, payload, artifact_dir, device="cpu", seeds=5, warmup=3, reps=20, timing=True,
           runtime=None, implementations=("kforge", "eager", "compile")):
-    """Verifies (``seeds`` fresh input sets, float64) and times kforge's kernel (the artifact in ``artifact_dir``,
-    or None: no kernel) beside the module in eager mode and under torch.compile, with the harness
+    """Verifies (``seeds`` fresh input sets, float64) and times kforge's kernel (the artifact in ``artifact_dir``, a
+    kforge.Model of several kernels, or None: no kernel) beside the module in eager mode and under torch.compile,
+    with the harness
     (measure.measure_task). Returns measure_task's result, plus ``flops`` (torch's count)."""
     task = ModuleTask(module_file, model, device)
     backend = ModuleBackend(base, task, payload)
     kernel = None
-    if artifact_dir is not None:
+    if isinstance(artifact_dir, kforge.Model):
+        kernel = backend.kforge(artifact_dir)
+    elif artifact_dir is not None:
         kernel = backend.kforge(kforge.load(artifact_dir, runtime=runtime))
     chosen = {"kforge": kernel, "eager": backend.eager(task), "compile": backend.compiled(task)}
     chosen = {name: fn for name, fn in chosen.items() if name in implementations}
@@ -423,7 +492,8 @@ def check_on_cpu(path, workdir, tools_dir, seeds=5, trials=2, compile_timeout=8)
     """CI's check of one module file's small variant on the CPU, stage by stage: load, import (torch-mlir),
     compile (kforge-compile --target cpu, the untransformed payload), verify (float64, ``seeds`` input sets,
     KernelBench's rule and kforge's), tune (kforge-tune --target cpu, ``trials`` trials: the tuner takes the
-    payload and finds a correct kernel) and verify the tuned kernel the same way. Raises SuiteError at the first
+    payload and finds a correct kernel; where none is and the payload partitions into several kernels, each is
+    tuned on its own) and verify the tuned kernel(s) the same way. Raises SuiteError at the first
     stage that fails. A candidate's compile is cut at ``compile_timeout`` seconds: small payloads compile in
     under one, and one candidate of l2_linear_softmax ran 72 s before it aborted."""
     module_file = ModuleFile(path, small=True)
@@ -438,7 +508,13 @@ def check_on_cpu(path, workdir, tools_dir, seeds=5, trials=2, compile_timeout=8)
     except kforge.TuneError as error:
         raise SuiteError("tune", tune_error(error)) from None
     if run.best is None:
-        raise SuiteError("tune", failure_summary(run.records, run.summary.get("stopped")))
+        whole = failure_summary(run.records, run.summary.get("stopped"))
+        kernels = tune_partitioned(payload_path, os.path.join(workdir, "kernels"), tools_dir, trials=trials,
+                                   extra_args=["--quiet", f"--compile-timeout={compile_timeout}"])
+        if kernels is None:
+            raise SuiteError("tune", whole)
+        _verify_on_cpu(module_file, model, payload, kernels, seeds, "the tuned kernels: ")
+        return
     _verify_on_cpu(module_file, model, payload, os.path.join(run.directory, "best"), seeds, "the tuned kernel: ")
 
 

@@ -91,7 +91,7 @@ static void findWrittenArguments(func::FuncOp func, llvm::SmallDenseSet<unsigned
 }
 
 /// Whether `value` (a scalar in a linalg body) only moves toward a positive-domain op through steps that keep
-/// a positive value positive: adding or multiplying a non-negative constant, float casts.
+/// a positive value positive: adding or multiplying a non-negative constant, dividing by one, float casts.
 static bool isNonNegativeConstant(Value value) {
   while (auto cast = value.getDefiningOp<CastOpInterface>())
     value = cast->getOperand(0);
@@ -107,10 +107,13 @@ static bool reachesPositiveDomainOp(Value value, int depth = 0) {
   for (Operation *user : value.getUsers()) {
     if (isa<math::SqrtOp, math::RsqrtOp, math::LogOp, math::Log2Op, math::Log10Op>(user))
       return true;
+    // (A sum of squares divided by the count is a variance: torch-mlir's group norm.)
     bool keepsSign = isa<arith::ExtFOp, arith::TruncFOp>(user) ||
                      (isa<arith::AddFOp, arith::MulFOp>(user) && llvm::any_of(user->getOperands(), [&](Value other) {
                         return other != value && isNonNegativeConstant(other);
-                      }));
+                      })) ||
+                     (isa<arith::DivFOp>(user) && user->getOperand(0) == value &&
+                      isNonNegativeConstant(user->getOperand(1)));
     if (keepsSign && reachesPositiveDomainOp(user->getResult(0), depth + 1))
       return true;
   }

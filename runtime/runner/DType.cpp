@@ -19,6 +19,8 @@ std::optional<DType> kforge::parseDType(const std::string &name) {
     return DType::I64;
   if (name == "i32")
     return DType::I32;
+  if (name == "f64")
+    return DType::F64;
   return std::nullopt;
 }
 
@@ -30,6 +32,7 @@ size_t kforge::elementBytes(DType type) {
   case DType::I32:
     return 4;
   case DType::I64:
+  case DType::F64:
     return 8;
   case DType::F16:
   case DType::BF16:
@@ -46,6 +49,7 @@ double kforge::defaultTolerance(DType type) {
   // 4096^3 product (6e-3), which the earlier 1e-2 passed (runtime/unittests/MetricsTest.cpp models both).
   switch (type) {
   case DType::F32:
+  case DType::F64: // compared as floats: the rule of fp32
     return 1e-4;
   case DType::F16:
     return 0x1p-11;
@@ -115,6 +119,7 @@ static float fromF16(uint16_t half) {
 float kforge::roundTo(DType type, float value) {
   switch (type) {
   case DType::F32:
+  case DType::F64:
     return value;
   case DType::F16:
     return fromF16(toF16(value));
@@ -133,6 +138,13 @@ std::vector<uint8_t> kforge::pack(DType type, const std::vector<float> &values) 
     return std::vector<uint8_t>(begin, begin + 4 * values.size());
   }
   std::vector<uint8_t> bytes(values.size() * elementBytes(type));
+  if (type == DType::F64) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      double v = values[i];
+      std::memcpy(&bytes[8 * i], &v, 8);
+    }
+    return bytes;
+  }
   if (isInteger(type)) {
     // A NaN (the poison outputs start as) is stored as the type's most negative value, which unpack reads
     // back as NaN: an index the kernel never wrote stays visible as unwritten.
@@ -165,6 +177,12 @@ std::vector<float> kforge::unpack(DType type, const std::vector<uint8_t> &bytes)
     return values;
   }
   for (size_t i = 0; i < values.size(); ++i) {
+    if (type == DType::F64) {
+      double v;
+      std::memcpy(&v, &bytes[8 * i], 8);
+      values[i] = static_cast<float>(v);
+      continue;
+    }
     if (type == DType::I64) {
       int64_t v;
       std::memcpy(&v, &bytes[8 * i], 8);

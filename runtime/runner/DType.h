@@ -11,10 +11,12 @@
 
 namespace kforge {
 
-/// The runner works on float values and stores them in the artifact's element type. The integer types are for
-/// outputs (argmax's indices: exact in a float up to 2^24); integer inputs would need values from the model
-/// (class indices, masks), which random draws cannot give, and are refused.
-enum class DType { F32, F16, BF16, I64, I32 };
+/// The runner works on float values and stores them in the artifact's element type. f64 arguments are the
+/// values between kernels of a partitioned model whose importer computes statistics in f64 (torch-mlir's
+/// layer and group norms): drawn and compared as floats, stored as doubles. The integer types are for outputs
+/// (argmax's indices: exact in a float up to 2^24) and for inputs whose payload says they are indices
+/// ("domain": "index:N"); other integer inputs (masks) random draws cannot give, and are refused.
+enum class DType { F32, F16, BF16, I64, I32, F64 };
 
 /// Whether `type` is an integer type (compared exactly, not drawn as an input).
 bool isInteger(DType type);

@@ -85,7 +85,7 @@ std::string kforge::loadArtifact(const std::string &dir, const std::string &name
     std::optional<DType> type = parseDType(argument.dtype);
     if (!type)
       return "artifact '" + dir + "' has a " + argument.dtype +
-             " argument; kforge-run supports f32, f16 and bf16 (and i64 / i32 outputs)";
+             " argument; kforge-run supports f32, f64, f16 and bf16 (and i64 / i32 outputs, index inputs)";
     artifact.types.push_back(*type);
   }
   artifact.gpu = m.target == "gpu";

@@ -223,7 +223,7 @@ std::string Evaluation::checkManifests() {
     std::optional<DType> type = parseDType(argument.dtype);
     if (!type)
       return "artifact '" + options.candidate + "' has a " + argument.dtype +
-             " argument; kforge-run supports f32, f16 and bf16 (and i64 / i32 outputs)";
+             " argument; kforge-run supports f32, f64, f16 and bf16 (and i64 / i32 outputs, index inputs)";
     if (isInteger(*type) && !argument.isOutput && parseDomain(argument.domain).value_or(0) == 0)
       return "artifact '" + options.candidate + "' has an " + argument.dtype +
              " input with no index domain; kforge-run draws random normal inputs, which an integer input cannot "

@@ -24,8 +24,26 @@ TEST(DTypeTest, ParsesTheSupportedTypes) {
   EXPECT_EQ(parseDType("bf16"), DType::BF16);
   EXPECT_EQ(parseDType("i64"), DType::I64);
   EXPECT_EQ(parseDType("i32"), DType::I32);
-  EXPECT_FALSE(parseDType("f64").has_value());
+  EXPECT_EQ(parseDType("f64"), DType::F64);
   EXPECT_FALSE(parseDType("i8").has_value());
+}
+
+// f64 (a partitioned model's f64 statistics between kernels): 8 bytes a value, stored as doubles, read back
+// as floats, NaN (the poison) kept; the fp32 rule.
+TEST(DTypeTest, F64StoresDoubles) {
+  EXPECT_EQ(elementBytes(DType::F64), 8u);
+  EXPECT_FALSE(isInteger(DType::F64));
+  EXPECT_DOUBLE_EQ(defaultTolerance(DType::F64), 1e-4);
+  std::vector<float> values = {1.5f, -0.1f, 3.0e30f, NAN};
+  std::vector<uint8_t> bytes = pack(DType::F64, values);
+  ASSERT_EQ(bytes.size(), 32u);
+  double stored;
+  std::memcpy(&stored, &bytes[8], 8);
+  EXPECT_EQ(stored, static_cast<double>(-0.1f));
+  std::vector<float> back = unpack(DType::F64, bytes);
+  for (size_t i = 0; i + 1 < values.size(); ++i)
+    EXPECT_EQ(back[i], values[i]);
+  EXPECT_TRUE(std::isnan(back.back()));
 }
 
 // Integer outputs (argmax's indices): stored exactly, compared exactly, and the NaN poison survives the round
