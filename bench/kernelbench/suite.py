@@ -235,8 +235,12 @@ def tune_partitioned(payload_path, workdir, tools_dir, target="cpu", tune_second
 
 
 def describe_partitioned(model):
-    """A tuning summary of a partitioned module: its kernels and where each came from."""
-    return f"{len(model.kernels)} kernels ({model.describe()})"
+    """A tuning summary of a partitioned module: its kernels and where each came from (tuned now, taken from
+    the runs of an earlier call, or the heuristic's first correct one)."""
+    counts = {}
+    for source in model.sources.values():
+        counts[source] = counts.get(source, 0) + 1
+    return f"{len(model.kernels)} kernels (" + ", ".join(f"{n} {source}" for source, n in sorted(counts.items())) + ")"
 
 
 # Judging ----------------------------------------------------------------------------------------------------

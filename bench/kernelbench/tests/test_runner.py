@@ -106,15 +106,17 @@ def kernelbench_run(*args, out):
 
 
 def test_runner_end_to_end_on_the_cpu(tmp_path):
-    """Two modules tuned and verified, one with no correct kernel (the Frobenius norm: a whole-tensor reduction
-    broadcast back, which fuse cannot take) gets its row."""
+    """Two modules tuned and verified; the Frobenius norm (a whole-tensor reduction broadcast back, which no
+    fused kernel computes) verified as two kernels, each tuned; one with no correct kernel (cross entropy: see
+    KNOWN_FAILURES) gets its row."""
     result = kernelbench_run(os.path.join(MODULES, "l1_relu.py"), os.path.join(MODULES, "l2_linear_relu.py"),
-                             os.path.join(MODULES, "l1_frobenius_norm.py"), "--trials", 2, "--seeds", 3, "--reps", 3,
-                             out=tmp_path)
+                             os.path.join(MODULES, "l1_frobenius_norm.py"), os.path.join(MODULES, "l1_cross_entropy.py"),
+                             "--trials", 2, "--seeds", 3, "--reps", 3, out=tmp_path)
     assert result.returncode == 1, result.stderr  # one module failed
     results = json.load(open(tmp_path / "report.json"))
     rows = {r["task"]: r for r in results["tasks"]}
-    assert list(rows) == ["l1_relu", "l2_linear_relu", "l1_frobenius_norm"] and results["complete"] is True
+    assert list(rows) == ["l1_relu", "l2_linear_relu", "l1_frobenius_norm", "l1_cross_entropy"]
+    assert results["complete"] is True
     for name in ("l1_relu", "l2_linear_relu"):
         row = rows[name]
         assert row["kforge"]["status"] == "correct", row["kforge"]
@@ -123,20 +125,27 @@ def test_runner_end_to_end_on_the_cpu(tmp_path):
         assert row["tuning"]["trials"] == 2 and row["stage"] == "verified" and row["best_schedule"] != "-"
         assert row["diagnosis"].startswith(("memory-bound", "compute-bound"))
     assert rows["l2_linear_relu"]["flops"] == 2 * 12 * 40 * 24 and rows["l2_linear_relu"]["level"] == 2
-    loss = rows["l1_frobenius_norm"]
+    norm = rows["l1_frobenius_norm"]
+    assert norm["kforge"]["status"] == "correct" and norm["stage"] == "verified", norm["kforge"]
+    assert len(norm["kforge"]["seeds"]) == 3 and norm["best_schedule"] == "2 kernels (2 tuned)"
+    assert os.path.exists(tmp_path / "payloads" / "l1_frobenius_norm.plan" / "plan.json")
+    loss = rows["l1_cross_entropy"]
     assert loss["stage"] == "tune" and loss["kforge"]["status"] == "no kernel"
     assert "could not find next producer to fuse into container" in loss["diagnosis"]
     assert loss["eager"]["status"] == "correct"  # the module itself is still measured
-    assert results["summary"]["eager"]["fast_0"] == pytest.approx(2 / 3)
+    assert results["summary"]["eager"]["fast_0"] == pytest.approx(3 / 4)
     table = (tmp_path / "report.md").read_text()
-    assert "| l1_frobenius_norm | 1 | no kernel |" in table and "fast_1" in table and "| tune | tune: " in table
+    assert "| l1_cross_entropy | 1 | no kernel |" in table and "fast_1" in table and "| tune | tune: " in table
 
-    # --no-tune measures the runs already there.
-    again = kernelbench_run(os.path.join(MODULES, "l1_relu.py"), "--no-tune", "--seeds", 2, "--reps", 2,
-                            "--report", tmp_path / "again", out=tmp_path)
+    # --no-tune measures the runs already there, the partitioned module's kernels from their runs.
+    again = kernelbench_run(os.path.join(MODULES, "l1_relu.py"), os.path.join(MODULES, "l1_frobenius_norm.py"),
+                            "--no-tune", "--seeds", 2, "--reps", 2, "--report", tmp_path / "again", out=tmp_path)
     assert again.returncode == 0, again.stderr
-    [row] = json.load(open(tmp_path / "again.json"))["tasks"]
-    assert row["kforge"]["status"] == "correct" and row["tuning"]["budget"][0]["trials_budget"] == 2
+    rows = {r["task"]: r for r in json.load(open(tmp_path / "again.json"))["tasks"]}
+    assert rows["l1_relu"]["kforge"]["status"] == "correct"
+    assert rows["l1_relu"]["tuning"]["budget"][0]["trials_budget"] == 2
+    assert rows["l1_frobenius_norm"]["kforge"]["status"] == "correct"
+    assert rows["l1_frobenius_norm"]["best_schedule"] == "2 kernels (2 database)"
 
 
 def write(directory, name, text):
@@ -196,13 +205,23 @@ def test_runner_bad_input(tmp_path):
     assert both.returncode == 2 and "exclude each other" in both.stderr
 
 
-def test_import_only_then_measure_without_torch_mlir(tmp_path):
+def test_import_only_then_measure_without_torch_mlir(tmp_path, monkeypatch):
     """The GPU machine has no torch-mlir: payloads imported here (--import-only) are taken from --payloads there,
-    and one imported at the other size is refused."""
+    and one imported at the other size is refused. Nor has it kforge-opt: the partition of a module no single
+    kernel computes is made here too, and taken there from beside its payload."""
     relu = os.path.join(MODULES, "l1_relu.py")
-    imported = kernelbench_run(relu, "--import-only", out=tmp_path)
+    imported = kernelbench_run(relu, os.path.join(MODULES, "l1_frobenius_norm.py"), "--import-only", out=tmp_path)
     assert imported.returncode == 0, imported.stderr
     assert (tmp_path / "payloads" / "l1_relu.mlir").exists() and (tmp_path / "payloads" / "l1_relu.json").exists()
+    assert "l1_frobenius_norm: imported into" in imported.stderr and "(2 kernels when partitioned)" in imported.stderr
+    assert not (tmp_path / "payloads" / "l1_relu.plan").exists() or \
+        suite.partition_plan(str(tmp_path / "payloads" / "l1_relu.mlir"), os.path.join(BUILD, "bin")) is None
+    monkeypatch.delenv("KFORGE_BUILD_DIR", raising=False)
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    no_tools = tmp_path / "no-tools"
+    no_tools.mkdir()
+    plan = suite.partition_plan(str(tmp_path / "payloads" / "l1_frobenius_norm.mlir"), str(no_tools))
+    assert plan is not None and len(plan.dispatches) == 2
     runner = _load_runner()
     args = runner.parse(["--small", "--out", str(tmp_path)])
     runner.have_torch_mlir = lambda: False
