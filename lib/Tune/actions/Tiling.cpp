@@ -279,7 +279,11 @@ private:
       for (size_t d = 0; d < innermost.size(); ++d)
         if (!llvm::is_contained(facts.wholeDims, static_cast<int64_t>(d)))
           rows *= innermost[d];
-      int64_t bytes = rows * facts.reductionSize * 4;
+      // With lanes a row is cut among its lanes: each keeps its slice of the row.
+      int64_t perThread = facts.reductionSize;
+      if (const Action *lanes = findSlot(schedule, "lanes"); lanes && lanes->value > 0)
+        perThread = (perThread + lanes->value - 1) / lanes->value;
+      int64_t bytes = rows * perThread * 4;
       if (bytes > kMaxLocalBytesPerThread)
         problem(index, "too-large",
                 "tile(" + action.level + "): each thread would keep " + std::to_string(rows) + " rows of " +

@@ -238,8 +238,21 @@ static void proposeBlockLaneRows(Heuristic &heuristic) {
   bool streams = rows.streams;
   auto pipelinable = [&](int64_t lanes) { return rows.pipelinable(lanes); };
   auto rowPerBlock = [&] { return rows.rowPerBlock(); };
+  std::vector<int64_t> counts = blockLaneCounts(facts);
+  if (counts.empty() && rows.streamLanes > 32 && rows.width / rows.streamLanes > 128) {
+    // Rows too long for a block's registers even over the most lanes (a 393216-wide softmax, a matvec's
+    // million-long rows): a row per block over the most lanes that divide it, streamed (nothing of the row kept;
+    // each pass of a multi-phase row re-reads it, its elementwise producers recomputed).
+    Schedule v = rowPerBlock();
+    if (rows.streams)
+      v.push_back(recompute());
+    v.push_back(intAction("lanes", rows.streamLanes));
+    heuristic.add(v, "",
+                  "heuristic: a row per block over " + std::to_string(rows.streamLanes) +
+                      " lanes, streamed (a row too long to keep in registers)");
+  }
   int blockLaneTrials = 0;
-  for (int64_t lanes : blockLaneCounts(facts)) {
+  for (int64_t lanes : counts) {
     bool firstLanes = blockLaneTrials == 0;
     if (blockLaneTrials++ == 1 && streams) {
       Schedule v;
@@ -627,8 +640,12 @@ static const struct {
 std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, const HardwareProfile &profile) {
   Heuristic heuristic(facts, profile);
   if (heuristic.configs.empty()) {
-    // No tile divides the output (a prime M and N): only the partial blocks of the staged forms apply, the
-    // pipelined tensor-core gemm's (bf16/f16) and the staged SGEMM's 128x128 (fp32).
+    // No ranked tile (a prime M and N; a row reduction with too few rows to fill the blocks the ranking
+    // wants): the rules that need no ranked tile apply: the row kernels, the partial blocks of the staged
+    // forms (the pipelined tensor-core gemm's, bf16/f16, and the staged SGEMM's 128x128, fp32).
+    proposeVectorLaneRows(heuristic);
+    proposeBlockLaneRows(heuristic);
+    proposeWarpRows(heuristic);
     proposeTensorCores(heuristic);
     proposeStagedSgemm(heuristic, /*fillsTheGpu=*/true);
     proposeStagedSgemm(heuristic, /*fillsTheGpu=*/false);
