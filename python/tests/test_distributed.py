@@ -112,6 +112,11 @@ def check_run(run_dir, trials, recorded=()):
     return records
 
 
+def states(summary):
+    """Each payload's state and error, whole (pytest cuts a long summary's repr before them)."""
+    return [(r["name"], r["state"], r["error"]) for r in summary["payloads"]]
+
+
 def test_many_payloads_and_a_killed_measurer(cluster, payloads, tmp_path):
     """8 payloads, 3 measurers; the measurer that got the 3rd trial is killed (SIGKILL) right after: its trial is
     retried on a measurer Ray restarts, no finished record is lost and every payload gets its trials."""
@@ -133,7 +138,7 @@ def test_many_payloads_and_a_killed_measurer(cluster, payloads, tmp_path):
                                     extra_args=TUNE_ARGS, on_event=on_event)
     kinds = [e["kind"] for e in events]
     assert killed and "measurer-died" in kinds and "trial-retry" in kinds, kinds
-    assert all(r["state"] == "done" for r in summary["payloads"]), summary
+    assert all(r["state"] == "done" for r in summary["payloads"]), states(summary)
     assert summary["trials"] == 2 * len(payloads)
     for name in PAYLOADS:
         check_run(str(out / name), 2, recorded.get(name, []))
@@ -161,7 +166,7 @@ def test_killed_writer_loses_no_record(cluster, payloads, tmp_path):
     out = tmp_path / "writer"
     summary = distributed.tune_many(payloads[:2], str(out), target="cpu", trials=3, measurers=2,
                                     extra_args=TUNE_ARGS, on_event=on_event)
-    assert state["killed"] and all(r["state"] == "done" for r in summary["payloads"]), summary
+    assert state["killed"] and all(r["state"] == "done" for r in summary["payloads"]), (state, states(summary))
     for name in list(PAYLOADS)[:2]:
         check_run(str(out / name), 3)
 
