@@ -70,14 +70,26 @@ void addIrregularMmaProposals(const PayloadFacts &facts, const HardwareProfile &
     return useful * double(bm * bn) / double(bm + bn);
   };
   std::stable_sort(blocks.begin(), blocks.end(), [&](const auto &x, const auto &y) { return score(x) > score(y); });
-  int proposed = 0;
-  for (auto [bm, bn] : blocks) {
+  // Blocks of 4 to 32 warps; an output too small for any (M or N under a block: 100 x 100) takes blocks of
+  // fewer warps rather than nothing.
+  auto warpTile = [](int64_t bm, int64_t bn) {
     int64_t wm = bm % 32 == 0 ? 32 : 16, wn = 0;
     for (int64_t c = 64; c >= 8 && !wn; c -= 8)
       if (bn % c == 0)
         wn = c;
+    return std::pair<int64_t, int64_t>{wm, wn};
+  };
+  auto warpsOf = [&](std::pair<int64_t, int64_t> block) {
+    auto [wm, wn] = warpTile(block.first, block.second);
+    return (block.first / wm) * (block.second / wn);
+  };
+  int64_t fewestWarps =
+      llvm::any_of(blocks, [&](auto block) { return warpsOf(block) >= 4 && warpsOf(block) <= 32; }) ? 4 : 1;
+  int proposed = 0;
+  for (auto [bm, bn] : blocks) {
+    auto [wm, wn] = warpTile(bm, bn);
     int64_t warps = (bm / wm) * (bn / wn);
-    if (warps < 4 || warps > 32)
+    if (warps < fewestWarps || warps > 32)
       continue;
     Schedule v;
     v.push_back(tile("block", tiles({bm, bn})));
