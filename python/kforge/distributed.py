@@ -516,7 +516,7 @@ class _Driver:
         for run in self.runs:
             if run.state == "tuning" and run.stop_reason and not run.inflight:
                 run.state = "finishing"
-                ray.get(self.writer.close.remote(run.run_dir), timeout=RAY_TIMEOUT_S)
+                self.writer_call("close", run, run.run_dir)
                 return "finish", run, None
         return None
 
@@ -643,14 +643,26 @@ class _Driver:
             return
         try:
             run.load(read_records(run.run_dir))
-            ray.get(self.writer.open.remote(run.run_dir), timeout=RAY_TIMEOUT_S)
-        except (TuneError, ray.exceptions.RayError, ValueError) as e:
+            self.writer_call("open", run, run.run_dir)
+        except (TuneError, ray.exceptions.RayError, DistributedError, ValueError) as e:
             run.state, run.error = "error", str(e)
             self.event("error", f"{run.name}: {e}", payload=run.name)
             return
         run.state, run.start = "tuning", time.monotonic()
         self.event("setup", f"{run.name}: baseline {run.baseline_ms:.3f} ms"
                    + (f", resuming after {run.done} trials" if run.done else ""), payload=run.name)
+
+    def writer_call(self, method, run, *args, what=None):
+        """The database writer's `method`, again after the writer died (Ray restarts it; open takes the run's
+        lock again, append is idempotent by id, close is safe to repeat): a writer killed between two calls,
+        or during one, costs no record and no run. Raises DistributedError when it keeps dying."""
+        what = what or f"{method} of {run.name}"
+        for _ in range(TRIAL_RETRIES + 2):
+            try:
+                return ray.get(getattr(self.writer, method).remote(*args), timeout=RAY_TIMEOUT_S)
+            except ray.exceptions.RayActorError:
+                self.event("writer-died", f"the database writer died; retrying {what}")
+        raise DistributedError(f"cannot finish {what}: the database writer keeps dying")
 
     def compiled(self, run, trial, result):
         if not result.get("ok"):
@@ -672,15 +684,7 @@ class _Driver:
             self.event("trial-lost", f"{run.name}: trial {trial} not measured: {record['error']}", payload=run.name,
                        id=trial)
             return
-        for attempt in range(TRIAL_RETRIES + 2):
-            try:
-                ray.get(self.writer.append.remote(run.run_dir, record), timeout=RAY_TIMEOUT_S)
-                break
-            except ray.exceptions.RayActorError:  # restarted by Ray; the append is idempotent (by id)
-                self.event("writer-died", f"the database writer died; retrying the append of {run.name} "
-                           f"trial {trial}")
-        else:
-            raise DistributedError(f"cannot append {run.name} trial {trial}: the database writer keeps dying")
+        self.writer_call("append", run, run.run_dir, record, what=f"the append of {run.name} trial {trial}")
         run.inflight.pop(trial, None)
         run.count(record)
         run.trials_now += 1

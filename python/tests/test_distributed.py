@@ -171,6 +171,25 @@ def test_killed_writer_loses_no_record(cluster, payloads, tmp_path):
         check_run(str(out / name), 3)
 
 
+def test_writer_killed_before_the_set_ups(cluster, payloads, tmp_path):
+    """The database writer killed as the run starts, before any payload's set-up opens its database: the opens,
+    appends and closes go to the writer Ray restarts (Ray retries a call that a dying actor lost; the driver
+    retries one that still fails with the actor's death), and no payload loses its run."""
+    state = {"killed": False}
+
+    def on_event(event):
+        if event["kind"] == "start" and not state["killed"]:
+            state["killed"] = True
+            os.kill(event["writer_pid"], signal.SIGKILL)
+
+    out = tmp_path / "early"
+    summary = distributed.tune_many(payloads[:2], str(out), target="cpu", trials=2, measurers=1,
+                                    extra_args=TUNE_ARGS, on_event=on_event)
+    assert state["killed"] and all(r["state"] == "done" for r in summary["payloads"]), (state, states(summary))
+    for name in list(PAYLOADS)[:2]:
+        check_run(str(out / name), 2)
+
+
 def test_unparsable_payload(cluster, payloads, tmp_path, capsys):
     """A payload kforge cannot analyse fails alone, with kforge-tune's reason; the others are tuned; exit 1."""
     bad = tmp_path / "bad.mlir"
