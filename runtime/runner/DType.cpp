@@ -171,9 +171,13 @@ std::vector<uint8_t> kforge::pack(DType type, const std::vector<float> &values) 
 }
 
 std::vector<float> kforge::unpack(DType type, const std::vector<uint8_t> &bytes) {
-  std::vector<float> values(bytes.size() / elementBytes(type));
+  return unpack(type, bytes.data(), bytes.size());
+}
+
+std::vector<float> kforge::unpack(DType type, const uint8_t *bytes, size_t size) {
+  std::vector<float> values(size / elementBytes(type));
   if (type == DType::F32) {
-    std::memcpy(values.data(), bytes.data(), 4 * values.size());
+    std::memcpy(values.data(), bytes, 4 * values.size());
     return values;
   }
   for (size_t i = 0; i < values.size(); ++i) {

@@ -31,6 +31,8 @@ float roundTo(DType type, float value);
 std::vector<uint8_t> pack(DType type, const std::vector<float> &values);
 /// Reads `bytes` in `type`'s encoding back as floats.
 std::vector<float> unpack(DType type, const std::vector<uint8_t> &bytes);
+/// Reads `size` bytes at `data` in `type`'s encoding back as floats.
+std::vector<float> unpack(DType type, const uint8_t *data, size_t size);
 
 } // namespace kforge
 

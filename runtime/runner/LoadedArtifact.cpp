@@ -39,6 +39,11 @@ static void resetBuffers(LoadedArtifact &artifact) {
   artifact.device.assign(n, 0);
   artifact.descriptors.clear();
   artifact.storage.assign(n, {});
+  artifact.bytes.assign(n, 0);
+}
+
+size_t kforge::guardBytes(size_t argumentBytes) {
+  return std::min<size_t>(size_t(4) << 20, std::max<size_t>(size_t(4) << 10, argumentBytes / 4));
 }
 
 using Entry1 = void (*)(void *);
@@ -131,10 +136,12 @@ static std::string prepareOnHost(LoadedArtifact &artifact, const std::vector<std
     // Outputs start as NaN (unwritten elements stay visible); `host` holds outputs only, after runOnce.
     artifact.storage[i] = args[i].isOutput ? pack(artifact.types[i], std::vector<float>(args[i].numElements(), NAN))
                                            : pack(artifact.types[i], inputs[i]);
+    artifact.bytes[i] = artifact.storage[i].size();
+    artifact.storage[i].resize(artifact.bytes[i] + guardBytes(artifact.bytes[i]), kGuardByte);
     void *data = artifact.storage[i].data();
     if (artifact.gpu) {
       size_t bytes = artifact.storage[i].size();
-      if (auto e = cuda.check(cuda.memAlloc(&artifact.device[i], std::max<size_t>(bytes, 4)), "cuMemAlloc"); !e.empty())
+      if (auto e = cuda.check(cuda.memAlloc(&artifact.device[i], bytes), "cuMemAlloc"); !e.empty())
         return e;
       if (auto e = cuda.check(cuda.memcpyHtoD(artifact.device[i], data, bytes), "cuMemcpyHtoD"); !e.empty())
         return e;
@@ -149,21 +156,38 @@ std::string kforge::prepare(LoadedArtifact &artifact, const std::vector<std::vec
   return prepareOnHost(artifact, inputs);
 }
 
+/// The first guard byte of argument `i` that is not kGuardByte any more (its offset past the end), or none.
+static std::optional<size_t> writtenGuard(const LoadedArtifact &artifact, size_t i) {
+  const std::vector<uint8_t> &storage = artifact.storage[i];
+  for (size_t at = artifact.bytes[i]; at < storage.size(); ++at)
+    if (storage[at] != kGuardByte)
+      return at - artifact.bytes[i];
+  return std::nullopt;
+}
+
 std::string kforge::runOnce(LoadedArtifact &artifact) {
   callEntry(artifact);
   if (artifact.gpu)
     if (auto e = cuda.check(cuda.ctxSynchronize(), "cuCtxSynchronize"); !e.empty())
       return e;
+  const auto &args = artifact.manifest.arguments;
   for (size_t i = 0; i < artifact.host.size(); ++i) {
-    if (!artifact.manifest.arguments[i].isOutput)
-      continue;
-    if (artifact.gpu)
-      if (auto e =
-              cuda.check(cuda.memcpyDtoH(artifact.storage[i].data(), artifact.device[i], artifact.storage[i].size()),
-                         "cuMemcpyDtoH");
+    // Outputs whole; inputs only their guard bytes (a write past an input's end is as wrong).
+    if (artifact.gpu) {
+      size_t offset = args[i].isOutput ? 0 : artifact.bytes[i];
+      if (auto e = cuda.check(cuda.memcpyDtoH(artifact.storage[i].data() + offset, artifact.device[i] + offset,
+                                              artifact.storage[i].size() - offset),
+                              "cuMemcpyDtoH");
           !e.empty())
         return e;
-    artifact.host[i] = unpack(artifact.types[i], artifact.storage[i]);
+    }
+    if (std::optional<size_t> past = writtenGuard(artifact, i))
+      return "the kernel wrote past the end of its " + std::string(args[i].isOutput ? "output" : "input") +
+             " argument " + std::to_string(i) + " (" + args[i].dtype + ", " + std::to_string(artifact.bytes[i]) +
+             " bytes): the guard byte " + std::to_string(*past) + " bytes after it changed";
+    if (!args[i].isOutput)
+      continue;
+    artifact.host[i] = unpack(artifact.types[i], artifact.storage[i].data(), artifact.bytes[i]);
   }
   return "";
 }

@@ -39,7 +39,9 @@ struct LoadedArtifact {
   bool gpu = false;
   std::vector<DType> types;                  ///< Element type of each argument.
   std::vector<std::vector<float>> host;      ///< Each argument's values (outputs: after the run).
-  std::vector<std::vector<uint8_t>> storage; ///< Each argument in its element type, as the kernel sees it.
+  /// Each argument in its element type, as the kernel sees it, followed by its guard bytes.
+  std::vector<std::vector<uint8_t>> storage;
+  std::vector<size_t> bytes;                 ///< Each argument's own bytes (storage without the guard).
   std::vector<CUdeviceptr> device;           ///< GPU artifacts: one device buffer per argument.
   std::vector<std::vector<int64_t>> descriptors;
 };
@@ -49,14 +51,22 @@ struct LoadedArtifact {
 std::string loadArtifact(const std::string &dir, const std::string &name, const RunnerOptions &options,
                          LoadedArtifact &artifact);
 
-/// Fresh buffers: inputs copied from `inputs`, outputs filled with NaN (and copied to the device for a GPU
-/// artifact). Empty, or the failed call.
+/// Bytes past the end of every argument's buffer filled with kGuardByte before a verified run and checked
+/// unchanged after it: a kernel that writes past the end of a buffer (a partial tile's store that escaped its
+/// edge) fails with where, instead of corrupting memory nothing compares. At least 4 KiB, up to 1/4 of the
+/// argument, at most 4 MiB.
+size_t guardBytes(size_t argumentBytes);
+inline constexpr uint8_t kGuardByte = 0xFE;
+
+/// Fresh buffers: inputs copied from `inputs`, outputs filled with NaN, each followed by its guard bytes (and
+/// copied to the device for a GPU artifact). Empty, or the failed call.
 std::string prepare(LoadedArtifact &artifact, const std::vector<std::vector<float>> &inputs);
 
 /// Calls the C entry point with one memref descriptor pointer per argument.
 void callEntry(LoadedArtifact &artifact);
 
-/// Runs the artifact once and reads its outputs back into the host values. Empty, or the failed call.
+/// Runs the artifact once and reads its outputs back into the host values. Empty, or the failed call, or the
+/// argument whose guard bytes the kernel wrote.
 std::string runOnce(LoadedArtifact &artifact);
 
 } // namespace kforge
