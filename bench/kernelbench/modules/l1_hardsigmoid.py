@@ -1,0 +1,23 @@
+"""Hardsigmoid: clamp(x / 6 + 1/2, 0, 1)."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+ROWS, COLS = 16384, 16384
+SMALL = dict(ROWS=33, COLS=100)
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return F.hardsigmoid(x)
+
+
+def get_inputs():
+    return [torch.randn(ROWS, COLS)]
+
+
+def get_init_inputs():
+    return []
