@@ -1,8 +1,8 @@
-"""ConvTranspose2d NCHW, 3x3 kernel, stride 2, 32 -> 16 channels, no bias."""
+"""ConvTranspose2d NCHW, 3x3 kernel, stride 2, 64 -> 32 channels, no bias."""
 import torch
 import torch.nn as nn
 
-BATCH, IN_CHANNELS, OUT_CHANNELS, SIZE = 16, 32, 16, 128
+BATCH, IN_CHANNELS, OUT_CHANNELS, SIZE = 64, 64, 32, 128
 SMALL = dict(BATCH=2, IN_CHANNELS=3, OUT_CHANNELS=2, SIZE=5)
 
 

@@ -2,7 +2,7 @@
 import torch
 import torch.nn as nn
 
-BATCH, CHANNELS, SIZE = 16, 64, 256
+BATCH, CHANNELS, SIZE = 64, 64, 256
 SMALL = dict(BATCH=2, CHANNELS=3, SIZE=6)
 
 

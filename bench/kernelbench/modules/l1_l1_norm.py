@@ -2,7 +2,7 @@
 import torch
 import torch.nn as nn
 
-ROWS, COLS = 16384, 16384
+ROWS, COLS = 16384, 32768
 SMALL = dict(ROWS=9, COLS=40)
 
 

@@ -3,7 +3,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-ROWS, COLS = 16384, 16384
+ROWS, COLS = 16384, 32768
 SMALL = dict(ROWS=33, COLS=100)
 
 

@@ -2,7 +2,7 @@
 import torch
 import torch.nn as nn
 
-ROWS, COLS = 4096, 4096
+ROWS, COLS = 16384, 4096
 SMALL = dict(ROWS=8, COLS=12)
 
 
