@@ -459,7 +459,9 @@ LogicalResult writeFile(Operation *anchor, StringRef path, StringRef text) {
 /// the row kernels' schedules (which take [rows, columns]) apply: in a dispatch without contractions that
 /// reduces rows, every generic whose leading parallel loops (those before the first reduction; all but the
 /// last of an elementwise op) are contiguous in all its maps gets them collapsed into one; the reshapes between
-/// the collapsed ops fold away.
+/// the collapsed ops fold away. All or none: where one such generic cannot be collapsed (a GroupNorm's affine
+/// reads its per-channel scale along the second batch loop alone), collapsing the others would leave reshapes
+/// between a row statistic and its consumer, which no fusion crosses.
 void collapseBatchRows(func::FuncOp dispatch) {
   bool contraction = false, rowsReduced = false;
   dispatch.walk([&](linalg::LinalgOp op) {
@@ -469,6 +471,7 @@ void collapseBatchRows(func::FuncOp dispatch) {
   if (contraction || !rowsReduced)
     return;
   SmallVector<std::pair<linalg::GenericOp, ReassociationIndices>> generics;
+  bool allCollapse = true;
   dispatch.walk([&](linalg::GenericOp op) {
     if (!op.hasPureTensorSemantics())
       return;
@@ -482,8 +485,10 @@ void collapseBatchRows(func::FuncOp dispatch) {
     ReassociationIndices batch = llvm::to_vector(llvm::seq<int64_t>(0, folded));
     if (linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), {batch}))
       generics.push_back({op, batch});
+    else
+      allCollapse = false;
   });
-  if (generics.empty())
+  if (generics.empty() || !allCollapse)
     return;
   IRRewriter rewriter(dispatch.getContext());
   for (auto &[op, batch] : generics) {
