@@ -100,6 +100,14 @@ FailureOr<kforge::MatmulTile> kforge::staticMatmulTile(linalg::MatmulOp matmul,
   return tile;
 }
 
+Value kforge::clampToExtent(OpBuilder &b, Location loc, Value i, Value extent) {
+  if (!extent)
+    return i;
+  MLIRContext *ctx = b.getContext();
+  AffineExpr d0 = getAffineDimExpr(0, ctx), s0 = getAffineSymbolExpr(0, ctx);
+  return affine::AffineMinOp::create(b, loc, AffineMap::get(1, 1, {d0, s0 - 1}, ctx), ValueRange{i, extent});
+}
+
 gpu::LaunchOp kforge::launchOfThreads(Operation *op, int64_t threads) {
   auto launch = op->getParentOfType<gpu::LaunchOp>();
   if (!launch || getConstantIntValue(launch.getBlockSizeX()) != threads ||

@@ -45,6 +45,10 @@ staticMatmulTile(mlir::linalg::MatmulOp matmul,
                  llvm::function_ref<std::string(mlir::Type, mlir::Type, mlir::Type)> elementTypesProblem,
                  std::string &why, bool allowTransposed = false, bool allowPartial = false);
 
+/// `i` clamped to a partial tile's last row or column (`extent` - 1, an affine.min); `i` itself when the extent
+/// is static (null). Reads past the edge of a partial tile go there: valid addresses, values nothing stores.
+mlir::Value clampToExtent(mlir::OpBuilder &b, mlir::Location loc, mlir::Value i, mlir::Value extent);
+
 /// The gpu.launch around `op` when its block is exactly `threads` x 1 x 1 threads (constants), else null.
 mlir::gpu::LaunchOp launchOfThreads(mlir::Operation *op, int64_t threads);
 

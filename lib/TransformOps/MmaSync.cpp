@@ -79,14 +79,7 @@ private:
 
   /// Whether the tile is partial: the last block tile along M or N, its extents (values) within its static bound.
   bool partial() const { return plan.mExtent || plan.nExtent; }
-  /// `i` clamped to a partial tile's last row or column (`extent` - 1); `i` itself when the extent is static
-  /// (null). Reads past the edge of a partial tile go there instead: valid addresses, values nothing stores.
-  Value clamp(Value i, Value extent) {
-    if (!extent)
-      return i;
-    AffineExpr d0 = getAffineDimExpr(0, ctx), s0 = getAffineSymbolExpr(0, ctx);
-    return affine::AffineMinOp::create(b, loc, AffineMap::get(1, 1, {d0, s0 - 1}, ctx), ValueRange{i, extent});
-  }
+  Value clamp(Value i, Value extent) { return kforge::clampToExtent(b, loc, i, extent); }
   /// Whether `i` lies within `extent`: null (always) when the extent is static.
   Value within(Value i, Value extent) {
     if (!extent)

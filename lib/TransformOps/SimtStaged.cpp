@@ -167,14 +167,7 @@ private:
   int64_t colOffset(int64_t j) const { return (j / kVector) * kVector * plan.threadCols + j % kVector; }
   Value row(int64_t i) { return add(threadRow, rowOffset(i)); }
   Value col(int64_t j) { return add(threadCol, colOffset(j)); }
-  /// `i` within a partial tile's `extent` (its last row or column past the edge); `i` itself when the extent
-  /// is static (null).
-  Value clamp(Value i, Value extent) {
-    if (!extent)
-      return i;
-    AffineExpr d0 = getAffineDimExpr(0, ctx), s0 = getAffineSymbolExpr(0, ctx);
-    return affine::AffineMinOp::create(b, loc, AffineMap::get(1, 1, {d0, s0 - 1}, ctx), ValueRange{i, extent});
-  }
+  Value clamp(Value i, Value extent) { return kforge::clampToExtent(b, loc, i, extent); }
   /// Whether `i` lies within `extent` (true when the extent is static: null).
   Value within(Value i, Value extent) {
     if (!extent)
