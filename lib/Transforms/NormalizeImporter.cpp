@@ -222,6 +222,22 @@ struct GeneralizeNamedOps : OpInterfaceRewritePattern<linalg::LinalgOp> {
   }
 };
 
+/// A generic that computes a matmul or batch_matmul (one M, N and K loop, at most one batch loop; its body a
+/// multiply-add, possibly of operands extended inside it: mixed precision written out, bf16 x bf16 -> f32) as the
+/// named op, whose schedules (stage, mma, wgmma) take it; as a generic it would be scheduled as a row reduction.
+struct SpecializeContraction : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op, PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || !linalg::isaContractionOpInterface(op))
+      return failure();
+    FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
+    if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 || dims->k.size() != 1 || dims->batch.size() > 1)
+      return failure();
+    FailureOr<linalg::LinalgOp> named = linalg::specializeGenericOp(rewriter, op);
+    return success(succeeded(named));
+  }
+};
+
 /// A generic with `op`'s body (moved, not copied) and discardable attributes over new operands, maps and
 /// loops; `op` is left bodiless for the caller to replace.
 static linalg::GenericOp rebuildGeneric(RewriterBase &rewriter, linalg::GenericOp op, ValueRange inputs,
@@ -539,7 +555,7 @@ struct NormalizeImporterPass : kforge::impl::KforgeNormalizeImporterBase<Normali
 
   LogicalResult initialize(MLIRContext *context) override {
     RewritePatternSet set(context);
-    set.add<GeneralizeNamedOps, DropConstantUnitDims, IntegralPowF, NormalizeFPowI,
+    set.add<GeneralizeNamedOps, SpecializeContraction, DropConstantUnitDims, IntegralPowF, NormalizeFPowI,
             FoldExtensionsIntoContraction<linalg::MatmulOp>, FoldExtensionsIntoContraction<linalg::BatchMatmulOp>>(
         context);
     linalg::populateInlineConstantOperandsPatterns(set);

@@ -129,3 +129,73 @@ func.func @heads_transpose(%q: tensor<8x2x4xbf16>, %k: tensor<2x4x8xbf16>) -> te
   %s = linalg.batch_matmul ins(%qf, %kf : tensor<2x8x4xf32>, tensor<2x4x8xf32>) outs(%acc : tensor<2x8x8xf32>) -> tensor<2x8x8xf32>
   return %s : tensor<2x8x8xf32>
 }
+
+// -----
+
+// A contraction written as a generic, its bf16 operands extended inside the body (mixed precision written
+// out): the named matmul of the bf16 operands with f32 accumulation, which the tensor-core schedules take (as a
+// generic it was scheduled as a row reduction, and mma / wgmma were never proposed).
+// CHECK-LABEL: func.func @generic_extf_matmul(
+// CHECK-SAME: %[[A:.*]]: tensor<32x64xbf16>, %[[B:.*]]: tensor<64x16xbf16>
+// CHECK: linalg.matmul ins(%[[A]], %[[B]] : tensor<32x64xbf16>, tensor<64x16xbf16>) outs({{.*}} : tensor<32x16xf32>)
+// CHECK-NOT: linalg.generic
+#a = affine_map<(m, n, k) -> (m, k)>
+#b = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func @generic_extf_matmul(%A: tensor<32x64xbf16>, %B: tensor<64x16xbf16>) -> tensor<32x16xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %r = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%A, %B : tensor<32x64xbf16>, tensor<64x16xbf16>) outs(%f : tensor<32x16xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %o: f32):
+    %xe = arith.extf %x : bf16 to f32
+    %ye = arith.extf %y : bf16 to f32
+    %p = arith.mulf %xe, %ye : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<32x16xf32>
+  return %r : tensor<32x16xf32>
+}
+
+// -----
+
+// The same with a batch loop: a batch_matmul. A matvec-shaped contraction (no N loop) stays a generic.
+// CHECK-LABEL: func.func @generic_extf_batch_matmul(
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<4x32x64xbf16>, tensor<4x64x16xbf16>) outs({{.*}} : tensor<4x32x16xf32>)
+// CHECK-LABEL: func.func @generic_matvec(
+// CHECK: linalg.generic
+#ba = affine_map<(b, m, n, k) -> (b, m, k)>
+#bb = affine_map<(b, m, n, k) -> (b, k, n)>
+#bc = affine_map<(b, m, n, k) -> (b, m, n)>
+func.func @generic_extf_batch_matmul(%A: tensor<4x32x64xbf16>, %B: tensor<4x64x16xbf16>) -> tensor<4x32x16xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x32x16xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<4x32x16xf32>) -> tensor<4x32x16xf32>
+  %r = linalg.generic {indexing_maps = [#ba, #bb, #bc], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%A, %B : tensor<4x32x64xbf16>, tensor<4x64x16xbf16>) outs(%f : tensor<4x32x16xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %o: f32):
+    %xe = arith.extf %x : bf16 to f32
+    %ye = arith.extf %y : bf16 to f32
+    %p = arith.mulf %xe, %ye : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<4x32x16xf32>
+  return %r : tensor<4x32x16xf32>
+}
+#va = affine_map<(m, k) -> (m, k)>
+#vb = affine_map<(m, k) -> (k)>
+#vc = affine_map<(m, k) -> (m)>
+func.func @generic_matvec(%A: tensor<32x64xf32>, %x: tensor<64xf32>) -> tensor<32xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<32xf32>) -> tensor<32xf32>
+  %r = linalg.generic {indexing_maps = [#va, #vb, #vc], iterator_types = ["parallel", "reduction"]}
+      ins(%A, %x : tensor<32x64xf32>, tensor<64xf32>) outs(%f : tensor<32xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<32xf32>
+  return %r : tensor<32xf32>
+}
