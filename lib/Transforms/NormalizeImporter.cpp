@@ -233,6 +233,25 @@ struct SpecializeContraction : OpRewritePattern<linalg::GenericOp> {
     FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
     if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 || dims->k.size() != 1 || dims->batch.size() > 1)
       return failure();
+    // Only the plain layouts (A as [b,] M x K, B as [b,] K x N): upstream's specialization names a transposed
+    // one a matmul with the default maps, which does not verify. (A transposed generic stays one.)
+    MLIRContext *ctx = op.getContext();
+    bool batch = dims->batch.size() == 1;
+    unsigned loops = batch ? 4 : 3;
+    auto map = [&](ArrayRef<unsigned> dimsOf) {
+      SmallVector<AffineExpr> results;
+      for (unsigned d : dimsOf)
+        results.push_back(getAffineDimExpr(d, ctx));
+      return AffineMap::get(loops, 0, results, ctx);
+    };
+    SmallVector<AffineMap> plain = batch ? SmallVector<AffineMap>{map({0, 1, 3}), map({0, 3, 2}), map({0, 1, 2})}
+                                         : SmallVector<AffineMap>{map({0, 2}), map({2, 1}), map({0, 1})};
+    if (op.getIndexingMapsArray() != plain)
+      return failure();
+    // The body's only other ops extend the operands (a named matmul casts them to the result's type).
+    for (Operation &inner : op.getBody()->without_terminator())
+      if (!isa<arith::MulFOp, arith::AddFOp, arith::MulIOp, arith::AddIOp, arith::ExtFOp>(inner))
+        return failure();
     FailureOr<linalg::LinalgOp> named = linalg::specializeGenericOp(rewriter, op);
     return success(succeeded(named));
   }
