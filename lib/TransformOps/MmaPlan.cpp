@@ -15,6 +15,10 @@ using kforge::innermostStride;
 namespace kforge::mma {
 
 MemRefType stagedAType(const MmaPlan &plan, Type operand, Attribute space) {
+  // A as K x M (wgmma only) is staged as B as K x N is: M-major, in atoms of 64 columns.
+  if (plan.wgmma && plan.aTransposed)
+    return MemRefType::get({plan.stages(), plan.m / kSwizzleRow, plan.blockK, kSwizzleRow}, operand,
+                           MemRefLayoutAttrInterface(), space);
   if (plan.wgmma)
     return MemRefType::get({plan.stages(), plan.m, kSwizzleRow}, operand, MemRefLayoutAttrInterface(), space);
   return MemRefType::get({plan.stages(), plan.m, plan.blockK + kSmemPad}, operand, MemRefLayoutAttrInterface(), space);
@@ -154,9 +158,11 @@ FailureOr<MmaPlan> planMma(linalg::MatmulOp matmul, const kforge::MmaSyncOptions
           "async_stages: its copies zero-fill past the edge)";
     return failure();
   }
-  if (tile->aTransposed) {
-    why = "the tensor-core rewrite reads A as M x K; A is transposed (K x M): use the staged SIMT rewrite or the "
-          "tiled and vectorized loops";
+  // Hopper's wgmma reads an M-major A from shared memory (the instruction's transpose of A); mma.sync's
+  // fragments are read K-major.
+  if (tile->aTransposed && !(options.wgmma && options.blockK > 0 && options.asyncStages > 0)) {
+    why = "the mma.sync rewrite reads A as M x K; A is transposed (K x M): use wgmma (which reads A M-major), "
+          "the staged SIMT rewrite or the tiled and vectorized loops";
     return failure();
   }
   MmaPlan plan;

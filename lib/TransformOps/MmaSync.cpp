@@ -374,46 +374,55 @@ private:
       return affine::AffineMinOp::create(b, loc, AffineMap::get(0, 2, {s0 + s1, getAffineConstantExpr(last, ctx)}, ctx),
                                          ValueRange{inTile, kOff});
     };
-    int64_t lastACol = plan.k - 8, lastBRow = plan.k - 1;
-    for (int64_t r = 0; r < rounds(plan.m, plan.blockK); ++r) {
-      auto [row, col] = vectorPosition(r * threads(), plan.blockK, plan.m);
-      Value to = plan.wgmma ? swizzled(row, col) : col;
-      copy(plan.a, ValueRange{clamp(row, plan.mExtent), kRead(col, lastACol)}, aShared, ValueRange{stage, row, to},
-           wholeOrNone(allOf({kIn(col), within(row, plan.mExtent)})));
-    }
-    for (int64_t r = 0; r < rounds(plan.blockK, plan.n); ++r) {
-      if (plan.bTransposed) { // B as N x K: copied as A is (K-major rows, swizzled for wgmma)
-        auto [row, col] = vectorPosition(r * threads(), plan.blockK, plan.n);
+    int64_t lastKVector = plan.k - 8, lastKRow = plan.k - 1;
+    // An operand stored K-major (A as M x K, B as N x K): `extent` rows (M or N) of K, vectors along K, each
+    // row whole or past the edge (K-major rows, swizzled for wgmma).
+    auto copyKMajor = [&](Value source, Value shared, int64_t rows, Value extent) {
+      for (int64_t r = 0; r < rounds(rows, plan.blockK); ++r) {
+        auto [row, col] = vectorPosition(r * threads(), plan.blockK, rows);
         Value to = plan.wgmma ? swizzled(row, col) : col;
-        copy(plan.b, ValueRange{clamp(row, plan.nExtent), kRead(col, lastACol)}, bShared, ValueRange{stage, row, to},
-             wholeOrNone(allOf({kIn(col), within(row, plan.nExtent)})));
-        continue;
+        copy(source, ValueRange{clamp(row, extent), kRead(col, lastKVector)}, shared, ValueRange{stage, row, to},
+             wholeOrNone(allOf({kIn(col), within(row, extent)})));
       }
-      auto [row, col] = vectorPosition(r * threads(), plan.n, plan.blockK);
-      // Along a partial N, the elements of the vector before the edge (none past it, where its start is read
-      // from the last whole vector's instead: 16-byte aligned).
-      Value kInside = kIn(row);
-      Value elements = wholeOrNone(kInside);
-      Value readCol = col;
-      if (plan.nExtent) {
-        AffineExpr d0 = getAffineDimExpr(0, ctx), s0 = getAffineSymbolExpr(0, ctx);
-        Value before = affine::AffineMinOp::create(
-            b, loc, AffineMap::get(1, 1, {s0 - d0, getAffineConstantExpr(8, ctx)}, ctx), ValueRange{col, plan.nExtent});
-        before = arith::MaxSIOp::create(b, loc, before, index(0));
-        elements = kInside ? arith::SelectOp::create(b, loc, kInside, before, index(0)).getResult() : before;
-        readCol = affine::AffineMinOp::create(b, loc, AffineMap::get(1, 1, {d0, (s0 - 1).floorDiv(8) * 8}, ctx),
-                                              ValueRange{col, plan.nExtent});
+    };
+    // An operand stored along M or N (B as K x N, A as K x M): block_k rows of `cols` columns, vectors along the
+    // columns; wgmma's stages keep them in 64-column atoms.
+    auto copyMNMajor = [&](Value source, Value shared, int64_t cols, Value extent) {
+      for (int64_t r = 0; r < rounds(plan.blockK, cols); ++r) {
+        auto [row, col] = vectorPosition(r * threads(), cols, plan.blockK);
+        // Along a partial M or N, the elements of the vector before the edge (none past it, where its start is
+        // read from the last whole vector's instead: 16-byte aligned).
+        Value kInside = kIn(row);
+        Value elements = wholeOrNone(kInside);
+        Value readCol = col;
+        if (extent) {
+          AffineExpr d0 = getAffineDimExpr(0, ctx), s0 = getAffineSymbolExpr(0, ctx);
+          Value before = affine::AffineMinOp::create(
+              b, loc, AffineMap::get(1, 1, {s0 - d0, getAffineConstantExpr(8, ctx)}, ctx), ValueRange{col, extent});
+          before = arith::MaxSIOp::create(b, loc, before, index(0));
+          elements = kInside ? arith::SelectOp::create(b, loc, kInside, before, index(0)).getResult() : before;
+          readCol = affine::AffineMinOp::create(b, loc, AffineMap::get(1, 1, {d0, (s0 - 1).floorDiv(8) * 8}, ctx),
+                                                ValueRange{col, extent});
+        }
+        if (plan.wgmma) {
+          AffineExpr c = getAffineDimExpr(0, ctx);
+          Value atom = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, c.floorDiv(kSwizzleRow)), col);
+          Value inAtom = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, c % kSwizzleRow), col);
+          copy(source, ValueRange{kRead(row, lastKRow), readCol}, shared,
+               ValueRange{stage, atom, row, swizzled(row, inAtom)}, elements);
+        } else {
+          copy(source, ValueRange{kRead(row, lastKRow), readCol}, shared, ValueRange{stage, row, col}, elements);
+        }
       }
-      if (plan.wgmma) {
-        AffineExpr c = getAffineDimExpr(0, ctx);
-        Value atom = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, c.floorDiv(kSwizzleRow)), col);
-        Value inAtom = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, c % kSwizzleRow), col);
-        copy(plan.b, ValueRange{kRead(row, lastBRow), readCol}, bShared,
-             ValueRange{stage, atom, row, swizzled(row, inAtom)}, elements);
-      } else {
-        copy(plan.b, ValueRange{kRead(row, lastBRow), readCol}, bShared, ValueRange{stage, row, col}, elements);
-      }
-    }
+    };
+    if (plan.aTransposed) // A as K x M (wgmma only: it reads an M-major A)
+      copyMNMajor(plan.a, aShared, plan.m, plan.mExtent);
+    else
+      copyKMajor(plan.a, aShared, plan.m, plan.mExtent);
+    if (plan.bTransposed)
+      copyKMajor(plan.b, bShared, plan.n, plan.nExtent);
+    else
+      copyMNMajor(plan.b, bShared, plan.n, plan.nExtent);
     lastGroup = nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, nvgpu::DeviceAsyncTokenType::get(ctx), tokens);
   }
 
@@ -520,8 +529,16 @@ private:
           NVVM::CTAGroupKindAttr(), /*predicate=*/Value());
     };
     // Coordinates are innermost first: (column, row).
-    copy(aMap, sharedPointer(aShared, scaled(stage, aStageBytes)),
-         {i32(add(plan.aGlobal.col, kOff, 0)), i32(plan.aGlobal.row)});
+    if (plan.aTransposed) { // A as K x M: one box per 64-column atom of M, as B's along N
+      for (int64_t atom = 0; atom < plan.m / kSwizzleRow; ++atom) {
+        Value at = add(scaled(stage, aStageBytes), index(atom * plan.blockK * rowBytes), 0);
+        copy(aMap, sharedPointer(aShared, at),
+             {i32(add(plan.aGlobal.col, index(0), atom * kSwizzleRow)), i32(add(plan.aGlobal.row, kOff, 0))});
+      }
+    } else {
+      copy(aMap, sharedPointer(aShared, scaled(stage, aStageBytes)),
+           {i32(add(plan.aGlobal.col, kOff, 0)), i32(plan.aGlobal.row)});
+    }
     if (plan.bTransposed) { // B as N x K: one box as A's (N rows x 64 of K)
       copy(bMap, sharedPointer(bShared, scaled(stage, bStageBytes)),
            {i32(add(plan.bGlobal.col, kOff, 0)), i32(plan.bGlobal.row)});
@@ -551,7 +568,8 @@ private:
   SmallVector<Value> tmaKLoop(Value barrierBuffer, ArrayRef<Value> init) {
     barriers = barrierBuffer;
     int64_t stages = plan.asyncStages, tiles = plan.tiles(), ahead = plan.prefetch();
-    aMap = kforge::createTensorMap2d(b, loc, plan.launch, plan.aGlobal.global, plan.m, kSwizzleRow);
+    aMap = kforge::createTensorMap2d(b, loc, plan.launch, plan.aGlobal.global, plan.aTransposed ? plan.blockK : plan.m,
+                                     kSwizzleRow);
     bMap = kforge::createTensorMap2d(b, loc, plan.launch, plan.bGlobal.global,
                                      plan.bTransposed ? plan.n : plan.blockK, kSwizzleRow);
     onFirstThread([&] {
@@ -630,8 +648,10 @@ private:
     Value group = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t.floorDiv(128)), ValueRange{thread});
     int64_t rowBytes = 2 * kSwizzleRow;
     int64_t aStageBytes = plan.m * rowBytes, bStageBytes = plan.n * plan.blockK * 2;
-    // The warpgroup's 64 rows of A (64 x 128 bytes each group) and the whole of B's stage.
-    Value aStart = sharedAddress(aShared, stage, aStageBytes, group, 64 * rowBytes);
+    // The warpgroup's 64 rows of A (64 x 128 bytes each group; A as K x M: its 64-column atom of M, block_k
+    // rows of 128 bytes) and the whole of B's stage.
+    Value aStart =
+        sharedAddress(aShared, stage, aStageBytes, group, plan.aTransposed ? plan.blockK * rowBytes : 64 * rowBytes);
     Value bStart = sharedAddress(bShared, stage, bStageBytes, index(0), 0);
     Value packed = LLVM::UndefOp::create(b, loc, structType);
     for (auto [i, v] : llvm::enumerate(acc))
@@ -640,11 +660,16 @@ private:
     auto ptxType = operandType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
     Type i64 = b.getI64Type();
     for (int64_t step = 0; step < plan.blockK / kTileK; ++step) {
-      Value aAddress = arith::AddIOp::create(b, loc, aStart, arith::ConstantIntOp::create(b, loc, i64, step * 32));
+      // A as K x M is M-major like B as K x N (16 of K: two 8-row groups; the instruction transposes it).
+      Value aAddress = arith::AddIOp::create(
+          b, loc, aStart,
+          arith::ConstantIntOp::create(b, loc, i64, plan.aTransposed ? step * 16 * rowBytes : step * 32));
       // B as N x K is K-major like A (16 of K: 32 bytes along its rows; the instruction does not transpose it).
       Value bAddress = arith::AddIOp::create(
           b, loc, bStart, arith::ConstantIntOp::create(b, loc, i64, plan.bTransposed ? step * 32 : step * 16 * rowBytes));
-      Value descA = descriptor(aAddress, /*leadingBytes=*/16, /*strideBytes=*/8 * rowBytes);
+      Value descA = plan.aTransposed
+                        ? descriptor(aAddress, /*leadingBytes=*/plan.blockK * rowBytes, /*strideBytes=*/8 * rowBytes)
+                        : descriptor(aAddress, /*leadingBytes=*/16, /*strideBytes=*/8 * rowBytes);
       Value descB = plan.bTransposed
                         ? descriptor(bAddress, /*leadingBytes=*/16, /*strideBytes=*/8 * rowBytes)
                         : descriptor(bAddress, /*leadingBytes=*/plan.blockK * rowBytes, /*strideBytes=*/8 * rowBytes);
@@ -655,7 +680,7 @@ private:
           NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
           NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
           NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-          NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+          NVVM::MMALayoutAttr::get(ctx, plan.aTransposed ? NVVM::MMALayout::col : NVVM::MMALayout::row),
           NVVM::MMALayoutAttr::get(ctx, plan.bTransposed ? NVVM::MMALayout::col : NVVM::MMALayout::row),
           /*satfinite=*/NVVM::MMAIntOverflowAttr());
     }

@@ -90,8 +90,9 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-// The tensor-core rewrite takes B as N x K (staged as A is, test/Tune/transposed-operands.test) but reads A
-// as M x K: a transposed A is refused, naming the paths that take it.
+// The tensor-core rewrite takes B as N x K (staged as A is, test/Tune/transposed-operands.test); mma.sync
+// reads A as M x K: a transposed A is refused without wgmma, naming the paths that take it
+// (test/Tune/transposed-a-wgmma.test).
 func.func @transposed_a_mma(%a: memref<32x64xbf16>, %b: memref<32x64xbf16>, %c: memref<64x64xf32>) {
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
       ins(%a, %b : memref<32x64xbf16>, memref<32x64xbf16>) outs(%c : memref<64x64xf32>)
@@ -100,7 +101,7 @@ func.func @transposed_a_mma(%a: memref<32x64xbf16>, %b: memref<32x64xbf16>, %c: 
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
-    // expected-error @+1 {{the tensor-core rewrite reads A as M x K; A is transposed (K x M)}}
+    // expected-error @+1 {{the mma.sync rewrite reads A as M x K; A is transposed (K x M): use wgmma (which reads A M-major), the staged SIMT rewrite or the tiled and vectorized loops}}
     transform.kforge.matmul_to_mma_sync %mm {k_steps = 1} : (!transform.any_op) -> ()
     transform.yield
   }

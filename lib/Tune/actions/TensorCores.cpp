@@ -58,10 +58,11 @@ static void checkMma(const Schedule &schedule, const PayloadFacts &facts, int in
                                              : facts.contractionOp + " on " + facts.contractionOperandType));
     return;
   }
-  if (facts.contractionATransposed) {
+  // A as K x M: only wgmma reads it (M-major, transposed by the instruction); mma.sync's fragments are K-major.
+  if (facts.contractionATransposed && !findSlot(schedule, "wgmma")) {
     problem(index, "unsupported",
-            "mma reads A as M x K (B as K x N or N x K); this matmul reads A as K x M: its tensor-core forms are not "
-            "built yet (the SIMT tiles take it)");
+            "mma.sync reads A as M x K (B as K x N or N x K); this matmul reads A as K x M: only wgmma takes it "
+            "(mma, stage(64), pipeline, wgmma), or the SIMT tiles");
     return;
   }
   const Action *thread = findSlot(schedule, "tile", "thread");
@@ -152,12 +153,15 @@ static void checkPipeline(const Schedule &schedule, const PayloadFacts &facts, i
               "(nn.Linear's weight), transposed on its way in through registers: drop pipeline");
     return;
   }
-  // The rows copied are A's (K long) and B's: N long, or K long when B is N x K (nn.Linear's weight).
+  // The rows copied are A's (K long, or M long when A is K x M) and B's (N long, or K long when B is N x K:
+  // nn.Linear's weight).
   int64_t n = facts.parallelSizes.empty() ? 0 : facts.parallelSizes.back();
-  if (facts.contractionK % 8 || (!facts.contractionBTransposed && n % 8))
+  int64_t m = facts.parallelSizes.size() < 2 ? 0 : facts.parallelSizes[facts.parallelSizes.size() - 2];
+  if (facts.contractionK % 8 || (!facts.contractionBTransposed && n % 8) || (facts.contractionATransposed && m % 8))
     problem(index, "shape",
-            "pipeline copies 16 bytes at a time: K (" + std::to_string(facts.contractionK) + ") and the columns (" +
-                std::to_string(n) + ", unless B is N x K) must be multiples of 8");
+            "pipeline copies 16 bytes at a time: K (" + std::to_string(facts.contractionK) + "), the columns (" +
+                std::to_string(n) + ", unless B is N x K) and, when A is K x M, the rows (" + std::to_string(m) +
+                ") must be multiples of 8");
 }
 
 /// wgmma's preconditions (those of matmul_to_mma_sync's wgmma option).
