@@ -5,8 +5,10 @@
 # verified by kforge-run against the naive reference (and the reference once against the CPU build where the
 # problem is small enough), so a miscompiled layout or a lane that reads past its row shows as incorrect.
 #   bash scripts/gpu/layout_shape_check.sh TUNER_DIR OUT [TIME_BUDGET_S] [TRIALS]
-# ONLY=GLOB (e.g. ONLY='bias_relu_*') tunes only the payloads whose names match.
+# ONLY=GLOB (e.g. ONLY='bias_relu_*', or ONLY='@(bias_relu_*|tc_*)': extended globs) tunes only the payloads
+# whose names match.
 set -uo pipefail
+shopt -s extglob
 tuner="$(cd "${1:?usage: layout_shape_check.sh TUNER_DIR OUT [TIME_BUDGET_S] [TRIALS]}" && pwd)"
 out="${2:?}"
 budget="${3:-40}"

@@ -2,7 +2,9 @@
 """Writes the payloads of the transposed-operand and ragged-row check into DIR: nn.Linear as importers write it
 (x @ W^T, the transpose a linalg.transpose that kforge-normalize-importer folds into the matmul's maps) in fp32
 and bf16 (fp32 accumulation, bf16 result), an irregular fp32 Linear, attention's scores (Q @ K^T, batched), and
-row kernels whose width no warp multiple divides (softmax 4095 and 50257 wide, layernorm and row sum 4095).
+row kernels whose width no warp multiple divides (softmax 4095 and 50257 wide, layernorm and row sum 4095),
+masked elementwise tiles (bias + relu on primes), and bf16 contractions in the forms and shapes the tensor
+cores now take (A as K x M, a generic with its extensions written out, a Linear on primes: tc_*).
 
     python3 scripts/gpu/layout_shape_payloads.py DIR
 """
@@ -38,6 +40,36 @@ def linear(name, m, n, k, dtype):
   return %y : tensor<{m}x{n}x{dtype}>
 }}
 """
+
+
+def tensor_core_form(name, m, n, k, form):
+    """bf16 operands, f32 accumulation, in the forms issue 34 routes to the tensor cores: "a_transposed" (A stored
+    K x M: x.T @ w) or "generic_extf" (a linalg.generic with the operands extended inside its body)."""
+    head = f"func.func @{name}("
+    fill = f"""  %z = arith.constant 0.0 : f32
+  %o = tensor.empty() : tensor<{m}x{n}xf32>
+  %f = linalg.fill ins(%z : f32) outs(%o : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+"""
+    if form == "a_transposed":
+        return (head + f"%a: tensor<{k}x{m}xbf16>, %b: tensor<{k}x{n}xbf16>) -> tensor<{m}x{n}xf32> {{\n" + fill +
+                f"""  %r = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%a, %b : tensor<{k}x{m}xbf16>, tensor<{k}x{n}xbf16>) outs(%f : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  return %r : tensor<{m}x{n}xf32>
+}}
+""")
+    return (head + f"%a: tensor<{m}x{k}xbf16>, %b: tensor<{k}x{n}xbf16>) -> tensor<{m}x{n}xf32> {{\n" + fill +
+            f"""  %r = linalg.generic {{indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}}
+      ins(%a, %b : tensor<{m}x{k}xbf16>, tensor<{k}x{n}xbf16>) outs(%f : tensor<{m}x{n}xf32>) {{
+  ^bb0(%x: bf16, %y: bf16, %acc: f32):
+    %xe = arith.extf %x : bf16 to f32
+    %ye = arith.extf %y : bf16 to f32
+    %p = arith.mulf %xe, %ye : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }} -> tensor<{m}x{n}xf32>
+  return %r : tensor<{m}x{n}xf32>
+}}
+""")
 
 
 def scores(batch, seq, head):
@@ -83,6 +115,9 @@ PAYLOADS = {
     "bias_relu_f32_16381x1000": bias_relu("bias_relu_f32", 16381, 1000, "f32"),
     "bias_relu_f32_8191x6000": bias_relu("bias_relu_f32_wide", 8191, 6000, "f32"),
     "bias_relu_bf16_16381x1000": bias_relu("bias_relu_bf16", 16381, 1000, "bf16"),
+    "tc_a_transposed_bf16_4096": tensor_core_form("tc_a_transposed", 4096, 4096, 4096, "a_transposed"),
+    "tc_generic_extf_bf16_4096": tensor_core_form("tc_generic_extf", 4096, 4096, 4096, "generic_extf"),
+    "tc_linear_prime_bf16_4093x4099x4104": linear("tc_linear_prime_bf16", 4093, 4099, 4104, "bf16"),
 }
 
 
