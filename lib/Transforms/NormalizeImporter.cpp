@@ -225,35 +225,47 @@ struct GeneralizeNamedOps : OpInterfaceRewritePattern<linalg::LinalgOp> {
 /// A generic that computes a matmul or batch_matmul (one M, N and K loop, at most one batch loop; its body a
 /// multiply-add, possibly of operands extended inside it: mixed precision written out, bf16 x bf16 -> f32) as the
 /// named op, whose schedules (stage, mma, wgmma) take it; as a generic it would be scheduled as a row reduction.
+/// A read as M x K or K x M, B as K x N or N x K (the named op keeps the maps, as for a folded transpose).
 struct SpecializeContraction : OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::GenericOp op, PatternRewriter &rewriter) const override {
-    if (!op.hasPureTensorSemantics() || !linalg::isaContractionOpInterface(op))
+    if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+        !linalg::isaContractionOpInterface(op))
       return failure();
     FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
     if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 || dims->k.size() != 1 || dims->batch.size() > 1)
       return failure();
-    // Only the plain layouts (A as [b,] M x K, B as [b,] K x N): upstream's specialization names a transposed
-    // one a matmul with the default maps, which does not verify. (A transposed generic stays one.)
+    // The loops in the named ops' order ([b,] m, n, k), each operand in one of the layouts they take.
     MLIRContext *ctx = op.getContext();
     bool batch = dims->batch.size() == 1;
-    unsigned loops = batch ? 4 : 3;
-    auto map = [&](ArrayRef<unsigned> dimsOf) {
+    unsigned b = 0, m = batch ? 1 : 0, n = m + 1, k = m + 2;
+    if ((batch && dims->batch[0] != b) || dims->m[0] != m || dims->n[0] != n || dims->k[0] != k)
+      return failure();
+    auto map = [&](unsigned row, unsigned col) {
       SmallVector<AffineExpr> results;
-      for (unsigned d : dimsOf)
-        results.push_back(getAffineDimExpr(d, ctx));
-      return AffineMap::get(loops, 0, results, ctx);
+      if (batch)
+        results.push_back(getAffineDimExpr(b, ctx));
+      results.push_back(getAffineDimExpr(row, ctx));
+      results.push_back(getAffineDimExpr(col, ctx));
+      return AffineMap::get(k + 1, 0, results, ctx);
     };
-    SmallVector<AffineMap> plain = batch ? SmallVector<AffineMap>{map({0, 1, 3}), map({0, 3, 2}), map({0, 1, 2})}
-                                         : SmallVector<AffineMap>{map({0, 2}), map({2, 1}), map({0, 1})};
-    if (op.getIndexingMapsArray() != plain)
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    if ((maps[0] != map(m, k) && maps[0] != map(k, m)) || (maps[1] != map(k, n) && maps[1] != map(n, k)) ||
+        maps[2] != map(m, n))
       return failure();
     // The body's only other ops extend the operands (a named matmul casts them to the result's type).
     for (Operation &inner : op.getBody()->without_terminator())
       if (!isa<arith::MulFOp, arith::AddFOp, arith::MulIOp, arith::AddIOp, arith::ExtFOp>(inner))
         return failure();
-    FailureOr<linalg::LinalgOp> named = linalg::specializeGenericOp(rewriter, op);
-    return success(succeeded(named));
+    SmallVector<Value> inputs(op.getDpsInputs()), inits(op.getDpsInits());
+    SmallVector<Type> types(op->getResultTypes());
+    SmallVector<NamedAttribute> attributes = {
+        rewriter.getNamedAttr("indexing_maps", rewriter.getAffineMapArrayAttr(maps))};
+    Operation *named =
+        batch ? linalg::BatchMatmulOp::create(rewriter, op.getLoc(), types, inputs, inits, attributes).getOperation()
+              : linalg::MatmulOp::create(rewriter, op.getLoc(), types, inputs, inits, attributes).getOperation();
+    rewriter.replaceOp(op, named->getResults());
+    return success();
   }
 };
 

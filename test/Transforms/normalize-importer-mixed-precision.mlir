@@ -199,3 +199,32 @@ func.func @generic_matvec(%A: tensor<32x64xf32>, %x: tensor<64xf32>) -> tensor<3
   } -> tensor<32xf32>
   return %r : tensor<32xf32>
 }
+
+// -----
+
+// A contraction generic reading A as K x M and B as N x K: the named matmul keeps the maps (as a folded
+// transpose does), so mma (B as N x K) and wgmma (A as K x M) see the layouts.
+// CHECK-DAG: #[[$AT:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-DAG: #[[$BT2:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[$C2:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @generic_transposed(
+// CHECK: linalg.matmul indexing_maps = [#[[$AT]], #[[$BT2]], #[[$C2]]] ins(%{{.*}}, %{{.*}} : tensor<64x32xbf16>, tensor<16x64xbf16>) outs({{.*}} : tensor<32x16xf32>)
+// CHECK-NOT: linalg.generic
+#ta = affine_map<(m, n, k) -> (k, m)>
+#tb = affine_map<(m, n, k) -> (n, k)>
+#tc = affine_map<(m, n, k) -> (m, n)>
+func.func @generic_transposed(%A: tensor<64x32xbf16>, %B: tensor<16x64xbf16>) -> tensor<32x16xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %r = linalg.generic {indexing_maps = [#ta, #tb, #tc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%A, %B : tensor<64x32xbf16>, tensor<16x64xbf16>) outs(%f : tensor<32x16xf32>) {
+  ^bb0(%x: bf16, %y: bf16, %o: f32):
+    %xe = arith.extf %x : bf16 to f32
+    %ye = arith.extf %y : bf16 to f32
+    %p = arith.mulf %xe, %ye : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<32x16xf32>
+  return %r : tensor<32x16xf32>
+}
