@@ -199,22 +199,27 @@ def plan_dir(payload_path):
 
 
 def partition_plan(payload_path, tools_dir):
-    """The payload's partition into kernels, or None where it is one kernel or cannot be partitioned (kforge-tune
-    then takes it whole). Made where kforge-opt is, reused elsewhere from the same payload (kforge.partition)."""
+    """The payload's partition into kernels, or None where it is the payload itself (one kernel on the payload's
+    own shapes) or cannot be partitioned (kforge-tune then takes it whole). A single kernel on reshaped tensors
+    counts: its batch rows collapsed into rows of one dimension (an InstanceNorm's 64 x 64 planes as 4096 rows),
+    which the row kernels take. Made where kforge-opt is, reused elsewhere from the same payload
+    (kforge.partition)."""
     try:
         plan = kforge.partition(payload_path, plan_dir(payload_path), tools_dir=tools_dir)
     except kforge.ModelError:
         return None
-    return plan if sum(step["kind"] == "dispatch" for step in plan.steps) > 1 else None
+    kinds = [step["kind"] for step in plan.steps]
+    return plan if kinds.count("dispatch") > 1 or "reshape" in kinds else None
 
 
 def tune_partitioned(payload_path, workdir, tools_dir, target="cpu", tune_seconds=0, trials=None, runtime=None,
                      extra_args=()):
-    """The payload as several kernels, each tuned on its own (kforge.compile_payload: the partition, a kforge-tune
-    run per kernel kept in ``workdir``/runs), for a payload that no single kernel computes (a whole-tensor
-    reduction broadcast back over its input: a fused schedule would recompute it in every tile). Returns the
-    kforge.Model, or None where the payload is one kernel. Raises SuiteError("tune") when a kernel got no
-    verified schedule (its naive kernel is no tuned result)."""
+    """The payload as its partition's kernels, each tuned on its own (kforge.compile_payload: the partition, a
+    kforge-tune run per kernel kept in ``workdir``/runs), for a payload that no single kernel computes (a
+    whole-tensor reduction broadcast back over its input: a fused schedule would recompute it in every tile) or
+    whose rows only the partition's reshapes make rows of one dimension. Returns the kforge.Model, or None where
+    the partition is the payload itself. Raises SuiteError("tune") when a kernel got no verified schedule (its
+    naive kernel is no tuned result)."""
     plan = partition_plan(payload_path, tools_dir)
     if plan is None:
         return None
