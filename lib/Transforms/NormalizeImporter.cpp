@@ -589,9 +589,6 @@ struct NormalizeImporterPass : kforge::impl::KforgeNormalizeImporterBase<Normali
     set.add<GeneralizeNamedOps, SpecializeContraction, DropConstantUnitDims, IntegralPowF, NormalizeFPowI,
             FoldExtensionsIntoContraction<linalg::MatmulOp>, FoldExtensionsIntoContraction<linalg::BatchMatmulOp>>(
         context);
-    // A contraction with a unit dimension as the op of lower rank (torch's x @ v with v of K x 1: a matvec; a
-    // batch_matmul of one batch: a matmul), which the row kernels and the matmul schedules take.
-    linalg::populateContractionOpRankReducingPatterns(set);
     linalg::populateInlineConstantOperandsPatterns(set);
     linalg::populateEraseUnusedOperandsAndResultsPatterns(set);
     // A producer is fused only into its single user, so nothing is computed twice.

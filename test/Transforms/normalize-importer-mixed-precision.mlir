@@ -228,19 +228,3 @@ func.func @generic_transposed(%A: tensor<64x32xbf16>, %B: tensor<16x64xbf16>) ->
   } -> tensor<32x16xf32>
   return %r : tensor<32x16xf32>
 }
-
-// -----
-
-// torch's x @ v with v of K x 1 is a matmul with a unit N: a matvec (the row kernels take it; no matmul
-// schedule has a proposal for one column), its unit dimension folded in reshapes at the function's edges.
-// CHECK-LABEL: func.func @unit_n_matmul(
-// CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<128x1xf32> into tensor<128xf32>
-// CHECK: linalg.matvec ins(%{{.*}}, %{{.*}} : tensor<64x128xf32>, tensor<128xf32>) outs(%{{.*}} : tensor<64xf32>)
-// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [64, 1] : tensor<64xf32> into tensor<64x1xf32>
-func.func @unit_n_matmul(%a: tensor<64x128xf32>, %b: tensor<128x1xf32>) -> tensor<64x1xf32> {
-  %z = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<64x1xf32>
-  %f = linalg.fill ins(%z : f32) outs(%e : tensor<64x1xf32>) -> tensor<64x1xf32>
-  %r = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x1xf32>) outs(%f : tensor<64x1xf32>) -> tensor<64x1xf32>
-  return %r : tensor<64x1xf32>
-}
