@@ -113,8 +113,9 @@ def check_run(run_dir, trials, recorded=()):
 
 
 def states(summary):
-    """Each payload's state and error, whole (pytest cuts a long summary's repr before them)."""
-    return [(r["name"], r["state"], r["error"]) for r in summary["payloads"]]
+    """Each payload's state and error, one line each, as text: pytest prints a string message whole, but cuts the
+    repr of any other object to a few hundred characters (CI once showed only "timing: th...")."""
+    return "\n".join(f"{r['name']}: {r['state']}: {r['error']}" for r in summary["payloads"])
 
 
 def test_many_payloads_and_a_killed_measurer(cluster, payloads, tmp_path):
@@ -166,7 +167,7 @@ def test_killed_writer_loses_no_record(cluster, payloads, tmp_path):
     out = tmp_path / "writer"
     summary = distributed.tune_many(payloads[:2], str(out), target="cpu", trials=3, measurers=2,
                                     extra_args=TUNE_ARGS, on_event=on_event)
-    assert state["killed"] and all(r["state"] == "done" for r in summary["payloads"]), (state, states(summary))
+    assert state["killed"] and all(r["state"] == "done" for r in summary["payloads"]), f"{state}\n{states(summary)}"
     for name in list(PAYLOADS)[:2]:
         check_run(str(out / name), 3)
 
@@ -185,7 +186,7 @@ def test_writer_killed_before_the_set_ups(cluster, payloads, tmp_path):
     out = tmp_path / "early"
     summary = distributed.tune_many(payloads[:2], str(out), target="cpu", trials=2, measurers=1,
                                     extra_args=TUNE_ARGS, on_event=on_event)
-    assert state["killed"] and all(r["state"] == "done" for r in summary["payloads"]), (state, states(summary))
+    assert state["killed"] and all(r["state"] == "done" for r in summary["payloads"]), f"{state}\n{states(summary)}"
     for name in list(PAYLOADS)[:2]:
         check_run(str(out / name), 2)
 

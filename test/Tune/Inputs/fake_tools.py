@@ -8,9 +8,12 @@ runs the real tool from $REAL_TOOLS, after these changes:
 - $FAKE_CRASH_CANDIDATE=N: candidate N compiles $FAKE_CRASH_PAYLOAD instead (without its recipe), e.g. a kernel
   that segfaults.
 - $FAKE_FAIL_CANDIDATES=1: every candidate's compile fails with one message (a payload no schedule gets past).
+- $FAKE_DISTURBED_TIMINGS=N: the first N timed runs of the baseline report what kforge-run reports when its clock
+  disagreed with the executor's on every attempt (a machine busy with other work): failed, "timing_disturbed".
 Each command line is appended to $FAKE_LOG."""
 import json
 import os
+import subprocess
 import sys
 
 tool = os.path.basename(sys.argv[0])
@@ -51,4 +54,29 @@ if tool == "kforge-compile" and gpu and "--target" in args and args[args.index("
         args.remove("--naive")
         if os.environ.get("FAKE_NAIVE_PAYLOAD"):
             args[0] = os.environ["FAKE_NAIVE_PAYLOAD"]
+
+
+def disturbed_timing():
+    """True for the first $FAKE_DISTURBED_TIMINGS timed baseline runs (counted in a file beside $FAKE_LOG)."""
+    limit = int(os.environ.get("FAKE_DISTURBED_TIMINGS", "0"))
+    if tool != "kforge-run" or "--reps" not in args or args[args.index("--reps") + 1] == "0":
+        return False
+    if not args[args.index("--candidate") + 1].endswith("/baseline"):
+        return False
+    counter = os.environ["FAKE_LOG"] + ".disturbed"
+    seen = int(open(counter).read()) if os.path.exists(counter) else 0
+    with open(counter, "w") as f:
+        f.write(str(seen + 1))
+    return seen < limit
+
+
+if disturbed_timing():
+    rc = subprocess.call([real] + args)
+    output = args[args.index("--output") + 1]
+    report = json.load(open(output))
+    report.pop("timing", None)
+    report.update(status="failed", timing_disturbed=True,
+                  reason="timing: the timing disagrees with the judge's clock (fake)")
+    json.dump(report, open(output, "w"))
+    sys.exit(1 if rc == 0 else rc)  # kforge-run's status for any verdict but correct
 os.execv(real, [real] + args)
