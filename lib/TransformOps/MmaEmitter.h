@@ -1,0 +1,281 @@
+//===- MmaEmitter.h - the code matmul_to_mma_sync emits for a plan --------*- C++ -*-===//
+//
+// The emitter of transform.kforge.matmul_to_mma_sync, shared by its two halves: MmaSync.cpp (mma.sync: warp
+// fragments, the register-staged and cp.async K loops, the epilogue and the stores) and MmaWgmma.cpp (Hopper:
+// wgmma descriptors and tiles, the TMA-filled K loop). Private to lib/TransformOps.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KFORGE_LIB_TRANSFORMOPS_MMAEMITTER_H
+#define KFORGE_LIB_TRANSFORMOPS_MMAEMITTER_H
+
+#include "MatmulNeighbours.h"
+#include "MmaPlan.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
+
+namespace kforge::mma {
+// A private header of lib/TransformOps: the emitter is written in MLIR's names, as its .cpp files are.
+using namespace mlir;
+
+/// Emits the lane-level code for one plan at the matmul's position.
+class MmaEmitter {
+public:
+  MmaEmitter(RewriterBase &rewriter, MmaPlan plan)
+      : b(rewriter), plan(plan), loc(plan.matmul.getLoc()), ctx(rewriter.getContext()) {}
+
+  void emit();
+
+private:
+  int64_t mTiles() const { return warpM / kTileM; }
+  int64_t nTiles() const { return warpN / kTileN; }
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  /// base + offset + constant, folded where possible.
+  Value add(Value base, Value offset, int64_t constant) {
+    AffineExpr s0 = getAffineSymbolExpr(0, ctx), s1 = getAffineSymbolExpr(1, ctx);
+    return affine::AffineApplyOp::create(b, loc, AffineMap::get(0, 2, s0 + s1 + constant), ValueRange{base, offset});
+  }
+
+  /// Whether the tile is partial: the last block tile along M or N, its extents (values) within its static bound.
+  bool partial() const { return plan.mExtent || plan.nExtent; }
+  Value clamp(Value i, Value extent) { return kforge::clampToExtent(b, loc, i, extent); }
+  /// Whether `i` lies within `extent`: null (always) when the extent is static.
+  Value within(Value i, Value extent) {
+    if (!extent)
+      return Value();
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, extent);
+  }
+  /// The conjunction of conditions, each possibly null (true); null when all are.
+  Value allOf(ArrayRef<Value> conditions) {
+    Value all;
+    for (Value c : conditions)
+      if (c)
+        all = all ? arith::AndIOp::create(b, loc, all, c).getResult() : c;
+    return all;
+  }
+  /// `then` under `if (condition)`; directly when the condition is null (true).
+  void guarded(Value condition, llvm::function_ref<void()> then) {
+    if (!condition)
+      return then();
+    auto branch = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    then();
+  }
+
+  /// The f32 accumulator element (row half h, column e) of tile (i, j) lives at C[16i + g + 8h, 8j + 2t + e].
+  /// (Staged: offset by the warp's tile in the block's.)
+  Value accRow(int64_t i, int64_t h) { return add(group, rowBase, i * kTileM + 8 * h); }
+  Value accCol(int64_t j, int64_t e) { return add(pair, colBase, j * kTileN + e); }
+
+  /// Four f32 accumulators per tile, row-major over (i, j): from the fill's value, or read from C.
+  SmallVector<Value> initialAccumulators();
+
+  /// A pair of operand elements as the 32-bit register mma.sync takes: an i32 for bf16, a vector<2xf16> for
+  /// f16 (what nvvm.mma.sync expects of each).
+  Value packPair(Value pairVector) {
+    if (operandType.isF16())
+      return pairVector;
+    Value asInt = vector::BitCastOp::create(b, loc, VectorType::get({1}, b.getI32Type()), pairVector);
+    return vector::ExtractOp::create(b, loc, asInt, ArrayRef<int64_t>{0});
+  }
+
+  /// A's fragment of tile row i at K offset kk: rows g and g+8, columns 2t, 2t+1 and 2t+8, 2t+9 (four
+  /// 32-bit registers: a0a1, a2a3, a4a5, a6a7 in PTX's order).
+  SmallVector<Value> loadA(int64_t i, Value kk);
+
+  /// B's fragment of tile column j at K offset kk: column g, rows 2t, 2t+1 (b0b1) and 2t+8, 2t+9 (b2b3),
+  /// element by element (a pair lies in one column of the row-major B).
+  SmallVector<Value> loadB(int64_t j, Value kk);
+
+  /// The loop over K in steps of 16, the accumulators carried in registers.
+  SmallVector<Value> kLoop(ArrayRef<Value> init) {
+    auto loop = scf::ForOp::create(b, loc, index(0), index(plan.k), index(kTileK * plan.kSteps), init);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    SmallVector<Value> acc =
+        multiplySteps(loop.getInductionVar(), plan.kSteps, SmallVector<Value>(loop.getRegionIterArgs()));
+    scf::YieldOp::create(b, loc, acc);
+    return SmallVector<Value>(loop.getResults());
+  }
+
+  /// `steps` steps of 16 along K from `kBase` (in the sources' K coordinates): every step's fragments first,
+  /// then the multiplies, so the loads of all steps are in flight together.
+  SmallVector<Value> multiplySteps(Value kBase, int64_t steps, SmallVector<Value> acc);
+
+  /// Four 8x8 matrices of 16-bit elements from shared memory: lane l gives the address of row l % 8 of matrix
+  /// l / 8, and receives in register q its pair (row l / 4, columns 2(l % 4), +1) of matrix q.
+  /// Transposed (.trans), lane l receives (rows 2(l % 4), +1, column l / 4) of each matrix instead.
+  SmallVector<Value> ldmatrix(Value source, Value row, Value col, bool transpose) {
+    auto type = VectorType::get({4, 2}, operandType);
+    Value quad = nvgpu::LdMatrixOp::create(b, loc, type, source, ValueRange{row, col}, b.getBoolAttr(transpose),
+                                           b.getI32IntegerAttr(4));
+    SmallVector<Value> regs;
+    for (int64_t q = 0; q < 4; ++q)
+      regs.push_back(packPair(vector::ExtractOp::create(b, loc, quad, ArrayRef<int64_t>{q})));
+    return regs;
+  }
+  /// A's fragment of tile row i: matrices (rows 0-7, K 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15), which
+  /// are a0a1, a2a3, a4a5, a6a7.
+  SmallVector<Value> ldmatrixA(int64_t i, Value kk) {
+    AffineExpr l = getAffineDimExpr(0, ctx);
+    Value row = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, l % 8 + (l.floorDiv(8) % 2) * 8), lane);
+    Value col = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, l.floorDiv(16) * 8), lane);
+    return ldmatrix(aSource, add(row, rowBase, i * kTileM), add(col, kk, 0), /*transpose=*/false);
+  }
+  /// B's fragments of column tiles j and j + 1 from the row-major B, transposed by ldmatrix: matrices (K 0-7,
+  /// columns 0-7), (K 8-15, 0-7), (K 0-7, 8-15), (K 8-15, 8-15), which are b0b1 and b2b3 of tile j, then of
+  /// tile j + 1.
+  std::pair<SmallVector<Value>, SmallVector<Value>> ldmatrixBPair(int64_t j, Value kk);
+
+  //===--- Staged: A and B through two shared-memory buffers ---===//
+
+  int64_t threads() const { return 32 * plan.warpRows * plan.warpCols; }
+
+  /// This thread's share of the global tile at K offset kOff: vectors of 8 elements of A (BM x BK) and of B
+  /// (BK x BN), thread t taking vectors t, t + threads, ... in row-major order (consecutive threads read
+  /// consecutive 16 bytes: coalesced).
+  struct TileShare {
+    SmallVector<Value> a, b;
+  };
+  /// Row and column of this thread's vector `t + first` in a rows x cols tile of `width`-element vectors. When
+  /// the block's threads do not divide the tile's vectors, the last round's extra threads take the tile's last
+  /// vector again (the same bytes to the same place: no branch).
+  std::pair<Value, Value> vectorPosition(int64_t first, int64_t cols, int64_t rows, int64_t width = 8);
+  /// The rounds of this thread's copies of a rows x cols tile (`width`-element vectors over the block's threads).
+  int64_t rounds(int64_t rows, int64_t cols, int64_t width = 8) {
+    return llvm::divideCeil(rows * cols / width, threads());
+  }
+  TileShare loadTileShare(Value kOff);
+  /// Stores a share into stage `stage`, both tiles as they are (8-element vectors).
+  void storeTileShare(const TileShare &share, Value stage);
+  /// Stage `stage` of a shared buffer as a 2-D view.
+  Value stageView(Value buffer, Value stage);
+
+  /// The K loop over tiles of block_k: while the warps multiply stage s, each thread's share of the next
+  /// tile is loaded from global memory into registers and then stored into stage 1 - s; one barrier per tile.
+  SmallVector<Value> stagedKLoop(ArrayRef<Value> init);
+
+  /// Issues this thread's asynchronous 16-byte copies of the tile at K offset kOff into stage `stage` (the
+  /// same vectors loadTileShare reads) and commits them as one group.
+  void copyTileAsync(Value kOff, Value stage);
+
+  /// The column a 16-byte chunk starting at `col` (a multiple of 8) of swizzled row `row` is stored at: chunk
+  /// (col / 8) ^ (row % 8) of the 128-byte row.
+  Value swizzled(Value row, Value col) {
+    AffineExpr r = getAffineDimExpr(0, ctx), c = getAffineDimExpr(1, ctx);
+    Value rowPhase = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, r % 8), row);
+    Value chunk = affine::AffineApplyOp::create(b, loc, AffineMap::get(2, 0, c.floorDiv(8)), ValueRange{row, col});
+    Value xored = arith::XOrIOp::create(b, loc, chunk, rowPhase);
+    return arith::MulIOp::create(b, loc, xored, index(8));
+  }
+
+  /// The K loop over S = async_stages stages filled by cp.async: tiles 0 .. S - 2 in flight before the loop;
+  /// iteration t waits for tile t (its group and those before it done: S - 2 may stay pending), meets the
+  /// block at a barrier (tile t is visible; every warp is done with tile t - 1), issues tile t + S - 1 into
+  /// tile t - 1's stage (the last S - 1 iterations reload the last tile into a stage nothing reads again: no
+  /// branch) and multiplies tile t.
+  SmallVector<Value> asyncKLoop(ArrayRef<Value> init);
+
+  /// The K loop's results once every wgmma has finished (the last tile's may still run with wgmma_in_flight).
+  SmallVector<Value> afterWgmmaLoop(scf::ForOp loop);
+
+  //===--- TMA: the stages filled by the tensor memory accelerator ---===//
+
+  /// A shared-memory pointer (!llvm.ptr<3>) `bytes` into `buffer`.
+  Value sharedPointer(Value buffer, Value bytes);
+  Value scaled(Value v, int64_t factor);
+  Value i32(Value indexValue) { return arith::IndexCastOp::create(b, loc, b.getI32Type(), indexValue); }
+  Value i32(int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); }
+  Value barrier(Value stage) { return sharedPointer(barriers, scaled(stage, 8)); }
+
+  /// Thread 0 fills stage `stage` with the tile at K offset kOff: it tells the stage's mbarrier how many bytes
+  /// to expect (and arrives), then issues one TMA copy of A's box (BM rows x 64 of K) and one per 64-column
+  /// atom of B (64 K rows x 64 columns); the copies complete on the mbarrier. The tensor maps swizzle as the
+  /// cp.async path does (128 bytes), so wgmma's descriptors are the same.
+  void issueTileTma(Value kOff, Value stage);
+
+  /// `then` under `if (thread == 0)`.
+  void onFirstThread(llvm::function_ref<void()> then);
+
+  /// The K loop over S = async_stages stages filled by TMA, one mbarrier per stage (thread 0 initialises them
+  /// to one arrival and issues every copy). Tiles 0 .. S - 2 are issued before the loop; iteration t waits on
+  /// its stage's mbarrier for phase t / S (parity), meets the block at a barrier (every warp is done with tile
+  /// t - 1: its wgmma were waited for), thread 0 issues tile t + S - 1 into tile t - 1's stage (while there is
+  /// one: no copy is left in flight when the block exits), and the warpgroups multiply tile t.
+  SmallVector<Value> tmaKLoop(Value barrierBuffer, ArrayRef<Value> init);
+  /// The suspend-time hint of mbarrier.try_wait (ns), as CUTLASS and MLIR's nvgpu lowering use.
+  static constexpr int64_t kTryWaitTicks = 10000000;
+
+  /// A wgmma shared-memory descriptor: the start address and the two byte offsets in 16-byte units, the
+  /// 128-byte swizzle in bits 62-63.
+  Value descriptor(Value address, int64_t leadingBytes, int64_t strideBytes);
+  /// The shared-memory address, as an i64, of `buffer`'s stage `stage` (each `stageBytes` long) plus `part`
+  /// times `partBytes`.
+  Value sharedAddress(Value buffer, Value stage, int64_t stageBytes, Value part, int64_t partBytes);
+  /// The shared-memory address, as an i64, `bytes` into `buffer`.
+  Value sharedByteAddress(Value buffer, Value bytes);
+
+  /// One staged tile on Hopper's tensor cores: each warpgroup runs 4 wgmma.mma_async m64nNk16 (16 of K each)
+  /// on descriptors of its 64 rows of A (K-major: 16 of K is 32 bytes along the swizzled rows; 8-row groups
+  /// 1024 bytes apart) and of B (N-major, transposed by the instruction: 16 of K is two 8-row groups, 2048
+  /// bytes; 64-column atoms 64 x 128 bytes apart), then waits for them. The accumulators go in and out as one
+  /// struct per warpgroup; lane l of warp w holds rows 16 (w % 4) + l / 4 (+ 8), columns 8 j + 2 (l % 4) (+ 1)
+  /// in the order of the mma.sync tiles, so the epilogue is the same.
+  SmallVector<Value> wgmmaTile(Value stage, SmallVector<Value> acc);
+
+  /// One step of 16 along K: every (i, j) tile's accumulators times A's fragment i and B's fragment j.
+  SmallVector<Value> multiply(ArrayRef<SmallVector<Value>> aRegs, ArrayRef<SmallVector<Value>> bRegs,
+                              ArrayRef<Value> acc);
+
+  /// Stores each tile's accumulators into `target` (the result, M x N): two contiguous pairs per tile and lane
+  /// (in a partial tile, only those within the result).
+  void storeAccumulators(ArrayRef<Value> values, Value target);
+
+  /// A pair at (row, col..col+1) of a partial tile: stored whole within the result, its first element alone
+  /// where the edge falls between them (an odd number of columns), nothing past the edge.
+  void storePartialPair(Value first, Value second, Value target, Value row, Value col);
+
+  /// stage_epilogue: the lanes' pairs into a shared tile of the result (over the stages, which every warp is
+  /// done with at the first barrier), then the block's threads copy it out in 16-byte vectors of whole rows:
+  /// consecutive threads on consecutive 16 bytes (the last round clamped to the last vector, as the copies in).
+  void storeThroughShared(ArrayRef<Value> values, Value target);
+
+  /// Two adjacent elements of a row, as one vector store where the row is contiguous.
+  void storePair(Value first, Value second, Value target, Value row, Value col);
+
+  /// The epilogue's body per accumulator element, its other inputs read through their indexing maps, its
+  /// results stored into its output; then the epilogue, the matmul, the fill and C's buffer are gone.
+  void applyEpilogue(ArrayRef<Value> values);
+
+  RewriterBase &b;
+  MmaPlan plan;
+  Location loc;
+  MLIRContext *ctx;
+  Type operandType;
+  Value group, pair;            ///< lane / 4 and 2 (lane % 4): a lane's row and first column in a tile.
+  int64_t warpM = 0, warpN = 0; ///< The warp's tile: the whole matmul, or (staged) its share of the grid.
+  Value rowBase, colBase;       ///< The warp's tile's first row and column in the matmul's.
+  Value thread;                 ///< Staged: the thread's index in the block.
+  Value lane;
+  Value aShared, bShared; ///< Staged: the two-stage buffers.
+  Value aSource, bSource; ///< Where fragments are read: A and B, or a stage of the buffers.
+  bool inShared = false;  ///< aSource and bSource are stages of the shared buffers.
+  Value lastGroup;        ///< async_stages: the group of the copies issued last.
+  Value barriers;         ///< tma: the stages' mbarriers (S x i64 in shared memory).
+  Value aMap, bMap;       ///< tma: A's and B's tensor maps (device addresses, i64, from the host).
+};
+
+} // namespace kforge::mma
+
+#endif // KFORGE_LIB_TRANSFORMOPS_MMAEMITTER_H

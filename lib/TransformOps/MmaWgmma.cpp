@@ -1,0 +1,191 @@
+//===- MmaWgmma.cpp - matmul_to_mma_sync on Hopper: wgmma and TMA -------------===//
+//
+// The Hopper half of the mma emitter (MmaEmitter.h): warpgroup MMA (wgmma.mma_async m64nNk16) reading 128-byte
+// swizzled stages through shared-memory descriptors, and the K loop whose stages the tensor memory accelerator
+// fills (one thread issues the bulk tensor copies, completing on each stage's mbarrier).
+//
+//===----------------------------------------------------------------------===//
+
+#include "MmaEmitter.h"
+#include "TensorMap.h"
+
+using namespace mlir;
+using namespace kforge::mma;
+
+SmallVector<Value> MmaEmitter::afterWgmmaLoop(scf::ForOp loop) {
+  if (plan.wgmmaInFlight > 0)
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, uint64_t(0));
+  return SmallVector<Value>(loop.getResults());
+}
+
+Value MmaEmitter::sharedPointer(Value buffer, Value bytes) {
+  return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, 3), sharedByteAddress(buffer, bytes));
+}
+
+Value MmaEmitter::scaled(Value v, int64_t factor) {
+  AffineExpr d = getAffineDimExpr(0, ctx);
+  return affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, d * factor), ValueRange{v});
+}
+
+void MmaEmitter::issueTileTma(Value kOff, Value stage) {
+  int64_t rowBytes = 2 * kSwizzleRow;
+  int64_t aStageBytes = plan.m * rowBytes, bStageBytes = plan.n * plan.blockK * 2;
+  Value bar = barrier(stage);
+  NVVM::MBarrierArriveExpectTxOp::create(b, loc, /*res=*/Type(), bar, i32(aStageBytes + bStageBytes),
+                                         NVVM::MemScopeKindAttr(), BoolAttr(), /*predicate=*/Value());
+  // The copies' destination is in the shared::cluster window (a block without a cluster is a cluster of
+  // one, its shared::cta addresses valid there), as PTX's cp.async.bulk.tensor.shared::cluster takes it.
+  auto copy = [&](Value map, Value shared, ValueRange coordinates) {
+    Value destination = LLVM::AddrSpaceCastOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, 7), shared);
+    Value descriptor = LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx), map);
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, loc, destination, descriptor, coordinates, bar, /*im2colOffsets=*/ValueRange{},
+        /*multicastMask=*/Value(), /*l2CacheHint=*/Value(), NVVM::TMALoadModeAttr(), BoolAttr(),
+        NVVM::CTAGroupKindAttr(), /*predicate=*/Value());
+  };
+  // Coordinates are innermost first: (column, row).
+  if (plan.aTransposed) { // A as K x M: one box per 64-column atom of M, as B's along N
+    for (int64_t atom = 0; atom < plan.m / kSwizzleRow; ++atom) {
+      Value at = add(scaled(stage, aStageBytes), index(atom * plan.blockK * rowBytes), 0);
+      copy(aMap, sharedPointer(aShared, at),
+           {i32(add(plan.aGlobal.col, index(0), atom * kSwizzleRow)), i32(add(plan.aGlobal.row, kOff, 0))});
+    }
+  } else {
+    copy(aMap, sharedPointer(aShared, scaled(stage, aStageBytes)),
+         {i32(add(plan.aGlobal.col, kOff, 0)), i32(plan.aGlobal.row)});
+  }
+  if (plan.bTransposed) { // B as N x K: one box as A's (N rows x 64 of K)
+    copy(bMap, sharedPointer(bShared, scaled(stage, bStageBytes)),
+         {i32(add(plan.bGlobal.col, kOff, 0)), i32(plan.bGlobal.row)});
+    return;
+  }
+  for (int64_t atom = 0; atom < plan.n / kSwizzleRow; ++atom) {
+    Value at = add(scaled(stage, bStageBytes), index(atom * plan.blockK * rowBytes), 0);
+    copy(bMap, sharedPointer(bShared, at),
+         {i32(add(plan.bGlobal.col, index(0), atom * kSwizzleRow)), i32(add(plan.bGlobal.row, kOff, 0))});
+  }
+}
+
+void MmaEmitter::onFirstThread(llvm::function_ref<void()> then) {
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread, index(0));
+  auto branch = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(branch.thenBlock());
+  then();
+}
+
+SmallVector<Value> MmaEmitter::tmaKLoop(Value barrierBuffer, ArrayRef<Value> init) {
+  barriers = barrierBuffer;
+  int64_t stages = plan.asyncStages, tiles = plan.tiles(), ahead = plan.prefetch();
+  aMap = kforge::createTensorMap2d(b, loc, plan.launch, plan.aGlobal.global, plan.aTransposed ? plan.blockK : plan.m,
+                                   kSwizzleRow);
+  bMap = kforge::createTensorMap2d(b, loc, plan.launch, plan.bGlobal.global, plan.bTransposed ? plan.n : plan.blockK,
+                                   kSwizzleRow);
+  onFirstThread([&] {
+    for (int64_t s = 0; s < stages; ++s)
+      NVVM::MBarrierInitOp::create(b, loc, barrier(index(s)), i32(1), /*predicate=*/Value());
+    // The initialised mbarriers are visible to the async proxy (the TMA units) before the first copy.
+    NVVM::FenceMbarrierInitOp::create(b, loc);
+  });
+  gpu::BarrierOp::create(b, loc);
+  onFirstThread([&] {
+    for (int64_t s = 0; s < std::min(ahead, tiles); ++s)
+      issueTileTma(index(s * plan.blockK), index(s));
+  });
+  auto loop = scf::ForOp::create(b, loc, index(0), index(tiles), index(1), init);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  AffineExpr t = getAffineDimExpr(0, ctx);
+  Value tile = loop.getInductionVar();
+  Value stage = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t % stages), ValueRange{tile});
+  Value parity = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t.floorDiv(stages) % 2), ValueRange{tile});
+  NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier(stage), i32(parity), i32(kTryWaitTicks));
+  gpu::BarrierOp::create(b, loc);
+  Value next = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t + ahead), ValueRange{tile});
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread, index(0));
+  Value remains = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, next, index(tiles));
+  auto issue = scf::IfOp::create(b, loc, arith::AndIOp::create(b, loc, first, remains), /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(issue.thenBlock());
+    Value nextStage =
+        affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (t + ahead) % stages), ValueRange{tile});
+    issueTileTma(scaled(next, plan.blockK), nextStage);
+  }
+  scf::YieldOp::create(b, loc, wgmmaTile(stage, SmallVector<Value>(loop.getRegionIterArgs())));
+  b.setInsertionPointAfter(loop);
+  return afterWgmmaLoop(loop);
+}
+
+Value MmaEmitter::descriptor(Value address, int64_t leadingBytes, int64_t strideBytes) {
+  Type i64 = b.getI64Type();
+  auto constant = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, i64, v); };
+  Value start = arith::ShRUIOp::create(b, loc, arith::AndIOp::create(b, loc, address, constant(0x3FFFF)), constant(4));
+  int64_t fixed = ((leadingBytes >> 4) << 16) | ((strideBytes >> 4) << 32) | (int64_t(1) << 62);
+  return arith::OrIOp::create(b, loc, start, constant(fixed));
+}
+
+Value MmaEmitter::sharedAddress(Value buffer, Value stage, int64_t stageBytes, Value part, int64_t partBytes) {
+  AffineExpr s0 = getAffineSymbolExpr(0, ctx), s1 = getAffineSymbolExpr(1, ctx);
+  Value bytes = affine::AffineApplyOp::create(b, loc, AffineMap::get(0, 2, s0 * stageBytes + s1 * partBytes),
+                                              ValueRange{stage, part});
+  return sharedByteAddress(buffer, bytes);
+}
+
+Value MmaEmitter::sharedByteAddress(Value buffer, Value bytes) {
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), add(base, bytes, 0));
+}
+
+SmallVector<Value> MmaEmitter::wgmmaTile(Value stage, SmallVector<Value> acc) {
+  Type f32 = b.getF32Type();
+  SmallVector<Type> fields(acc.size(), f32);
+  auto structType = LLVM::LLVMStructType::getLiteral(ctx, fields);
+  AffineExpr t = getAffineDimExpr(0, ctx);
+  Value group = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t.floorDiv(128)), ValueRange{thread});
+  int64_t rowBytes = 2 * kSwizzleRow;
+  int64_t aStageBytes = plan.m * rowBytes, bStageBytes = plan.n * plan.blockK * 2;
+  // The warpgroup's 64 rows of A (64 x 128 bytes each group; A as K x M: its 64-column atom of M, block_k
+  // rows of 128 bytes) and the whole of B's stage.
+  Value aStart =
+      sharedAddress(aShared, stage, aStageBytes, group, plan.aTransposed ? plan.blockK * rowBytes : 64 * rowBytes);
+  Value bStart = sharedAddress(bShared, stage, bStageBytes, index(0), 0);
+  Value packed = LLVM::UndefOp::create(b, loc, structType);
+  for (auto [i, v] : llvm::enumerate(acc))
+    packed = LLVM::InsertValueOp::create(b, loc, packed, v, ArrayRef<int64_t>{int64_t(i)});
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  auto ptxType = operandType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+  Type i64 = b.getI64Type();
+  for (int64_t step = 0; step < plan.blockK / kTileK; ++step) {
+    // A as K x M is M-major like B as K x N (16 of K: two 8-row groups; the instruction transposes it).
+    Value aAddress = arith::AddIOp::create(
+        b, loc, aStart, arith::ConstantIntOp::create(b, loc, i64, plan.aTransposed ? step * 16 * rowBytes : step * 32));
+    // B as N x K is K-major like A (16 of K: 32 bytes along its rows; the instruction does not transpose it).
+    Value bAddress = arith::AddIOp::create(
+        b, loc, bStart, arith::ConstantIntOp::create(b, loc, i64, plan.bTransposed ? step * 32 : step * 16 * rowBytes));
+    Value descA = plan.aTransposed
+                      ? descriptor(aAddress, /*leadingBytes=*/plan.blockK * rowBytes, /*strideBytes=*/8 * rowBytes)
+                      : descriptor(aAddress, /*leadingBytes=*/16, /*strideBytes=*/8 * rowBytes);
+    Value descB = plan.bTransposed
+                      ? descriptor(bAddress, /*leadingBytes=*/16, /*strideBytes=*/8 * rowBytes)
+                      : descriptor(bAddress, /*leadingBytes=*/plan.blockK * rowBytes, /*strideBytes=*/8 * rowBytes);
+    packed = NVVM::WgmmaMmaAsyncOp::create(
+        b, loc, structType, packed, descA, descB, NVVM::MMAShapeAttr::get(ctx, 64, plan.n, kTileK),
+        NVVM::WGMMATypesAttr::get(ctx, ptxType), NVVM::WGMMATypesAttr::get(ctx, ptxType),
+        NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+        NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
+        NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+        NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+        NVVM::MMALayoutAttr::get(ctx, plan.aTransposed ? NVVM::MMALayout::col : NVVM::MMALayout::row),
+        NVVM::MMALayoutAttr::get(ctx, plan.bTransposed ? NVVM::MMALayout::col : NVVM::MMALayout::row),
+        /*satfinite=*/NVVM::MMAIntOverflowAttr());
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  // Wait for this tile's wgmma, or (wgmma_in_flight) for the previous tile's: this one's may still run
+  // while the next tile is awaited and its wgmma issued; they accumulate into the same registers in order.
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, uint64_t(plan.wgmmaInFlight));
+  SmallVector<Value> next;
+  for (int64_t i = 0; i < int64_t(acc.size()); ++i)
+    next.push_back(LLVM::ExtractValueOp::create(b, loc, packed, ArrayRef<int64_t>{i}));
+  return next;
+}
