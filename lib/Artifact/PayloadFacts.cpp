@@ -77,6 +77,10 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
   // A root operand produced (through any chain of linalg ops) by a non-contraction reduction, and read
   // through a map that does not use parallel loop d, is read whole along d.
   std::function<bool(Value)> hasReductionProducer = [&](Value value) {
+    if (auto reshape = value.getDefiningOp<tensor::CollapseShapeOp>())
+      return hasReductionProducer(reshape.getSrc());
+    if (auto reshape = value.getDefiningOp<tensor::ExpandShapeOp>())
+      return hasReductionProducer(reshape.getSrc());
     auto producer = value.getDefiningOp<linalg::LinalgOp>();
     if (!producer)
       return false;
@@ -92,6 +96,16 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
       if (!map.isFunctionOfDim(d) && !llvm::is_contained(facts.wholeDims, d))
         facts.wholeDims.push_back(d);
   }
+  // A reduction's result read inside the root's body (a whole-tensor norm extracted to divide every element
+  // by it) is read whole along every loop.
+  bool extractsReduction = root->walk([&](tensor::ExtractOp extract) {
+                                 return hasReductionProducer(extract.getTensor()) ? WalkResult::interrupt()
+                                                                                  : WalkResult::advance();
+                               }).wasInterrupted();
+  if (extractsReduction)
+    for (int64_t d = 0; d < static_cast<int64_t>(facts.parallelSizes.size()); ++d)
+      if (!llvm::is_contained(facts.wholeDims, d))
+        facts.wholeDims.push_back(d);
   llvm::sort(facts.wholeDims);
 
   func.walk([&](linalg::LinalgOp op) {
@@ -147,6 +161,17 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
       }
       facts.contractionOps = static_cast<int64_t>(slice.size());
     }
+  });
+  facts.rowIntermediates = 0;
+  func.walk([&](linalg::LinalgOp op) {
+    if (op.getOperation() == root.getOperation() || op.getNumReductionLoops() > 0 || facts.reductionSize == 0)
+      return;
+    for (Type type : op->getResultTypes())
+      if (auto shaped = dyn_cast<ShapedType>(type);
+          shaped && shaped.hasStaticShape() && shaped.getNumElements() >= facts.reductionSize) {
+        ++facts.rowIntermediates;
+        return;
+      }
   });
   facts.elementType = "unknown";
   if (auto shaped = dyn_cast<ShapedType>(returnOp.getOperand(0).getType())) {

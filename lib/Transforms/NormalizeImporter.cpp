@@ -2,10 +2,12 @@
 //
 // See the pass description in Passes.td. Upstream patterns do most of the work (generalization, constant
 // operand inlining, dead operand/result erasure, elementwise fusion, canonicalization); kforge adds what
-// upstream lacks: transposes folded into contraction maps, keepdim unit dimensions dropped, integer powers.
+// upstream lacks: transposes folded into contraction maps, keepdim unit dimensions dropped, integer powers,
+// loops that every op walks together collapsed into one (CollapseDimensions.cpp).
 //
 //===----------------------------------------------------------------------===//
 
+#include "CollapseDimensions.h"
 #include "kforge/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -269,6 +271,58 @@ struct SpecializeContraction : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// A matmul with one column (torch's x @ v with v of K x 1) or one row (a Linear on a batch of one) as the
+/// reduction it is: over A's rows (a matvec), or over B's columns read along K (a vector times B), the unit
+/// dimension collapsed away on its operands and expanded back on its result. As a matmul it got no GPU
+/// schedule (no block tile divides one column); as a row reduction the row kernels take it. The matmul's own
+/// body (its casts, multiply and add) moves into the generic, so it computes the same values.
+struct MatmulWithUnitDimension : OpRewritePattern<linalg::MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::MatmulOp op, PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || op->getNumResults() != 1)
+      return failure();
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    if (!resultType.hasStaticShape() || resultType.getRank() != 2)
+      return failure();
+    // The matmul's loops are (m, n, k); the unit one goes, the other parallel loop and k stay, in that order.
+    unsigned unit = resultType.getDimSize(1) == 1 ? 1 : resultType.getDimSize(0) == 1 ? 0 : 2;
+    if (unit == 2)
+      return failure();
+    MLIRContext *ctx = op.getContext();
+    auto newDim = [&](unsigned old) { return getAffineDimExpr(old == 2 ? 1 : 0, ctx); };
+    SmallVector<Value> operands;
+    SmallVector<AffineMap> maps;
+    for (auto [operand, map] : llvm::zip(op->getOperands(), op.getIndexingMapsArray())) {
+      auto type = cast<RankedTensorType>(operand.getType());
+      SmallVector<AffineExpr> results;
+      SmallVector<int64_t> shape;
+      for (auto [i, e] : llvm::enumerate(map.getResults())) {
+        auto dim = dyn_cast<AffineDimExpr>(e);
+        if (!dim || type.isDynamicDim(i))
+          return failure();
+        if (dim.getPosition() == unit)
+          continue;
+        results.push_back(newDim(dim.getPosition()));
+        shape.push_back(type.getDimSize(i));
+      }
+      if (results.size() < map.getNumResults())
+        operand =
+            tensor::CollapseShapeOp::create(rewriter, op.getLoc(), RankedTensorType::get(shape, type.getElementType()),
+                                            operand, SmallVector<ReassociationIndices>{{0, 1}});
+      operands.push_back(operand);
+      maps.push_back(AffineMap::get(2, 0, results, ctx));
+    }
+    Value init = operands.pop_back_val();
+    auto generic = linalg::GenericOp::create(
+        rewriter, op.getLoc(), TypeRange{init.getType()}, operands, ValueRange{init}, maps,
+        SmallVector<utils::IteratorType>{utils::IteratorType::parallel, utils::IteratorType::reduction});
+    rewriter.inlineRegionBefore(op->getRegion(0), generic.getRegion(), generic.getRegion().end());
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, resultType, generic.getResult(0),
+                                                       SmallVector<ReassociationIndices>{{0, 1}});
+    return success();
+  }
+};
+
 /// A generic with `op`'s body (moved, not copied) and discardable attributes over new operands, maps and
 /// loops; `op` is left bodiless for the caller to replace.
 static linalg::GenericOp rebuildGeneric(RewriterBase &rewriter, linalg::GenericOp op, ValueRange inputs,
@@ -453,7 +507,8 @@ static void dropUnitLoops(Operation *root) {
   }
 }
 
-/// A result returned through reshapes (`return expand_shape(generic(outs(empty)))`) is computed in place in
+/// A result returned through reshapes (`return expand_shape(generic(outs(empty)))`, or of a fill of the
+/// empty tensor) is computed in place in
 /// the returned buffer: the op's init becomes the returned shape's empty tensor reshaped back
 /// (`collapse_shape(empty)`), so bufferization writes the result buffer through a view instead of copying a
 /// temporary into it after the kernels (a copy on the host, which the GPU path refuses). Run once, after the
@@ -472,10 +527,13 @@ static void computeReturnedReshapesInPlace(func::FuncOp function) {
       if (reshapes.empty() || !producer || !returnedType || !returnedType.hasStaticShape())
         continue;
       OpOperand *init = producer.getTiedOpOperand(cast<OpResult>(value));
+      // A reduction's init is a fill of the empty tensor (a matvec's zeros): the fill writes the view too.
+      if (auto fill = init ? init->get().getDefiningOp<linalg::FillOp>() : nullptr; fill && fill->hasOneUse())
+        init = &fill.getOutputsMutable()[0];
       auto empty = init ? init->get().getDefiningOp<tensor::EmptyOp>() : nullptr;
       if (!empty || !empty->hasOneUse())
         continue;
-      OpBuilder b(producer);
+      OpBuilder b(init->getOwner()); // the producer, or the fill before it
       Value destination =
           tensor::EmptyOp::create(b, empty.getLoc(), returnedType.getShape(), returnedType.getElementType());
       for (Operation *reshape : reshapes) {
@@ -586,9 +644,9 @@ struct NormalizeImporterPass : kforge::impl::KforgeNormalizeImporterBase<Normali
 
   LogicalResult initialize(MLIRContext *context) override {
     RewritePatternSet set(context);
-    set.add<GeneralizeNamedOps, SpecializeContraction, DropConstantUnitDims, IntegralPowF, NormalizeFPowI,
-            FoldExtensionsIntoContraction<linalg::MatmulOp>, FoldExtensionsIntoContraction<linalg::BatchMatmulOp>>(
-        context);
+    set.add<GeneralizeNamedOps, SpecializeContraction, MatmulWithUnitDimension, DropConstantUnitDims, IntegralPowF,
+            NormalizeFPowI, FoldExtensionsIntoContraction<linalg::MatmulOp>,
+            FoldExtensionsIntoContraction<linalg::BatchMatmulOp>>(context);
     linalg::populateInlineConstantOperandsPatterns(set);
     linalg::populateEraseUnusedOperandsAndResultsPatterns(set);
     // A producer is fused only into its single user, so nothing is computed twice.
@@ -633,6 +691,9 @@ struct NormalizeImporterPass : kforge::impl::KforgeNormalizeImporterBase<Normali
     dropUnitLoops(getOperation());
     if (failed(applyPatternsGreedily(getOperation(), patterns)))
       return signalPassFailure();
+    // Loops every op walks together become one (a layer norm over three dimensions: a row reduction), where
+    // some op has more loops than a grid has dimensions or reduces over several.
+    getOperation().walk([&](func::FuncOp function) { kforge::collapseDimensionGroups(function, patterns); });
     getOperation().walk([](func::FuncOp function) { promoteRankZeroResults(function); });
     // The promoted ops' reshaped inits fold into fills and empty tensors of the new shape.
     if (failed(applyPatternsGreedily(getOperation(), patterns)))

@@ -419,6 +419,13 @@ def KforgeNormalizeImporter : Pass<"kforge-normalize-importer", "mlir::ModuleOp"
     - An `expand_shape` read by an elementwise op moves after it (the op runs collapsed): a Linear on a 3-D
       input is a 2-D matmul, its epilogue and activation one 2-D op, and the result expanded at the end,
       where kforge-tune looks through reshapes to the root.
+    - Loops that every op walks together become one, where some `linalg.generic` has more loops than a
+      GPU grid has dimensions (3) or reduces over several: adjacent loops of one kind that each op's
+      operands index as adjacent dimensions, in order, with each tensor cut the same way by every op that
+      reads or writes it (decided for the function at once). Arguments are collapsed on entry and results
+      expanded on return. A LayerNorm over C x H x W becomes a reduction over rows of C*H*W, an RMS norm
+      over NCHW's channels a reduction over C of (N, C, H*W), a 4-D elementwise op 1-D. When a reshape
+      would be left between two ops (a tensor a matmul also reads), the function stays as it was.
     - Rank-0 results (a loss's total reduction and the scalar arithmetic after it): each such op gets a
       leading parallel loop of size 1 and `tensor<1x...>` results, read by the next such op as an operand
       through that loop (not a `tensor.extract` in its body); other users read it through a

@@ -45,6 +45,12 @@ struct PayloadFacts {
   /// Row sums whose centred values (x - sum / N) are squared and summed (a layernorm's mean and variance,
   /// kforge::matchRowMoments): the pairs the moments action combines in one round.
   int64_t rowMoments = 0;
+  /// Elementwise ops besides the root whose result holds at least a row of the largest reduction (softmax's
+  /// exp(x - max) when it has two users): what a thread tile with a reduction fused in keeps per row, in local
+  /// memory. 0 when the reductions read their rows from the arguments or from producers fused into their
+  /// bodies (a loss's (a - b)^2 summed): nothing of a row is kept, however long. -1: not recorded (facts read
+  /// from before it was; assume some).
+  int64_t rowIntermediates = -1;
   /// linalg ops with a reduction loop and several results (argmax / argmin: the extreme value and its index),
   /// which MLIR 22's vectorizer does not take.
   int64_t multiResultReductions = 0;

@@ -271,9 +271,10 @@ private:
     // block).
     bool threadsTile = action.level == "thread" || (action.level == "block" && !findSlot(schedule, "tile", "thread"));
     bool fusedHere = findSlot(schedule, "fuse", action.level == "thread" ? "thread" : "block") != nullptr;
-    if (threadsTile && gpu && facts.reductionSize > 0 && fusedHere) {
+    if (threadsTile && gpu && facts.reductionSize > 0 && fusedHere && facts.rowIntermediates != 0) {
       // A reduction fused into a thread's tile keeps whole rows of its intermediates in the thread's local
-      // memory; CUDA allows 512 KB per thread (launches failed on the H200 at 1 MB, ran at 256 KB).
+      // memory; CUDA allows 512 KB per thread (launches failed on the H200 at 1 MB, ran at 256 KB). Without
+      // row-sized intermediates (a loss's sum of squared differences) nothing of a row is kept.
       std::vector<int64_t> innermost = innermostTile(schedule, facts);
       int64_t rows = 1;
       for (size_t d = 0; d < innermost.size(); ++d)

@@ -93,11 +93,14 @@ std::vector<TileConfig> rowConfigs(const PayloadFacts &facts, const HardwareProf
     rows *= facts.parallelSizes[d];
   int64_t cols = facts.parallelSizes[rank - 1];
   bool reducesRows = facts.reductionOps > 0;
+  // A GPU grid has 3 dimensions: loops before the last three stay whole, run inside each thread (a 4-D op
+  // that kforge-normalize-importer could not collapse).
+  size_t firstTiled = rank > 3 ? rank - 3 : 0;
   auto make = [&](int64_t blockRows, int64_t blockCols, int64_t threadRows, int64_t threadCols, double merit) {
     TileConfig c;
     c.block.assign(rank, 0);
     c.thread.assign(rank, 0);
-    for (size_t d = 0; d + 1 < rank; ++d)
+    for (size_t d = firstTiled; d + 1 < rank; ++d)
       c.block[d] = c.thread[d] = 1;
     if (rank >= 2) {
       c.block[rank - 2] = blockRows;
@@ -131,6 +134,31 @@ std::vector<TileConfig> rowConfigs(const PayloadFacts &facts, const HardwareProf
         else
           make(0, bc, 0, v, merit);
       }
+  }
+  bool reducesColumns = reducesRows && rank >= 2 && !facts.wholeDims.empty() &&
+                        !llvm::is_contained(facts.wholeDims, static_cast<int64_t>(rank - 1));
+  if (reducesColumns) {
+    // The reduction runs along an outer loop (an RMS norm over NCHW's channels: the statistic of each (n, h*w)
+    // is read whole along C): a thread per column, consecutive threads on consecutive columns, so every read
+    // of the reduced loop is coalesced; the whole loops stay untiled (each thread walks them), the others
+    // take one per block. Ranked as the elementwise blocks by the share of a partial block's work that is
+    // real.
+    for (int64_t threadsX : {256, 128, 512, 64}) {
+      TileConfig c;
+      c.block.assign(rank, 0);
+      c.thread.assign(rank, 0);
+      int64_t tiled = 1;
+      for (size_t d = rank - 1; d-- > 0;)
+        if (!llvm::is_contained(facts.wholeDims, static_cast<int64_t>(d)) && tiled < 3) {
+          c.block[d] = c.thread[d] = 1;
+          ++tiled;
+        }
+      c.block[rank - 1] = std::min(threadsX, cols);
+      c.thread[rank - 1] = 1;
+      double useful = double(cols) / double((cols + c.block[rank - 1] - 1) / c.block[rank - 1] * c.block[rank - 1]);
+      c.merit = useful * useful * (threadsX == 256 ? 1.1 : 1.0);
+      configs.push_back(c);
+    }
   }
   if (reducesRows && rank == 1) {
     // The root is the reduction itself (a row sum): a thread per output row.

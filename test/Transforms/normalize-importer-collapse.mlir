@@ -1,0 +1,190 @@
+// RUN: kforge-opt %s -split-input-file -kforge-normalize-importer | FileCheck %s
+// RUN: kforge-opt %S/../Tune/Inputs/layer-norm-chw.mlir -kforge-normalize-importer | FileCheck %s --check-prefix=LN
+// RUN: kforge-opt %S/../Tune/Inputs/rms-norm-nchw.mlir -kforge-normalize-importer | FileCheck %s --check-prefix=RMS
+// RUN: kforge-opt %S/../Tune/Inputs/batch-norm-nchw.mlir -kforge-normalize-importer | FileCheck %s --check-prefix=BN
+
+// Loops that every op walks together become one, where some op has more loops than a GPU grid has dimensions
+// or reduces over several. torch's LayerNorm over (C, H, W): the statistics reduce rows of C*H*W, the weight
+// and bias are read as rows of C*H*W; the argument is collapsed on entry, the result expanded on return.
+// LN-DAG: #[[$ROW:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// LN-DAG: #[[$STAT:.*]] = affine_map<(d0, d1) -> (d0)>
+// LN-DAG: #[[$AFFINE:.*]] = affine_map<(d0, d1) -> (d1)>
+// LN-LABEL: func.func @layer_norm_chw(
+// LN-SAME: %[[X:.*]]: tensor<4x8x16x32xf32>, %[[W:.*]]: tensor<8x16x32xf32>, %[[B:.*]]: tensor<8x16x32xf32>) -> tensor<4x8x16x32xf32>
+// LN: tensor.collapse_shape %[[X]] {{\[}}[0], [1, 2, 3]] : tensor<4x8x16x32xf32> into tensor<4x4096xf32>
+// LN: linalg.generic {indexing_maps = [#[[$ROW]], #[[$STAT]]], iterator_types = ["parallel", "reduction"]}
+// LN-DAG: tensor.collapse_shape %[[W]] {{\[}}[0, 1, 2]] : tensor<8x16x32xf32> into tensor<4096xf32>
+// LN-DAG: tensor.collapse_shape %[[B]] {{\[}}[0, 1, 2]] : tensor<8x16x32xf32> into tensor<4096xf32>
+// LN: %[[Y:.*]] = linalg.generic {indexing_maps = [#[[$ROW]], #[[$STAT]], #[[$STAT]], #[[$AFFINE]], #[[$AFFINE]], #[[$ROW]]], iterator_types = ["parallel", "parallel"]}
+// LN: %[[OUT:.*]] = tensor.expand_shape %[[Y]] {{\[}}[0], [1, 2, 3]] output_shape [4, 8, 16, 32] : tensor<4x4096xf32> into tensor<4x8x16x32xf32>
+// LN-NEXT: return %[[OUT]]
+
+// An RMS norm over the channels of NCHW (mean over dim 1, keepdim): the reduction stays over C, between N and
+// H*W, which become one loop.
+// RMS-DAG: #[[$ALL:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// RMS-DAG: #[[$NHW:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// RMS-LABEL: func.func @rms_norm_nchw(
+// RMS: tensor.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : tensor<2x8x16x32xf32> into tensor<2x8x512xf32>
+// RMS: linalg.generic {indexing_maps = [#[[$ALL]], #[[$NHW]]], iterator_types = ["parallel", "reduction", "parallel"]} {{.*}} outs({{.*}} : tensor<2x512xf32>)
+// RMS: linalg.generic {indexing_maps = [#[[$ALL]], #[[$NHW]], #[[$ALL]]], iterator_types = ["parallel", "parallel", "parallel"]}
+// RMS: tensor.expand_shape {{.*}} {{\[}}[0], [1], [2, 3]] output_shape [2, 8, 16, 32]
+
+// Eval-mode BatchNorm: 4-D elementwise with per-channel statistics; H and W merge, N and C stay apart (the
+// statistics are read along C alone).
+// BN-DAG: #[[$ALL:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// BN-DAG: #[[$C:.*]] = affine_map<(d0, d1, d2) -> (d1)>
+// BN-LABEL: func.func @batch_norm_nchw(
+// BN: tensor.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : tensor<4x8x16x32xf32> into tensor<4x8x512xf32>
+// BN: linalg.generic {indexing_maps = [#[[$ALL]], #[[$C]], #[[$C]], #[[$C]], #[[$C]], #[[$ALL]]], iterator_types = ["parallel", "parallel", "parallel"]}
+// BN-NOT: linalg.generic
+// BN: tensor.expand_shape {{.*}} output_shape [4, 8, 16, 32]
+
+// A 4-D elementwise op alone: one loop.
+// CHECK-LABEL: func.func @relu_4d(
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1, 2, 3]] : tensor<2x3x4x5xf32> into tensor<120xf32>
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%[[FLAT]] : tensor<120xf32>)
+// CHECK: tensor.expand_shape %[[Y]] {{\[}}[0, 1, 2, 3]] output_shape [2, 3, 4, 5]
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @relu_4d(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x3x4x5xf32>
+  %y = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<2x3x4x5xf32>) outs(%e : tensor<2x3x4x5xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.maximumf %a, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x4x5xf32>
+  return %y : tensor<2x3x4x5xf32>
+}
+
+// -----
+
+// A transposed read (NCHW -> NHWC) keeps the loops it permutes apart from each other: H and W still merge.
+// CHECK-LABEL: func.func @nchw_to_nhwc_scale(
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel"]} ins({{.*}} : tensor<2x3x20xf32>) outs({{.*}} : tensor<2x20x3xf32>)
+#nchw = affine_map<(n, h, w, c) -> (n, c, h, w)>
+#nhwc = affine_map<(n, h, w, c) -> (n, h, w, c)>
+func.func @nchw_to_nhwc_scale(%x: tensor<2x3x4x5xf32>) -> tensor<2x4x5x3xf32> {
+  %two = arith.constant 2.0 : f32
+  %e = tensor.empty() : tensor<2x4x5x3xf32>
+  %y = linalg.generic {indexing_maps = [#nchw, #nhwc], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<2x3x4x5xf32>) outs(%e : tensor<2x4x5x3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.mulf %a, %two : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x5x3xf32>
+  return %y : tensor<2x4x5x3xf32>
+}
+
+// -----
+
+// A tensor that a named op also reads keeps its dimensions: the batch matmul's operand is 3-D, so the 4-D
+// op that produces it merges nothing that would leave a reshape between the two.
+// CHECK-LABEL: func.func @feeds_a_batch_matmul(
+// CHECK-NOT: tensor.collapse_shape
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.batch_matmul
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#sum = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+func.func @feeds_a_batch_matmul(%x: tensor<2x4x8x3xf32>, %w: tensor<2x8x16xf32>) -> tensor<2x4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %s = linalg.generic {indexing_maps = [#id4, #sum], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x : tensor<2x4x8x3xf32>) outs(%f : tensor<2x4x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x8xf32>
+  %e2 = tensor.empty() : tensor<2x4x16xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  %m = linalg.batch_matmul ins(%s, %w : tensor<2x4x8xf32>, tensor<2x8x16xf32>) outs(%f2 : tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  return %m : tensor<2x4x16xf32>
+}
+
+// -----
+
+// Three loops, one reduction: nothing to do (a GPU grid takes them as they are).
+// CHECK-LABEL: func.func @rows_3d(
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: iterator_types = ["parallel", "parallel", "reduction"]
+#in3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#out2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @rows_3d(%x: tensor<2x4x8xf32>) -> tensor<2x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %s = linalg.generic {indexing_maps = [#in3, #out2], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<2x4x8xf32>) outs(%f : tensor<2x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4xf32>
+  return %s : tensor<2x4xf32>
+}
+
+// -----
+
+// A matmul with one column (torch's x @ v, v of K x 1) is the row reduction it is: A's rows times v, the
+// unit column collapsed away on v and the init, and expanded back on the result.
+// CHECK-DAG: #[[$AK:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$K:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-DAG: #[[$M:.*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @one_column(
+// CHECK-SAME: %[[A:.*]]: tensor<8x16xf32>, %[[V:.*]]: tensor<16x1xf32>
+// CHECK: %[[VEC:.*]] = tensor.collapse_shape %[[V]] {{\[}}[0, 1]] : tensor<16x1xf32> into tensor<16xf32>
+// CHECK: %[[INIT:.*]] = linalg.fill {{.*}} -> tensor<8xf32>
+// CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [#[[$AK]], #[[$K]], #[[$M]]], iterator_types = ["parallel", "reduction"]} ins(%[[A]], %[[VEC]] : tensor<8x16xf32>, tensor<16xf32>) outs(%[[INIT]] : tensor<8xf32>)
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: tensor.expand_shape %[[Y]] {{\[}}[0, 1]] output_shape [8, 1] : tensor<8xf32> into tensor<8x1xf32>
+// CHECK-NOT: linalg.matmul
+func.func @one_column(%a: tensor<8x16xf32>, %v: tensor<16x1xf32>) -> tensor<8x1xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x1xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x1xf32>) -> tensor<8x1xf32>
+  %y = linalg.matmul ins(%a, %v : tensor<8x16xf32>, tensor<16x1xf32>) outs(%f : tensor<8x1xf32>) -> tensor<8x1xf32>
+  return %y : tensor<8x1xf32>
+}
+
+// -----
+
+// nn.Linear on a batch of one, bf16 weights (the transpose folded into B's map, the extensions into the
+// matmul): a reduction over each weight row read along K, with the matmul's own body (bf16 extended to f32,
+// multiply, add).
+// CHECK-DAG: #[[$K:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-DAG: #[[$NK:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$N:.*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @linear_batch_of_one(
+// CHECK-SAME: %[[X:.*]]: tensor<1x16xbf16>, %[[W:.*]]: tensor<4x16xbf16>
+// CHECK: %[[XV:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1]] : tensor<1x16xbf16> into tensor<16xbf16>
+// CHECK: linalg.generic {indexing_maps = [#[[$K]], #[[$NK]], #[[$N]]], iterator_types = ["parallel", "reduction"]} ins(%[[XV]], %[[W]] : tensor<16xbf16>, tensor<4x16xbf16>) outs({{.*}} : tensor<4xf32>)
+// CHECK: arith.extf {{.*}} : bf16 to f32
+// CHECK: arith.extf {{.*}} : bf16 to f32
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: tensor.expand_shape {{.*}} {{\[}}[0, 1]] output_shape [1, 4] : tensor<4xf32> into tensor<1x4xf32>
+func.func @linear_batch_of_one(%x: tensor<1x16xbf16>, %w: tensor<4x16xbf16>) -> tensor<1x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %xe = tensor.empty() : tensor<1x16xf32>
+  %x32 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<1x16xbf16>) outs(%xe : tensor<1x16xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %r = arith.extf %in : bf16 to f32
+    linalg.yield %r : f32
+  } -> tensor<1x16xf32>
+  %we = tensor.empty() : tensor<4x16xf32>
+  %w32 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%w : tensor<4x16xbf16>) outs(%we : tensor<4x16xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %r = arith.extf %in : bf16 to f32
+    linalg.yield %r : f32
+  } -> tensor<4x16xf32>
+  %te = tensor.empty() : tensor<16x4xf32>
+  %wt = linalg.transpose ins(%w32 : tensor<4x16xf32>) outs(%te : tensor<16x4xf32>) permutation = [1, 0]
+  %e = tensor.empty() : tensor<1x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4xf32>) -> tensor<1x4xf32>
+  %y = linalg.matmul ins(%x32, %wt : tensor<1x16xf32>, tensor<16x4xf32>) outs(%f : tensor<1x4xf32>) -> tensor<1x4xf32>
+  return %y : tensor<1x4xf32>
+}
