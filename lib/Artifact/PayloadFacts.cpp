@@ -114,6 +114,8 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
       ++facts.rowMoments;
     if (op.getNumReductionLoops() > 0)
       ++facts.reductionOps;
+    if (op.getNumReductionLoops() > 0 && linalg::isaConvolutionOpInterface(op))
+      ++facts.windowOps;
     if (op.getNumReductionLoops() > 0 && op.getNumDpsInits() > 1)
       ++facts.multiResultReductions;
     if (op.getNumReductionLoops() > 0 && !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation())) {

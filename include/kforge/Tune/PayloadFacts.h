@@ -59,6 +59,11 @@ struct PayloadFacts {
   int64_t elementBytes() const {
     return elementType == "f64" || elementType == "i64" ? 8 : elementType == "f32" || elementType == "i32" ? 4 : 2;
   }
+  /// Convolutions and poolings (linalg's window ops): each reduces over its own window, per output point.
+  int64_t windowOps = 0;
+  /// Every reduction is a window (a convolution, possibly with an elementwise epilogue): none reduces rows that
+  /// another op reads whole, so the row rules do not apply, and a partial tile of outputs is masked like any.
+  bool reductionsAreWindows() const { return windowOps > 0 && windowOps == reductionOps; }
   int64_t flops = 0;
   int64_t bytes = 0;                  ///< Bytes of all arguments and results (the memory traffic floor).
   std::string structuralHash;         ///< SHA-256 of the payload printed generically without locations.

@@ -219,8 +219,10 @@ private:
     // A tile that does not divide its loop leaves a partial tile at the loop's end, which the masked path
     // covers (tile, fuse, vectorize with masks, the staged SIMT gemm's clamped loads and guarded stores); the
     // lowerings of the other actions need dividing tiles, and a fused row reduction is computed whole per tile.
+    // Convolutions' reductions (their windows, where those are the only ones) are computed per output point: a
+    // partial tile of outputs is a masked one like any other.
     std::string blocker = raggedTilesBlocker(schedule);
-    if (blocker.empty() && facts.reductionSize > 0)
+    if (blocker.empty() && facts.reductionSize > 0 && !facts.reductionsAreWindows())
       blocker = "a fused row reduction";
     int tiled = 0;
     for (size_t d = 0; d < rank; ++d) {

@@ -92,7 +92,10 @@ std::vector<TileConfig> rowConfigs(const PayloadFacts &facts, const HardwareProf
   for (size_t d = 0; d + 1 < rank; ++d)
     rows *= facts.parallelSizes[d];
   int64_t cols = facts.parallelSizes[rank - 1];
-  bool reducesRows = facts.reductionOps > 0;
+  // Convolutions (and poolings) reduce over their own windows, not over rows of their output: none of the row
+  // rules below fits them, or the elementwise epilogue after them.
+  bool windows = facts.reductionsAreWindows();
+  bool reducesRows = facts.reductionOps > 0 && !windows;
   // A GPU grid has 3 dimensions: loops before the last three stay whole, run inside each thread (a 4-D op
   // that kforge-normalize-importer could not collapse).
   size_t firstTiled = rank > 3 ? rank - 3 : 0;
@@ -118,7 +121,7 @@ std::vector<TileConfig> rowConfigs(const PayloadFacts &facts, const HardwareProf
     if (reducesRows)
       make(br, 0, 1, 0, double(br) / 256.0); // a whole row per thread
   }
-  if (!reducesRows) {
+  if (!reducesRows && !windows) {
     // A block that does not divide the row leaves a partial (masked) block at the row's end: ranked by the
     // share of its launched work that is real (1000-wide rows: 1024-wide blocks do 98% useful work, 2048-wide
     // ones 49%).
@@ -171,21 +174,25 @@ std::vector<TileConfig> rowConfigs(const PayloadFacts &facts, const HardwareProf
         configs.push_back(c);
       }
   }
-  if (configs.empty() && rank >= 3) {
+  if ((configs.empty() || windows) && rank >= 3) {
     // Convolution-like roots: the innermost three loops tiled (a GPU grid has 3 dims), up to 4 x 4 x 32 outputs
-    // per block and one per thread; the outer loops run inside each thread.
+    // per block and one per thread; the outer loops run inside each thread. Where every reduction is a window,
+    // the innermost (contiguous) loop takes 32 even where 32 does not divide it, its last tile partial (masked),
+    // unless a divisor of at least 16 exists: an output width of 1028 (4 x 257) gets 32-wide blocks, not 4-wide.
     TileConfig c;
     c.block.assign(rank, 0);
     c.thread.assign(rank, 0);
     int64_t caps[3] = {4, 4, 32};
     for (int i = 0; i < 3; ++i) {
       size_t d = rank - 3 + i;
-      int64_t size = 1;
+      int64_t extent = facts.parallelSizes[d], size = 1;
       for (int64_t candidate : {32, 16, 8, 4, 2, 1})
-        if (candidate <= caps[i] && facts.parallelSizes[d] % candidate == 0) {
+        if (candidate <= caps[i] && extent % candidate == 0) {
           size = candidate;
           break;
         }
+      if (i == 2 && size < 16 && extent >= caps[i] && windows)
+        size = caps[i];
       c.block[d] = size;
       c.thread[d] = 1;
     }
