@@ -230,10 +230,7 @@ def tune_partitioned(payload_path, workdir, tools_dir, target="cpu", tune_second
         raise SuiteError("tune", f"as {len(plan.dispatches)} kernels: {error}") from None
     naive = sorted(name for name, source in model.sources.items() if source == "naive")
     if naive:
-        reasons = []
-        for name in naive:
-            memo = os.path.join(workdir, "runs", target, name, "no-kernel")
-            reasons.append(f"{name} ({open(memo).read().strip()})" if os.path.exists(memo) else name)
+        reasons = [f"{name} ({model.naive_reasons[name]})" if name in model.naive_reasons else name for name in naive]
         raise SuiteError("tune", f"as {len(model.kernels)} kernels, {len(naive)} got no verified schedule: "
                                  + "; ".join(reasons))
     return model

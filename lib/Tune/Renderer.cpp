@@ -311,10 +311,11 @@ void Renderer::renderFinish(const Schedule &schedule) {
     line("      transform.apply_patterns.memref.fold_memref_alias_ops");
   line("    } : !transform.any_op");
   line("    transform.apply_cse to %bfunc : !transform.any_op");
-  if (gpu && !secondKernelDims.empty()) {
-    // Two kernels, in program order: the contraction's (split_k: the partial matmul's), then the rows' (the
-    // partials' sum).
-    std::vector<int64_t> dims = blockDims(schedule, facts);
+  if (gpu && (!secondKernelDims.empty() || !firstKernelDims.empty())) {
+    // Two kernels, in program order: the contraction's (split_k: the partial matmul's; split_rows: the rows'
+    // partials), then the rows' (the partials' sum). The schedule's actions size the one they schedule.
+    std::vector<int64_t> dims = firstKernelDims.empty() ? blockDims(schedule, facts) : firstKernelDims;
+    std::vector<int64_t> second = firstKernelDims.empty() ? secondKernelDims : blockDims(schedule, facts);
     line("    %kernel_loops = transform.collect_matching @match_kernel_loop in %bfunc : " + kUnary);
     line("    %first_kernel, %second_kernel = transform.split_handle %kernel_loops : "
          "(!transform.any_op) -> (!transform.any_op, !transform.any_op)");
@@ -322,8 +323,8 @@ void Renderer::renderFinish(const Schedule &schedule) {
     line("    transform.gpu.map_nested_forall_to_threads %launch block_dims = [" + joinInts(dims, ", ") +
          "] : " + kUnary);
     line("    %second_launch = transform.gpu.map_forall_to_blocks %second_kernel generate_gpu_launch : " + kUnary);
-    line("    transform.gpu.map_nested_forall_to_threads %second_launch block_dims = [" +
-         joinInts(secondKernelDims, ", ") + "] : " + kUnary);
+    line("    transform.gpu.map_nested_forall_to_threads %second_launch block_dims = [" + joinInts(second, ", ") +
+         "] : " + kUnary);
     line("    %mfunc = " + matchFunc("%bufferized"));
     line("    transform.apply_patterns to %mfunc {");
     if (!splitKSchedule)

@@ -64,6 +64,8 @@ public:
   bool vectorized = false;                      ///< Some fragment vectorized: the finish lowers vectors.
   bool masked = false; ///< Vectorized under masks (partial tiles): the finish lowers the masks.
   std::vector<int64_t> secondKernelDims;        ///< split / split_k: the second kernel's block.
+  /// split_rows: the first kernel's block (its schedule is fixed; the actions after schedule the second).
+  std::vector<int64_t> firstKernelDims;
   bool splitKSchedule = false;                  ///< The schedule starts with split_k.
 
 private:

@@ -55,6 +55,19 @@ bool kforge::tune::splitKApplies(const PayloadFacts &facts) {
          facts.parallelSizes.size() == 2 && facts.contractionK > 0;
 }
 
+bool kforge::tune::splitRowsApplies(const PayloadFacts &facts) {
+  return facts.contractionOp.empty() && facts.reductionOps == 1 && facts.windowOps == 0 &&
+         facts.multiResultReductions == 0 && facts.rowMoments == 0 && facts.wholeDims.empty() &&
+         facts.rowIntermediates == 0 && facts.parallelSizes.size() == 1 && facts.reductionSize > 0;
+}
+
+PayloadFacts kforge::tune::splitRowsFacts(const PayloadFacts &facts, int64_t partials) {
+  PayloadFacts rest = facts;
+  if (partials > 0)
+    rest.reductionSize = partials;
+  return rest;
+}
+
 /// A batch_matmul payload: its staged forms take one batch per block (tile(block, 1x...)); the block's unit
 /// batch is folded away before bufferization, leaving a linalg.matmul for the staged ops.
 bool kforge::tune::isBatchMatmul(const PayloadFacts &facts) {

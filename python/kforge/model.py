@@ -388,10 +388,11 @@ class Model:
     (framework tensors, C-contiguous); returns its results (one, or a tuple). GPU kernels launch on the
     caller's current stream without waiting; intermediates are allocated by the framework."""
 
-    def __init__(self, plan, kernels, sources):
+    def __init__(self, plan, kernels, sources, naive_reasons=None):
         self.plan = plan
         self.kernels = kernels  # dispatch name -> kforge.Artifact
         self.sources = sources  # dispatch name -> "database", "tuned", "first", "naive"
+        self.naive_reasons = naive_reasons or {}  # dispatch name -> why it got no verified schedule, if known
 
     def __call__(self, *arguments):
         if len(arguments) != len(self.plan.arguments):
@@ -447,7 +448,7 @@ def compile_payload(payload, directory, *, target="cpu", chip=None, db=None, tun
     database = TuningDatabase(db) if db else TuningDatabase(os.path.join(directory, "runs"))
     key = _target_key(target, chip)
     version = _kforge_build(tools_dir)
-    kernels, sources = {}, {}
+    kernels, sources, naive_reasons = {}, {}, {}
     for dispatch in plan.dispatches:
         name = dispatch["name"]
         if name in kernels:
@@ -461,8 +462,11 @@ def compile_payload(payload, directory, *, target="cpu", chip=None, db=None, tun
             kernels[name] = _compile_naive(plan.payload(dispatch), os.path.join(directory, "naive", name), target,
                                            chip, tools_dir, runtime)
             source = "naive"
+            memo = os.path.join(run_dir, _NO_KERNEL)
+            if os.path.exists(memo):
+                naive_reasons[name] = open(memo).read().strip()
         sources[name] = source
-    return Model(plan, kernels, sources)
+    return Model(plan, kernels, sources, naive_reasons)
 
 
 _NO_KERNEL = "no-kernel"  # in a run directory: this build found no verified schedule (and why)

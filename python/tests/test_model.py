@@ -227,6 +227,7 @@ def test_a_dispatch_this_build_cannot_tune_is_remembered(tmp_path, monkeypatch, 
     monkeypatch.setattr(model_module, "tune", failing)
     run = kforge.compile(module, x, directory=str(tmp_path / "a"), db=str(tmp_path / "db"), tools_dir=TOOLS)
     assert set(run.model.sources.values()) == {"naive"}
+    assert set(run.model.naive_reasons.values()) == {"kforge-tune: planted failure"}
     assert relative_error(module, [x], run(x)) < 1e-5
 
     def never(*args, **kwargs):
@@ -235,6 +236,7 @@ def test_a_dispatch_this_build_cannot_tune_is_remembered(tmp_path, monkeypatch, 
     capfd.readouterr()
     again = kforge.compile(module, x, directory=str(tmp_path / "b"), db=str(tmp_path / "db"), tools_dir=TOOLS)
     assert set(again.model.sources.values()) == {"naive"}
+    assert set(again.model.naive_reasons.values()) == {"kforge-tune: planted failure"}
     assert "no verified schedule with this kforge build (kforge-tune: planted failure)" in capfd.readouterr().err
     assert relative_error(module, [x], again(x)) < 1e-5
 

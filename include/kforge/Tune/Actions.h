@@ -120,6 +120,12 @@ bool splitApplies(const PayloadFacts &facts);
 PayloadFacts contractionFacts(const PayloadFacts &facts);
 /// Whether `split_k` applies: the payload is a plain matmul (its fill and itself).
 bool splitKApplies(const PayloadFacts &facts);
+/// Whether `split_rows` applies: one row reduction (no contraction, convolution or argmax) over rows of one
+/// dimension, its result read by nothing that re-reads its row, and no row-sized intermediate.
+bool splitRowsApplies(const PayloadFacts &facts);
+/// The facts the actions after split_rows(partials) are checked and rendered against: the payload's root with
+/// the sum of each row's partials, a row of `partials` elements, as its reduction.
+PayloadFacts splitRowsFacts(const PayloadFacts &facts, int64_t partials);
 /// Whether `mma` can apply: a 2-D linalg.matmul with bf16 or f16 operands and K a multiple of 16.
 bool mmaApplies(const PayloadFacts &facts);
 /// The matmul's row dimension among the payload's parallel loops (its column one follows): 0 for a

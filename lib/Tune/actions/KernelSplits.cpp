@@ -1,7 +1,8 @@
-//===- KernelSplits.cpp - split and split_k: two kernels of one payload ----===//
+//===- KernelSplits.cpp - split, split_k, split_rows: two kernels of one payload ===//
 //
-// Both come first in a schedule; the actions after them schedule the op they leave to the first kernel (split:
-// the contraction; split_k: the partial matmul over slices of K), and they render the second kernel themselves.
+// Each comes first in a schedule. After split and split_k the actions schedule the op they leave to the first
+// kernel (split: the contraction; split_k: the partial matmul over slices of K), and they render the second
+// kernel themselves; split_rows renders its first kernel (the rows' partials) and leaves the second to them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -176,9 +177,122 @@ public:
   }
 };
 
+/// split_rows's first kernel: partial results per block, one per thread.
+constexpr int64_t kPartialsPerBlock = 256;
+
+class SplitRowsAction : public ActionDefinition {
+public:
+  SplitRowsAction()
+      : ActionDefinition(
+            ActionSpec{
+                "split_rows",
+                "Split each row's reduction into `partials` partial results computed by a first kernel (partial p "
+                "of a row reduces its elements p, p + partials, p + 2 partials, ...: consecutive threads read "
+                "consecutive elements), 256 partials per block, one per thread; a second kernel reduces each row's "
+                "partials and computes the rest of the payload. For few long rows (a loss over a whole tensor is "
+                "one row; a matvec of 16 rows of a million), where a block per row leaves most multiprocessors "
+                "idle. The actions after split_rows schedule the second kernel: the payload's root with a row of "
+                "`partials` elements as its reduction.",
+                "transform.structured.split_reduction (inner_parallel) on the row reduction, a fixed schedule on "
+                "the partials (tile_using_forall by 256 partials per block and one per thread, their fill fused), "
+                "then the actions after on the payload's root, the partials' reduction fused in; each kernel's "
+                "scf.forall mapped to a gpu.launch of its own",
+                {{"partials",
+                  ParamType::Int,
+                  {1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288},
+                  {},
+                  "partial results per row (a multiple of 256 that divides the row)"}},
+                {"gpu", "cpu"},
+                "first; one row reduction (a linalg.generic of one parallel and one reduction loop: no contraction, "
+                "convolution, argmax or layernorm moments), over rows of one dimension, read by nothing that "
+                "re-reads its row; partials divides the row, at least 2 elements each"},
+            {{"", 5}}) {}
+
+  void validate(const ValidationContext &context) const override {
+    const PayloadFacts &facts = context.facts;
+    int64_t partials = context.action().value;
+    if (!splitRowsApplies(facts))
+      context.problem("precondition",
+                      "split_rows needs one row reduction over rows of one dimension, read by nothing that re-reads "
+                      "its row (a loss, a row sum, a matvec); this payload has " +
+                          std::string(facts.reductionOps == 0    ? "none"
+                                      : facts.reductionOps > 1   ? "several reductions"
+                                      : !facts.wholeDims.empty() ? "its row re-read after the reduction"
+                                                                 : "another form"));
+    else if (partials > 0 && facts.reductionSize % partials != 0)
+      context.problem("shape", "split_rows(" + std::to_string(partials) + "): the row (" +
+                                   std::to_string(facts.reductionSize) + ") is not a multiple of the partials");
+    else if (partials > 0 && facts.reductionSize / partials < 2)
+      context.problem("shape", "split_rows(" + std::to_string(partials) + "): the row (" +
+                                   std::to_string(facts.reductionSize) + ") leaves fewer than 2 elements per partial");
+  }
+
+  bool splitsKernels() const override { return true; }
+  PayloadFacts splitFacts(const Action &split, const PayloadFacts &facts) const override {
+    return splitRowsFacts(facts, split.value);
+  }
+  bool splitApplies(const PayloadFacts &facts) const override { return splitRowsApplies(facts); }
+  bool multipliesBlocks() const override { return true; }
+  /// The partial counts the search tries: those dividing the row into partials of at least 32 elements.
+  std::vector<int64_t> searchValues(const PayloadFacts &facts) const override {
+    std::vector<int64_t> partials;
+    for (int64_t p : intParam()->values)
+      if (facts.reductionSize % p == 0 && facts.reductionSize / p >= 32)
+        partials.push_back(p);
+    return partials;
+  }
+
+  /// The partials: the reduction split, then its fixed schedule (a block per 256 partials of a row, a thread
+  /// per partial, the partials' fill fused). The actions after schedule the root.
+  void renderFirstKernel(Renderer &r, const Action &split, std::vector<int> &starts) const override {
+    starts[0] = r.nextLine();
+    r.line("    // action 0: " + describe(split) + ": each row's reduction as partials (a kernel), then their " +
+           "reduction and the rest (a second kernel)");
+    // A named row reduction (kforge-normalize-importer keeps contractions named: linalg.matvec) as a generic.
+    r.line("    %named_rows = transform.structured.match ops{[\"linalg.matvec\", \"linalg.vecmat\"]} in %func : " +
+           std::string(Renderer::kUnary));
+    r.line("    %generic_rows = transform.structured.generalize %named_rows : " + std::string(Renderer::kUnary));
+    r.line("    %rows_reduction = transform.structured.match ops{[\"linalg.generic\"]} attributes{iterator_types = "
+           "[#linalg.iterator_type<parallel>, #linalg.iterator_type<reduction>]} in %func : " +
+           std::string(Renderer::kUnary));
+    r.line("    %partials_init, %partials_fill, %partial, %partials_sum = transform.structured.split_reduction "
+           "%rows_reduction {split_factor = " +
+           std::to_string(split.value) +
+           ", insert_split_dimension = 1, inner_parallel} : "
+           "(!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)");
+    r.line("    transform.annotate %partials_fill \"kforge.partials_producer\" : !transform.any_op");
+    // The partial op's loops: the row, the elements each partial reduces, the partials.
+    int64_t rows = r.payloadFacts.parallelSizes[0], partials = split.value;
+    int64_t each = partials > 0 ? r.payloadFacts.reductionSize / partials : 0;
+    PayloadFacts partialFacts = r.payloadFacts;
+    partialFacts.parallelSizes = {rows, each, partials};
+    r.facts = partialFacts;
+    r.producerAttr = "kforge.partials_producer";
+    r.leftoverPasses = false;
+    r.root = "%partial";
+    int64_t perBlock = std::min(kPartialsPerBlock, partials);
+    Schedule fixed = {Action{"tile", "block", {1, 0, perBlock}}, Action{"fuse", "block"},
+                      Action{"tile", "thread", {1, 0, 1}}, Action{"fuse", "thread"}};
+    for (size_t i = 0; i < fixed.size(); ++i)
+      r.renderLoopAction(i, fixed);
+    r.firstKernelDims = {perBlock, 1, 1};
+    // The second kernel: the payload's root (the split reduction itself when it was the root), the partials'
+    // reduction among the producers its fusions take.
+    bool rootIsReduction = r.payloadFacts.rootLoops > static_cast<int64_t>(r.payloadFacts.parallelSizes.size());
+    if (!rootIsReduction)
+      r.line("    transform.annotate %partials_sum \"kforge.producer\" : !transform.any_op");
+    r.root = rootIsReduction ? "%partials_sum" : "%root";
+    r.inner = "%func";
+    r.facts = splitRowsFacts(r.payloadFacts, partials);
+    r.producerAttr = "kforge.producer";
+    r.leftoverPasses = true;
+  }
+};
+
 } // namespace
 
 void kforge::tune::addKernelSplitActions(ActionDefinitions &definitions) {
   definitions.push_back(std::make_unique<SplitAction>());
   definitions.push_back(std::make_unique<SplitKAction>());
+  definitions.push_back(std::make_unique<SplitRowsAction>());
 }

@@ -181,8 +181,11 @@ std::vector<int64_t> randomSizes(const PayloadFacts &facts, const Schedule &s, b
   return sizes;
 }
 
-/// split_k is worth proposing when the plain matmul's 64 x 64 tiles are too few blocks to fill the GPU twice.
+/// split_k is worth proposing when the plain matmul's 64 x 64 tiles are too few blocks to fill the GPU twice;
+/// split_rows when a row reduction's rows (a block each) are.
 bool fewBlocks(const PayloadFacts &facts, const HardwareProfile &profile) {
+  if (facts.parallelSizes.size() == 1 && facts.reductionSize > 0)
+    return facts.parallelSizes[0] < 2 * std::max<int64_t>(profile.multiprocessors, 1);
   if (facts.parallelSizes.size() != 2)
     return false;
   int64_t blocks = (facts.parallelSizes[0] / 64) * (facts.parallelSizes[1] / 64);

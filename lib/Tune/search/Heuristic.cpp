@@ -710,6 +710,27 @@ std::vector<Proposal> kforge::tune::heuristicSchedules(const PayloadFacts &facts
       appendBehind(first, heuristicSchedulesOn(scheduledFacts({first}, facts), profile), 4, facts, profile, out);
     }
   }
+  if (gpu(profile) && splitRowsApplies(facts) && fewBlocks(facts, profile)) {
+    // Fewer rows than two per multiprocessor (a loss over a whole tensor is one row): a block per row leaves
+    // most of the GPU idle. Each row's reduction as partials, a thread each (256 per block), each reducing at
+    // least 32 elements: the fewest that fill every multiprocessor's threads (2048 on sm_70 to sm_90), then
+    // half as many; where the row is too short for that, the most it allows if they give every
+    // multiprocessor a block. The rows of partials then get the row kernels' first guesses.
+    int64_t rows = facts.parallelSizes[0], threads = 2048 * int64_t(profile.multiprocessors);
+    std::vector<int64_t> allowed = intValues("split_rows", facts), chosen;
+    auto full = llvm::find_if(allowed, [&](int64_t partials) { return rows * partials >= threads; });
+    if (full != allowed.end()) {
+      chosen.push_back(*full);
+      if (full != allowed.begin())
+        chosen.push_back(*std::prev(full));
+    } else if (!allowed.empty() && rows * allowed.back() / 256 >= profile.multiprocessors) {
+      chosen.push_back(allowed.back());
+    }
+    for (int64_t partials : chosen) {
+      Action first = intAction("split_rows", partials);
+      appendBehind(first, heuristicSchedulesOn(scheduledFacts({first}, facts), profile), 3, facts, profile, out);
+    }
+  }
   for (Proposal &p : heuristicSchedulesOn(facts, profile))
     out.push_back(std::move(p));
   return out;

@@ -198,7 +198,8 @@ static PayloadFacts cpuGemmBiasRelu() {
 
 TEST(LLMPolicy, CompactActionsHoldOnlyTheTargetsActions) {
   std::string cpu = compactActions("cpu");
-  EXPECT_NE(cpu.find("in this order: split_k, tile(block), fuse(block), tile(thread), fuse(thread)"), std::string::npos)
+  EXPECT_NE(cpu.find("in this order: split_k, split_rows, tile(block), fuse(block), tile(thread), fuse(thread)"),
+            std::string::npos)
       << cpu;
   EXPECT_NE(cpu.find("- vectorize: "), std::string::npos);
   EXPECT_EQ(cpu.find("- mma: "), std::string::npos); // GPU only
