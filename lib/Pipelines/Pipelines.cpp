@@ -125,6 +125,8 @@ void kforge::buildLowerToNVVMPipeline(OpPassManager &pm, const LowerToNVVMOption
 
   // Device and host lowering.
   pm.addPass(createConvertLinalgToLoopsPass());
+  // A thread's scalar reduction loop keeps its accumulator in a register, not in memory per element.
+  pm.addPass(createKforgePromoteLoopAccumulators());
   pm.addPass(createConvertNVGPUToNVVMPass());
   // Constants (e.g. the vector a fill stores) must be rematerialised in the kernel, not passed as arguments.
   pm.addPass(createKforgeSinkLaunchConstants()); // upstream's sinking, and through the casts nvgpu-to-nvvm left

@@ -356,6 +356,23 @@ def KforgeKernelAllocsToAlloca : Pass<"kforge-kernel-allocs-to-alloca", "mlir::M
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def KforgePromoteLoopAccumulators : Pass<"kforge-promote-loop-accumulators", "mlir::ModuleOp"> {
+  let summary = "A kernel loop's accumulator in memory becomes a value the loop carries (a register)";
+  let description = [{
+    A thread-level reduction that is not vectorized, once linalg is lowered to loops, reads its
+    accumulator from memory and writes it back on every iteration (a convolution's window, a column
+    reduction, split_rows's partials: a global store per element in the PTX). LLVM cannot keep it in a
+    register, since it cannot tell the kernel's pointers apart. Inside GPU kernels, innermost loops first,
+    an `scf.for` whose body only reads and writes memory through `memref.load` / `memref.store` (nested
+    `scf.for` / `scf.if` included; a barrier, a call or any other effect leaves the loop alone) has each
+    location it loads and then stores, at the top of its body, on loop-invariant indices, turned into an
+    iteration argument: loaded before the loop, stored after it. Only locations of a memref cut from an
+    allocation (`memref.alloc`, `alloca`, `gpu.alloc`: nothing else can alias it) that nothing else in the
+    loop touches; so the values every other access sees are unchanged.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::memref::MemRefDialect"];
+}
+
 def KforgeForwardStoresToCopies : Pass<"kforge-forward-stores-to-copies", "mlir::ModuleOp"> {
   let summary = "A kernel's vector stored whole to scratch and then copied: one vector write to the copy's target";
   let description = [{
