@@ -74,15 +74,11 @@ static SmallVector<Accumulator> findAccumulators(scf::ForOp loop) {
       continue;
     // Nothing else of the allocation is touched in the loop but this location, in this block.
     Accumulator acc{{}, store};
-    bool alone = true;
-    int64_t sameBase = 0;
-    for (Value other : touched)
-      sameBase += viewBase(other) == base;
     for (auto load : loop.getBody()->getOps<memref::LoadOp>())
       if (load.getMemRef() == memref && load.getIndices() == store.getIndices() && load->isBeforeInBlock(store))
         acc.loads.push_back(load);
-    alone = sameBase == static_cast<int64_t>(acc.loads.size()) + 1;
-    if (alone && !acc.loads.empty())
+    auto sameBase = llvm::count_if(touched, [&](Value other) { return viewBase(other) == base; });
+    if (!acc.loads.empty() && sameBase == static_cast<int64_t>(acc.loads.size()) + 1)
       found.push_back(acc);
   }
   return found;

@@ -14,6 +14,15 @@
 
 using namespace kforge::tune;
 
+/// The values of `param` that cut `extent` into equal slices of at least `minimumSlice`.
+static std::vector<int64_t> dividingValues(const ParamSpec &param, int64_t extent, int64_t minimumSlice) {
+  std::vector<int64_t> out;
+  for (int64_t v : param.values)
+    if (extent % v == 0 && extent / v >= minimumSlice)
+      out.push_back(v);
+  return out;
+}
+
 namespace {
 
 /// split's integer parameter is its row kernel's lane count: lanes' domain.
@@ -140,11 +149,7 @@ public:
   bool multipliesBlocks() const override { return true; }
   /// The parts the search tries: those dividing K into slices of at least 512.
   std::vector<int64_t> searchValues(const PayloadFacts &facts) const override {
-    std::vector<int64_t> parts;
-    for (int64_t p : intParam()->values)
-      if (facts.contractionK % p == 0 && facts.contractionK / p >= 512)
-        parts.push_back(p);
-    return parts;
+    return dividingValues(*intParam(), facts.contractionK, 512);
   }
 
   /// The partial matmul over (parts, M, N) with K / parts; its schedule follows.
@@ -235,11 +240,7 @@ public:
   bool multipliesBlocks() const override { return true; }
   /// The partial counts the search tries: those dividing the row into partials of at least 32 elements.
   std::vector<int64_t> searchValues(const PayloadFacts &facts) const override {
-    std::vector<int64_t> partials;
-    for (int64_t p : intParam()->values)
-      if (facts.reductionSize % p == 0 && facts.reductionSize / p >= 32)
-        partials.push_back(p);
-    return partials;
+    return dividingValues(*intParam(), facts.reductionSize, 32);
   }
 
   /// The partials: the reduction split, then its fixed schedule (a block per 256 partials of a row, a thread
