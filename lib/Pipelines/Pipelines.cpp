@@ -125,6 +125,8 @@ void kforge::buildLowerToNVVMPipeline(OpPassManager &pm, const LowerToNVVMOption
 
   // Device and host lowering.
   pm.addPass(createConvertLinalgToLoopsPass());
+  // A lane's ragged slice of a row (q or q + 1 columns): q iterations with a constant bound, then one guarded.
+  pm.addPass(createKforgePeelBoundedLoops());
   // A thread's scalar reduction loop keeps its accumulator in a register, not in memory per element.
   pm.addPass(createKforgePromoteLoopAccumulators());
   pm.addPass(createConvertNVGPUToNVVMPass());

@@ -356,6 +356,25 @@ def KforgeKernelAllocsToAlloca : Pass<"kforge-kernel-allocs-to-alloca", "mlir::M
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def KforgePeelBoundedLoops : Pass<"kforge-peel-bounded-loops", "mlir::ModuleOp"> {
+  let summary = "A kernel loop of q or q + 1 iterations: q with a constant bound, then the last one guarded";
+  let description = [{
+    When lanes do not divide a row (4095 columns over 256 lanes), lane l owns ceil((N - l) / L)
+    columns: q = N / L (rounded down) or q + 1. Lowered to loops, every loop over a lane's columns
+    then has a bound that depends on the thread id, so LLVM cannot unroll it: one load is in flight per
+    thread (each load's use stalls the next iteration's issue), and the lane's row values, a private
+    array indexed by the loop variable, live in local memory. Inside GPU kernels, an `scf.for` with a
+    constant lower bound and step whose dynamic upper bound has constant lower and upper bounds
+    (ValueBoundsOpInterface) such that at least one iteration always runs and at most one more than
+    the guaranteed number may run is split into a loop of the guaranteed iterations (a constant bound:
+    unrolled, its array accesses at static positions, so registers) and its possible last iteration
+    under an `scf.if`, which carries the loop's values on. A main loop of at most 32 iterations that
+    reads or writes a private array (an alloca) is unrolled fully here (LLVM's own threshold leaves a
+    loop computing exp() partly rolled, and the array in local memory). Other loops are left alone.
+  }];
+  let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
+}
+
 def KforgePromoteLoopAccumulators : Pass<"kforge-promote-loop-accumulators", "mlir::ModuleOp"> {
   let summary = "A kernel loop's accumulator in memory becomes a value the loop carries (a register)";
   let description = [{
