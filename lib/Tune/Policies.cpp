@@ -23,6 +23,7 @@ llvm::json::Value kforge::tune::toJSON(const HardwareProfile &p) {
                             {"name", p.name},
                             {"multiprocessors", p.multiprocessors},
                             {"max_threads_per_block", p.maxThreadsPerBlock},
+                            {"threads_per_multiprocessor", p.threadsPerMultiprocessor},
                             {"shared_bytes_per_block", p.sharedBytesPerBlock},
                             {"registers_per_block", p.registersPerBlock},
                             {"l2_bytes", p.l2Bytes}};
@@ -44,7 +45,8 @@ bool kforge::tune::fromJSON(const llvm::json::Value &value, HardwareProfile &p, 
          o.map("shared_bytes_per_block", p.sharedBytesPerBlock) && o.map("registers_per_block", p.registersPerBlock) &&
          o.map("l2_bytes", p.l2Bytes) && o.mapOptional("measured_copy_gbps", p.measuredCopyGBps) &&
          o.mapOptional("measured_fp32_matmul_tflops", p.measuredFp32Tflops) &&
-         o.mapOptional("measured_by", p.ceilingsSource) && o.mapOptional("chip", p.chip);
+         o.mapOptional("measured_by", p.ceilingsSource) && o.mapOptional("chip", p.chip) &&
+         o.mapOptional("threads_per_multiprocessor", p.threadsPerMultiprocessor);
 }
 
 std::string kforge::tune::proposalHash(const Proposal &proposal) {

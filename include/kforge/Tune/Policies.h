@@ -28,6 +28,8 @@ struct HardwareProfile {
   std::string name;
   int multiprocessors = 1;     ///< GPU: streaming multiprocessors; CPU: cores.
   int maxThreadsPerBlock = 1024;
+  /// GPU: threads resident on a multiprocessor at once (2048 on sm_70 to sm_90 but 1536 on sm_86 / sm_89).
+  int threadsPerMultiprocessor = 2048;
   int64_t sharedBytesPerBlock = 48 * 1024;
   int64_t registersPerBlock = 64 * 1024;
   int64_t l2Bytes = 0;

@@ -81,6 +81,7 @@ struct RowKernel {
     streamLanes = allLanes.empty() ? 0 : allLanes.back();
     streams = !rowSums && facts.linalgOps > 1 && streamLanes > 32;
     multiprocessors = profile.multiprocessors;
+    threadsPerMultiprocessor = profile.threadsPerMultiprocessor;
     elementBytes = facts.elementBytes();
     linalgOps = facts.linalgOps;
   }
@@ -88,7 +89,8 @@ struct RowKernel {
   /// pipeline_rows pays off where a block's row (in registers over `lanes`) leaves room for one block per
   /// multiprocessor, and fits in a block's shared memory.
   bool pipelinable(int64_t lanes) const {
-    return multiprocessors > 0 && residentRowBlocks(lanes, width) == 1 && width * elementBytes <= 200 * 1024;
+    return multiprocessors > 0 && residentRowBlocks(lanes, width, threadsPerMultiprocessor) == 1 &&
+           width * elementBytes <= 200 * 1024;
   }
 
   /// One row per block and per thread (a row sum's root is 1-D), its producers fused.
@@ -105,7 +107,8 @@ struct RowKernel {
   }
 
   bool applies = false, rowSums = false, streams = false;
-  int64_t rowCount = 0, width = 0, streamLanes = 0, multiprocessors = 0, elementBytes = 4, linalgOps = 0;
+  int64_t rowCount = 0, width = 0, streamLanes = 0, multiprocessors = 0, threadsPerMultiprocessor = 2048,
+          elementBytes = 4, linalgOps = 0;
   std::vector<int64_t> allLanes;
 };
 
@@ -147,7 +150,9 @@ static void proposeVectorLaneRows(Heuristic &heuristic) {
       int64_t elementBytes = facts.elementBytes();
       std::string prefetched;
       if (i == 0 && profile.multiprocessors > 0 && width * elementBytes <= 32 * 1024) {
-        v.push_back(intAction("prefetch_rows", profile.multiprocessors * residentRowBlocks(vectorLanes[i], width)));
+        v.push_back(
+            intAction("prefetch_rows", profile.multiprocessors *
+                                           residentRowBlocks(vectorLanes[i], width, profile.threadsPerMultiprocessor)));
         prefetched = heuristic.add(v, parent, "add " + describe(v.back()) + " (the next wave's rows into L2)");
       }
       // The first also with its output stored evict-first (streaming_stores: written once, never read back).
@@ -713,10 +718,11 @@ std::vector<Proposal> kforge::tune::heuristicSchedules(const PayloadFacts &facts
   if (gpu(profile) && splitRowsApplies(facts) && fewBlocks(facts, profile)) {
     // Fewer rows than two per multiprocessor (a loss over a whole tensor is one row): a block per row leaves
     // most of the GPU idle. Each row's reduction as partials, a thread each (256 per block), each reducing at
-    // least 32 elements: the fewest that fill every multiprocessor's threads (2048 on sm_70 to sm_90), then
+    // least 32 elements: the fewest that fill every multiprocessor's resident threads, then
     // half as many; where the row is too short for that, the most it allows if they give every
     // multiprocessor a block. The rows of partials then get the row kernels' first guesses.
-    int64_t rows = facts.parallelSizes[0], threads = 2048 * int64_t(profile.multiprocessors);
+    int64_t rows = facts.parallelSizes[0],
+            threads = int64_t(profile.threadsPerMultiprocessor) * profile.multiprocessors;
     std::vector<int64_t> allowed = intValues("split_rows", facts), chosen;
     auto full = llvm::find_if(allowed, [&](int64_t partials) { return rows * partials >= threads; });
     if (full != allowed.end()) {

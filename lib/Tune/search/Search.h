@@ -88,7 +88,7 @@ struct TileConfig {
   double merit = 0;
 };
 /// Blocks of one row over `lanes` lanes that fit on a multiprocessor at once (estimated).
-int64_t residentRowBlocks(int64_t lanes, int64_t width);
+int64_t residentRowBlocks(int64_t lanes, int64_t width, int64_t threadsPerMultiprocessor);
 /// Matmul-like roots: output tiles that reuse operands, ranked.
 std::vector<TileConfig> contractionConfigs(const PayloadFacts &facts, const HardwareProfile &profile);
 /// Other roots (elementwise chains, row reductions, convolutions): ranked.

@@ -19,11 +19,12 @@ using llvm::StringRef;
 
 namespace kforge::tune::search {
 
-/// Blocks of one row over `lanes` lanes that fit on a multiprocessor at once, estimated: 2048 threads, 65536
-/// registers at one per value a lane holds of a `width`-wide row plus 32, at most 32 blocks.
-int64_t residentRowBlocks(int64_t lanes, int64_t width) {
+/// Blocks of one row over `lanes` lanes that fit on a multiprocessor at once, estimated: its resident threads
+/// (`threadsPerMultiprocessor`), 65536 registers at one per value a lane holds of a `width`-wide row plus 32, at
+/// most 32 blocks.
+int64_t residentRowBlocks(int64_t lanes, int64_t width, int64_t threadsPerMultiprocessor) {
   int64_t registers = width / lanes + 32;
-  return std::max<int64_t>(1, std::min({2048 / lanes, 65536 / (lanes * registers), int64_t(32)}));
+  return std::max<int64_t>(1, std::min({threadsPerMultiprocessor / lanes, 65536 / (lanes * registers), int64_t(32)}));
 }
 
 /// Matmul-like roots (the last two parallel loops are the output's rows and columns): output tiles that

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A stand-in for kforge-run in kforge-tune's tests (test/Tune/l2-flush.test): it reports an H200-like GPU,
 appends each command line to $FAKE_KFORGE_RUN_LOG and answers every candidate "correct" in 1 ms without
-running anything, so what kforge-tune asks of its runner can be checked on a machine without a GPU."""
+running anything, so what kforge-tune asks of its runner can be checked on a machine without a GPU.
+FAKE_THREADS_PER_SM sets the resident threads per multiprocessor it reports (2048 unless set: sm_86 has 1536)."""
 import json
 import os
 import sys
@@ -11,7 +12,7 @@ with open(os.environ["FAKE_KFORGE_RUN_LOG"], "a") as log:
     log.write(" ".join(args) + "\n")
 if args[:1] == ["--device-info"]:
     print(json.dumps({"gpu": True, "name": "fake GPU", "chip": "sm_90", "multiprocessors": 132,
-                      "max_threads_per_block": 1024, "max_threads_per_multiprocessor": 2048,
+                      "max_threads_per_block": 1024, "max_threads_per_multiprocessor": int(os.environ.get("FAKE_THREADS_PER_SM", "2048")),
                       "shared_bytes_per_block": 49152, "shared_bytes_per_block_optin": 232448,
                       "registers_per_block": 65536, "registers_per_multiprocessor": 65536,
                       "l2_bytes": 52428800}))

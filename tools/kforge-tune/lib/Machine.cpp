@@ -58,6 +58,7 @@ std::optional<HardwareProfile> kforge::tune::probeGpu(const Tools &tools, std::s
   p.name = o->getString("name").value_or("").str() + " (" + o->getString("chip").value_or("").str() + ")";
   p.multiprocessors = static_cast<int>(o->getInteger("multiprocessors").value_or(1));
   p.maxThreadsPerBlock = static_cast<int>(o->getInteger("max_threads_per_block").value_or(1024));
+  p.threadsPerMultiprocessor = static_cast<int>(o->getInteger("max_threads_per_multiprocessor").value_or(2048));
   p.sharedBytesPerBlock = o->getInteger("shared_bytes_per_block_optin").value_or(48 * 1024);
   p.registersPerBlock = o->getInteger("registers_per_block").value_or(65536);
   p.l2Bytes = o->getInteger("l2_bytes").value_or(0);
@@ -77,7 +78,15 @@ HardwareProfile kforge::tune::cpuProfile() {
 }
 
 HardwareProfile kforge::tune::placeholderGpuProfile() {
-  return HardwareProfile{"gpu", "(no GPU: a 132-SM profile)", 132, 1024, 232448, 65536, 0};
+  HardwareProfile p;
+  p.target = "gpu";
+  p.name = "(no GPU: a 132-SM profile)";
+  p.multiprocessors = 132;
+  p.maxThreadsPerBlock = 1024;
+  p.threadsPerMultiprocessor = 2048;
+  p.sharedBytesPerBlock = 232448;
+  p.registersPerBlock = 65536;
+  return p;
 }
 
 bool kforge::tune::readCeilings(llvm::StringRef path, HardwareProfile &profile) {
