@@ -207,7 +207,20 @@ template <typename ContractionOp> struct FoldExtensionsIntoContraction : OpRewri
   }
 };
 
-/// Named ops other than fills, contractions and convolutions become linalg.generic: the form kforge's
+/// A convolution whose window is one point and whose strides are 1 (a 1x1 convolution): a contraction over its
+/// input channels. As a generic its unit window loops are dropped and its output pixels merged, so it becomes
+/// the matmul (NHWC) or the batch matmul with the filter shared by every image (NCHW) it is, for the
+/// contraction paths (stage, mma, wgmma); as a convolution it would run as a direct one.
+static bool isPointwise(linalg::LinalgOp op) {
+  FailureOr<linalg::ConvolutionDimensions> dims = linalg::inferConvolutionDims(op);
+  if (failed(dims) || !dims->depth.empty())
+    return false;
+  SmallVector<int64_t> loops = op.getStaticLoopRanges();
+  return llvm::all_of(dims->filterLoop, [&](unsigned loop) { return loops[loop] == 1; }) &&
+         llvm::all_of(dims->strides, [](int64_t stride) { return stride == 1; });
+}
+
+/// Named ops other than fills, contractions and convolutions (but 1x1 ones) become linalg.generic: the form kforge's
 /// fusion and schedules match (a schedule fuses fill / matmul / batch_matmul / generic producers only).
 struct GeneralizeNamedOps : OpInterfaceRewritePattern<linalg::LinalgOp> {
   using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
@@ -216,7 +229,7 @@ struct GeneralizeNamedOps : OpInterfaceRewritePattern<linalg::LinalgOp> {
     // that only copies would return its argument.
     if (isa<linalg::GenericOp, linalg::FillOp, linalg::CopyOp>(op.getOperation()) || !op.hasPureTensorSemantics())
       return failure();
-    if (linalg::isaContractionOpInterface(op) || linalg::isaConvolutionOpInterface(op))
+    if (linalg::isaContractionOpInterface(op) || (linalg::isaConvolutionOpInterface(op) && !isPointwise(op)))
       return failure();
     // A transpose read by a contraction is folded into it instead (the first phase); one left here has
     // other users.
@@ -227,39 +240,62 @@ struct GeneralizeNamedOps : OpInterfaceRewritePattern<linalg::LinalgOp> {
 /// A generic that computes a matmul or batch_matmul (one M, N and K loop, at most one batch loop; its body a
 /// multiply-add, possibly of operands extended inside it: mixed precision written out, bf16 x bf16 -> f32) as the
 /// named op, whose schedules (stage, mma, wgmma) take it; as a generic it would be scheduled as a row reduction.
-/// A read as M x K or K x M, B as K x N or N x K (the named op keeps the maps, as for a folded transpose).
+/// A read as M x K or K x M, B as K x N or N x K (the named op keeps the maps, as for a folded transpose). One
+/// operand may lack the batch loop (a 1x1 convolution in NCHW: the filter, shared by every image; torch.matmul
+/// of a batch by one matrix): the batch_matmul then reads it broadcast, as its indexing maps allow.
 struct SpecializeContraction : OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::GenericOp op, PatternRewriter &rewriter) const override {
     if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-        !linalg::isaContractionOpInterface(op))
+        !linalg::isaContractionOpInterface(op) || op.getNumReductionLoops() != 1)
       return failure();
-    FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
-    if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 || dims->k.size() != 1 || dims->batch.size() > 1)
-      return failure();
-    // The loops in the named ops' order ([b,] m, n, k), each operand in one of the layouts they take.
+    // The loops in the named ops' order ([b,] m, n, k): the result walks the parallel ones in order, and the
+    // last loop is the reduction.
     MLIRContext *ctx = op.getContext();
-    bool batch = dims->batch.size() == 1;
-    unsigned b = 0, m = batch ? 1 : 0, n = m + 1, k = m + 2;
-    if ((batch && dims->batch[0] != b) || dims->m[0] != m || dims->n[0] != n || dims->k[0] != k)
+    unsigned loops = op.getNumLoops();
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    if ((loops != 3 && loops != 4) ||
+        maps[2] != AffineMap::getMultiDimIdentityMap(loops, ctx).getMajorSubMap(loops - 1) ||
+        op.getIteratorTypesArray().back() != utils::IteratorType::reduction)
       return failure();
-    auto map = [&](unsigned row, unsigned col) {
+    bool batch = loops == 4;
+    unsigned b = 0, m = loops - 3, n = loops - 2, k = loops - 1;
+    auto map = [&](unsigned row, unsigned col, bool withBatch) {
       SmallVector<AffineExpr> results;
-      if (batch)
+      if (withBatch)
         results.push_back(getAffineDimExpr(b, ctx));
       results.push_back(getAffineDimExpr(row, ctx));
       results.push_back(getAffineDimExpr(col, ctx));
-      return AffineMap::get(k + 1, 0, results, ctx);
+      return AffineMap::get(loops, 0, results, ctx);
     };
-    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-    if ((maps[0] != map(m, k) && maps[0] != map(k, m)) || (maps[1] != map(k, n) && maps[1] != map(n, k)) ||
-        maps[2] != map(m, n))
+    // A is the input with the rows (M), B the one with the columns (N): operands in the other order are
+    // swapped (the product commutes). Each in one of the layouts the named ops take; a batch operand may lack
+    // the batch loop (read broadcast: a 1x1 convolution's filter in NCHW, torch.matmul of a batch by one
+    // matrix), though not both.
+    auto layout = [&](AffineMap operand, unsigned rows, unsigned cols) -> std::optional<bool> {
+      for (bool withBatch : {true, false}) {
+        if (withBatch && !batch)
+          continue;
+        if (operand == map(rows, cols, withBatch) || operand == map(cols, rows, withBatch))
+          return withBatch;
+      }
+      return std::nullopt;
+    };
+    SmallVector<Value> inputs(op.getDpsInputs());
+    std::optional<bool> aBatch = layout(maps[0], m, k), bBatch = layout(maps[1], k, n);
+    if (!aBatch || !bBatch) {
+      aBatch = layout(maps[1], m, k);
+      bBatch = layout(maps[0], k, n);
+      std::swap(inputs[0], inputs[1]);
+      std::swap(maps[0], maps[1]);
+    }
+    if (!aBatch || !bBatch || (batch && !*aBatch && !*bBatch))
       return failure();
     // The body's only other ops extend the operands (a named matmul casts them to the result's type).
     for (Operation &inner : op.getBody()->without_terminator())
       if (!isa<arith::MulFOp, arith::AddFOp, arith::MulIOp, arith::AddIOp, arith::ExtFOp>(inner))
         return failure();
-    SmallVector<Value> inputs(op.getDpsInputs()), inits(op.getDpsInits());
+    SmallVector<Value> inits(op.getDpsInits());
     SmallVector<Type> types(op->getResultTypes());
     SmallVector<NamedAttribute> attributes = {
         rewriter.getNamedAttr("indexing_maps", rewriter.getAffineMapArrayAttr(maps))};
@@ -492,7 +528,12 @@ struct NormalizeFPowI : OpRewritePattern<math::FPowIOp> {
 static void dropUnitLoops(Operation *root) {
   SmallVector<linalg::GenericOp> generics;
   root->walk([&](linalg::GenericOp op) {
-    if (op.hasPureTensorSemantics() && !llvm::any_of(op->getResults(), isReturned) &&
+    // A returned result keeps its shape: only unit loops that none of its dimensions walks (a 1x1
+    // convolution's window) are dropped from its op.
+    auto keepsShape = [](Value result) {
+      return !isReturned(result) || !llvm::is_contained(cast<ShapedType>(result.getType()).getShape(), 1);
+    };
+    if (op.hasPureTensorSemantics() && llvm::all_of(op->getResults(), keepsShape) &&
         llvm::is_contained(op.getStaticLoopRanges(), 1))
       generics.push_back(op);
   });
@@ -527,13 +568,17 @@ static void computeReturnedReshapesInPlace(func::FuncOp function) {
       if (reshapes.empty() || !producer || !returnedType || !returnedType.hasStaticShape())
         continue;
       OpOperand *init = producer.getTiedOpOperand(cast<OpResult>(value));
-      // A reduction's init is a fill of the empty tensor (a matvec's zeros): the fill writes the view too.
-      if (auto fill = init ? init->get().getDefiningOp<linalg::FillOp>() : nullptr; fill && fill->hasOneUse())
-        init = &fill.getOutputsMutable()[0];
+      // A reduction's init is written whole first, into the empty tensor (a matvec's zeros by a fill, a
+      // convolution's bias broadcast by a generic that never reads its own init): that op writes the view too.
+      if (auto writer = init ? init->get().getDefiningOp<linalg::LinalgOp>() : nullptr;
+          writer && writer->hasOneUse() && writer->getNumResults() == 1 &&
+          writer.getNumLoops() == writer.getNumParallelLoops() &&
+          !writer.payloadUsesValueFromOperand(writer.getDpsInitOperand(0)))
+        init = writer.getDpsInitOperand(0);
       auto empty = init ? init->get().getDefiningOp<tensor::EmptyOp>() : nullptr;
       if (!empty || !empty->hasOneUse())
         continue;
-      OpBuilder b(init->getOwner()); // the producer, or the fill before it
+      OpBuilder b(init->getOwner()); // the producer, or the op writing its init
       Value destination =
           tensor::EmptyOp::create(b, empty.getLoc(), returnedType.getShape(), returnedType.getElementType());
       for (Operation *reshape : reshapes) {
