@@ -133,6 +133,8 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
         llvm::raw_string_ostream os(facts.contractionOperandType);
         lhs.print(os);
       }
+      llvm::raw_string_ostream result(facts.contractionResultType);
+      getElementTypeOrSelf(op.getDpsInits()[0].getType()).print(result);
       for (auto [range, iterator] : llvm::zip(loops, op.getIteratorTypesArray()))
         if (iterator == utils::IteratorType::parallel)
           facts.contractionSizes.push_back(range);

@@ -18,6 +18,7 @@ llvm::json::Value kforge::tune::toJSON(const PayloadFacts &facts) {
                             {"contraction_sizes", llvm::json::Array(facts.contractionSizes)},
                             {"contraction_ops", facts.contractionOps},
                             {"contraction_operand_type", facts.contractionOperandType},
+                            {"contraction_result_type", facts.contractionResultType},
                             {"contraction_a_transposed", facts.contractionATransposed},
                             {"contraction_b_transposed", facts.contractionBTransposed},
                             {"reduction_ops", facts.reductionOps},
@@ -42,6 +43,7 @@ bool kforge::tune::fromJSON(const llvm::json::Value &value, PayloadFacts &facts,
          o.map("contraction_k", facts.contractionK) && o.mapOptional("contraction_sizes", facts.contractionSizes) &&
          o.mapOptional("contraction_ops", facts.contractionOps) &&
          o.mapOptional("contraction_operand_type", facts.contractionOperandType) &&
+         o.mapOptional("contraction_result_type", facts.contractionResultType) &&
          o.mapOptional("contraction_a_transposed", facts.contractionATransposed) &&
          o.mapOptional("contraction_b_transposed", facts.contractionBTransposed) &&
          o.map("reduction_ops", facts.reductionOps) && o.map("reduction_size", facts.reductionSize) &&

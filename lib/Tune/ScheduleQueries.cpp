@@ -85,8 +85,11 @@ std::vector<int64_t> kforge::tune::matmulTile(std::vector<int64_t> tile, const P
 bool kforge::tune::mmaApplies(const PayloadFacts &facts) {
   bool matmul = facts.contractionOp == "linalg.matmul" && facts.parallelSizes.size() == 2;
   // (K a multiple of 8 but not of 16: only the pipelined staged forms, their last tile zero-filled.)
+  // The tensor cores accumulate in f32: a contraction that accumulates in bf16 / f16 (its result's type) is not
+  // theirs to compute.
   return (matmul || isBatchMatmul(facts)) && facts.contractionK > 0 && facts.contractionK % 8 == 0 &&
-         (facts.contractionOperandType == "bf16" || facts.contractionOperandType == "f16");
+         (facts.contractionOperandType == "bf16" || facts.contractionOperandType == "f16") &&
+         (facts.contractionResultType.empty() || facts.contractionResultType == "f32");
 }
 
 PayloadFacts kforge::tune::splitKFacts(const PayloadFacts &facts, int64_t parts) {

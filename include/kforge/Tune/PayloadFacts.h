@@ -29,6 +29,9 @@ struct PayloadFacts {
   int64_t contractionK = 0;           ///< Its reduction size.
   std::vector<int64_t> contractionSizes; ///< Its parallel loops' sizes ((batch,) rows, columns).
   std::string contractionOperandType;  ///< Its operands' element type (f32, bf16, f16), if they agree.
+  /// Its result's element type: what it accumulates in (f32 for torch-mlir's bf16 contractions, which
+  /// truncate after). Empty when unknown (facts from before it was recorded).
+  std::string contractionResultType;
   /// Its operands read transposed through its indexing maps: A as K x M, B as N x K (nn.Linear's weight once
   /// kforge-normalize-importer has folded the transpose into the map).
   bool contractionATransposed = false, contractionBTransposed = false;

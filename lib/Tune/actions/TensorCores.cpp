@@ -58,6 +58,13 @@ static void checkMma(const Schedule &schedule, const PayloadFacts &facts, int in
                                              : facts.contractionOp + " on " + facts.contractionOperandType));
     return;
   }
+  if (!facts.contractionResultType.empty() && facts.contractionResultType != "f32") {
+    problem(index, "unsupported",
+            "mma accumulates in f32; this contraction accumulates in its " + facts.contractionResultType +
+                " result. Write it with an f32 result and truncate after (as torch-mlir does), or use the SIMT "
+                "tiles");
+    return;
+  }
   // A as K x M: only wgmma reads it (M-major, transposed by the instruction); mma.sync's fragments are K-major.
   if (facts.contractionATransposed && !findSlot(schedule, "wgmma")) {
     problem(index, "unsupported",
