@@ -123,21 +123,27 @@ std::string Renderer::mapping(llvm::ArrayRef<int64_t> sizes, StringRef kind) {
 
 /// `split`: the contraction and its producers are not the row kernel's producers; they are marked apart.
 void Renderer::renderProducerMatchers(bool split) {
-  // Ops a fusion may take, and the users that make them producers.
-  std::string fusable = split ? "[\"linalg.fill\", \"linalg.generic\"]"
-                              : "[\"linalg.fill\", \"linalg.matmul\", \"linalg.batch_matmul\", \"linalg.generic\"]";
-  std::string users =
-      split ? "[\"linalg.generic\"]" : "[\"linalg.matmul\", \"linalg.batch_matmul\", \"linalg.generic\"]";
+  // Ops a fusion may take, and the users that make them producers. Without a split, any linalg op feeding
+  // another: besides fills, contractions and generics, the convolutions and poolings normalization keeps named
+  // (a pooling read by its divide, a fill or a pad's generic feeding a convolution).
   line("  // A linalg op whose first result feeds another linalg op: a producer that can be fused.");
   line("  transform.named_sequence @match_fusable_producer(%op: !transform.any_op {transform.readonly}) "
        "-> !transform.any_op {");
-  line("    transform.match.operation_name %op " + fusable + " : !transform.any_op");
+  if (split)
+    line("    transform.match.operation_name %op [\"linalg.fill\", \"linalg.generic\"] : !transform.any_op");
   line("    %user = transform.match.structured failures(propagate) %op : " + kUnary + " {");
   line("    ^bb0(%structured: !transform.any_op):");
   line("      %u = transform.match.structured.result %structured[0] any : " + kUnary);
   line("      transform.match.structured.yield %u : !transform.any_op");
   line("    }");
-  line("    transform.match.operation_name %user " + users + " : !transform.any_op");
+  if (split) {
+    line("    transform.match.operation_name %user [\"linalg.generic\"] : !transform.any_op");
+  } else {
+    line("    transform.match.structured failures(propagate) %user : !transform.any_op {");
+    line("    ^bb0(%structured_user: !transform.any_op):");
+    line("      transform.match.structured.yield");
+    line("    }");
+  }
   line("    transform.yield %op : !transform.any_op");
   line("  }");
   line("  transform.named_sequence @mark_producer(%op: !transform.any_op {transform.readonly}) {");
@@ -168,8 +174,9 @@ void Renderer::renderProducerMatchers(bool split) {
   for (StringRef level : {"block", "thread"}) {
     line("  transform.named_sequence @match_left_at_" + level.str() +
          "(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {");
-    line("    transform.match.operation_name %op [\"linalg.fill\", \"linalg.matmul\", \"linalg.batch_matmul\", "
-         "\"linalg.generic\"] : !transform.any_op");
+    if (split)
+      line("    transform.match.operation_name %op [\"linalg.fill\", \"linalg.matmul\", \"linalg.batch_matmul\", "
+           "\"linalg.generic\"] : !transform.any_op");
     line("    %parent = transform.get_parent_op %op {nth_parent = 1} : " + kUnary);
     if (level == "block") {
       line("    transform.match.operation_name %parent [\"func.func\"] : !transform.any_op");
