@@ -73,6 +73,24 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
   }
   if (facts.parallelSizes.empty())
     return root->emitError() << "the root op has no leading parallel loop to tile";
+  // The root's own reduction: along its inputs' contiguous dimension when some input that walks a reduced
+  // loop has one as its last (contiguous) dimension; across it (each output a column) when none does.
+  if (root.getNumReductionLoops() > 0) {
+    bool walked = false, along = false;
+    for (OpOperand *input : root.getDpsInputOperands()) {
+      AffineMap map = root.getMatchingIndexingMap(input);
+      bool walks = false;
+      for (unsigned loop = 0; loop < root.getNumLoops(); ++loop)
+        walks |= root.getIteratorTypesArray()[loop] != utils::IteratorType::parallel && map.isFunctionOfDim(loop);
+      if (!walks || map.getNumResults() == 0)
+        continue;
+      walked = true;
+      auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+      along |= !last || root.getIteratorTypesArray()[last.getPosition()] != utils::IteratorType::parallel;
+    }
+    if (walked)
+      facts.reductionInnermost = along ? 1 : 0;
+  }
 
   // A root operand produced (through any chain of linalg ops) by a non-contraction reduction, and read
   // through a map that does not use parallel loop d, is read whole along d.

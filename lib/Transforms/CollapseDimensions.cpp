@@ -67,7 +67,10 @@ bool kforge::collapseDimensionGroups(func::FuncOp function, const FrozenRewriteP
     if (op->getParentOp() != function || !op.hasPureTensorSemantics())
       return;
     generics.push_back(op);
-    needed |= op.getNumLoops() > kGridDimensions || op.getNumReductionLoops() > 1;
+    // More loops than a grid has, several reduced loops, or a reduction with several parallel loops (a max over
+    // the last dimension of a 3-D tensor: rows of B*N, the row kernels' form).
+    needed |= op.getNumLoops() > kGridDimensions || op.getNumReductionLoops() > 1 ||
+              (op.getNumReductionLoops() > 0 && op.getNumParallelLoops() > 1);
   });
   if (!needed)
     return false;

@@ -208,6 +208,30 @@ template <typename ContractionOp> struct FoldExtensionsIntoContraction : OpRewri
   }
 };
 
+/// A generic with a reduction loop before a parallel one (torch.sum / max / argmax over a middle dimension:
+/// loops [b, reduced, n]) with its loops reordered, parallel ones first, the reductions last (their relative
+/// orders kept). Only the loops' names change; kforge's schedules and facts take a root's leading parallel
+/// loops as its output's and its trailing ones as the reduced, and the operands' maps say which of them is
+/// contiguous in memory (a reduction over rows, not along them: payload facts' `reduction_innermost`).
+struct ReductionLoopsLast : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op, PatternRewriter &rewriter) const override {
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    SmallVector<unsigned> order;
+    for (auto [loop, iterator] : llvm::enumerate(iterators))
+      if (iterator == utils::IteratorType::parallel)
+        order.push_back(loop);
+    unsigned parallel = order.size();
+    for (auto [loop, iterator] : llvm::enumerate(iterators))
+      if (iterator != utils::IteratorType::parallel)
+        order.push_back(loop);
+    if (!op.hasPureTensorSemantics() || parallel == iterators.size() ||
+        llvm::all_of(llvm::seq<unsigned>(0, parallel), [&](unsigned i) { return order[i] == i; }))
+      return failure();
+    return linalg::interchangeGenericOp(rewriter, op, order);
+  }
+};
+
 /// A source placed into a constant-filled tensor (a convolution's zero padding as `tensor.pad`; a transposed
 /// convolution's input spread over zeros as `tensor.insert_slice` into a fill, with strides) as a linalg.generic
 /// computing each element: the source's element where one lands, the constant elsewhere. The source is read
@@ -771,9 +795,10 @@ struct NormalizeImporterPass : kforge::impl::KforgeNormalizeImporterBase<Normali
 
   LogicalResult initialize(MLIRContext *context) override {
     RewritePatternSet set(context);
-    set.add<PadAsGeneric, InsertIntoFillAsGeneric, GeneralizeNamedOps, SpecializeContraction, MatmulWithUnitDimension,
-            DropConstantUnitDims, IntegralPowF, NormalizeFPowI, FoldExtensionsIntoContraction<linalg::MatmulOp>,
-            FoldExtensionsIntoContraction<linalg::BatchMatmulOp>>(context);
+    set.add<ReductionLoopsLast, PadAsGeneric, InsertIntoFillAsGeneric, GeneralizeNamedOps, SpecializeContraction,
+            MatmulWithUnitDimension, DropConstantUnitDims, IntegralPowF, NormalizeFPowI,
+            FoldExtensionsIntoContraction<linalg::MatmulOp>, FoldExtensionsIntoContraction<linalg::BatchMatmulOp>>(
+        context);
     linalg::populateInlineConstantOperandsPatterns(set);
     linalg::populateEraseUnusedOperandsAndResultsPatterns(set);
     // A producer is fused only into its single user, so nothing is computed twice.

@@ -26,6 +26,7 @@ llvm::json::Value kforge::tune::toJSON(const PayloadFacts &facts) {
                             {"linalg_ops", facts.linalgOps},
                             {"whole_dims", llvm::json::Array(facts.wholeDims)},
                             {"row_moments", facts.rowMoments},
+                            {"reduction_innermost", facts.reductionInnermost},
                             {"row_intermediates", facts.rowIntermediates},
                             {"window_ops", facts.windowOps},
                             {"multi_result_reductions", facts.multiResultReductions},
@@ -48,8 +49,9 @@ bool kforge::tune::fromJSON(const llvm::json::Value &value, PayloadFacts &facts,
          o.mapOptional("contraction_b_transposed", facts.contractionBTransposed) &&
          o.map("reduction_ops", facts.reductionOps) && o.map("reduction_size", facts.reductionSize) &&
          o.map("linalg_ops", facts.linalgOps) && o.mapOptional("whole_dims", facts.wholeDims) &&
-         o.mapOptional("row_moments", facts.rowMoments) && o.mapOptional("row_intermediates", facts.rowIntermediates) &&
-         o.mapOptional("window_ops", facts.windowOps) &&
+         o.mapOptional("row_moments", facts.rowMoments) &&
+         o.mapOptional("reduction_innermost", facts.reductionInnermost) &&
+         o.mapOptional("row_intermediates", facts.rowIntermediates) && o.mapOptional("window_ops", facts.windowOps) &&
          o.mapOptional("multi_result_reductions", facts.multiResultReductions) &&
          o.map("element_type", facts.elementType) && o.map("flops", facts.flops) && o.map("bytes", facts.bytes) &&
          o.map("structural_hash", facts.structuralHash);

@@ -20,12 +20,15 @@
 // LN-NEXT: return %[[OUT]]
 
 // An RMS norm over the channels of NCHW (mean over dim 1, keepdim): the reduction stays over C, between N and
-// H*W, which become one loop.
+// H*W, which become one loop; its loops are then ordered N, H*W, C (the reduced loop last: it reads the input
+// through (n, c, hw) as (d0, d2, d1)).
 // RMS-DAG: #[[$ALL:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 // RMS-DAG: #[[$NHW:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// RMS-DAG: #[[$NCHW_LAST:.*]] = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
+// RMS-DAG: #[[$STAT:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // RMS-LABEL: func.func @rms_norm_nchw(
 // RMS: tensor.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : tensor<2x8x16x32xf32> into tensor<2x8x512xf32>
-// RMS: linalg.generic {indexing_maps = [#[[$ALL]], #[[$NHW]]], iterator_types = ["parallel", "reduction", "parallel"]} {{.*}} outs({{.*}} : tensor<2x512xf32>)
+// RMS: linalg.generic {indexing_maps = [#[[$NCHW_LAST]], #[[$STAT]]], iterator_types = ["parallel", "parallel", "reduction"]} {{.*}} outs({{.*}} : tensor<2x512xf32>)
 // RMS: linalg.generic {indexing_maps = [#[[$ALL]], #[[$NHW]], #[[$ALL]]], iterator_types = ["parallel", "parallel", "parallel"]}
 // RMS: tensor.expand_shape {{.*}} {{\[}}[0], [1], [2, 3]] output_shape [2, 8, 16, 32]
 
@@ -105,10 +108,12 @@ func.func @feeds_a_batch_matmul(%x: tensor<2x4x8x3xf32>, %w: tensor<2x8x16xf32>)
 
 // -----
 
-// Three loops, one reduction: nothing to do (a GPU grid takes them as they are).
+// Three loops, one reduction over the last: the two parallel loops, which every op walks together, become one
+// (rows of 2*4, the form the row kernels take: they distribute a 2-D root or a row sum over lanes).
 // CHECK-LABEL: func.func @rows_3d(
-// CHECK-NOT: tensor.collapse_shape
-// CHECK: iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: %[[ROWS:.*]] = tensor.collapse_shape %arg0 {{\[}}[0, 1], [2]] : tensor<2x4x8xf32> into tensor<8x8xf32>
+// CHECK: iterator_types = ["parallel", "reduction"]} ins(%[[ROWS]] : tensor<8x8xf32>)
+// CHECK: tensor.expand_shape {{.*}} {{\[}}[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
 #in3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #out2 = affine_map<(d0, d1, d2) -> (d0, d1)>
 func.func @rows_3d(%x: tensor<2x4x8xf32>) -> tensor<2x4xf32> {

@@ -161,10 +161,11 @@ func.func @softmax_max(%arg0: tensor<8x64xf32>) -> tensor<8x64xf32> {
 
 // RMS norm 4-D (mean over dim 1, keepdim): the unit loop of the statistics' elementwise chain is dropped,
 // so the chain fuses into the broadcasting consumer; x ** 2 (fpowi, i64 exponent) is x * x. H and W, walked
-// together by both ops, are one loop.
-// CHECK-DAG: #[[$RED:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// together by both ops, are one loop, and the reduction's loops are ordered N, H*W, C (the reduced one last).
+// CHECK-DAG: #[[$CLAST:.*]] = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
+// CHECK-DAG: #[[$RED:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-LABEL: func.func @rms_keepdim
-// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #[[$RED]]], iterator_types = ["parallel", "reduction", "parallel"]}
+// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[$CLAST]], #[[$RED]]], iterator_types = ["parallel", "parallel", "reduction"]}
 // CHECK: %[[SQ:.*]] = arith.mulf %[[IN:.*]], %[[IN]] : f32
 // CHECK: arith.addf %[[SQ]]
 // CHECK: -> tensor<2x64xf32>

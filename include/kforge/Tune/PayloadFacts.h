@@ -48,6 +48,10 @@ struct PayloadFacts {
   /// Row sums whose centred values (x - sum / N) are squared and summed (a layernorm's mean and variance,
   /// kforge::matchRowMoments): the pairs the moments action combines in one round.
   int64_t rowMoments = 0;
+  /// Whether the root's own reduction runs along its inputs' contiguous dimension (1: a row sum), across it
+  /// (0: torch.sum over a middle dimension, each output a column of the input read with a stride), or -1: the
+  /// root reduces nothing, or facts from before this was recorded.
+  int64_t reductionInnermost = -1;
   /// Elementwise ops besides the root whose result holds at least a row of the largest reduction (softmax's
   /// exp(x - max) when it has two users): what a thread tile with a reduction fused in keeps per row, in local
   /// memory. 0 when the reductions read their rows from the arguments or from producers fused into their

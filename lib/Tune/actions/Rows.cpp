@@ -103,6 +103,16 @@ public:
       problem(index, "unsupported",
               "lanes: only 2-D roots and row sums without a contraction (softmax, norms, "
               "elementwise chains, row sums) are distributed over lanes");
+    else if (facts.multiResultReductions > 0)
+      problem(index, "unsupported",
+              "lanes combines each reduction's lane partials with one shuffle combiner; a reduction with several "
+              "results (argmax / argmin: a value and its index) has none: a thread per row takes it");
+    else if (facts.reductionInnermost == 0)
+      problem(index, "unsupported",
+              "lanes spreads a row's reduction over lanes along the row's contiguous elements; this root reduces "
+              "across its input's rows (a sum over a middle dimension: each output a strided column): a thread "
+              "per output, consecutive threads on consecutive columns, reads it coalesced (tile(block) over the "
+              "outputs, tile(thread) of 1)");
     else if (!before("tile", "thread") || !oneRow || rowLoops != 1)
       problem(index, "precondition",
               "lanes needs tile(thread) of one row per thread before it: size 1 on the "

@@ -139,8 +139,12 @@ std::vector<TileConfig> rowConfigs(const PayloadFacts &facts, const HardwareProf
           make(0, bc, 0, v, merit);
       }
   }
-  bool reducesColumns = reducesRows && rank >= 2 && !facts.wholeDims.empty() &&
-                        !llvm::is_contained(facts.wholeDims, static_cast<int64_t>(rank - 1));
+  // Columns are reduced where a statistic is read whole along outer loops only, or where the root's own
+  // reduction runs across its input's rows (torch.sum over a middle dimension).
+  bool reducesColumns =
+      reducesRows && rank >= 2 &&
+      ((!facts.wholeDims.empty() && !llvm::is_contained(facts.wholeDims, static_cast<int64_t>(rank - 1))) ||
+       facts.reductionInnermost == 0);
   if (reducesColumns) {
     // The reduction runs along an outer loop (an RMS norm over NCHW's channels: the statistic of each (n, h*w)
     // is read whole along C): a thread per column, consecutive threads on consecutive columns, so every read
