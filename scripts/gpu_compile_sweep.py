@@ -22,6 +22,8 @@ def run(command, timeout=600):
         return done.returncode, done.stdout, done.stderr
     except subprocess.TimeoutExpired:
         return 124, "", f"timed out after {timeout} s"
+    except OSError as error:  # a tool missing or not executable: said, not a traceback
+        return 127, "", f"cannot run {command[0]}: {error}"
 
 
 def first_error(text):
