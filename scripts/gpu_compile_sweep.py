@@ -81,7 +81,7 @@ def main(argv):
     bad = 0
     for payload in args.payloads:
         count, compiled, failures = sweep(payload, bin_dir, args.proposals, work)
-        status = "ok" if count and not failures else ("NO PROPOSAL" if not count else "FAILED")
+        status = "FAILED" if failures else ("ok" if count else "NO PROPOSAL")
         bad += status != "ok"
         print(f"{payload.stem}: {status}: {compiled} of {count} compiled" +
               (f"; first failure: {failures[0]}" if failures else ""), flush=True)
