@@ -12,8 +12,9 @@
 
 namespace kforge {
 
-/// Where a function of linalg.generic ops has an op with more loops than a GPU grid has dimensions (3), or
-/// one that reduces over more than one loop (a layer norm over C x H x W, a loss over a 4-D tensor), merges
+/// Where a function of linalg.generic ops has an op with more loops than a GPU grid has dimensions (3), one
+/// that reduces over more than one loop (a layer norm over C x H x W, a loss over a 4-D tensor), or a
+/// reduction with several parallel loops (a max over the last dimension of a 3-D tensor), merges
 /// the loops that every op walks together into one: adjacent loops of one kind that each op's operands index
 /// as adjacent dimensions, in order, with every tensor cut the same way by every op that reads or writes it.
 /// The function's arguments are collapsed on entry and its results expanded on return, so its signature

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CollapseDimensions.h"
+#include "LoopOrderAndPadding.h"
 #include "kforge/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -204,111 +205,6 @@ template <typename ContractionOp> struct FoldExtensionsIntoContraction : OpRewri
     auto replacement = ContractionOp::create(rewriter, op.getLoc(), op->getResultTypes(), inputs, op.getDpsInits());
     replacement.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
     rewriter.replaceOp(op, replacement->getResults());
-    return success();
-  }
-};
-
-/// A generic with a reduction loop before a parallel one (torch.sum / max / argmax over a middle dimension:
-/// loops [b, reduced, n]) with its loops reordered, parallel ones first, the reductions last (their relative
-/// orders kept). Only the loops' names change; kforge's schedules and facts take a root's leading parallel
-/// loops as its output's and its trailing ones as the reduced, and the operands' maps say which of them is
-/// contiguous in memory (a reduction over rows, not along them: payload facts' `reduction_innermost`).
-struct ReductionLoopsLast : OpRewritePattern<linalg::GenericOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(linalg::GenericOp op, PatternRewriter &rewriter) const override {
-    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-    SmallVector<unsigned> order;
-    for (auto [loop, iterator] : llvm::enumerate(iterators))
-      if (iterator == utils::IteratorType::parallel)
-        order.push_back(loop);
-    unsigned parallel = order.size();
-    for (auto [loop, iterator] : llvm::enumerate(iterators))
-      if (iterator != utils::IteratorType::parallel)
-        order.push_back(loop);
-    if (!op.hasPureTensorSemantics() || parallel == iterators.size() ||
-        llvm::all_of(llvm::seq<unsigned>(0, parallel), [&](unsigned i) { return order[i] == i; }))
-      return failure();
-    return linalg::interchangeGenericOp(rewriter, op, order);
-  }
-};
-
-/// A source placed into a constant-filled tensor (a convolution's zero padding as `tensor.pad`; a transposed
-/// convolution's input spread over zeros as `tensor.insert_slice` into a fill, with strides) as a linalg.generic
-/// computing each element: the source's element where one lands, the constant elsewhere. The source is read
-/// with `tensor.extract` at an index clamped into it (the select keeps the constant where the element is not
-/// the source's). As a generic it fuses into the tiles of the convolution that reads it, so the padded tensor
-/// is never materialized; as a pad or an insert_slice it was left on the host and no GPU schedule compiled.
-static Value placeIntoConstant(PatternRewriter &rewriter, Location loc, Value source, Value constant,
-                               RankedTensorType resultType, ArrayRef<int64_t> offsets, ArrayRef<int64_t> strides) {
-  auto sourceType = cast<RankedTensorType>(source.getType());
-  unsigned rank = resultType.getRank();
-  Value init = tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), resultType.getElementType());
-  SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank)};
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  auto generic = linalg::GenericOp::create(
-      rewriter, loc, TypeRange{resultType}, ValueRange{}, ValueRange{init}, maps, iterators,
-      [&](OpBuilder &b, Location at, ValueRange) {
-        Value zero = arith::ConstantIndexOp::create(b, at, 0);
-        Value inside = arith::ConstantOp::create(b, at, b.getBoolAttr(true));
-        SmallVector<Value> indices;
-        for (unsigned d = 0; d < rank; ++d) {
-          Value position = linalg::IndexOp::create(b, at, d);
-          int64_t extent = sourceType.getDimSize(d);
-          Value relative = arith::SubIOp::create(b, at, position, arith::ConstantIndexOp::create(b, at, offsets[d]));
-          Value index = relative;
-          auto both = [&](Value condition) { inside = arith::AndIOp::create(b, at, inside, condition); };
-          both(arith::CmpIOp::create(b, at, arith::CmpIPredicate::sge, relative, zero));
-          if (strides[d] != 1) {
-            Value stride = arith::ConstantIndexOp::create(b, at, strides[d]);
-            both(arith::CmpIOp::create(b, at, arith::CmpIPredicate::eq, arith::RemSIOp::create(b, at, relative, stride),
-                                       zero));
-            index = arith::DivSIOp::create(b, at, relative, stride);
-          }
-          Value last = arith::ConstantIndexOp::create(b, at, extent - 1);
-          both(arith::CmpIOp::create(b, at, arith::CmpIPredicate::sle, index, last));
-          indices.push_back(arith::MinSIOp::create(b, at, arith::MaxSIOp::create(b, at, index, zero), last));
-        }
-        Value element = tensor::ExtractOp::create(b, at, source, indices);
-        linalg::YieldOp::create(b, at, arith::SelectOp::create(b, at, inside, element, constant).getResult());
-      });
-  return generic.getResult(0);
-}
-
-/// tensor.pad with static amounts and a constant padding value: see placeIntoConstant.
-struct PadAsGeneric : OpRewritePattern<tensor::PadOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(tensor::PadOp pad, PatternRewriter &rewriter) const override {
-    Value constant = pad.getConstantPaddingValue();
-    if (!constant || !pad.getResultType().hasStaticShape() || !pad.getSourceType().hasStaticShape() ||
-        pad.getSourceType().getNumElements() == 0 || !matchPattern(constant, m_Constant()))
-      return failure();
-    SmallVector<int64_t> low(pad.getStaticLow());
-    if (llvm::any_of(low, ShapedType::isDynamic) || llvm::any_of(low, [](int64_t v) { return v < 0; }))
-      return failure();
-    SmallVector<int64_t> strides(low.size(), 1);
-    rewriter.replaceOp(
-        pad, placeIntoConstant(rewriter, pad.getLoc(), pad.getSource(), constant, pad.getResultType(), low, strides));
-    return success();
-  }
-};
-
-/// tensor.insert_slice (static, not rank-reducing) into a fill of a constant, the fill's only use: see
-/// placeIntoConstant.
-struct InsertIntoFillAsGeneric : OpRewritePattern<tensor::InsertSliceOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(tensor::InsertSliceOp insert, PatternRewriter &rewriter) const override {
-    auto fill = insert.getDest().getDefiningOp<linalg::FillOp>();
-    RankedTensorType sourceType = insert.getSourceType(), resultType = insert.getResultType();
-    if (!fill || !fill->hasOneUse() || !matchPattern(fill.value(), m_Constant()) ||
-        sourceType.getRank() != resultType.getRank() || !sourceType.hasStaticShape() || !resultType.hasStaticShape() ||
-        sourceType.getNumElements() == 0)
-      return failure();
-    SmallVector<int64_t> offsets(insert.getStaticOffsets()), strides(insert.getStaticStrides());
-    if (llvm::any_of(offsets, ShapedType::isDynamic) || llvm::any_of(strides, ShapedType::isDynamic) ||
-        llvm::any_of(strides, [](int64_t v) { return v <= 0; }))
-      return failure();
-    rewriter.replaceOp(insert, placeIntoConstant(rewriter, insert.getLoc(), insert.getSource(), fill.value(),
-                                                 resultType, offsets, strides));
     return success();
   }
 };
@@ -795,10 +691,10 @@ struct NormalizeImporterPass : kforge::impl::KforgeNormalizeImporterBase<Normali
 
   LogicalResult initialize(MLIRContext *context) override {
     RewritePatternSet set(context);
-    set.add<ReductionLoopsLast, PadAsGeneric, InsertIntoFillAsGeneric, GeneralizeNamedOps, SpecializeContraction,
-            MatmulWithUnitDimension, DropConstantUnitDims, IntegralPowF, NormalizeFPowI,
-            FoldExtensionsIntoContraction<linalg::MatmulOp>, FoldExtensionsIntoContraction<linalg::BatchMatmulOp>>(
-        context);
+    kforge::populateLoopOrderAndPaddingPatterns(set);
+    set.add<GeneralizeNamedOps, SpecializeContraction, MatmulWithUnitDimension, DropConstantUnitDims, IntegralPowF,
+            NormalizeFPowI, FoldExtensionsIntoContraction<linalg::MatmulOp>,
+            FoldExtensionsIntoContraction<linalg::BatchMatmulOp>>(context);
     linalg::populateInlineConstantOperandsPatterns(set);
     linalg::populateEraseUnusedOperandsAndResultsPatterns(set);
     // A producer is fused only into its single user, so nothing is computed twice.
