@@ -1,9 +1,10 @@
 //===- PayloadFacts.cpp - analyse a payload for the search (kforge-compile --facts-json) ===//
 
+#include "kforge/Tune/PayloadFacts.h"
 #include "kforge/Artifact/Artifact.h"
 #include "kforge/Transforms/Passes.h"
 #include "kforge/Transforms/RowMoments.h"
-#include "kforge/Tune/PayloadFacts.h"
+#include "kforge/Transforms/WindowOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -132,7 +133,7 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
       ++facts.rowMoments;
     if (op.getNumReductionLoops() > 0)
       ++facts.reductionOps;
-    if (op.getNumReductionLoops() > 0 && linalg::isaConvolutionOpInterface(op))
+    if (kforge::isWindowOp(op))
       ++facts.windowOps;
     if (op.getNumReductionLoops() > 0 && op.getNumDpsInits() > 1)
       ++facts.multiResultReductions;

@@ -63,6 +63,11 @@ static Value placeIntoConstant(PatternRewriter &rewriter, Location loc, Value so
         for (unsigned d = 0; d < rank; ++d) {
           Value position = linalg::IndexOp::create(b, at, d);
           int64_t extent = sourceType.getDimSize(d);
+          // A dimension the source fills whole (no offset, no stride, the same extent): always inside.
+          if (offsets[d] == 0 && strides[d] == 1 && extent == resultType.getDimSize(d)) {
+            indices.push_back(position);
+            continue;
+          }
           Value relative = arith::SubIOp::create(b, at, position, arith::ConstantIndexOp::create(b, at, offsets[d]));
           Value index = relative;
           auto both = [&](Value condition) { inside = arith::AndIOp::create(b, at, inside, condition); };
@@ -122,8 +127,41 @@ struct InsertIntoFillAsGeneric : OpRewritePattern<tensor::InsertSliceOp> {
   }
 };
 
+/// A generic that computes each element from a gather (placeIntoConstant's: no inputs, every loop parallel, a
+/// tensor.extract in its body).
+static bool isGather(Operation *op) {
+  auto generic = dyn_cast_if_present<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 0 || generic->getNumResults() != 1 ||
+      generic.getNumReductionLoops() != 0)
+    return false;
+  return generic.getRegion().walk([](tensor::ExtractOp) { return WalkResult::interrupt(); }).wasInterrupted();
+}
+
+/// A named convolution or pooling that reads a padded (or spread) input computed by a gather, as a generic, so
+/// that the elementwise fusion patterns of kforge-normalize-importer fuse the gather into it: the convolution
+/// then reads its unpadded input at a clamped index and selects the padding value where the window leaves it.
+/// Fused into the convolution's tiles instead (transform.structured.fuse_into_containing_op), the gather
+/// computed each thread's whole input window into a private array first: 73 KB of local memory per thread for
+/// a 3x3 convolution over 64 channels of 4 images.
+struct GeneralizeWindowOfGather : OpInterfaceRewritePattern<linalg::LinalgOp> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+  LogicalResult matchAndRewrite(linalg::LinalgOp op, PatternRewriter &rewriter) const override {
+    if (isa<linalg::GenericOp>(op.getOperation()) || !linalg::isaConvolutionOpInterface(op) ||
+        !op.hasPureTensorSemantics())
+      return failure();
+    bool readsGather = llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *operand) {
+      Operation *producer = operand->get().getDefiningOp();
+      return isGather(producer) && producer->hasOneUse();
+    });
+    if (!readsGather)
+      return failure();
+    return linalg::generalizeNamedOp(rewriter, op);
+  }
+};
+
 } // namespace
 
 void kforge::populateLoopOrderAndPaddingPatterns(RewritePatternSet &patterns) {
-  patterns.add<ReductionLoopsLast, PadAsGeneric, InsertIntoFillAsGeneric>(patterns.getContext());
+  patterns.add<ReductionLoopsLast, PadAsGeneric, InsertIntoFillAsGeneric, GeneralizeWindowOfGather>(
+      patterns.getContext());
 }

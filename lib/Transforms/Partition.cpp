@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kforge/Transforms/Passes.h"
+#include "kforge/Transforms/WindowOps.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/IRMapping.h"
@@ -110,9 +111,7 @@ bool sharesInput(const Group &group, Operation *op) {
   return false;
 }
 
-bool isContraction(linalg::LinalgOp op) {
-  return linalg::isaContractionOpInterface(op) || linalg::isaConvolutionOpInterface(op);
-}
+bool isContraction(linalg::LinalgOp op) { return linalg::isaContractionOpInterface(op) || kforge::isWindowOp(op); }
 
 bool allParallel(linalg::LinalgOp op) { return op.getNumReductionLoops() == 0; }
 

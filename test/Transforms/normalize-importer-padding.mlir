@@ -2,19 +2,25 @@
 
 // A convolution's zero padding (tensor.pad, as torch-mlir writes nn.Conv2d(padding=1)) becomes a generic that
 // computes each padded element: the source's where it lands inside, zero elsewhere, read at an index clamped
-// into the source. It fuses into the convolution's tiles (a pad was left on the host: no GPU schedule
-// compiled).
+// into the source (only along the padded dimensions). The convolution that reads it becomes a generic, into
+// which the padding fuses: the convolution reads its unpadded input at the clamped index and selects zero where
+// the window leaves it; no padded tensor is materialized, in a kernel or in a thread's window (a pad was left
+// on the host: no GPU schedule compiled; a padding fused into the thread tiles filled a private window first).
 // CHECK-LABEL: func.func @padded
 // CHECK-NOT:   tensor.pad
-// CHECK:       %[[PADDED:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x3x10x10xf32>)
-// CHECK:         linalg.index 2
-// CHECK:         arith.subi %{{.*}}, %c1
+// CHECK-NOT:   linalg.conv_2d
+// CHECK:       linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%arg1 : tensor<4x3x3x3xf32>) outs(%{{.*}} : tensor<2x4x8x8xf32>)
+// CHECK-DAG:     %[[N:.*]] = linalg.index 0
+// CHECK-DAG:     %[[OH:.*]] = linalg.index 2
+// CHECK-DAG:     %[[C:.*]] = linalg.index 4
+// CHECK-DAG:     %[[KH:.*]] = linalg.index 5
+// CHECK:         %[[H:.*]] = affine.apply #{{.*}}()[%[[OH]], %[[KH]]]
+// CHECK:         arith.subi %[[H]], %c1
 // CHECK:         arith.cmpi sge
 // CHECK:         arith.minsi
-// CHECK:         %[[X:.*]] = tensor.extract %arg0[
+// CHECK:         %[[X:.*]] = tensor.extract %arg0[%[[N]], %[[C]], %{{.*}}, %{{.*}}] : tensor<2x3x8x8xf32>
 // CHECK:         %[[V:.*]] = arith.select %{{.*}}, %[[X]], %cst
-// CHECK:         linalg.yield %[[V]]
-// CHECK:       linalg.conv_2d_nchw_fchw {{.*}} ins(%[[PADDED]], %arg1
+// CHECK:         arith.mulf %[[V]]
 func.func @padded(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<2x4x8x8xf32> {
   %c = arith.constant 0.0 : f32
   %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {

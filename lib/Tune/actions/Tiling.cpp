@@ -456,6 +456,12 @@ public:
         StringRef(facts.rootOp).starts_with("linalg.depthwise_conv_2d"))
       problem(index, "unsupported",
               "vectorize: MLIR 22 vectorizes 1-D convolutions only, not the root " + facts.rootOp);
+    // A convolution fused with its padding (kforge-normalize-importer) is a generic whose body gathers its
+    // input per window element: vectorized, each thread tile's window would become one gather of hundreds of
+    // lanes.
+    if (facts.rootOp == "linalg.generic" && facts.reductionsAreWindows() &&
+        facts.rootLoops > static_cast<int64_t>(facts.parallelSizes.size()))
+      problem(index, "unsupported", "vectorize: the root is a convolution reading its input through a gather");
     if (facts.multiResultReductions > 0)
       problem(index, "unsupported",
               "vectorize: the payload has a reduction with several results (argmax / argmin: the extreme value "
