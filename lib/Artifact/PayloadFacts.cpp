@@ -185,6 +185,27 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
       facts.contractionOps = static_cast<int64_t>(slice.size());
     }
   });
+  // Contractions and windows reading a reduction's result (see PayloadFacts::contractionsAfterReductions).
+  std::function<bool(Value, int)> computedByReduction = [&](Value value, int depth) {
+    Operation *def = value.getDefiningOp();
+    if (!def || depth > 64)
+      return false;
+    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
+      return computedByReduction(def->getOperand(0), depth + 1);
+    auto producer = dyn_cast<linalg::LinalgOp>(def);
+    if (!producer)
+      return false;
+    if (producer.getNumReductionLoops() > 0)
+      return true;
+    return llvm::any_of(producer->getOperands(),
+                        [&](Value operand) { return computedByReduction(operand, depth + 1); });
+  };
+  func.walk([&](linalg::LinalgOp op) {
+    if (!linalg::isaContractionOpInterface(op) && !kforge::isWindowOp(op))
+      return;
+    if (llvm::any_of(op.getDpsInputs(), [&](Value input) { return computedByReduction(input, 0); }))
+      ++facts.contractionsAfterReductions;
+  });
   facts.rowIntermediates = 0;
   func.walk([&](linalg::LinalgOp op) {
     if (op.getOperation() == root.getOperation() || op.getNumReductionLoops() > 0 || facts.reductionSize == 0)

@@ -30,6 +30,7 @@ llvm::json::Value kforge::tune::toJSON(const PayloadFacts &facts) {
                             {"row_intermediates", facts.rowIntermediates},
                             {"window_ops", facts.windowOps},
                             {"multi_result_reductions", facts.multiResultReductions},
+                            {"contractions_after_reductions", facts.contractionsAfterReductions},
                             {"element_type", facts.elementType},
                             {"flops", facts.flops},
                             {"bytes", facts.bytes},
@@ -53,6 +54,7 @@ bool kforge::tune::fromJSON(const llvm::json::Value &value, PayloadFacts &facts,
          o.mapOptional("reduction_innermost", facts.reductionInnermost) &&
          o.mapOptional("row_intermediates", facts.rowIntermediates) && o.mapOptional("window_ops", facts.windowOps) &&
          o.mapOptional("multi_result_reductions", facts.multiResultReductions) &&
+         o.mapOptional("contractions_after_reductions", facts.contractionsAfterReductions) &&
          o.map("element_type", facts.elementType) && o.map("flops", facts.flops) && o.map("bytes", facts.bytes) &&
          o.map("structural_hash", facts.structuralHash);
 }

@@ -247,3 +247,13 @@ int64_t kforge::tune::lanesRowWidth(const Schedule &schedule, const PayloadFacts
     return facts.reductionSize;
   return rank == 2 ? blockExtent(schedule, facts, rank - 1) : 0;
 }
+
+std::string kforge::tune::severalKernelsReason(const PayloadFacts &facts) {
+  if (facts.contractionsAfterReductions == 0)
+    return "";
+  return std::to_string(facts.contractionsAfterReductions) +
+         " contraction(s) or convolution(s) read the result of a reduction (chained Linear layers, a matmul after "
+         "a norm): fused into their tiles, it would be recomputed for every tile, and left unfused, it would run on "
+         "the host; the payload is several kernels: partition it (kforge-opt --kforge-partition; kforge.compile, "
+         "kforge.backend and bench/kernelbench do)";
+}

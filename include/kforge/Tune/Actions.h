@@ -128,6 +128,10 @@ bool splitRowsApplies(const PayloadFacts &facts);
 PayloadFacts splitRowsFacts(const PayloadFacts &facts, int64_t partials);
 /// Whether `mma` can apply: a 2-D linalg.matmul with bf16 or f16 operands and K a multiple of 16.
 bool mmaApplies(const PayloadFacts &facts);
+
+/// Why no single-kernel schedule takes the payload (its contractions read a reduction's result: see
+/// PayloadFacts::contractionsAfterReductions); empty when none is known.
+std::string severalKernelsReason(const PayloadFacts &facts);
 /// The matmul's row dimension among the payload's parallel loops (its column one follows): 0 for a
 /// linalg.matmul, 1 for a linalg.batch_matmul (whose staged forms take one batch per block).
 size_t matmulRowDim(const PayloadFacts &facts);

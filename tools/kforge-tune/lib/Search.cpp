@@ -268,6 +268,8 @@ int Tuner::run() {
       return 1;
     if (end == BatchEnd::PolicyExhausted) {
       why = "the policy has nothing new to try";
+      if (std::string several = severalKernelsReason(facts); !several.empty())
+        why += ": " + several;
       break;
     }
   }
