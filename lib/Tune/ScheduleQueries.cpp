@@ -205,16 +205,21 @@ int64_t kforge::tune::threadsAlong(const Schedule &schedule, const PayloadFacts 
   return size > 0 ? (blockExtent(schedule, facts, d) + size - 1) / size : 1;
 }
 
-bool kforge::tune::raggedTiles(const Schedule &schedule, const PayloadFacts &facts) {
+bool kforge::tune::raggedAlong(const Schedule &schedule, const PayloadFacts &facts, size_t d) {
   const Action *block = findSlot(schedule, "tile", "block");
   const Action *thread = findSlot(schedule, "tile", "thread");
-  for (size_t d = 0; d < facts.parallelSizes.size(); ++d) {
-    if (block && d < block->sizes.size() && block->sizes[d] > 0 && facts.parallelSizes[d] % block->sizes[d] != 0)
+  if (d >= facts.parallelSizes.size())
+    return false;
+  if (block && d < block->sizes.size() && block->sizes[d] > 0 && facts.parallelSizes[d] % block->sizes[d] != 0)
+    return true;
+  return thread && d < thread->sizes.size() && thread->sizes[d] > 0 &&
+         blockExtent(schedule, facts, d) % thread->sizes[d] != 0;
+}
+
+bool kforge::tune::raggedTiles(const Schedule &schedule, const PayloadFacts &facts) {
+  for (size_t d = 0; d < facts.parallelSizes.size(); ++d)
+    if (raggedAlong(schedule, facts, d))
       return true;
-    if (thread && d < thread->sizes.size() && thread->sizes[d] > 0 &&
-        blockExtent(schedule, facts, d) % thread->sizes[d] != 0)
-      return true;
-  }
   return false;
 }
 

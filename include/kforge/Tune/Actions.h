@@ -162,6 +162,10 @@ std::vector<int64_t> blockDims(const Schedule &schedule, const PayloadFacts &fac
 /// leaves the loop whole.
 int64_t threadsAlong(const Schedule &schedule, const PayloadFacts &facts, size_t d);
 
+/// Whether loop `d`'s innermost tile may be partial (its block tile does not divide the loop, or its thread tile
+/// the block's): its size inside the tile is then dynamic.
+bool raggedAlong(const Schedule &schedule, const PayloadFacts &facts, size_t d);
+
 /// Whether a block tile does not divide its loop, or a thread tile its block tile: the schedule has partial
 /// (ragged) tiles at the loops' ends, which it renders masked (issue 27).
 bool raggedTiles(const Schedule &schedule, const PayloadFacts &facts);

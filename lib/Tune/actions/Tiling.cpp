@@ -535,9 +535,11 @@ public:
     // masks; the unit dims are folded away above, so they have none here. On a full tile the masks fold away.
     std::string sizes;
     if (raggedTiles(schedule, r.facts)) {
+      // A ragged dimension keeps its dynamic size even where its tile is 1 (a thread's share of a partial block
+      // is 0 or 1 elements): it is not folded with the unit dims, so it needs its vector size too.
       std::vector<int64_t> vectorSizes;
-      for (int64_t extent : innermostTile(schedule, r.facts))
-        if (extent != 1)
+      for (auto [d, extent] : llvm::enumerate(innermostTile(schedule, r.facts)))
+        if (extent != 1 || raggedAlong(schedule, r.facts, d))
           vectorSizes.push_back(extent);
       if (!vectorSizes.empty())
         sizes = " vector_sizes [" + joinInts(vectorSizes, ", ") + "]";
