@@ -206,6 +206,58 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
     if (llvm::any_of(op.getDpsInputs(), [&](Value input) { return computedByReduction(input, 0); }))
       ++facts.contractionsAfterReductions;
   });
+  // Reductions over other reductions' results (see PayloadFacts::nestedReductions): `value`, read by the outer
+  // op through `map` (its loops -> value's dims), traced back through elementwise producers (their result maps
+  // permutations, so each step's map composes) to a reduction's result; nested when that result varies along
+  // one of the outer op's reduction loops.
+  std::function<bool(Value, AffineMap, ArrayRef<utils::IteratorType>, int)> variesAlongReduction =
+      [&](Value value, AffineMap map, ArrayRef<utils::IteratorType> outer, int depth) {
+        auto producer = value.getDefiningOp<linalg::LinalgOp>();
+        if (!producer || depth > 32)
+          return false;
+        if (producer.getNumReductionLoops() > 0)
+          return llvm::any_of(llvm::seq<unsigned>(0, outer.size()), [&](unsigned d) {
+            return outer[d] == utils::IteratorType::reduction &&
+                   llvm::any_of(map.getResults(), [&](AffineExpr e) { return e.isFunctionOfDim(d); });
+          });
+        AffineMap resultMap = producer.getIndexingMapMatchingResult(cast<OpResult>(value));
+        if (!resultMap.isPermutation())
+          return false;
+        AffineMap toProducerLoops = inversePermutation(resultMap).compose(map);
+        // A gather in the producer's body (cross entropy's pick of each row's target log-probability) from a
+        // reduction's result, at positions that follow the outer reduction loops.
+        bool alongOuterReduction = llvm::any_of(llvm::seq<unsigned>(0, outer.size()), [&](unsigned d) {
+          return outer[d] == utils::IteratorType::reduction &&
+                 llvm::any_of(toProducerLoops.getResults(), [&](AffineExpr e) { return e.isFunctionOfDim(d); });
+        });
+        bool gathersReduction =
+            producer
+                ->walk([&](tensor::ExtractOp extract) {
+                  return computedByReduction(extract.getTensor(), 0) ? WalkResult::interrupt() : WalkResult::advance();
+                })
+                .wasInterrupted();
+        if (alongOuterReduction && gathersReduction)
+          return true;
+        return llvm::any_of(producer.getDpsInputOperands(), [&](OpOperand *input) {
+          return variesAlongReduction(input->get(), producer.getMatchingIndexingMap(input).compose(toProducerLoops),
+                                      outer, depth + 1);
+        });
+      };
+  func.walk([&](linalg::LinalgOp op) {
+    if (op.getNumReductionLoops() == 0 || linalg::isaContractionOpInterface(op) || kforge::isWindowOp(op))
+      return;
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    // A reduction whose body gathers from a reduction's result (cross entropy's mean picks each row's target
+    // log-probability itself) reduces over it too.
+    bool gathersReduction =
+        op->walk([&](tensor::ExtractOp extract) {
+            return computedByReduction(extract.getTensor(), 0) ? WalkResult::interrupt() : WalkResult::advance();
+          }).wasInterrupted();
+    if (gathersReduction || llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+          return variesAlongReduction(input->get(), op.getMatchingIndexingMap(input), iterators, 0);
+        }))
+      ++facts.nestedReductions;
+  });
   facts.rowIntermediates = 0;
   func.walk([&](linalg::LinalgOp op) {
     if (op.getOperation() == root.getOperation() || op.getNumReductionLoops() > 0 || facts.reductionSize == 0)

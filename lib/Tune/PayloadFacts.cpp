@@ -31,6 +31,7 @@ llvm::json::Value kforge::tune::toJSON(const PayloadFacts &facts) {
                             {"window_ops", facts.windowOps},
                             {"multi_result_reductions", facts.multiResultReductions},
                             {"contractions_after_reductions", facts.contractionsAfterReductions},
+                            {"nested_reductions", facts.nestedReductions},
                             {"element_type", facts.elementType},
                             {"flops", facts.flops},
                             {"bytes", facts.bytes},
@@ -55,7 +56,7 @@ bool kforge::tune::fromJSON(const llvm::json::Value &value, PayloadFacts &facts,
          o.mapOptional("row_intermediates", facts.rowIntermediates) && o.mapOptional("window_ops", facts.windowOps) &&
          o.mapOptional("multi_result_reductions", facts.multiResultReductions) &&
          o.mapOptional("contractions_after_reductions", facts.contractionsAfterReductions) &&
-         o.map("element_type", facts.elementType) && o.map("flops", facts.flops) && o.map("bytes", facts.bytes) &&
-         o.map("structural_hash", facts.structuralHash);
+         o.mapOptional("nested_reductions", facts.nestedReductions) && o.map("element_type", facts.elementType) &&
+         o.map("flops", facts.flops) && o.map("bytes", facts.bytes) && o.map("structural_hash", facts.structuralHash);
 }
 

@@ -253,7 +253,13 @@ int64_t kforge::tune::lanesRowWidth(const Schedule &schedule, const PayloadFacts
   return rank == 2 ? blockExtent(schedule, facts, rank - 1) : 0;
 }
 
-std::string kforge::tune::severalKernelsReason(const PayloadFacts &facts) {
+std::string kforge::tune::severalKernelsReason(const PayloadFacts &facts, bool gpu) {
+  if (gpu && facts.contractionsAfterReductions == 0 && facts.nestedReductions > 0)
+    return std::to_string(facts.nestedReductions) +
+           " reduction(s) reduce over the results of other reductions (a loss's mean over per-row values): a GPU "
+           "row kernel reduces one row per block and cannot give the outer reduction every row's result; the "
+           "payload is several kernels: partition it (kforge-opt --kforge-partition; kforge.compile, "
+           "kforge.backend and bench/kernelbench do)";
   if (facts.contractionsAfterReductions == 0)
     return "";
   return std::to_string(facts.contractionsAfterReductions) +

@@ -130,8 +130,9 @@ PayloadFacts splitRowsFacts(const PayloadFacts &facts, int64_t partials);
 bool mmaApplies(const PayloadFacts &facts);
 
 /// Why no single-kernel schedule takes the payload (its contractions read a reduction's result: see
-/// PayloadFacts::contractionsAfterReductions); empty when none is known.
-std::string severalKernelsReason(const PayloadFacts &facts);
+/// PayloadFacts::contractionsAfterReductions; on the GPU also its nested reductions: nestedReductions); empty
+/// when none is known.
+std::string severalKernelsReason(const PayloadFacts &facts, bool gpu);
 /// The matmul's row dimension among the payload's parallel loops (its column one follows): 0 for a
 /// linalg.matmul, 1 for a linalg.batch_matmul (whose staged forms take one batch per block).
 size_t matmulRowDim(const PayloadFacts &facts);

@@ -77,6 +77,12 @@ struct PayloadFacts {
   /// slice (a 64 x 16384 one per block of l2_mlp_gelu's second matmul, whose compile ran past 10 minutes): such
   /// a payload is several kernels (kforge-partition), and no single-kernel schedule is proposed or accepted.
   int64_t contractionsAfterReductions = 0;
+  /// Reductions that reduce over the results of other reductions (a loss's mean over the batch of per-row
+  /// cosine similarities or log-sum-exps): the outer one needs every row's inner result, which the row kernels
+  /// (a row per block) cannot give it. On the GPU such a payload is several kernels (kforge-partition). A
+  /// reduction that reads another's result broadcast along its own reduced loop (layernorm's variance reading
+  /// the mean, softmax's sum reading the max) is not counted: that is one row's work.
+  int64_t nestedReductions = 0;
   int64_t flops = 0;
   int64_t bytes = 0;                  ///< Bytes of all arguments and results (the memory traffic floor).
   std::string structuralHash;         ///< SHA-256 of the payload printed generically without locations.

@@ -365,8 +365,8 @@ public:
       problem(index, "precondition", "fuse(thread) needs fuse(block) before it");
     if (facts.linalgOps < 2)
       problem(index, "precondition", "fuse: the root has no producers to fuse");
-    if (facts.contractionsAfterReductions > 0)
-      problem(index, "unsupported", severalKernelsReason(facts));
+    if (std::string several = severalKernelsReason(facts, context.gpu); !several.empty())
+      problem(index, "unsupported", several);
   }
 
   bool render(Renderer &r, size_t index, const Schedule &schedule) const override {

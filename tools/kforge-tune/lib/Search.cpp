@@ -268,7 +268,7 @@ int Tuner::run() {
       return 1;
     if (end == BatchEnd::PolicyExhausted) {
       why = "the policy has nothing new to try";
-      if (std::string several = severalKernelsReason(facts); !several.empty())
+      if (std::string several = severalKernelsReason(facts, config.target == "gpu"); !several.empty())
         why += ": " + several;
       break;
     }
