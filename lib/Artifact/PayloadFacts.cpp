@@ -185,6 +185,16 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
       facts.contractionOps = static_cast<int64_t>(slice.size());
     }
   });
+  // A matmul-like contraction (with both M and N loops) or a window op: computed per output tile, fused or split
+  // off (gemm + softmax), unlike a row reduction (a row's dot product is a contraction with neither).
+  auto computedPerTile = [](linalg::LinalgOp op) {
+    if (kforge::isWindowOp(op))
+      return true;
+    if (!linalg::isaContractionOpInterface(op))
+      return false;
+    FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
+    return succeeded(dims) && !dims->m.empty() && !dims->n.empty();
+  };
   // Contractions and windows reading a reduction's result (see PayloadFacts::contractionsAfterReductions).
   std::function<bool(Value, int)> computedByReduction = [&](Value value, int depth) {
     Operation *def = value.getDefiningOp();
@@ -201,11 +211,27 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
                         [&](Value operand) { return computedByReduction(operand, depth + 1); });
   };
   func.walk([&](linalg::LinalgOp op) {
-    if (!linalg::isaContractionOpInterface(op) && !kforge::isWindowOp(op))
+    if (!computedPerTile(op))
       return;
     if (llvm::any_of(op.getDpsInputs(), [&](Value input) { return computedByReduction(input, 0); }))
       ++facts.contractionsAfterReductions;
   });
+  // Whether `value` is computed (through any chain of linalg ops and reshapes) by a reduction other than a
+  // matmul-like contraction or a window.
+  std::function<bool(Value, int)> computedByRowReduction = [&](Value value, int depth) {
+    Operation *def = value.getDefiningOp();
+    if (!def || depth > 64)
+      return false;
+    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
+      return computedByRowReduction(def->getOperand(0), depth + 1);
+    auto producer = dyn_cast<linalg::LinalgOp>(def);
+    if (!producer || computedPerTile(producer))
+      return false;
+    if (producer.getNumReductionLoops() > 0)
+      return true;
+    return llvm::any_of(producer->getOperands(),
+                        [&](Value operand) { return computedByRowReduction(operand, depth + 1); });
+  };
   // Reductions over other reductions' results (see PayloadFacts::nestedReductions): `value`, read by the outer
   // op through `map` (its loops -> value's dims), traced back through elementwise producers (their result maps
   // permutations, so each step's map composes) to a reduction's result; nested when that result varies along
@@ -214,6 +240,10 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
       [&](Value value, AffineMap map, ArrayRef<utils::IteratorType> outer, int depth) {
         auto producer = value.getDefiningOp<linalg::LinalgOp>();
         if (!producer || depth > 32)
+          return false;
+        // A contraction's (or a convolution's) result is computed per output tile, fused or split off (gemm +
+        // softmax): not a row reduction's.
+        if (computedPerTile(producer))
           return false;
         if (producer.getNumReductionLoops() > 0)
           return llvm::any_of(llvm::seq<unsigned>(0, outer.size()), [&](unsigned d) {
@@ -230,12 +260,12 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
           return outer[d] == utils::IteratorType::reduction &&
                  llvm::any_of(toProducerLoops.getResults(), [&](AffineExpr e) { return e.isFunctionOfDim(d); });
         });
-        bool gathersReduction =
-            producer
-                ->walk([&](tensor::ExtractOp extract) {
-                  return computedByReduction(extract.getTensor(), 0) ? WalkResult::interrupt() : WalkResult::advance();
-                })
-                .wasInterrupted();
+        bool gathersReduction = producer
+                                    ->walk([&](tensor::ExtractOp extract) {
+                                      return computedByRowReduction(extract.getTensor(), 0) ? WalkResult::interrupt()
+                                                                                            : WalkResult::advance();
+                                    })
+                                    .wasInterrupted();
         if (alongOuterReduction && gathersReduction)
           return true;
         return llvm::any_of(producer.getDpsInputOperands(), [&](OpOperand *input) {
@@ -244,14 +274,14 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
         });
       };
   func.walk([&](linalg::LinalgOp op) {
-    if (op.getNumReductionLoops() == 0 || linalg::isaContractionOpInterface(op) || kforge::isWindowOp(op))
+    if (op.getNumReductionLoops() == 0 || computedPerTile(op))
       return;
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     // A reduction whose body gathers from a reduction's result (cross entropy's mean picks each row's target
     // log-probability itself) reduces over it too.
     bool gathersReduction =
         op->walk([&](tensor::ExtractOp extract) {
-            return computedByReduction(extract.getTensor(), 0) ? WalkResult::interrupt() : WalkResult::advance();
+            return computedByRowReduction(extract.getTensor(), 0) ? WalkResult::interrupt() : WalkResult::advance();
           }).wasInterrupted();
     if (gathersReduction || llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *input) {
           return variesAlongReduction(input->get(), op.getMatchingIndexingMap(input), iterators, 0);
