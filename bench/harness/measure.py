@@ -159,10 +159,14 @@ class CpuBackend:
         x = np.ones(1 << 25, dtype=np.float32)
         y = np.empty_like(x)
         copy = self.time(lambda: np.copyto(y, x), [], 2, 10)["median_ms"]
+        read = self.time(lambda: np.add.reduce(x), [], 2, 10)["median_ms"]
+        write = self.time(lambda: y.fill(1.0), [], 2, 10)["median_ms"]
         a = np.ones((1024, 1024), dtype=np.float32)
         mm = self.time(lambda: a @ a, [], 1, 5)["median_ms"]
-        return {"copy_gbps": 2 * x.nbytes / (copy * 1e6), "fp32_tflops": 2 * 1024 ** 3 / (mm * 1e9),
-                "bf16_tflops": None, "how": "NumPy copy of 128 MB; NumPy fp32 matmul 1024^3"}
+        return {"copy_gbps": 2 * x.nbytes / (copy * 1e6), "read_gbps": x.nbytes / (read * 1e6),
+                "write_gbps": y.nbytes / (write * 1e6), "fp32_tflops": 2 * 1024 ** 3 / (mm * 1e9),
+                "bf16_tflops": None,
+                "how": "NumPy copy, sum (read) and fill (write) of 128 MB; NumPy fp32 matmul 1024^3"}
 
 
 class CudaBackend:
@@ -331,6 +335,8 @@ class CudaBackend:
         x = torch.empty(1 << 28, dtype=torch.float32, device=self.device)  # 1 GiB
         y = torch.empty_like(x)
         copy = self.time(lambda: y.copy_(x), [], 3, 20)["median_ms"]
+        read = self.time(lambda: x.sum(), [], 3, 20)["median_ms"]
+        write = self.time(lambda: y.fill_(1.0), [], 3, 20)["median_ms"]
         a = torch.randn(8192, 8192, device=self.device)
         b = torch.randn(8192, 8192, device=self.device)
         mm = self.time(lambda: a @ b, [], 3, 20)["median_ms"]
@@ -339,18 +345,58 @@ class CudaBackend:
         ah, bh = a.to(torch.float16), b.to(torch.float16)
         mmh = self.time(lambda: ah @ bh, [], 3, 20)["median_ms"]
         del x, y, a, b, a16, b16, ah, bh
-        return {"copy_gbps": 2 * (1 << 30) / (copy * 1e6), "fp32_tflops": 2 * 8192 ** 3 / (mm * 1e9),
+        return {"copy_gbps": 2 * (1 << 30) / (copy * 1e6), "read_gbps": (1 << 30) / (read * 1e6),
+                "write_gbps": (1 << 30) / (write * 1e6), "fp32_tflops": 2 * 8192 ** 3 / (mm * 1e9),
                 "bf16_tflops": 2 * 8192 ** 3 / (mm16 * 1e9), "f16_tflops": 2 * 8192 ** 3 / (mmh * 1e9),
-                "how": "torch copy_ of 1 GiB (read + write); cuBLAS fp32 (tf32 off), bf16 and f16 8192^3 via "
-                       "torch.matmul"}
+                "how": "torch copy_ (read + write), sum (read) and fill_ (write) of 1 GiB; cuBLAS fp32 (tf32 off), "
+                       "bf16 and f16 8192^3 via torch.matmul"}
 
 
-def floor_ms(task_bytes, flops, ceilings, dtype="f32"):
-    """The roofline floor: the larger of moving every argument once at copy bandwidth and the FLOPs at the
+# A task whose traffic is almost all reads (a reduction, a loss) or almost all writes is bounded by the read-only
+# or write-only bandwidth, not by copy's: a read-only kernel reaches about 108% of copy bandwidth on the H200
+# (issue 28). Below this share of the other direction, a task counts as read-only (or write-only).
+ONE_WAY_SHARE = 1 / 16
+
+
+def bandwidth_ceiling(read_bytes, write_bytes, ceilings):
+    """The memory bandwidth that bounds a task's traffic, as (GB/s, "read" | "write" | "copy"): the read-only
+    (write-only) bandwidth where at most ONE_WAY_SHARE of its bytes are written (read), else copy bandwidth
+    (reads and writes together, as a copy's). Copy where the run measured no one-way ceilings (older reports) or
+    the traffic's split is unknown (read_bytes None)."""
+    if read_bytes is not None and write_bytes is not None and read_bytes + write_bytes > 0:
+        total = read_bytes + write_bytes
+        if ceilings.get("read_gbps") and write_bytes <= total * ONE_WAY_SHARE:
+            return ceilings["read_gbps"], "read"
+        if ceilings.get("write_gbps") and read_bytes <= total * ONE_WAY_SHARE:
+            return ceilings["write_gbps"], "write"
+    return ceilings["copy_gbps"], "copy"
+
+
+def floor_ms(task_bytes, flops, ceilings, dtype="f32", read_bytes=None):
+    """The roofline floor: the larger of moving every argument once at the bandwidth its traffic implies
+    (bandwidth_ceiling; ``read_bytes`` of the ``task_bytes`` are read, the rest written) and the FLOPs at the
     matmul rate of the task's precision (cuBLAS fp32, or bf16 on tensor cores)."""
     rate = ceilings.get(f"{dtype}_tflops") if dtype in ("bf16", "f16") else ceilings["fp32_tflops"]
     compute = flops / (rate * 1e9) if flops and rate else 0
-    return max(task_bytes / (ceilings["copy_gbps"] * 1e6), compute)
+    write_bytes = task_bytes - read_bytes if read_bytes is not None else None
+    gbps, _ = bandwidth_ceiling(read_bytes, write_bytes, ceilings)
+    return max(task_bytes / (gbps * 1e6), compute)
+
+
+ABOVE_CEILING = 1.05  # a measured rate this far above its ceiling is flagged: the timing or the traffic is wrong
+
+
+def bandwidth_share(task_bytes, read_bytes, ms, ceilings):
+    """What a kernel of ``ms`` reached of the bandwidth its traffic implies: (share, ceiling name, text). The
+    text flags a rate above the ceiling (by more than ABOVE_CEILING), which no honest kernel reaches: its
+    timing, or the bytes the task counts, is wrong."""
+    write_bytes = task_bytes - read_bytes if read_bytes is not None else None
+    gbps, name = bandwidth_ceiling(read_bytes, write_bytes, ceilings)
+    share = task_bytes / (ms * 1e6) / gbps
+    text = f"{100 * share:.0f}% of {name} bandwidth"
+    if share > ABOVE_CEILING:
+        text += f" (ABOVE its {name} ceiling of {gbps:.0f} GB/s: the timing or the bytes counted are wrong)"
+    return share, name, text
 
 
 LARGE_INPUT_SCALE = 1000.0  # exp(1000 * x) overflows fp32 for x > 0.09 unless the row max is subtracted
@@ -382,7 +428,7 @@ def softmax_checks(backend, task, shapes, dtype, seed, implementations, results,
 def measure_task(backend, task, shape, implementations, seeds=5, warmup=3, reps=20, tolerance=None):
     """Verifies every implementation over ``seeds`` seeds, then times the correct ones on the last seed's
     inputs. ``implementations``: name -> callable or None (not available). Returns {"implementations": name ->
-    result, "bytes": the fp32 bytes of the inputs and the output, each moved once}."""
+    result, "bytes": the bytes of the inputs and the output, each moved once, "read_bytes": the inputs' share}."""
     shapes = task.input_shapes(shape)
     elements = sum(math.prod(s) for s in shapes)
     dtype = getattr(task, "dtype", "f32")
@@ -413,7 +459,7 @@ def measure_task(backend, task, shape, implementations, seeds=5, warmup=3, reps=
             timed = fn.prepare_timing(inputs) if hasattr(fn, "prepare_timing") else fn
             results[name]["timing"] = backend.time(timed, inputs, warmup, reps)
     return {"implementations": results, "bytes": ELEMENT_BYTES[dtype] * (elements + output_elements),
-            "tolerance": tolerance}
+            "read_bytes": ELEMENT_BYTES[dtype] * elements, "tolerance": tolerance}
 
 
 def geomean(values):

@@ -120,7 +120,9 @@ def markdown(results):
         bf16 += f", f16 matmul {c['f16_tflops']:.0f} TFLOP/s"
     partial = [] if results.get("complete", True) else [
         "**Incomplete: the run stopped after the tasks below; this is what it measured.**", ""]
-    lines = partial + [f"Backend: {results['backend']}. Ceilings measured in this run: copy {c['copy_gbps']:.0f} GB/s, "
+    one_way = (f" (read-only {c['read_gbps']:.0f}, write-only {c['write_gbps']:.0f}: the floor of a task that only "
+               f"reads or only writes)" if c.get("read_gbps") and c.get("write_gbps") else "")
+    lines = partial + [f"Backend: {results['backend']}. Ceilings measured in this run: copy {c['copy_gbps']:.0f} GB/s{one_way}, "
              f"fp32 matmul {c['fp32_tflops']:.1f} TFLOP/s{bf16} ({c['how']}). Correctness: {results['seeds']} seeds, "
              f"relative L2 error against a float64 reference at most 1e-4 (fp32 tasks), 2^-8 (bf16) or 2^-11 (f16) and max abs error at most 10 x that x max|ref|, no NaN/Inf. "
              f"Timing: median of {results['reps']} repetitions after {results['warmup']} warm-up calls{_lead(results)}.",

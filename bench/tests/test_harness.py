@@ -151,6 +151,36 @@ def test_fast_p_geomean_and_flags():
     assert measure.floor_ms(4, 1e12, {"copy_gbps": 4000, "fp32_tflops": 50}) == pytest.approx(20.0)
 
 
+def test_each_task_is_floored_by_the_bandwidth_its_traffic_implies():
+    """Issue 28: a task that only reads (a row sum) is bounded by read-only bandwidth, one that only writes by
+    write-only bandwidth, the rest by copy's; a rate above its ceiling is flagged, never reported as a share."""
+    ceilings = {"copy_gbps": 3000, "read_gbps": 3300, "write_gbps": 2800, "fp32_tflops": 50}
+    # A row sum of 8192 x 4095 f32: all reads but 32 KB.
+    reads, writes = 8192 * 4095 * 4, 8192 * 4
+    assert measure.bandwidth_ceiling(reads, writes, ceilings) == (3300, "read")
+    assert measure.floor_ms(reads + writes, 0, ceilings, read_bytes=reads) == pytest.approx(
+        (reads + writes) / 3300e6)
+    # An elementwise op reads and writes alike: copy bandwidth.
+    assert measure.bandwidth_ceiling(4e8, 4e8, ceilings) == (3000, "copy")
+    # A fill-like task (writes only).
+    assert measure.bandwidth_ceiling(0, 4e8, ceilings) == (2800, "write")
+    # Unknown split, or a report without one-way ceilings: copy, as before.
+    assert measure.bandwidth_ceiling(None, None, ceilings) == (3000, "copy")
+    assert measure.bandwidth_ceiling(reads, writes, {"copy_gbps": 3000}) == (3000, "copy")
+    assert measure.floor_ms(4e9, 0, {"copy_gbps": 4000, "fp32_tflops": 50}, read_bytes=4e9) == pytest.approx(1.0)
+    # 80% of copy, but 73% of the read-only ceiling that bounds it.
+    ms = (reads + writes) / (0.8 * 3000e6)
+    share, name, text = measure.bandwidth_share(reads + writes, reads, ms, ceilings)
+    assert name == "read" and share == pytest.approx(0.8 * 3000 / 3300) and "ABOVE" not in text
+    # A kernel "faster" than its ceiling: flagged.
+    share, name, text = measure.bandwidth_share(8e8, 4e8, 8e8 / (1.2 * 3000e6), ceilings)
+    assert name == "copy" and share == pytest.approx(1.2) and "ABOVE its copy ceiling" in text
+    # measure_task reports the inputs' share of the bytes.
+    measured = measure.measure_task(measure.CpuBackend(), tasks.by_name("relu"), (8, 16),
+                                    {"right": lambda x: np.maximum(x, 0)}, seeds=1, warmup=0, reps=1)
+    assert measured["bytes"] == 2 * 8 * 16 * 4 and measured["read_bytes"] == 8 * 16 * 4
+
+
 class _Timeline:
     """A host and a GPU in simulated milliseconds, for the CUDA backend's clock: every host call costs
     ``call_ms``; GPU work queued at host time t starts when both t has come and the GPU is free; an event's
