@@ -195,7 +195,7 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
     FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
     return succeeded(dims) && !dims->m.empty() && !dims->n.empty();
   };
-  // Contractions and windows reading a reduction's result (see PayloadFacts::contractionsAfterReductions).
+  // Contractions reading a reduction's result (see PayloadFacts::contractionsAfterReductions).
   std::function<bool(Value, int)> computedByReduction = [&](Value value, int depth) {
     Operation *def = value.getDefiningOp();
     if (!def || depth > 64)
@@ -210,8 +210,11 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
     return llvm::any_of(producer->getOperands(),
                         [&](Value operand) { return computedByReduction(operand, depth + 1); });
   };
+  // The readers are matmul-like contractions: a K-long slice of their operand per tile. A pooling reading a
+  // convolution (conv + max pool) reads a window of it per output, which fusion computes once or a little more
+  // where windows overlap.
   func.walk([&](linalg::LinalgOp op) {
-    if (!computedPerTile(op))
+    if (!computedPerTile(op) || kforge::isWindowOp(op))
       return;
     if (llvm::any_of(op.getDpsInputs(), [&](Value input) { return computedByReduction(input, 0); }))
       ++facts.contractionsAfterReductions;

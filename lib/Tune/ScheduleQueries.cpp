@@ -263,7 +263,7 @@ std::string kforge::tune::severalKernelsReason(const PayloadFacts &facts, bool g
   if (facts.contractionsAfterReductions == 0)
     return "";
   return std::to_string(facts.contractionsAfterReductions) +
-         " contraction(s) or convolution(s) read the result of a reduction (chained Linear layers, a matmul after "
+         " contraction(s) read the result of a reduction (chained Linear layers, a matmul after "
          "a norm): fused into their tiles, it would be recomputed for every tile, and left unfused, it would run on "
          "the host; the payload is several kernels: partition it (kforge-opt --kforge-partition; kforge.compile, "
          "kforge.backend and bench/kernelbench do)";

@@ -71,9 +71,9 @@ struct PayloadFacts {
   /// Every reduction is a window (a convolution, possibly with an elementwise epilogue): none reduces rows that
   /// another op reads whole, so the row rules do not apply, and a partial tile of outputs is masked like any.
   bool reductionsAreWindows() const { return windowOps > 0 && windowOps == reductionOps; }
-  /// Contractions and window ops that read (through any chain of linalg ops and reshapes) the result of an op
-  /// with a reduction loop: two chained Linear layers, a matmul after a norm. Fused into the reading op's tiles,
-  /// the reduction would be recomputed for every tile along the reader's other parallel loops, each a K-long
+  /// Matmul-like contractions (M and N loops) that read (through any chain of linalg ops and reshapes) the result
+  /// of an op with a reduction loop: two chained Linear layers, a matmul after a norm. Fused into the reading op's
+  /// tiles, the reduction would be recomputed for every tile along the reader's other parallel loops, each a K-long
   /// slice (a 64 x 16384 one per block of l2_mlp_gelu's second matmul, whose compile ran past 10 minutes): such
   /// a payload is several kernels (kforge-partition), and no single-kernel schedule is proposed or accepted.
   int64_t contractionsAfterReductions = 0;
