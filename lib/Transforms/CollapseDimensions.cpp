@@ -28,19 +28,21 @@ static int64_t resultPosition(AffineMap map, unsigned d) {
 }
 
 /// The cuts an op's own form forces (cut[i]: loops i and i + 1 stay apart): between loops of different
-/// kinds, and between loops that some operand does not index as adjacent dimensions in order (a broadcast
-/// along one of them, a transpose). Every cut where a map is not a projected permutation or the body reads a
-/// loop index.
+/// kinds, between loops that some operand does not index as adjacent dimensions in order (a broadcast
+/// along one of them, a transpose), and around a loop whose index the body reads (argmin's position along its
+/// reduced loop: the other loops may still merge). Every cut where a map is not a projected permutation.
 static SmallVector<bool> ownCuts(linalg::GenericOp op) {
   unsigned loops = op.getNumLoops();
   SmallVector<bool> cut(loops > 0 ? loops - 1 : 0, true);
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  bool readsIndex = op.getBody()->walk([](linalg::IndexOp) { return WalkResult::interrupt(); }).wasInterrupted();
-  if (readsIndex || !llvm::all_of(maps, [](AffineMap m) { return m.isProjectedPermutation(); }))
+  if (!llvm::all_of(maps, [](AffineMap m) { return m.isProjectedPermutation(); }))
     return cut;
+  llvm::SmallDenseSet<unsigned> indexRead;
+  op.getBody()->walk([&](linalg::IndexOp index) { indexRead.insert(index.getDim()); });
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   for (unsigned i = 0; i + 1 < loops; ++i)
-    cut[i] = iterators[i] != iterators[i + 1] || llvm::any_of(maps, [&](AffineMap m) {
+    cut[i] = iterators[i] != iterators[i + 1] || indexRead.contains(i) || indexRead.contains(i + 1) ||
+             llvm::any_of(maps, [&](AffineMap m) {
                int64_t first = resultPosition(m, i), second = resultPosition(m, i + 1);
                bool neither = first < 0 && second < 0, adjacent = first >= 0 && second == first + 1;
                return !neither && !adjacent;

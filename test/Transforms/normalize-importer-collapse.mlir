@@ -193,3 +193,32 @@ func.func @linear_batch_of_one(%x: tensor<1x16xbf16>, %w: tensor<4x16xbf16>) -> 
   %y = linalg.matmul ins(%x32, %wt : tensor<1x16xf32>, tensor<16x4xf32>) outs(%f : tensor<1x4xf32>) -> tensor<1x4xf32>
   return %y : tensor<1x4xf32>
 }
+
+// -----
+
+// argmin over the last dimension of a 3-D tensor (torch.argmin(x, dim=2)): the body reads the reduced loop's
+// index, so that loop stays apart, but the two batch loops still merge into rows (before, any index read kept
+// every loop apart, and the 3-D reduction got no GPU proposal).
+// CHECK-LABEL: func.func @argmin_last
+// CHECK: tensor.collapse_shape %arg0 {{\[}}[0, 1], [2]] : tensor<4x8x16xf32> into tensor<32x16xf32>
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK:   linalg.index 1 : index
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1]] output_shape [4, 8] : tensor<32xi64> into tensor<4x8xi64>
+func.func @argmin_last(%x: tensor<4x8x16xf32>) -> tensor<4x8xi64> {
+  %c0 = arith.constant 0 : i64
+  %inf = arith.constant 0x7F800000 : f32
+  %ei = tensor.empty() : tensor<4x8xi64>
+  %fi = linalg.fill ins(%c0 : i64) outs(%ei : tensor<4x8xi64>) -> tensor<4x8xi64>
+  %ev = tensor.empty() : tensor<4x8xf32>
+  %fv = linalg.fill ins(%inf : f32) outs(%ev : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x : tensor<4x8x16xf32>) outs(%fv, %fi : tensor<4x8xf32>, tensor<4x8xi64>) {
+  ^bb0(%in: f32, %v: f32, %i: i64):
+    %k = linalg.index 2 : index
+    %ki = arith.index_cast %k : index to i64
+    %m = arith.minimumf %in, %v : f32
+    %lt = arith.cmpf olt, %in, %v : f32
+    %s = arith.select %lt, %ki, %i : i64
+    linalg.yield %m, %s : f32, i64
+  } -> (tensor<4x8xf32>, tensor<4x8xi64>)
+  return %r#1 : tensor<4x8xi64>
+}
