@@ -195,20 +195,21 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
     FailureOr<linalg::ContractionDimensions> dims = linalg::inferContractionDims(op);
     return succeeded(dims) && !dims->m.empty() && !dims->n.empty();
   };
-  // Contractions reading a reduction's result (see PayloadFacts::contractionsAfterReductions).
-  std::function<bool(Value, int)> computedByReduction = [&](Value value, int depth) {
+  // Whether `value` is computed (through any chain of linalg ops and reshapes) by an op with a reduction loop;
+  // with `rowsOnly`, by one other than a matmul-like contraction or a window (which stop the chain).
+  std::function<bool(Value, bool, int)> computedByReduction = [&](Value value, bool rowsOnly, int depth) {
     Operation *def = value.getDefiningOp();
     if (!def || depth > 64)
       return false;
     if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
-      return computedByReduction(def->getOperand(0), depth + 1);
+      return computedByReduction(def->getOperand(0), rowsOnly, depth + 1);
     auto producer = dyn_cast<linalg::LinalgOp>(def);
-    if (!producer)
+    if (!producer || (rowsOnly && computedPerTile(producer)))
       return false;
     if (producer.getNumReductionLoops() > 0)
       return true;
     return llvm::any_of(producer->getOperands(),
-                        [&](Value operand) { return computedByReduction(operand, depth + 1); });
+                        [&](Value operand) { return computedByReduction(operand, rowsOnly, depth + 1); });
   };
   // The readers are matmul-like contractions: a K-long slice of their operand per tile. A pooling reading a
   // convolution (conv + max pool) reads a window of it per output, which fusion computes once or a little more
@@ -216,25 +217,9 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
   func.walk([&](linalg::LinalgOp op) {
     if (!computedPerTile(op) || kforge::isWindowOp(op))
       return;
-    if (llvm::any_of(op.getDpsInputs(), [&](Value input) { return computedByReduction(input, 0); }))
+    if (llvm::any_of(op.getDpsInputs(), [&](Value input) { return computedByReduction(input, false, 0); }))
       ++facts.contractionsAfterReductions;
   });
-  // Whether `value` is computed (through any chain of linalg ops and reshapes) by a reduction other than a
-  // matmul-like contraction or a window.
-  std::function<bool(Value, int)> computedByRowReduction = [&](Value value, int depth) {
-    Operation *def = value.getDefiningOp();
-    if (!def || depth > 64)
-      return false;
-    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
-      return computedByRowReduction(def->getOperand(0), depth + 1);
-    auto producer = dyn_cast<linalg::LinalgOp>(def);
-    if (!producer || computedPerTile(producer))
-      return false;
-    if (producer.getNumReductionLoops() > 0)
-      return true;
-    return llvm::any_of(producer->getOperands(),
-                        [&](Value operand) { return computedByRowReduction(operand, depth + 1); });
-  };
   // Reductions over other reductions' results (see PayloadFacts::nestedReductions): `value`, read by the outer
   // op through `map` (its loops -> value's dims), traced back through elementwise producers (their result maps
   // permutations, so each step's map composes) to a reduction's result; nested when that result varies along
@@ -265,8 +250,9 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
         });
         bool gathersReduction = producer
                                     ->walk([&](tensor::ExtractOp extract) {
-                                      return computedByRowReduction(extract.getTensor(), 0) ? WalkResult::interrupt()
-                                                                                            : WalkResult::advance();
+                                      return computedByReduction(extract.getTensor(), /*rowsOnly=*/true, 0)
+                                                 ? WalkResult::interrupt()
+                                                 : WalkResult::advance();
                                     })
                                     .wasInterrupted();
         if (alongOuterReduction && gathersReduction)
@@ -282,10 +268,11 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     // A reduction whose body gathers from a reduction's result (cross entropy's mean picks each row's target
     // log-probability itself) reduces over it too.
-    bool gathersReduction =
-        op->walk([&](tensor::ExtractOp extract) {
-            return computedByRowReduction(extract.getTensor(), 0) ? WalkResult::interrupt() : WalkResult::advance();
-          }).wasInterrupted();
+    bool gathersReduction = op->walk([&](tensor::ExtractOp extract) {
+                                return computedByReduction(extract.getTensor(), /*rowsOnly=*/true, 0)
+                                           ? WalkResult::interrupt()
+                                           : WalkResult::advance();
+                              }).wasInterrupted();
     if (gathersReduction || llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *input) {
           return variesAlongReduction(input->get(), op.getMatchingIndexingMap(input), iterators, 0);
         }))
