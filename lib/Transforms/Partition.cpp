@@ -48,7 +48,8 @@ struct Group {
   GroupKind kind;
   SmallVector<Operation *> ops;
   SmallVector<int64_t> domain; // contraction: its result's shape; rows: the loops of the full-size ops
-  SmallVector<int64_t> rows;   // rows: the parallel loops of the reductions (empty until one joins)
+  SmallVector<int64_t> rows;   // rows: the parallel loops of the reductions (once one joins: `reduces`)
+  bool reduces = false;        // rows: a reduction has joined (its rows may be none: a whole-tensor sum)
 };
 
 /// Ops that only view their operand's data: reshapes of contiguous tensors, and slices with static offsets,
@@ -191,7 +192,7 @@ bool Partitioner::canJoin(const Group &group, unsigned index, linalg::LinalgOp o
   case GroupKind::Rows: {
     if (allParallel(op)) {
       // Over the full loops (an elementwise op of the rows' elements) or over the rows (of their statistics).
-      if (loops != group.domain && (group.rows.empty() || loops != group.rows))
+      if (loops != group.domain && (!group.reduces || loops != group.rows))
         return false;
       if (loops == group.domain)
         for (OpOperand *input : op.getDpsInputOperands())
@@ -202,7 +203,7 @@ bool Partitioner::canJoin(const Group &group, unsigned index, linalg::LinalgOp o
       return true;
     }
     // A reduction: over the same loops, and the same rows as the group's other reductions.
-    if (loops != group.domain || (!group.rows.empty() && parallelRanges(op) != group.rows))
+    if (loops != group.domain || (group.reduces && parallelRanges(op) != group.rows))
       return false;
     // Its elements through the identity map; the rows' statistics (the mean a variance subtracts) any way.
     for (OpOperand *input : op.getDpsInputOperands())
@@ -220,8 +221,10 @@ void Partitioner::join(unsigned index, linalg::LinalgOp op) {
   Group &group = groups[index];
   group.ops.push_back(op);
   groupIndex[op] = index;
-  if (group.kind == GroupKind::Rows && !allParallel(op) && group.rows.empty())
+  if (group.kind == GroupKind::Rows && !allParallel(op) && !group.reduces) {
     group.rows = parallelRanges(op);
+    group.reduces = true;
+  }
 }
 
 void Partitioner::start(Operation *op) {
@@ -235,8 +238,10 @@ void Partitioner::start(Operation *op) {
   } else {
     group.kind = GroupKind::Rows;
     group.domain = linalgOp.getStaticLoopRanges();
-    if (!allParallel(linalgOp))
+    if (!allParallel(linalgOp)) {
       group.rows = parallelRanges(linalgOp);
+      group.reduces = true;
+    }
   }
   group.ops.push_back(op);
   groupIndex[op] = groups.size();
