@@ -211,6 +211,16 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
     return llvm::any_of(producer->getOperands(),
                         [&](Value operand) { return computedByReduction(operand, rowsOnly, depth + 1); });
   };
+  // Whether `op`'s body gathers (tensor.extract) from a row reduction's result (cross entropy's pick of each
+  // row's target log-probability).
+  auto gathersRowReduction = [&](Operation *op) {
+    return op
+        ->walk([&](tensor::ExtractOp extract) {
+          return computedByReduction(extract.getTensor(), /*rowsOnly=*/true, 0) ? WalkResult::interrupt()
+                                                                                : WalkResult::advance();
+        })
+        .wasInterrupted();
+  };
   // The readers are matmul-like contractions: a K-long slice of their operand per tile. A pooling reading a
   // convolution (conv + max pool) reads a window of it per output, which fusion computes once or a little more
   // where windows overlap.
@@ -248,14 +258,7 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
           return outer[d] == utils::IteratorType::reduction &&
                  llvm::any_of(toProducerLoops.getResults(), [&](AffineExpr e) { return e.isFunctionOfDim(d); });
         });
-        bool gathersReduction = producer
-                                    ->walk([&](tensor::ExtractOp extract) {
-                                      return computedByReduction(extract.getTensor(), /*rowsOnly=*/true, 0)
-                                                 ? WalkResult::interrupt()
-                                                 : WalkResult::advance();
-                                    })
-                                    .wasInterrupted();
-        if (alongOuterReduction && gathersReduction)
+        if (alongOuterReduction && gathersRowReduction(producer))
           return true;
         return llvm::any_of(producer.getDpsInputOperands(), [&](OpOperand *input) {
           return variesAlongReduction(input->get(), producer.getMatchingIndexingMap(input).compose(toProducerLoops),
@@ -268,12 +271,7 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     // A reduction whose body gathers from a reduction's result (cross entropy's mean picks each row's target
     // log-probability itself) reduces over it too.
-    bool gathersReduction = op->walk([&](tensor::ExtractOp extract) {
-                                return computedByReduction(extract.getTensor(), /*rowsOnly=*/true, 0)
-                                           ? WalkResult::interrupt()
-                                           : WalkResult::advance();
-                              }).wasInterrupted();
-    if (gathersReduction || llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+    if (gathersRowReduction(op) || llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *input) {
           return variesAlongReduction(input->get(), op.getMatchingIndexingMap(input), iterators, 0);
         }))
       ++facts.nestedReductions;

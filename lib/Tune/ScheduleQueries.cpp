@@ -254,17 +254,17 @@ int64_t kforge::tune::lanesRowWidth(const Schedule &schedule, const PayloadFacts
 }
 
 std::string kforge::tune::severalKernelsReason(const PayloadFacts &facts, bool gpu) {
-  if (gpu && facts.contractionsAfterReductions == 0 && facts.nestedReductions > 0)
+  const std::string partition = "; the payload is several kernels: partition it (kforge-opt --kforge-partition; "
+                                "kforge.compile, kforge.backend and bench/kernelbench do)";
+  if (facts.contractionsAfterReductions > 0)
+    return std::to_string(facts.contractionsAfterReductions) +
+           " contraction(s) read the result of a reduction (chained Linear layers, a matmul after a norm): fused "
+           "into their tiles, it would be recomputed for every tile, and left unfused, it would run on the host" +
+           partition;
+  if (gpu && facts.nestedReductions > 0)
     return std::to_string(facts.nestedReductions) +
            " reduction(s) reduce over the results of other reductions (a loss's mean over per-row values): a GPU "
-           "row kernel reduces one row per block and cannot give the outer reduction every row's result; the "
-           "payload is several kernels: partition it (kforge-opt --kforge-partition; kforge.compile, "
-           "kforge.backend and bench/kernelbench do)";
-  if (facts.contractionsAfterReductions == 0)
-    return "";
-  return std::to_string(facts.contractionsAfterReductions) +
-         " contraction(s) read the result of a reduction (chained Linear layers, a matmul after "
-         "a norm): fused into their tiles, it would be recomputed for every tile, and left unfused, it would run on "
-         "the host; the payload is several kernels: partition it (kforge-opt --kforge-partition; kforge.compile, "
-         "kforge.backend and bench/kernelbench do)";
+           "row kernel reduces one row per block and cannot give the outer reduction every row's result" +
+           partition;
+  return "";
 }
