@@ -2,6 +2,7 @@
 
 #include "DType.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -132,41 +133,97 @@ float kforge::roundTo(DType type, float value) {
   return value;
 }
 
-std::vector<uint8_t> kforge::pack(DType type, const std::vector<float> &values) {
-  if (type == DType::F32) { // a 64 MB argument per seed and candidate: one copy, not a loop
-    const auto *begin = reinterpret_cast<const uint8_t *>(values.data());
-    return std::vector<uint8_t>(begin, begin + 4 * values.size());
+void kforge::packInto(DType type, const float *values, size_t count, uint8_t *bytes) {
+  if (type == DType::F32) { // a multi-GB argument per seed and candidate: one copy, not a loop
+    std::memcpy(bytes, values, 4 * count);
+    return;
   }
-  std::vector<uint8_t> bytes(values.size() * elementBytes(type));
-  if (type == DType::F64) {
-    for (size_t i = 0; i < values.size(); ++i) {
+  for (size_t i = 0; i < count; ++i) {
+    switch (type) {
+    case DType::F64: {
       double v = values[i];
       std::memcpy(&bytes[8 * i], &v, 8);
+      break;
     }
-    return bytes;
-  }
-  if (isInteger(type)) {
     // A NaN (the poison outputs start as) is stored as the type's most negative value, which unpack reads
     // back as NaN: an index the kernel never wrote stays visible as unwritten.
-    for (size_t i = 0; i < values.size(); ++i) {
-      if (type == DType::I64) {
-        int64_t v = std::isnan(values[i]) ? INT64_MIN : static_cast<int64_t>(std::llround(values[i]));
-        std::memcpy(&bytes[8 * i], &v, 8);
-      } else {
-        int32_t v = std::isnan(values[i]) ? INT32_MIN : static_cast<int32_t>(std::lround(values[i]));
-        std::memcpy(&bytes[4 * i], &v, 4);
-      }
+    case DType::I64: {
+      int64_t v = std::isnan(values[i]) ? INT64_MIN : static_cast<int64_t>(std::llround(values[i]));
+      std::memcpy(&bytes[8 * i], &v, 8);
+      break;
     }
-    return bytes;
-  }
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (type == DType::F32) {
-      std::memcpy(&bytes[4 * i], &values[i], 4);
-      continue;
+    case DType::I32: {
+      int32_t v = std::isnan(values[i]) ? INT32_MIN : static_cast<int32_t>(std::lround(values[i]));
+      std::memcpy(&bytes[4 * i], &v, 4);
+      break;
     }
-    uint16_t half = type == DType::F16 ? toF16(values[i]) : toBF16(values[i]);
-    std::memcpy(&bytes[2 * i], &half, 2);
+    case DType::F16:
+    case DType::BF16: {
+      uint16_t half = type == DType::F16 ? toF16(values[i]) : toBF16(values[i]);
+      std::memcpy(&bytes[2 * i], &half, 2);
+      break;
+    }
+    case DType::F32:
+      break;
+    }
   }
+}
+
+void kforge::poisonInto(DType type, size_t count, uint8_t *bytes) {
+  if (type == DType::F32) {
+    std::fill_n(reinterpret_cast<float *>(bytes), count, NAN);
+    return;
+  }
+  // One element's encoding of NaN, repeated (packInto's rule: integers hold their most negative value).
+  const float nan = NAN;
+  uint8_t element[8];
+  packInto(type, &nan, 1, element);
+  size_t size = elementBytes(type);
+  for (size_t i = 0; i < count; ++i)
+    std::memcpy(bytes + i * size, element, size);
+}
+
+void kforge::unpackInto(DType type, const uint8_t *bytes, size_t count, float *values) {
+  if (type == DType::F32) {
+    std::memcpy(values, bytes, 4 * count);
+    return;
+  }
+  for (size_t i = 0; i < count; ++i) {
+    switch (type) {
+    case DType::F64: {
+      double v;
+      std::memcpy(&v, &bytes[8 * i], 8);
+      values[i] = static_cast<float>(v);
+      break;
+    }
+    case DType::I64: {
+      int64_t v;
+      std::memcpy(&v, &bytes[8 * i], 8);
+      values[i] = v == INT64_MIN ? NAN : static_cast<float>(v);
+      break;
+    }
+    case DType::I32: {
+      int32_t v;
+      std::memcpy(&v, &bytes[4 * i], 4);
+      values[i] = v == INT32_MIN ? NAN : static_cast<float>(v);
+      break;
+    }
+    case DType::F16:
+    case DType::BF16: {
+      uint16_t half;
+      std::memcpy(&half, &bytes[2 * i], 2);
+      values[i] = type == DType::F16 ? fromF16(half) : fromBF16(half);
+      break;
+    }
+    case DType::F32:
+      break;
+    }
+  }
+}
+
+std::vector<uint8_t> kforge::pack(DType type, const std::vector<float> &values) {
+  std::vector<uint8_t> bytes(values.size() * elementBytes(type));
+  packInto(type, values.data(), values.size(), bytes.data());
   return bytes;
 }
 
@@ -176,32 +233,6 @@ std::vector<float> kforge::unpack(DType type, const std::vector<uint8_t> &bytes)
 
 std::vector<float> kforge::unpack(DType type, const uint8_t *bytes, size_t size) {
   std::vector<float> values(size / elementBytes(type));
-  if (type == DType::F32) {
-    std::memcpy(values.data(), bytes, 4 * values.size());
-    return values;
-  }
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (type == DType::F64) {
-      double v;
-      std::memcpy(&v, &bytes[8 * i], 8);
-      values[i] = static_cast<float>(v);
-      continue;
-    }
-    if (type == DType::I64) {
-      int64_t v;
-      std::memcpy(&v, &bytes[8 * i], 8);
-      values[i] = v == INT64_MIN ? NAN : static_cast<float>(v);
-      continue;
-    }
-    if (type == DType::I32) {
-      int32_t v;
-      std::memcpy(&v, &bytes[4 * i], 4);
-      values[i] = v == INT32_MIN ? NAN : static_cast<float>(v);
-      continue;
-    }
-    uint16_t half;
-    std::memcpy(&half, &bytes[2 * i], 2);
-    values[i] = type == DType::F16 ? fromF16(half) : fromBF16(half);
-  }
+  unpackInto(type, bytes, values.size(), values.data());
   return values;
 }

@@ -27,6 +27,13 @@ size_t elementBytes(DType type);
 double defaultTolerance(DType type);
 /// `value` rounded to the nearest representable value of `type` (round to nearest even).
 float roundTo(DType type, float value);
+/// Stores `count` floats at `values` in `type`'s encoding at `bytes` (count * elementBytes(type) bytes).
+void packInto(DType type, const float *values, size_t count, uint8_t *bytes);
+/// Fills `count` elements at `bytes` with the poison outputs start as: NaN, or an integer type's most negative
+/// value (which unpack reads back as NaN).
+void poisonInto(DType type, size_t count, uint8_t *bytes);
+/// Reads `count` elements in `type`'s encoding at `bytes` into `values` as floats.
+void unpackInto(DType type, const uint8_t *bytes, size_t count, float *values);
 /// Stores `values` in `type`'s encoding.
 std::vector<uint8_t> pack(DType type, const std::vector<float> &values);
 /// Reads `bytes` in `type`'s encoding back as floats.

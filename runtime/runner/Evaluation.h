@@ -30,6 +30,9 @@ using json = nlohmann::json;
 /// values however many threads draw them (Verify.cpp).
 std::vector<std::vector<float>> makeInputs(const std::vector<ManifestArgument> &args,
                                            const std::vector<DType> &types, int seed);
+/// The same, into `inputs`, whose vectors keep their memory where they already have the right size.
+void makeInputs(const std::vector<ManifestArgument> &args, const std::vector<DType> &types, int seed,
+                std::vector<std::vector<float>> &inputs);
 
 /// Timings no GPU or CPU of today can reach: a report below them is forged or broken. Deliberately far
 /// above any hardware (HBM ~5 TB/s, dense tensor cores ~1-2 PFLOP/s on an H200): they catch the impossible,
@@ -106,6 +109,8 @@ private:
   std::vector<DType> types;
   ArgumentLayout layout;
   bool gpu = false;
+  /// The candidate is the reference's own artifact (the same directory and name): a baseline's run.
+  bool candidateIsReference = false;
   double tolerance = 0;
   std::string cacheKey;
   std::vector<size_t> inputIndices, outputIndices, sizes;
@@ -115,6 +120,8 @@ private:
   /// The fastest verification run on the judge's clock (after the first, when there are several seeds).
   double fastestRunWallMs = std::numeric_limits<double>::infinity();
   int candidateKernels[2] = {0, 0};
+  /// One seed's inputs, the candidate's outputs and the reference's, kept from seed to seed (verifySeed).
+  std::vector<std::vector<float>> seedInputs, seedActual, seedExpected;
 };
 
 } // namespace kforge

@@ -5,15 +5,15 @@
 // carries the options; the executor contains itself (Containment.h) before it answers, so nothing it loads
 // afterwards runs uncontained. Commands after that:
 //   load {slot, dir, name}            loads an artifact (staged by the judge) into a slot
-//   run {slot}                        fresh buffers (inputs from the shared memory), one call, outputs copied
-//                                     into the shared memory
+//   run {slot}                        buffers rewritten whole (inputs from the shared memory, outputs
+//                                     poisoned), one call, outputs copied into the shared memory
 //   time {slot, reps, warmup, ...}    times the slot's artifact on its current buffers (Timing.h); with
 //                                     calibrate, the same protocol without the calls (the judge's overhead
 //                                     measure, asked only of the reference's executor)
 //   resources {first, last}           the GPU kernels' resources (Timing.h)
 //   unload {slot}
-// Every command carries "seq", which its reply echoes. Every reply is {"ok": true, ...} or {"error": why}; after a CUDA error that leaves the context unusable it
-// adds "poisoned": true and exits with status 3.
+// Every command carries "seq", which its reply echoes. Every reply is {"ok": true, ...} or {"error": why}; after a CUDA
+// error that leaves the context unusable it adds "poisoned": true and exits with status 3.
 //
 //===----------------------------------------------------------------------===//
 
@@ -155,10 +155,10 @@ json Executor::runSlot(const json &command) {
     return {{"error", "no artifact loaded in that slot"}};
   LoadedArtifact &artifact = *found->second;
   const auto &args = artifact.manifest.arguments;
-  std::vector<std::vector<float>> inputs(args.size());
+  // Packed straight from the shared memory: on a multi-GB problem every copy of an argument costs seconds.
+  std::vector<const float *> inputs(args.size(), nullptr);
   for (size_t i = 0; i < args.size(); ++i)
-    if (!args[i].isOutput)
-      inputs[i].assign(shared + offsets[i], shared + offsets[i] + args[i].numElements());
+    inputs[i] = shared + offsets[i];
   if (std::string error = prepare(artifact, inputs); !error.empty())
     return {{"error", error}};
   int before = kernelCount();
@@ -168,7 +168,7 @@ json Executor::runSlot(const json &command) {
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   for (size_t i = 0; i < args.size(); ++i)
     if (args[i].isOutput)
-      std::copy(artifact.host[i].begin(), artifact.host[i].end(), shared + offsets[i]);
+      readOutput(artifact, i, shared + offsets[i]);
   return {{"ok", true}, {"run_ms", ms}, {"kernels", {before, kernelCount()}}};
 }
 

@@ -17,7 +17,7 @@ static bool driverLoaded = false;
 CudaDriver &kforge::cudaDriver() { return cuda; }
 bool kforge::cudaLoaded() { return driverLoaded; }
 
-/// Frees the artifact's device buffers (the previous seed's, or all at the end).
+/// Frees the artifact's device buffers (at the end).
 static void freeDevice(LoadedArtifact &artifact) {
   for (CUdeviceptr pointer : artifact.device)
     if (pointer)
@@ -29,17 +29,6 @@ LoadedArtifact::~LoadedArtifact() {
   freeDevice(*this);
   if (library)
     dlclose(library);
-}
-
-/// Empties the artifact's buffers, one slot per argument, before a seed's prepare.
-static void resetBuffers(LoadedArtifact &artifact) {
-  size_t n = artifact.manifest.arguments.size();
-  freeDevice(artifact);
-  artifact.host.assign(n, {});
-  artifact.device.assign(n, 0);
-  artifact.descriptors.clear();
-  artifact.storage.assign(n, {});
-  artifact.bytes.assign(n, 0);
 }
 
 size_t kforge::guardBytes(size_t argumentBytes) {
@@ -127,23 +116,23 @@ static std::vector<int64_t> descriptorOf(void *data, const std::vector<int64_t> 
   return descriptor;
 }
 
-/// Fresh buffers on the host path: inputs packed from `inputs`, outputs filled with NaN, copied to the
-/// device for GPU artifacts.
-static std::string prepareOnHost(LoadedArtifact &artifact, const std::vector<std::vector<float>> &inputs) {
+/// Allocates each argument's buffers on the first run (host storage with its guard bytes, a device buffer of
+/// the same size for GPU artifacts) and keeps them: a seed of a multi-GB problem then costs no fresh
+/// allocation, page faults or device allocation. Every run rewrites them whole.
+static std::string allocateOnce(LoadedArtifact &artifact) {
   const auto &args = artifact.manifest.arguments;
-  resetBuffers(artifact);
+  if (artifact.storage.size() == args.size())
+    return "";
+  artifact.storage.assign(args.size(), {});
+  artifact.bytes.assign(args.size(), 0);
+  artifact.device.assign(args.size(), 0);
+  artifact.descriptors.clear();
   for (size_t i = 0; i < args.size(); ++i) {
-    // Outputs start as NaN (unwritten elements stay visible); `host` holds outputs only, after runOnce.
-    artifact.storage[i] = args[i].isOutput ? pack(artifact.types[i], std::vector<float>(args[i].numElements(), NAN))
-                                           : pack(artifact.types[i], inputs[i]);
-    artifact.bytes[i] = artifact.storage[i].size();
-    artifact.storage[i].resize(artifact.bytes[i] + guardBytes(artifact.bytes[i]), kGuardByte);
+    artifact.bytes[i] = static_cast<size_t>(args[i].numElements()) * elementBytes(artifact.types[i]);
+    artifact.storage[i].resize(artifact.bytes[i] + guardBytes(artifact.bytes[i]));
     void *data = artifact.storage[i].data();
     if (artifact.gpu) {
-      size_t bytes = artifact.storage[i].size();
-      if (auto e = cuda.check(cuda.memAlloc(&artifact.device[i], bytes), "cuMemAlloc"); !e.empty())
-        return e;
-      if (auto e = cuda.check(cuda.memcpyHtoD(artifact.device[i], data, bytes), "cuMemcpyHtoD"); !e.empty())
+      if (auto e = cuda.check(cuda.memAlloc(&artifact.device[i], artifact.storage[i].size()), "cuMemAlloc"); !e.empty())
         return e;
       data = reinterpret_cast<void *>(artifact.device[i]);
     }
@@ -152,8 +141,33 @@ static std::string prepareOnHost(LoadedArtifact &artifact, const std::vector<std
   return "";
 }
 
-std::string kforge::prepare(LoadedArtifact &artifact, const std::vector<std::vector<float>> &inputs) {
-  return prepareOnHost(artifact, inputs);
+std::string kforge::prepare(LoadedArtifact &artifact, const std::vector<const float *> &inputs) {
+  const auto &args = artifact.manifest.arguments;
+  if (inputs.size() != args.size())
+    return "prepare: one input pointer per argument expected";
+  if (std::string e = allocateOnce(artifact); !e.empty())
+    return e;
+  for (size_t i = 0; i < args.size(); ++i) {
+    uint8_t *data = artifact.storage[i].data();
+    size_t count = static_cast<size_t>(args[i].numElements());
+    // Outputs start as the poison (unwritten elements stay visible), inputs as the judge's values; the guard
+    // bytes after each are set again too.
+    if (args[i].isOutput)
+      poisonInto(artifact.types[i], count, data);
+    else
+      packInto(artifact.types[i], inputs[i], count, data);
+    std::fill(data + artifact.bytes[i], data + artifact.storage[i].size(), kGuardByte);
+    if (artifact.gpu)
+      if (auto e = cuda.check(cuda.memcpyHtoD(artifact.device[i], data, artifact.storage[i].size()), "cuMemcpyHtoD");
+          !e.empty())
+        return e;
+  }
+  return "";
+}
+
+void kforge::readOutput(const LoadedArtifact &artifact, size_t i, float *values) {
+  unpackInto(artifact.types[i], artifact.storage[i].data(),
+             static_cast<size_t>(artifact.manifest.arguments[i].numElements()), values);
 }
 
 /// The first guard byte of argument `i` that is not kGuardByte any more (its offset past the end), or none.
@@ -171,7 +185,7 @@ std::string kforge::runOnce(LoadedArtifact &artifact) {
     if (auto e = cuda.check(cuda.ctxSynchronize(), "cuCtxSynchronize"); !e.empty())
       return e;
   const auto &args = artifact.manifest.arguments;
-  for (size_t i = 0; i < artifact.host.size(); ++i) {
+  for (size_t i = 0; i < artifact.storage.size(); ++i) {
     // Outputs whole; inputs only their guard bytes (a write past an input's end is as wrong).
     if (artifact.gpu) {
       size_t offset = args[i].isOutput ? 0 : artifact.bytes[i];
@@ -185,9 +199,6 @@ std::string kforge::runOnce(LoadedArtifact &artifact) {
       return "the kernel wrote past the end of its " + std::string(args[i].isOutput ? "output" : "input") +
              " argument " + std::to_string(i) + " (" + args[i].dtype + ", " + std::to_string(artifact.bytes[i]) +
              " bytes): the guard byte " + std::to_string(*past) + " bytes after it changed";
-    if (!args[i].isOutput)
-      continue;
-    artifact.host[i] = unpack(artifact.types[i], artifact.storage[i].data(), artifact.bytes[i]);
   }
   return "";
 }

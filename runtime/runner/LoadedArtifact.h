@@ -1,8 +1,9 @@
 //===- LoadedArtifact.h - an artifact loaded into kforge-run ----*- C++ -*-===//
 //
 // An artifact (kforge-compile's <name>.so + <name>.json) dlopen'ed into this process, with one buffer per
-// argument of its entry point: prepared fresh before each run (inputs copied in, outputs poisoned with NaN),
-// called through the C entry point with memref descriptors, and read back.
+// argument of its entry point: allocated on the first run and rewritten whole before each (inputs copied in,
+// outputs poisoned with NaN, guard bytes set), called through the C entry point with memref descriptors, and
+// read back.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,8 +38,7 @@ struct LoadedArtifact {
   void *library = nullptr;
   void *entry = nullptr;
   bool gpu = false;
-  std::vector<DType> types;                  ///< Element type of each argument.
-  std::vector<std::vector<float>> host;      ///< Each argument's values (outputs: after the run).
+  std::vector<DType> types; ///< Element type of each argument.
   /// Each argument in its element type, as the kernel sees it, followed by its guard bytes.
   std::vector<std::vector<uint8_t>> storage;
   std::vector<size_t> bytes;                 ///< Each argument's own bytes (storage without the guard).
@@ -58,16 +58,20 @@ std::string loadArtifact(const std::string &dir, const std::string &name, const 
 size_t guardBytes(size_t argumentBytes);
 inline constexpr uint8_t kGuardByte = 0xFE;
 
-/// Fresh buffers: inputs copied from `inputs`, outputs filled with NaN, each followed by its guard bytes (and
-/// copied to the device for a GPU artifact). Empty, or the failed call.
-std::string prepare(LoadedArtifact &artifact, const std::vector<std::vector<float>> &inputs);
+/// The buffers for a run, rewritten whole: inputs packed from `inputs[i]` (numElements floats; ignored for
+/// outputs), outputs filled with the poison (NaN), each followed by its guard bytes (and copied to the device
+/// for a GPU artifact). Nothing an earlier run left in them survives. Empty, or the failed call.
+std::string prepare(LoadedArtifact &artifact, const std::vector<const float *> &inputs);
 
 /// Calls the C entry point with one memref descriptor pointer per argument.
 void callEntry(LoadedArtifact &artifact);
 
-/// Runs the artifact once and reads its outputs back into the host values. Empty, or the failed call, or the
+/// Runs the artifact once and copies its outputs back to the host storage. Empty, or the failed call, or the
 /// argument whose guard bytes the kernel wrote.
 std::string runOnce(LoadedArtifact &artifact);
+
+/// After runOnce: output argument `i` as floats into `values` (numElements floats).
+void readOutput(const LoadedArtifact &artifact, size_t i, float *values);
 
 } // namespace kforge
 

@@ -32,6 +32,30 @@ static std::map<std::string, std::vector<float>> &memory() {
   return entries;
 }
 
+/// Bytes held by memory()'s entries, and the most they may hold: a quarter of this machine's memory (the
+/// judge's own copies and each executor's shared memory and buffers hold the same arguments again).
+static size_t memoryHeld = 0;
+static size_t memoryBound() {
+  static const size_t bound = [] {
+    long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && pageSize > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(pageSize) / 4 : size_t(0);
+  }();
+  return bound;
+}
+
+/// Keeps `values` as entry `name` unless that would take memory() past its bound.
+static void keepInMemory(const std::string &name, const std::vector<float> &values) {
+  auto [entry, added] = memory().try_emplace(name);
+  size_t before = entry->second.size() * sizeof(float), after = values.size() * sizeof(float);
+  if (memoryHeld - before + after > memoryBound()) {
+    memoryHeld -= before;
+    memory().erase(entry);
+    return;
+  }
+  memoryHeld += after - before;
+  entry->second = values;
+}
+
 //===----------------------------------------------------------------------===//
 // Signatures: the files are trusted only if this user's key vouches for them
 //===----------------------------------------------------------------------===//
@@ -135,11 +159,20 @@ static std::string cacheSecret() {
 // The cache
 //===----------------------------------------------------------------------===//
 
-SeedCache::SeedCache(std::string dir, std::string key, bool inMemory) {
+SeedCache::SeedCache(std::string dir, std::string key, bool inMemory, size_t seedBytes) {
   if (inMemory)
     memoryKey = sanitize(key);
   if (dir.empty())
     return;
+  if (seedBytes > kMaxSeedFileBytes) {
+    char text[200];
+    std::snprintf(text, sizeof(text),
+                  "the seed cache's files are not used: a seed takes %.2f GB (over %.2f GB), and reading one back "
+                  "costs more than computing it again",
+                  seedBytes / 1e9, kMaxSeedFileBytes / 1e9);
+    note = text;
+    return;
+  }
   if (!Crypto::get().available()) {
     note = "the seed cache's files are not used: libcrypto.so.3 (OpenSSL), which signs and checks them, is "
            "missing";
@@ -181,7 +214,6 @@ bool SeedCache::load(int seed, const std::string &kind, const std::vector<size_t
                      const std::vector<size_t> &sizes, std::vector<std::vector<float>> &values) const {
   if (!enabled())
     return false;
-  std::vector<std::vector<float>> loaded(values.size());
   bool fromMemory = !memoryKey.empty();
   for (size_t i : which) {
     auto hit = fromMemory ? memory().find(entryName(memoryKey, seed, kind, i)) : memory().end();
@@ -189,41 +221,45 @@ bool SeedCache::load(int seed, const std::string &kind, const std::vector<size_t
       fromMemory = false;
       break;
     }
-    loaded[i] = hit->second;
   }
-  if (!fromMemory) {
-    if (root.empty())
+  if (fromMemory) { // into the caller's vectors, which keep their memory from seed to seed
+    for (size_t i : which)
+      values[i].assign(memory()[entryName(memoryKey, seed, kind, i)].begin(),
+                       memory()[entryName(memoryKey, seed, kind, i)].end());
+    return true;
+  }
+  if (root.empty())
+    return false;
+  std::vector<std::vector<float>> loaded(values.size());
+  for (size_t i : which) {
+    // The values, then their 32-byte signature; a file that is not a regular one, of another size, or whose
+    // signature this user's key did not make is a miss (recomputed and replaced).
+    int fd = open(file(seed, kind, i).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+    if (fd < 0)
       return false;
-    for (size_t i : which) {
-      // The values, then their 32-byte signature; a file that is not a regular one, of another size, or whose
-      // signature this user's key did not make is a miss (recomputed and replaced).
-      int fd = open(file(seed, kind, i).c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
-      if (fd < 0)
-        return false;
-      struct stat info;
-      std::array<unsigned char, 32> stored{};
-      size_t bytes = sizes[i] * sizeof(float);
-      bool ok = fstat(fd, &info) == 0 && S_ISREG(info.st_mode) &&
-                static_cast<uint64_t>(info.st_size) == bytes + stored.size();
-      if (ok) {
-        loaded[i].resize(sizes[i]);
-        ok = pread(fd, loaded[i].data(), bytes, 0) == static_cast<ssize_t>(bytes) &&
-             pread(fd, stored.data(), stored.size(), static_cast<off_t>(bytes)) == static_cast<ssize_t>(stored.size());
-      }
-      close(fd);
-      if (!ok)
-        return false;
-      std::array<unsigned char, 32> expected = signature(seed, kind, i, loaded[i]);
-      unsigned char difference = 0;
-      for (size_t b = 0; b < expected.size(); ++b)
-        difference |= expected[b] ^ stored[b];
-      if (difference != 0)
-        return false;
+    struct stat info;
+    std::array<unsigned char, 32> stored{};
+    size_t bytes = sizes[i] * sizeof(float);
+    bool ok =
+        fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && static_cast<uint64_t>(info.st_size) == bytes + stored.size();
+    if (ok) {
+      loaded[i].resize(sizes[i]);
+      ok = pread(fd, loaded[i].data(), bytes, 0) == static_cast<ssize_t>(bytes) &&
+           pread(fd, stored.data(), stored.size(), static_cast<off_t>(bytes)) == static_cast<ssize_t>(stored.size());
     }
-    if (!memoryKey.empty())
-      for (size_t i : which)
-        memory()[entryName(memoryKey, seed, kind, i)] = loaded[i];
+    close(fd);
+    if (!ok)
+      return false;
+    std::array<unsigned char, 32> expected = signature(seed, kind, i, loaded[i]);
+    unsigned char difference = 0;
+    for (size_t b = 0; b < expected.size(); ++b)
+      difference |= expected[b] ^ stored[b];
+    if (difference != 0)
+      return false;
   }
+  if (!memoryKey.empty())
+    for (size_t i : which)
+      keepInMemory(entryName(memoryKey, seed, kind, i), loaded[i]);
   for (size_t i : which)
     values[i] = std::move(loaded[i]);
   return true;
@@ -233,7 +269,7 @@ void SeedCache::store(int seed, const std::string &kind, const std::vector<size_
                       const std::vector<std::vector<float>> &values) const {
   if (!memoryKey.empty())
     for (size_t i : which)
-      memory()[entryName(memoryKey, seed, kind, i)] = values[i];
+      keepInMemory(entryName(memoryKey, seed, kind, i), values[i]);
   if (root.empty())
     return;
   for (size_t i : which) {

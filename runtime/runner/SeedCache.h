@@ -12,6 +12,11 @@
 // never decides a verdict. A long-lived runner (kforge-run --serve) also keeps them in memory, so a
 // candidate's verification reads no files at all.
 //
+// Size bounds: a seed whose inputs and outputs take more than kMaxSeedFileBytes gets no files (on the H200, a
+// 4 GB seed read back and checked took longer than drawing its inputs and running the reference again:
+// docs/perf/kernelbench-h200.md, "Where the set-up goes"; writing and signing them cost as much again), and the
+// in-memory entries stop growing at a quarter of the machine's memory (the executors hold the arguments too).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef KFORGE_RUNNER_SEEDCACHE_H
@@ -26,11 +31,15 @@ namespace kforge {
 /// Where this user's cache key lives: $KFORGE_CACHE_KEY_FILE, or ~/.cache/kforge/cache.key.
 std::string cacheKeyPath();
 
+/// Seeds larger than this (inputs and outputs, as floats) are not kept in files.
+inline constexpr size_t kMaxSeedFileBytes = size_t(1) << 30;
+
 class SeedCache {
 public:
   /// `dir` empty and `inMemory` false: a cache that never hits and stores nothing. `inMemory`: entries stay
-  /// in this process's memory too (for every SeedCache of the same key), in front of the files.
-  SeedCache(std::string dir, std::string key, bool inMemory = false);
+  /// in this process's memory too (for every SeedCache of the same key), in front of the files. `seedBytes`:
+  /// the bytes of one seed's inputs and outputs (as floats), which decides whether files are used.
+  SeedCache(std::string dir, std::string key, bool inMemory = false, size_t seedBytes = 0);
   bool enabled() const { return !root.empty() || !memoryKey.empty(); }
   /// Why the files are not used although a directory was given (no libcrypto, no key); empty otherwise.
   const std::string &disabledBecause() const { return note; }

@@ -110,4 +110,26 @@ TEST(DTypeTest, TolerancesFollowPrecision) {
   EXPECT_EQ(elementBytes(DType::F16), 2u);
 }
 
+TEST(DTypeTest, ThePoisonReadsBackAsNaNInEveryType) {
+  for (DType type : {DType::F32, DType::F64, DType::F16, DType::BF16, DType::I64, DType::I32}) {
+    std::vector<uint8_t> bytes(3 * elementBytes(type), 0);
+    poisonInto(type, 3, bytes.data());
+    std::vector<float> back(3, 0.0f);
+    unpackInto(type, bytes.data(), 3, back.data());
+    for (float value : back)
+      EXPECT_TRUE(std::isnan(value)) << static_cast<int>(type);
+  }
+}
+
+TEST(DTypeTest, PackIntoWritesOnlyItsElements) {
+  std::vector<float> values{1.5f, -2.25f, 3.0f};
+  std::vector<uint8_t> bytes(4 * 2 + 1, 0xAB);
+  packInto(DType::BF16, values.data(), 3, bytes.data() + 1);
+  EXPECT_EQ(bytes[0], 0xAB);
+  EXPECT_EQ(bytes.back(), 0xAB);
+  std::vector<float> back(3);
+  unpackInto(DType::BF16, bytes.data() + 1, 3, back.data());
+  EXPECT_EQ(back, values);
+}
+
 } // namespace

@@ -247,6 +247,7 @@ static TuneConfig givenConfig() {
   config.earlyStop = earlyStop;
   config.jobs = jobs;
   config.seeds = seeds;
+  config.seedsGiven = seeds.getNumOccurrences() > 0;
   config.reps = reps;
   config.compileTimeout = compileTimeout;
   config.runTimeout = runTimeout;

@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "forged.c")
-ATTACKS = ["CORRECT", "ZEROS", "PLANTED", "FD_EXIT", "FD_RETURN", "FD_CORRECT", "FD_CTOR", "KILL_PARENT", "STOP_PARENT", "KILL_ALL",
+ATTACKS = ["CORRECT", "ZEROS", "PLANTED", "REPLAY", "FD_EXIT", "FD_RETURN", "FD_CORRECT", "FD_CTOR", "KILL_PARENT", "STOP_PARENT", "KILL_ALL",
            "FORGE_REPORT", "WRITE_OUTSIDE", "PLANT_SEED", "PROC_READER", "MITM", "SLOW_FORGED_TIMING"]
 
 

@@ -26,6 +26,9 @@
  *   FORGE_REPORT   writes a "correct" report over the judge's --output file (found in /proc/<judge>/cmdline)
  *                  and over every candidates/N/run.json of a kforge-tune run directory, then kills the judge
  *   WRITE_OUTSIDE  creates files beside the candidate's directory and in $TMPDIR, computing nothing
+ *   REPLAY         computes y on its first call only and returns at once on later ones, so a runner that kept an
+ *                  earlier run's outputs in reused buffers would hand them back as this run's (they must read
+ *                  as unwritten: every run's buffers are poisoned again)
  *   PLANT_SEED     computes x @ w (without the + 1: wrong) and writes that into the judge's seed cache
  *                  (--cache-dir from /proc/<judge>/cmdline) as the reference's outputs, for the next run
  *   PROC_READER    computes y, and reads /proc/self/{status,maps,environ} and the judge's environ and
@@ -284,6 +287,10 @@ void ENTRY(Desc2 *x, Desc2 *w, Desc2 *y) {
   compute(x, w, y, 1.0f);
 #elif defined(ATTACK_PLANTED)
   compute(x, w, y, 2.0f);
+#elif defined(ATTACK_REPLAY)
+  static int calls;
+  if (calls++ == 0)
+    compute(x, w, y, 1.0f);
 #elif defined(ATTACK_ZEROS)
   (void)x, (void)w;
   memset(hy, 0, sizeof(hy));

@@ -83,7 +83,7 @@ def build(reference, out, gpu):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-SINGLE = ["CORRECT", "ZEROS", "FD_EXIT", "FD_RETURN", "FD_CTOR", "FD_CORRECT", "KILL_PARENT", "STOP_PARENT",
+SINGLE = ["CORRECT", "ZEROS", "REPLAY", "FD_EXIT", "FD_RETURN", "FD_CTOR", "FD_CORRECT", "KILL_PARENT", "STOP_PARENT",
           "KILL_ALL", "FORGE_REPORT", "WRITE_OUTSIDE", "PROC_READER", "SLOW_FORGED_TIMING"]
 
 

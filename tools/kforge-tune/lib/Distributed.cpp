@@ -37,6 +37,7 @@ std::optional<TuneConfig> kforge::tune::loadRunConfig(const TuneConfig &given, c
     llvm::errs() << "\n";
     return std::nullopt;
   }
+  largeProblemSeeds(config, facts); // as the run's own kforge-tune chose (it printed the note)
   config.runDir = runDir;
   config.payloadPath = joinPath(runDir, "payload.mlir");
   config.target = run->getString("target")->str();

@@ -320,6 +320,18 @@ std::optional<ReferenceCheck> ReferenceCheck::fromJSON(const json::Value *value)
   return check;
 }
 
+std::string kforge::tune::largeProblemSeeds(TuneConfig &config, const PayloadFacts &facts) {
+  constexpr int kLargeProblemSeeds = 3;
+  double bytes = static_cast<double>(facts.bytes);
+  if (config.seedsGiven || bytes <= kLargeProblemBytes || config.seeds <= kLargeProblemSeeds)
+    return "";
+  config.seeds = kLargeProblemSeeds;
+  return llvm::formatv("kforge-tune: verifying each candidate on {0} seeds, not {1}: the arguments take {2:f1} GB "
+                       "(over {3:f0}), and every seed costs a pass over them (--seeds N overrides)",
+                       kLargeProblemSeeds, 5, bytes / 1e9, kLargeProblemBytes / 1e9)
+      .str();
+}
+
 ReferenceCheck kforge::tune::planReferenceCheck(const TuneConfig &config, const PayloadFacts &facts) {
   ReferenceCheck check;
   if (config.target != "gpu") {

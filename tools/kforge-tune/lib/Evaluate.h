@@ -85,6 +85,15 @@ struct ReferenceCheck {
 /// --reference-check-max-gflop / --reference-check-max-gb; status "" (run it). Otherwise "skipped" with why.
 ReferenceCheck planReferenceCheck(const TuneConfig &config, const PayloadFacts &facts);
 
+/// Arguments above this many bytes make a problem "large" for verification (largeProblemSeeds).
+inline constexpr double kLargeProblemBytes = 2e9;
+/// Seeds for a problem whose arguments take more than kLargeProblemBytes, unless --seeds was given: each seed
+/// costs every candidate a full pass over its arguments (drawn, copied to the GPU and back, compared), which on
+/// a 13 GB softmax is seconds per seed. Three keep what the rule needs: a second seed catches a kernel that
+/// replays an earlier run's outputs, and the too-slow cutoff reads the runs after the first. Lowers
+/// `config.seeds` and returns the note kforge-tune prints, or returns "" and leaves it.
+std::string largeProblemSeeds(TuneConfig &config, const PayloadFacts &facts);
+
 /// Compiles the untransformed payload into RUN/baseline: the naive GPU mapping, or loops on the CPU.
 Candidate compileBaseline(const TuneConfig &config, const Tools &tools);
 

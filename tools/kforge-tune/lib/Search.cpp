@@ -529,10 +529,13 @@ std::unique_ptr<Policy> kforge::tune::makePolicy(const TuneConfig &config, const
   return makeLLMPolicy(config, tools, facts);
 }
 
-int kforge::tune::runTuner(const TuneConfig &config, const Tools &tools) {
-  std::optional<PayloadFacts> facts = loadFacts(tools, config.payloadPath, config.entry);
+int kforge::tune::runTuner(const TuneConfig &given, const Tools &tools) {
+  std::optional<PayloadFacts> facts = loadFacts(tools, given.payloadPath, given.entry);
   if (!facts)
     return 1;
+  TuneConfig config = given;
+  if (std::string note = largeProblemSeeds(config, *facts); !note.empty())
+    llvm::errs() << note << "\n";
   // Held until the run ends: the LLM policy's transcript is in the run directory too.
   std::optional<RunLock> lock = RunLock::acquire(config.runDir);
   if (!lock)
@@ -572,6 +575,8 @@ int kforge::tune::tryScheduleFile(const TuneConfig &original, const Tools &tools
   std::optional<PayloadFacts> facts = loadFacts(tools, config.payloadPath, config.entry);
   if (!facts)
     return 1;
+  if (std::string note = largeProblemSeeds(config, *facts); !note.empty())
+    llvm::errs() << note << "\n";
   llvm::Expected<json::Value> value = readJSONFile(schedulePath, kMaxScheduleBytes);
   if (!value) {
     llvm::errs() << "kforge-tune: error: " << llvm::toString(value.takeError()) << "\n";

@@ -67,6 +67,7 @@ struct TuneConfig {
   int earlyStop = 0;         ///< Stop after this many trials without a better kernel; 0: never.
   int jobs = 0;              ///< Parallel compiles; 0: all cores.
   int seeds = 5, reps = 20;  ///< Verification seeds and timing repetitions (kforge-run).
+  bool seedsGiven = false;   ///< --seeds was on the command line (largeProblemSeeds leaves it alone).
   int compileTimeout = 120, runTimeout = 300, memoryLimitMB = 8192;
   double cutoffFactor = 20;  ///< A candidate's run slower than this x the baseline (+100 ms): "too-slow".
   double cutoffBestFactor = 4; ///< ... or slower than this x the best so far (+100 ms); 0: off.

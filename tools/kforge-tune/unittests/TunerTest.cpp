@@ -70,6 +70,30 @@ TEST(ReferenceCheck, TheGpuReferenceIsCheckedAgainstTheCpuBuildWhenSmallEnough) 
   EXPECT_NE(planReferenceCheck(config, problem(0.5, 0.1)).reason.find("turned off"), std::string::npos);
 }
 
+TEST(LargeProblemSeeds, AProblemOverTwoGigabytesIsVerifiedOnThreeSeeds) {
+  TuneConfig config;
+  // The softmax: 4096 x 393216 floats in and out, 12.9 GB.
+  std::string note = largeProblemSeeds(config, problem(8, 12.9));
+  EXPECT_EQ(config.seeds, 3);
+  EXPECT_NE(note.find("3 seeds, not 5"), std::string::npos) << note;
+  EXPECT_NE(note.find("12.9 GB"), std::string::npos) << note;
+  // At or under the bound: the default stays.
+  TuneConfig small;
+  EXPECT_EQ(largeProblemSeeds(small, problem(8, 2.0)), "");
+  EXPECT_EQ(small.seeds, 5);
+  // --seeds on the command line is the user's word, large or not.
+  TuneConfig given;
+  given.seeds = 5;
+  given.seedsGiven = true;
+  EXPECT_EQ(largeProblemSeeds(given, problem(8, 12.9)), "");
+  EXPECT_EQ(given.seeds, 5);
+  // Fewer seeds than the rule's three are never raised.
+  TuneConfig fewer;
+  fewer.seeds = 2;
+  largeProblemSeeds(fewer, problem(8, 12.9));
+  EXPECT_EQ(fewer.seeds, 2);
+}
+
 TEST(ReferenceCheck, TheCpuTargetHasNoIndependentComputation) {
   TuneConfig config;
   config.target = "cpu";

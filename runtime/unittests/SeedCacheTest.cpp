@@ -1,0 +1,79 @@
+//===- SeedCacheTest.cpp - the seed cache's size rule ----------------------===//
+
+#include "SeedCache.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <dirent.h>
+#include <string>
+#include <unistd.h>
+
+using namespace kforge;
+
+namespace {
+
+/// Regular entries under `dir` and its subdirectories (the cache writes DIR/KEY/seedN.kind.i.f32).
+int filesUnder(const std::string &dir) {
+  DIR *d = opendir(dir.c_str());
+  if (!d)
+    return 0;
+  int count = 0;
+  while (dirent *entry = readdir(d)) {
+    std::string name = entry->d_name;
+    if (name == "." || name == "..")
+      continue;
+    if (entry->d_type == DT_DIR)
+      count += filesUnder(dir + "/" + name);
+    else
+      ++count;
+  }
+  closedir(d);
+  return count;
+}
+
+class SeedCacheTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    char temporary[] = "/tmp/kforge-seed-cache-test.XXXXXX";
+    ASSERT_NE(mkdtemp(temporary), nullptr);
+    dir = temporary;
+    setenv("KFORGE_CACHE_KEY_FILE", (dir + "/cache.key").c_str(), 1);
+  }
+  void TearDown() override { std::system(("rm -rf '" + dir + "'").c_str()); }
+  std::string dir;
+};
+
+TEST_F(SeedCacheTest, SmallSeedsAreKeptInFiles) {
+  SeedCache cache(dir + "/cache", "small", /*inMemory=*/false, /*seedBytes=*/64);
+  if (!cache.disabledBecause().empty())
+    GTEST_SKIP() << cache.disabledBecause(); // no libcrypto on this machine
+  std::vector<std::vector<float>> values{{1.0f, 2.0f}, {3.0f}};
+  cache.store(0, "inputs", {0, 1}, values);
+  EXPECT_EQ(filesUnder(dir + "/cache"), 2);
+  std::vector<std::vector<float>> loaded(2);
+  ASSERT_TRUE(cache.load(0, "inputs", {0, 1}, {2, 1}, loaded));
+  EXPECT_EQ(loaded, values);
+}
+
+TEST_F(SeedCacheTest, ASeedOverTheBoundGetsNoFilesAndSaysWhy) {
+  SeedCache cache(dir + "/cache", "large", /*inMemory=*/false, /*seedBytes=*/kMaxSeedFileBytes + 1);
+  EXPECT_NE(cache.disabledBecause().find("a seed takes 1.07 GB"), std::string::npos) << cache.disabledBecause();
+  std::vector<std::vector<float>> values{{1.0f, 2.0f}};
+  cache.store(0, "outputs", {0}, values);
+  EXPECT_EQ(filesUnder(dir + "/cache"), 0);
+  std::vector<std::vector<float>> loaded(1);
+  EXPECT_FALSE(cache.load(0, "outputs", {0}, {2}, loaded));
+}
+
+TEST_F(SeedCacheTest, ALargeSeedIsStillKeptInMemory) {
+  SeedCache cache(dir + "/cache", "large-in-memory", /*inMemory=*/true, /*seedBytes=*/kMaxSeedFileBytes + 1);
+  std::vector<std::vector<float>> values{{4.0f, 5.0f}};
+  cache.store(1, "outputs", {0}, values);
+  std::vector<std::vector<float>> loaded(1);
+  ASSERT_TRUE(cache.load(1, "outputs", {0}, {2}, loaded));
+  EXPECT_EQ(loaded, values);
+  EXPECT_EQ(filesUnder(dir + "/cache"), 0);
+}
+
+} // namespace
