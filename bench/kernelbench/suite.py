@@ -224,8 +224,11 @@ def tune_partitioned(payload_path, workdir, tools_dir, target="cpu", tune_second
     if plan is None:
         return None
     try:
+        # The plan partition_plan found (made here by --import-only, or carried to the GPU machine, which has
+        # no kforge-opt to make another).
         model = kforge.compile_payload(payload_path, workdir, target=target, tune_seconds=tune_seconds, trials=trials,
-                                       tools_dir=tools_dir, runtime=runtime, extra_args=list(extra_args))
+                                       tools_dir=tools_dir, runtime=runtime, extra_args=list(extra_args),
+                                       plan_directory=plan_dir(payload_path))
     except (kforge.ModelError, kforge.TuneError) as error:
         raise SuiteError("tune", f"as {len(plan.dispatches)} kernels: {error}") from None
     naive = sorted(name for name, source in model.sources.items() if source == "naive")

@@ -436,15 +436,17 @@ def _contiguous(value):
 
 
 def compile_payload(payload, directory, *, target="cpu", chip=None, db=None, tune_seconds=0, trials=None,
-                    tools_dir=None, runtime=None, extra_args=()):
+                    tools_dir=None, runtime=None, extra_args=(), plan_directory=None):
     """Partitions ``payload``, gets a kernel for each dispatch, and returns a callable Model.
 
     ``tune_seconds`` > 0 tunes each dispatch missing from the database for up to that many seconds
     (kforge-tune's heuristic+evolve); 0 takes the heuristic's first correct kernel (a few trials). ``db`` (a
-    directory) keeps every dispatch's run for reuse; without it the runs stay under ``directory``."""
+    directory) keeps every dispatch's run for reuse; without it the runs stay under ``directory``.
+    ``plan_directory``: where the partition is kept (default ``directory``/plan); a plan made there from the
+    same payload elsewhere is used as is on a machine without kforge-opt (the GPU machine)."""
     if target not in ("cpu", "gpu"):
         raise ModelError(f"target must be cpu or gpu, not {target!r}")
-    plan = partition(payload, os.path.join(directory, "plan"), tools_dir=tools_dir)
+    plan = partition(payload, plan_directory or os.path.join(directory, "plan"), tools_dir=tools_dir)
     database = TuningDatabase(db) if db else TuningDatabase(os.path.join(directory, "runs"))
     key = _target_key(target, chip)
     version = _kforge_build(tools_dir)

@@ -224,6 +224,15 @@ def test_import_only_then_measure_without_torch_mlir(tmp_path, monkeypatch):
     no_tools.mkdir()
     plan = suite.partition_plan(str(tmp_path / "payloads" / "l1_frobenius_norm.mlir"), str(no_tools))
     assert plan is not None and len(plan.dispatches) == 2
+    # ... and tuned there, kernel by kernel, from that plan: the tuner's tools without kforge-opt (as
+    # scripts/gpu/pack_tuner.sh packs them).
+    tuner_tools = tmp_path / "tuner-tools"
+    tuner_tools.mkdir()
+    for tool in ("kforge-tune", "kforge-compile", "kforge-run"):
+        os.symlink(os.path.join(BUILD, "bin", tool), tuner_tools / tool)
+    model = suite.tune_partitioned(str(tmp_path / "payloads" / "l1_frobenius_norm.mlir"), str(tmp_path / "kernels"),
+                                   str(tuner_tools), trials=2)
+    assert model is not None and len(model.kernels) == 2
     runner = _load_runner()
     args = runner.parse(["--small", "--out", str(tmp_path)])
     runner.have_torch_mlir = lambda: False
