@@ -111,6 +111,7 @@ static LogicalResult schedule(ModuleOp payload, const kforge::ArtifactOptions &o
   pm.enableVerifier(false); // verified below, as a stage of its own
   if (options.naive && options.target == "gpu") {
     enterStage(options, "apply");
+    pm.addPass(kforge::createKforgeSplitNaiveReductions()); // a loss's one long reduction: one thread otherwise
     kforge::buildBufferizeToDestinationPassingPipeline(pm, /*cInterface=*/false);
     pm.addPass(kforge::createKforgeCopiesToLinalg());
     pm.addPass(kforge::createKforgeMapToGpuNaive());

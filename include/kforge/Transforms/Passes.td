@@ -555,6 +555,22 @@ def KforgeApplyTuned : Pass<"kforge-apply-tuned", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::func::FuncDialect", "mlir::bufferization::BufferizationDialect"];
 }
 
+def KforgeSplitNaiveReductions : Pass<"kforge-split-naive-reductions", "mlir::ModuleOp"> {
+  let summary = "Split long reductions with few results in two, before the naive GPU mapping";
+  let description = [{
+    The naive GPU mapping runs one thread per result point, each running the op's reductions
+    itself: a loss or a whole-tensor sum of 2^29 elements is one thread for 20 s, which the
+    search then pays per seed. Before that mapping, a reduction op with fewer than 4096 result
+    points and a single reduction dimension of at least 65536 (upstream
+    linalg::splitReduction: a recognised combiner with a neutral element, one result) is
+    rewritten as partial reductions over interleaved chunks (as many as make about 32768
+    threads, a divisor of the dimension) and a reduction of the partials. Anything else is left
+    as it is. The order of the additions changes (a partial sum per chunk, then their sum),
+    not what is computed.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"];
+}
+
 def KforgeMapToGpuNaive : Pass<"kforge-map-to-gpu-naive", "mlir::ModuleOp"> {
   let summary = "Map every linalg op of a bufferized payload to its own naive GPU kernel";
   let description = [{
