@@ -369,10 +369,13 @@ def _usable_run(run_dir, target, chip, tools_dir, replay_check):
     if header.get("target") != target or (target == "gpu" and chip and header.get("chip") not in (None, chip)):
         _say(f"database entry {run_dir} was tuned for {header.get('target')} {header.get('chip')}; tuning again")
         return None
-    if run.best is None or not os.path.exists(os.path.join(run_dir, "best", "kernel.json")):
+    if run.best is None:
         return None
-    if replay_check:
-        # Another kforge build: rebuild and re-verify the best schedule before trusting it.
+    # A run carried without its kernels (scripts/gpu/kernelbench.sh packs records and best schedules, not
+    # best/ or baseline/) is rebuilt from its best schedule and verified again, not tuned again.
+    rebuild = not os.path.exists(os.path.join(run_dir, "best", "kernel.json"))
+    if replay_check or rebuild:
+        # Another kforge build, or no kernel: rebuild and re-verify the best schedule before trusting it.
         result = subprocess.run([_find_tool("kforge-tune", tools_dir), "--replay", run_dir, "--json"],
                                 capture_output=True, text=True)
         if result.returncode != 0:

@@ -334,3 +334,28 @@ def test_a_new_partition_leaves_no_dispatch_of_the_last_one(tmp_path):
     files = sorted(p.name for p in plan_dir.iterdir())
     assert "k_0000000000000000.mlir" not in files and "notes.txt" in files
     assert sorted(f for f in files if f.startswith("k_")) == sorted(d["payload"] for d in plan.dispatches)
+
+
+def test_a_run_carried_without_its_kernels_is_rebuilt_not_tuned_again(tmp_path):
+    """scripts/gpu/kernelbench.sh carries tuning runs from one device call to the next without their kernels
+    (best/, baseline/): the next call rebuilds and verifies the best schedule (kforge-tune --replay) instead of
+    setting the run aside and tuning the kernel again."""
+    import glob
+    import shutil
+    payload = tmp_path / "two.mlir"
+    payload.write_text(open(os.path.join(ROOT, "test", "Tune", "Inputs", "linear_relu_3d.mlir")).read())
+    work = tmp_path / "work"
+    first = kforge.compile_payload(str(payload), str(work), target="cpu", tools_dir=TOOLS)
+    runs = [d for d in glob.glob(str(work / "runs" / "*" / "k_*")) if os.path.isdir(d)]
+    assert runs and set(first.sources.values()) == {"first"}
+    records = {d: open(os.path.join(d, "db.jsonl")).read() for d in runs}
+    for run in runs:
+        shutil.rmtree(os.path.join(run, "best"))
+        shutil.rmtree(os.path.join(run, "baseline"), ignore_errors=True)
+    again = kforge.compile_payload(str(payload), str(work), target="cpu", tools_dir=TOOLS)
+    assert set(again.sources.values()) == {"database"}
+    assert not glob.glob(str(work / "runs" / "*" / "k_*.old-*"))
+    for run in runs:
+        assert os.path.exists(os.path.join(run, "best", "kernel.json"))
+        assert open(os.path.join(run, "db.jsonl")).read().startswith(records[run])
+
