@@ -34,8 +34,17 @@ PIP=("$VENV/bin/python" -m pip install --quiet --disable-pip-version-check)
 if [ "${KFORGE_NO_TORCH:-0}" != 1 ]; then
   echo "kforge: installing torch and torch-mlir into $VENV ($REQUIREMENTS; minutes on a first run)"
   if ! "${PIP[@]}" -r "$REQUIREMENTS"; then
-    # torch-mlir ships wheels for one Python and platform; elsewhere the importer's tests skip.
-    echo "kforge: warning: could not install $REQUIREMENTS (torch-mlir has cp311 x86_64 Linux wheels only);" \
+    # torch-mlir ships wheels for one Python and platform; elsewhere the importer's tests skip. Where it has
+    # wheels, a failure is pip's (disk full, no network, a broken cache): an error, not a skip that would
+    # leave the importer's tests unrun and the suite green.
+    if "$VENV/bin/python" -c 'import platform, sys; sys.exit(0 if sys.version_info[:2] == (3, 11) and
+        sys.platform == "linux" and platform.machine() == "x86_64" else 1)'; then
+      echo "kforge: error: could not install $REQUIREMENTS although torch-mlir has wheels for this Python" \
+           "(3.11, x86_64 Linux): see pip's error above (disk space? network? the pip cache?)" >&2
+      exit 1
+    fi
+    echo "kforge: warning: could not install $REQUIREMENTS: torch-mlir has cp311 x86_64 Linux wheels only, and" \
+         "this is $("$VENV/bin/python" -c 'import platform, sys; print("Python %d.%d on %s %s" % (sys.version_info[:2] + (sys.platform, platform.machine())))');" \
          "the PyTorch importer's tests will be skipped" >&2
     want="$(printf '%s' "$want" | grep -vxF -f <(grep -v '^#' "$REQUIREMENTS"))"
   fi
