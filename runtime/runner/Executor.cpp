@@ -168,7 +168,8 @@ json Executor::runSlot(const json &command) {
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   for (size_t i = 0; i < args.size(); ++i)
     if (args[i].isOutput)
-      readOutput(artifact, i, shared + offsets[i]);
+      if (std::string error = readOutput(artifact, i, shared + offsets[i]); !error.empty())
+        return {{"error", error}};
   return {{"ok", true}, {"run_ms", ms}, {"kernels", {before, kernelCount()}}};
 }
 

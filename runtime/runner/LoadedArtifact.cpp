@@ -116,29 +116,52 @@ static std::vector<int64_t> descriptorOf(void *data, const std::vector<int64_t> 
   return descriptor;
 }
 
-/// Allocates each argument's buffers on the first run (host storage with its guard bytes, a device buffer of
-/// the same size for GPU artifacts) and keeps them: a seed of a multi-GB problem then costs no fresh
-/// allocation, page faults or device allocation. Every run rewrites them whole.
+/// The float32 quiet NaN outputs are poisoned with on the device (std::numeric_limits<float>::quiet_NaN()).
+static constexpr unsigned kNaNBits = 0x7FC00000u;
+
+/// Allocates each argument's buffers on the first run and keeps them: a seed of a multi-GB problem then costs
+/// no fresh allocation, page faults or device allocation. Every run rewrites them whole. CPU artifacts and
+/// GPU arguments in another type than f32: host storage (the argument in its type, then its guard bytes) and,
+/// on the GPU, a device buffer of the same size. GPU f32 arguments ("direct"): a device buffer only, uploaded
+/// from and read back into the caller's memory, poisoned and guarded on the device; their host storage holds
+/// only a copy of the guard bytes read back.
 static std::string allocateOnce(LoadedArtifact &artifact) {
   const auto &args = artifact.manifest.arguments;
   if (artifact.storage.size() == args.size())
     return "";
   artifact.storage.assign(args.size(), {});
   artifact.bytes.assign(args.size(), 0);
+  artifact.direct.assign(args.size(), false);
   artifact.device.assign(args.size(), 0);
   artifact.descriptors.clear();
   for (size_t i = 0; i < args.size(); ++i) {
     artifact.bytes[i] = static_cast<size_t>(args[i].numElements()) * elementBytes(artifact.types[i]);
-    artifact.storage[i].resize(artifact.bytes[i] + guardBytes(artifact.bytes[i]));
+    size_t guard = guardBytes(artifact.bytes[i]);
+    artifact.direct[i] = artifact.gpu && artifact.types[i] == DType::F32 && cuda.memsetD32;
+    artifact.storage[i].resize(artifact.direct[i] ? guard : artifact.bytes[i] + guard);
     void *data = artifact.storage[i].data();
     if (artifact.gpu) {
-      if (auto e = cuda.check(cuda.memAlloc(&artifact.device[i], artifact.storage[i].size()), "cuMemAlloc"); !e.empty())
+      if (auto e = cuda.check(cuda.memAlloc(&artifact.device[i], artifact.bytes[i] + guard), "cuMemAlloc"); !e.empty())
         return e;
       data = reinterpret_cast<void *>(artifact.device[i]);
     }
     artifact.descriptors.push_back(descriptorOf(data, args[i].shape));
   }
   return "";
+}
+
+/// A direct argument's run set-up on the device: an input uploaded from `input`, an output filled with NaN,
+/// then the guard bytes.
+static std::string prepareDirect(LoadedArtifact &artifact, size_t i, const float *input) {
+  CUdeviceptr buffer = artifact.device[i];
+  size_t bytes = artifact.bytes[i];
+  if (artifact.manifest.arguments[i].isOutput) {
+    if (auto e = cuda.check(cuda.memsetD32(buffer, kNaNBits, bytes / 4), "cuMemsetD32"); !e.empty())
+      return e;
+  } else if (auto e = cuda.check(cuda.memcpyHtoD(buffer, input, bytes), "cuMemcpyHtoD"); !e.empty()) {
+    return e;
+  }
+  return cuda.check(cuda.memsetD8(buffer + bytes, kGuardByte, artifact.storage[i].size()), "cuMemsetD8");
 }
 
 std::string kforge::prepare(LoadedArtifact &artifact, const std::vector<const float *> &inputs) {
@@ -148,6 +171,11 @@ std::string kforge::prepare(LoadedArtifact &artifact, const std::vector<const fl
   if (std::string e = allocateOnce(artifact); !e.empty())
     return e;
   for (size_t i = 0; i < args.size(); ++i) {
+    if (artifact.direct[i]) {
+      if (std::string e = prepareDirect(artifact, i, inputs[i]); !e.empty())
+        return e;
+      continue;
+    }
     uint8_t *data = artifact.storage[i].data();
     size_t count = static_cast<size_t>(args[i].numElements());
     // Outputs start as the poison (unwritten elements stay visible), inputs as the judge's values; the guard
@@ -165,17 +193,20 @@ std::string kforge::prepare(LoadedArtifact &artifact, const std::vector<const fl
   return "";
 }
 
-void kforge::readOutput(const LoadedArtifact &artifact, size_t i, float *values) {
+std::string kforge::readOutput(const LoadedArtifact &artifact, size_t i, float *values) {
+  if (artifact.direct[i])
+    return cuda.check(cuda.memcpyDtoH(values, artifact.device[i], artifact.bytes[i]), "cuMemcpyDtoH");
   unpackInto(artifact.types[i], artifact.storage[i].data(),
              static_cast<size_t>(artifact.manifest.arguments[i].numElements()), values);
+  return "";
 }
 
 /// The first guard byte of argument `i` that is not kGuardByte any more (its offset past the end), or none.
 static std::optional<size_t> writtenGuard(const LoadedArtifact &artifact, size_t i) {
   const std::vector<uint8_t> &storage = artifact.storage[i];
-  for (size_t at = artifact.bytes[i]; at < storage.size(); ++at)
+  for (size_t at = artifact.direct[i] ? 0 : artifact.bytes[i]; at < storage.size(); ++at)
     if (storage[at] != kGuardByte)
-      return at - artifact.bytes[i];
+      return at - (artifact.direct[i] ? 0 : artifact.bytes[i]);
   return std::nullopt;
 }
 
@@ -186,11 +217,13 @@ std::string kforge::runOnce(LoadedArtifact &artifact) {
       return e;
   const auto &args = artifact.manifest.arguments;
   for (size_t i = 0; i < artifact.storage.size(); ++i) {
-    // Outputs whole; inputs only their guard bytes (a write past an input's end is as wrong).
+    // Host-path outputs whole; inputs and direct outputs only their guard bytes (a write past an input's end
+    // is as wrong; a direct output is read straight into the caller's memory by readOutput).
     if (artifact.gpu) {
-      size_t offset = args[i].isOutput ? 0 : artifact.bytes[i];
-      if (auto e = cuda.check(cuda.memcpyDtoH(artifact.storage[i].data() + offset, artifact.device[i] + offset,
-                                              artifact.storage[i].size() - offset),
+      size_t from = artifact.direct[i] || !args[i].isOutput ? artifact.bytes[i] : 0;
+      size_t into = artifact.direct[i] ? 0 : from;
+      if (auto e = cuda.check(cuda.memcpyDtoH(artifact.storage[i].data() + into, artifact.device[i] + from,
+                                              artifact.storage[i].size() - into),
                               "cuMemcpyDtoH");
           !e.empty())
         return e;

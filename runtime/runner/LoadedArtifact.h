@@ -39,9 +39,13 @@ struct LoadedArtifact {
   void *entry = nullptr;
   bool gpu = false;
   std::vector<DType> types; ///< Element type of each argument.
-  /// Each argument in its element type, as the kernel sees it, followed by its guard bytes.
+  /// Each argument in its element type, as the kernel sees it, followed by its guard bytes; for a direct
+  /// argument only the guard bytes, as read back from the device.
   std::vector<std::vector<uint8_t>> storage;
-  std::vector<size_t> bytes;                 ///< Each argument's own bytes (storage without the guard).
+  std::vector<size_t> bytes; ///< Each argument's own bytes (without the guard).
+  /// GPU f32 arguments: uploaded from the caller's memory, poisoned and guarded on the device, read back
+  /// straight into the caller's memory (no host copy of a multi-GB argument in the executor).
+  std::vector<bool> direct;
   std::vector<CUdeviceptr> device;           ///< GPU artifacts: one device buffer per argument.
   std::vector<std::vector<int64_t>> descriptors;
 };
@@ -70,8 +74,9 @@ void callEntry(LoadedArtifact &artifact);
 /// argument whose guard bytes the kernel wrote.
 std::string runOnce(LoadedArtifact &artifact);
 
-/// After runOnce: output argument `i` as floats into `values` (numElements floats).
-void readOutput(const LoadedArtifact &artifact, size_t i, float *values);
+/// After runOnce: output argument `i` as floats into `values` (numElements floats). Empty, or the failed
+/// copy from the device.
+std::string readOutput(const LoadedArtifact &artifact, size_t i, float *values);
 
 } // namespace kforge
 
