@@ -84,6 +84,7 @@ private:
   int channel = -1, errorPipe = -1;
   float *shared = nullptr;
   size_t sharedBytes = 0;
+  int memoryFd = -1; ///< The shared memory's memfd, kept to hand the region on to the next executor.
   ArgumentLayout layout;
   std::string pending, stderrTail;
   nlohmann::json containmentReport;

@@ -51,6 +51,47 @@ static void writeAll(int fd, const std::string &data) {
   }
 }
 
+namespace {
+/// The shared argument memory of the last executor that ended, kept for the next one of the same size: a
+/// long-lived judge starts an executor per candidate, and a fresh multi-GB region costs seconds of page faults
+/// each time. Handed on only after its executor (its whole process group) was killed and reaped, and an
+/// executor can start no other process, so nothing else maps it any more; the judge rewrites every input and
+/// poisons every output before each run, so nothing the last candidate left there is read.
+struct SpareMemory {
+  int fd = -1;
+  void *map = nullptr;
+  size_t bytes = 0;
+  void release() {
+    if (map)
+      munmap(map, bytes);
+    if (fd >= 0)
+      close(fd);
+    *this = SpareMemory();
+  }
+};
+SpareMemory spare;
+} // namespace
+
+/// Shared memory of `bytes` for an executor: the spare region if it has that size, else a new memfd.
+static bool sharedMemory(size_t bytes, int &fd, void *&map) {
+  if (spare.map && spare.bytes == bytes) {
+    fd = spare.fd, map = spare.map;
+    spare = SpareMemory();
+    return true;
+  }
+  spare.release();
+  fd = memfd_create("kforge-arguments", MFD_CLOEXEC);
+  map = MAP_FAILED;
+  if (fd >= 0 && ftruncate(fd, static_cast<off_t>(bytes)) == 0)
+    map = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (map != MAP_FAILED)
+    return true;
+  if (fd >= 0)
+    close(fd);
+  fd = -1;
+  return false;
+}
+
 bool ExecutorProcess::start(const RunnerOptions &options, const ArgumentLayout &argumentLayout,
                             const ContainmentPlan &plan, bool cpuMemoryLimit, Deadline deadline, std::string &why) {
   stop();
@@ -71,18 +112,15 @@ bool ExecutorProcess::start(const RunnerOptions &options, const ArgumentLayout &
     return why = std::string("pipe: ") + std::strerror(errno), false;
   }
   sharedBytes = std::max<size_t>(layout.totalFloats * sizeof(float), 64);
-  int memory = memfd_create("kforge-arguments", MFD_CLOEXEC);
-  void *map = MAP_FAILED;
-  if (memory >= 0 && ftruncate(memory, static_cast<off_t>(sharedBytes)) == 0)
-    map = mmap(nullptr, sharedBytes, PROT_READ | PROT_WRITE, MAP_SHARED, memory, 0);
-  if (map == MAP_FAILED) {
+  int memory = -1;
+  void *map = nullptr;
+  if (!sharedMemory(sharedBytes, memory, map)) {
     why = std::string("cannot allocate the shared argument memory: ") + std::strerror(errno);
-    if (memory >= 0)
-      close(memory);
     close(sockets[0]), close(sockets[1]), close(errors[0]), close(errors[1]);
     return false;
   }
   shared = static_cast<float *>(map);
+  memoryFd = memory;
 
   pid = fork();
   if (pid < 0) {
@@ -90,6 +128,7 @@ bool ExecutorProcess::start(const RunnerOptions &options, const ArgumentLayout &
     close(memory), close(sockets[0]), close(sockets[1]), close(errors[0]), close(errors[1]);
     munmap(shared, sharedBytes);
     shared = nullptr;
+    memoryFd = -1;
     pid = -1;
     return false;
   }
@@ -108,7 +147,6 @@ bool ExecutorProcess::start(const RunnerOptions &options, const ArgumentLayout &
   }
   close(sockets[1]);
   close(errors[1]);
-  close(memory);
   channel = sockets[0];
   errorPipe = errors[0];
   fcntl(errorPipe, F_SETFL, O_NONBLOCK); // drained whenever poll says so, never waited on
@@ -275,8 +313,12 @@ void ExecutorProcess::stop(bool graceful) {
       close(errorPipe);
   }
   errorPipe = -1;
-  if (shared)
-    munmap(shared, sharedBytes);
+  // The executor is gone (killed and reaped above): its memory becomes the spare for the next one.
+  if (shared) {
+    spare.release();
+    spare.fd = memoryFd, spare.map = shared, spare.bytes = sharedBytes;
+  }
   shared = nullptr;
+  memoryFd = -1;
   pending.clear();
 }
