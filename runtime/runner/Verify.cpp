@@ -517,7 +517,7 @@ Evaluation::SeedEnd Evaluation::verifySeed(int seed, const SeedCache &cache, std
     makeInputs(candidate.arguments, types, seed, inputs);
     cache.store(seed, "inputs", inputIndices, inputs);
   }
-  // The candidate first, then the reference, each on fresh buffers.
+  // The candidate first, then the reference (unless the candidate is the reference), each in its own executor.
   for (size_t i : inputIndices)
     std::copy(inputs[i].begin(), inputs[i].end(), workers.candidate.argument(i));
   poisonOutputs(workers.candidate);
