@@ -201,12 +201,18 @@ std::string kforge::readOutput(const LoadedArtifact &artifact, size_t i, float *
   return "";
 }
 
+/// Where argument `i`'s guard bytes start in its host storage: after the argument, or at 0 for a direct
+/// argument, whose storage holds the guard bytes only.
+static size_t guardStart(const LoadedArtifact &artifact, size_t i) {
+  return artifact.direct[i] ? 0 : artifact.bytes[i];
+}
+
 /// The first guard byte of argument `i` that is not kGuardByte any more (its offset past the end), or none.
 static std::optional<size_t> writtenGuard(const LoadedArtifact &artifact, size_t i) {
   const std::vector<uint8_t> &storage = artifact.storage[i];
-  for (size_t at = artifact.direct[i] ? 0 : artifact.bytes[i]; at < storage.size(); ++at)
+  for (size_t at = guardStart(artifact, i); at < storage.size(); ++at)
     if (storage[at] != kGuardByte)
-      return at - (artifact.direct[i] ? 0 : artifact.bytes[i]);
+      return at - guardStart(artifact, i);
   return std::nullopt;
 }
 
@@ -220,8 +226,8 @@ std::string kforge::runOnce(LoadedArtifact &artifact) {
     // Host-path outputs whole; inputs and direct outputs only their guard bytes (a write past an input's end
     // is as wrong; a direct output is read straight into the caller's memory by readOutput).
     if (artifact.gpu) {
-      size_t from = artifact.direct[i] || !args[i].isOutput ? artifact.bytes[i] : 0;
-      size_t into = artifact.direct[i] ? 0 : from;
+      bool guardOnly = artifact.direct[i] || !args[i].isOutput;
+      size_t from = guardOnly ? artifact.bytes[i] : 0, into = guardOnly ? guardStart(artifact, i) : 0;
       if (auto e = cuda.check(cuda.memcpyDtoH(artifact.storage[i].data() + into, artifact.device[i] + from,
                                               artifact.storage[i].size() - into),
                               "cuMemcpyDtoH");

@@ -214,18 +214,16 @@ bool SeedCache::load(int seed, const std::string &kind, const std::vector<size_t
                      const std::vector<size_t> &sizes, std::vector<std::vector<float>> &values) const {
   if (!enabled())
     return false;
-  bool fromMemory = !memoryKey.empty();
+  std::vector<const std::vector<float> *> held;
   for (size_t i : which) {
-    auto hit = fromMemory ? memory().find(entryName(memoryKey, seed, kind, i)) : memory().end();
-    if (hit == memory().end() || hit->second.size() != sizes[i]) {
-      fromMemory = false;
+    auto hit = memoryKey.empty() ? memory().end() : memory().find(entryName(memoryKey, seed, kind, i));
+    if (hit == memory().end() || hit->second.size() != sizes[i])
       break;
-    }
+    held.push_back(&hit->second);
   }
-  if (fromMemory) { // into the caller's vectors, which keep their memory from seed to seed
-    for (size_t i : which)
-      values[i].assign(memory()[entryName(memoryKey, seed, kind, i)].begin(),
-                       memory()[entryName(memoryKey, seed, kind, i)].end());
+  if (!memoryKey.empty() && held.size() == which.size()) { // into the caller's vectors, kept from seed to seed
+    for (size_t k = 0; k < which.size(); ++k)
+      values[which[k]].assign(held[k]->begin(), held[k]->end());
     return true;
   }
   if (root.empty())

@@ -325,11 +325,13 @@ std::string kforge::tune::largeProblemSeeds(TuneConfig &config, const PayloadFac
   double bytes = static_cast<double>(facts.bytes);
   if (config.seedsGiven || bytes <= kLargeProblemBytes || config.seeds <= kLargeProblemSeeds)
     return "";
+  std::string note =
+      llvm::formatv("kforge-tune: verifying each candidate on {0} seeds, not {1}: the arguments take {2:f1} GB "
+                    "(over {3:f0}), and every seed costs a pass over them (--seeds N overrides)",
+                    kLargeProblemSeeds, config.seeds, bytes / 1e9, kLargeProblemBytes / 1e9)
+          .str();
   config.seeds = kLargeProblemSeeds;
-  return llvm::formatv("kforge-tune: verifying each candidate on {0} seeds, not {1}: the arguments take {2:f1} GB "
-                       "(over {3:f0}), and every seed costs a pass over them (--seeds N overrides)",
-                       kLargeProblemSeeds, 5, bytes / 1e9, kLargeProblemBytes / 1e9)
-      .str();
+  return note;
 }
 
 ReferenceCheck kforge::tune::planReferenceCheck(const TuneConfig &config, const PayloadFacts &facts) {
