@@ -188,7 +188,9 @@ static LogicalResult link(ModuleOp anchor, StringRef object, StringRef library) 
   std::string message;
   // Linked beside its final name and renamed: a link cut short (a full disk) leaves the old library in place.
   std::string linking = (library + ".linking").str();
-  llvm::SmallVector<llvm::StringRef> argv{*cc, "-shared", "-o", linking, object, "-lm"};
+  // -Bsymbolic: the library's calls of its own functions bind to them, never to a same-named symbol already
+  // loaded (a payload function named `exp` was called as libm's exp, which left every output unwritten).
+  llvm::SmallVector<llvm::StringRef> argv{*cc, "-shared", "-Wl,-Bsymbolic", "-o", linking, object, "-lm"};
   int rc = llvm::sys::ExecuteAndWait(*cc, argv, std::nullopt, {}, /*SecondsToWait=*/120, /*MemoryLimit=*/0, &message);
   if (rc != 0) {
     llvm::sys::fs::remove(linking);
@@ -211,6 +213,8 @@ static std::string contentHash(StringRef payloadText, StringRef recipeText, cons
     hash.update(StringRef("\0", 1));
   }
   hash.update(std::to_string(options.optLevel));
+  // How the library is linked (-Bsymbolic since 2026-12-05): an artifact cached before links differently.
+  hash.update(StringRef("link:Bsymbolic"));
   std::array<uint8_t, 32> digest = hash.final();
   return llvm::toHex(digest, /*LowerCase=*/true);
 }

@@ -11,6 +11,7 @@
 #include "DType.h"
 #include "Judge.h"
 #include "Metrics.h"
+#include "Parallel.h"
 #include "Runner.h"
 #include "SeedCache.h"
 
@@ -33,6 +34,14 @@ std::vector<std::vector<float>> makeInputs(const std::vector<ManifestArgument> &
 /// The same, into `inputs`, whose vectors keep their memory where they already have the right size.
 void makeInputs(const std::vector<ManifestArgument> &args, const std::vector<DType> &types, int seed,
                 std::vector<std::vector<float>> &inputs);
+
+/// Pointers to each vector's values (null for an empty one).
+inline std::vector<const float *> pointersTo(const std::vector<std::vector<float>> &values) {
+  std::vector<const float *> data;
+  for (const std::vector<float> &v : values)
+    data.push_back(v.empty() ? nullptr : v.data());
+  return data;
+}
 
 /// Timings no GPU or CPU of today can reach: a report below them is forged or broken. Deliberately far
 /// above any hardware (HBM ~5 TB/s, dense tensor cores ~1-2 PFLOP/s on an H200): they catch the impossible,
@@ -60,6 +69,7 @@ private:
   std::string fail(const std::string &why) {
     report["status"] = "failed";
     report["reason"] = why;
+    report["phases_ms"] = phases.toJson();
     return report.dump();
   }
   /// Reads and checks both manifests, picks the tolerance, starts the candidate's executor and loads the
@@ -76,21 +86,24 @@ private:
   /// Sends a command; an executor that ends or answers an error becomes `error`.
   std::optional<json> call(ExecutorProcess &executor, const json &command, const std::string &what,
                            std::string &error);
-  /// Runs `slot` of `executor` on `inputs` (copied into its shared memory); its outputs in `outputs`.
-  std::string runOn(ExecutorProcess &executor, const std::string &slot, const std::vector<std::vector<float>> &inputs,
+  /// Runs `slot` of `executor` on `inputs` (one pointer per argument, copied into its shared memory); its outputs
+  /// in `outputs`.
+  std::string runOn(ExecutorProcess &executor, const std::string &slot, const std::vector<const float *> &inputs,
                     std::vector<std::vector<float>> &outputs);
+  /// Copies `inputs` (one pointer per argument) into `executor`'s shared memory and poisons its outputs.
+  void fillArguments(ExecutorProcess &executor, const std::vector<const float *> &inputs);
   std::string checkReference();
   /// Fills the outputs' shared memory with NaN before a run: an executor that does not write them back
   /// leaves NaN (unwritten), never the values of an earlier run.
   void poisonOutputs(ExecutorProcess &executor) {
     for (size_t i : outputIndices)
-      std::fill(executor.argument(i), executor.argument(i) + layout.counts[i], std::numeric_limits<float>::quiet_NaN());
+      fillFloats(executor.argument(i), layout.counts[i], std::numeric_limits<float>::quiet_NaN());
   }
   void layOutSeeds();
   SeedEnd verifySeed(int seed, const SeedCache &cache, std::string &error);
   bool tooSlow(int seed, double runMs);
-  void compareOutputs(int seed, const std::vector<std::vector<float>> &actual,
-                      const std::vector<std::vector<float>> &expected);
+  /// `actual` and `expected`: one pointer per argument (outputs only used).
+  void compareOutputs(int seed, const std::vector<const float *> &actual, const std::vector<const float *> &expected);
   /// One timed phase of `executor`: its wall time on the judge's clock, and the timing the judge computes from
   /// the samples the executor claims, checked (finite, above the physical floor, not longer than the phase).
   std::string timePhase(ExecutorProcess &executor, const json &command, const std::string &what, json &timing,
@@ -120,8 +133,23 @@ private:
   /// The fastest verification run on the judge's clock (after the first, when there are several seeds).
   double fastestRunWallMs = std::numeric_limits<double>::infinity();
   int candidateKernels[2] = {0, 0};
-  /// One seed's inputs, the candidate's outputs and the reference's, kept from seed to seed (verifySeed).
+  /// One seed's inputs, the candidate's outputs and the reference's, kept from seed to seed (verifySeed) where
+  /// the seed cache does not hold them in memory.
   std::vector<std::vector<float>> seedInputs, seedActual, seedExpected;
+  /// Where the judge's time went, in ms (the report's "phases_ms"): what a search on a multi-GB problem needs
+  /// to know to tell the host's copies from the GPU's work.
+  struct Phases {
+    double load = 0, inputs = 0, copies = 0, candidate = 0, reference = 0, compare = 0, timing = 0;
+    json toJson() const {
+      return {{"load", load},
+              {"inputs", inputs},
+              {"copies", copies},
+              {"candidate_runs", candidate},
+              {"reference_runs", reference},
+              {"compare", compare},
+              {"timing", timing}};
+    }
+  } phases;
 };
 
 } // namespace kforge

@@ -37,9 +37,12 @@ template <typename Work> void forChunks(size_t n, size_t chunks, Work work) {
 } // namespace
 
 Comparison kforge::compare(const std::vector<float> &candidate, const std::vector<float> &reference) {
+  return compare(candidate.data(), reference.data(), reference.size());
+}
+
+Comparison kforge::compare(const float *candidate, const float *reference, size_t n) {
   constexpr size_t kChunks = 16;
   Comparison result;
-  size_t n = reference.size();
   result.elements = static_cast<int64_t>(n);
   std::vector<ReferenceStats> refParts(kChunks);
   forChunks(n, kChunks, [&](size_t c, size_t begin, size_t end) {

@@ -21,6 +21,8 @@ struct Comparison {
 /// Element-wise comparison. The candidate's output was poisoned with NaN before the run, so a NaN left
 /// where the reference is finite counts as unwritten (and as non-finite).
 Comparison compare(const std::vector<float> &candidate, const std::vector<float> &reference);
+/// The same over `n` elements held elsewhere (the seed cache's, the shared memory's).
+Comparison compare(const float *candidate, const float *reference, size_t n);
 
 /// "correct", "incorrect" or "inconclusive", with the reason in `why`. Rule: no non-finite values, relative
 /// L2 error <= tolerance and max abs error <= 10 x tolerance x max|ref|; both relative to the reference's own

@@ -2,6 +2,8 @@
 
 #include "SeedCache.h"
 
+#include "Parallel.h"
+
 #include <array>
 #include <cctype>
 #include <cerrno>
@@ -210,20 +212,32 @@ std::array<unsigned char, 32> SeedCache::signature(int seed, const std::string &
   return crypto.mac(secret, message);
 }
 
+bool SeedCache::view(int seed, const std::string &kind, const std::vector<size_t> &which,
+                     const std::vector<size_t> &sizes, std::vector<const float *> &data) const {
+  if (memoryKey.empty())
+    return false;
+  std::vector<const float *> held;
+  for (size_t i : which) {
+    auto hit = memory().find(entryName(memoryKey, seed, kind, i));
+    if (hit == memory().end() || hit->second.size() != sizes[i])
+      return false;
+    held.push_back(hit->second.data());
+  }
+  for (size_t k = 0; k < which.size(); ++k)
+    data[which[k]] = held[k];
+  return true;
+}
+
 bool SeedCache::load(int seed, const std::string &kind, const std::vector<size_t> &which,
                      const std::vector<size_t> &sizes, std::vector<std::vector<float>> &values) const {
   if (!enabled())
     return false;
-  std::vector<const std::vector<float> *> held;
-  for (size_t i : which) {
-    auto hit = memoryKey.empty() ? memory().end() : memory().find(entryName(memoryKey, seed, kind, i));
-    if (hit == memory().end() || hit->second.size() != sizes[i])
-      break;
-    held.push_back(&hit->second);
-  }
-  if (!memoryKey.empty() && held.size() == which.size()) { // into the caller's vectors, kept from seed to seed
-    for (size_t k = 0; k < which.size(); ++k)
-      values[which[k]].assign(held[k]->begin(), held[k]->end());
+  std::vector<const float *> held(values.size());
+  if (view(seed, kind, which, sizes, held)) { // into the caller's vectors, kept from seed to seed
+    for (size_t i : which) {
+      values[i].resize(sizes[i]);
+      copyFloats(values[i].data(), held[i], sizes[i]);
+    }
     return true;
   }
   if (root.empty())

@@ -48,6 +48,11 @@ public:
   /// False (and `values` untouched) unless every selected argument is present with the right size.
   bool load(int seed, const std::string &kind, const std::vector<size_t> &which, const std::vector<size_t> &sizes,
             std::vector<std::vector<float>> &values) const;
+  /// Points `data[i]` (i in `which`) at the in-memory entries of `seed`'s `kind`, without copying them: valid
+  /// until this process stores that seed and kind again. False (and `data` untouched) unless every selected
+  /// argument is held in memory with the right size.
+  bool view(int seed, const std::string &kind, const std::vector<size_t> &which, const std::vector<size_t> &sizes,
+            std::vector<const float *> &data) const;
   /// Stores the selected `values`; failures only cost a later recomputation.
   void store(int seed, const std::string &kind, const std::vector<size_t> &which,
              const std::vector<std::vector<float>> &values) const;

@@ -367,17 +367,35 @@ std::string Evaluation::ensureReference() {
   return "";
 }
 
-std::string Evaluation::runOn(ExecutorProcess &executor, const std::string &slot,
-                              const std::vector<std::vector<float>> &inputs, std::vector<std::vector<float>> &outputs) {
+/// Milliseconds since `start` on the judge's clock.
+static double msSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+void Evaluation::fillArguments(ExecutorProcess &executor, const std::vector<const float *> &inputs) {
+  auto started = std::chrono::steady_clock::now();
   for (size_t i : inputIndices)
-    std::copy(inputs[i].begin(), inputs[i].end(), executor.argument(i));
+    copyFloats(executor.argument(i), inputs[i], layout.counts[i]);
   poisonOutputs(executor);
+  phases.copies += msSince(started);
+}
+
+std::string Evaluation::runOn(ExecutorProcess &executor, const std::string &slot,
+                              const std::vector<const float *> &inputs, std::vector<std::vector<float>> &outputs) {
+  fillArguments(executor, inputs);
   std::string error;
-  if (!call(executor, {{"op", "run"}, {"slot", slot}}, slot, error))
+  auto started = std::chrono::steady_clock::now();
+  bool ran = call(executor, {{"op", "run"}, {"slot", slot}}, slot, error).has_value();
+  phases.reference += msSince(started);
+  if (!ran)
     return error;
+  started = std::chrono::steady_clock::now();
   outputs.resize(candidate.arguments.size()); // each output's vector kept from an earlier seed
-  for (size_t i : outputIndices)
-    outputs[i].assign(executor.argument(i), executor.argument(i) + layout.counts[i]);
+  for (size_t i : outputIndices) {
+    outputs[i].resize(layout.counts[i]);
+    copyFloats(outputs[i].data(), executor.argument(i), layout.counts[i]);
+  }
+  phases.copies += msSince(started);
   return "";
 }
 
@@ -393,9 +411,9 @@ std::string Evaluation::checkReference() {
   if (std::string e = loadInto(workers.reference, independent, "kernel", "independent"); !e.empty())
     return "checking the reference: " + e;
   std::vector<std::vector<float>> inputs = makeInputs(candidate.arguments, types, 0), expected, other;
-  if (std::string e = runOn(workers.reference, "reference", inputs, expected); !e.empty())
+  if (std::string e = runOn(workers.reference, "reference", pointersTo(inputs), expected); !e.empty())
     return "checking the reference: " + e;
-  if (std::string e = runOn(workers.reference, "independent", inputs, other); !e.empty())
+  if (std::string e = runOn(workers.reference, "independent", pointersTo(inputs), other); !e.empty())
     return "checking the reference: " + e;
   std::string error;
   call(workers.reference, {{"op", "unload"}, {"slot", "independent"}}, "independent", error);
@@ -485,10 +503,11 @@ bool Evaluation::tooSlow(int seed, double firstMs) {
   return true;
 }
 
-void Evaluation::compareOutputs(int seed, const std::vector<std::vector<float>> &actual,
-                                const std::vector<std::vector<float>> &expected) {
+void Evaluation::compareOutputs(int seed, const std::vector<const float *> &actual,
+                                const std::vector<const float *> &expected) {
+  auto started = std::chrono::steady_clock::now();
   for (size_t i : outputIndices) {
-    Comparison c = compare(actual[i], expected[i]);
+    Comparison c = compare(actual[i], expected[i], layout.counts[i]);
     std::string why, status = verdict(c, tolerance, why);
     report["seeds"].push_back({{"seed", seed},
                                {"argument", i},
@@ -506,24 +525,31 @@ void Evaluation::compareOutputs(int seed, const std::vector<std::vector<float>> 
     if (status != "correct" && !report.contains("reason"))
       report["reason"] = "seed " + std::to_string(seed) + ": " + why;
   }
+  phases.compare += msSince(started);
 }
 
 Evaluation::SeedEnd Evaluation::verifySeed(int seed, const SeedCache &cache, std::string &error) {
-  // The seed's vectors are members, reused from seed to seed: a multi-GB argument in a fresh vector costs
-  // seconds of page faults each time.
-  std::vector<std::vector<float>> &inputs = seedInputs, &actual = seedActual, &expected = seedExpected;
-  inputs.resize(candidate.arguments.size());
-  if (!cache.load(seed, "inputs", inputIndices, sizes, inputs)) {
-    makeInputs(candidate.arguments, types, seed, inputs);
-    cache.store(seed, "inputs", inputIndices, inputs);
-  }
-  // The candidate first, then the reference (unless the candidate is the reference), each in its own executor.
-  for (size_t i : inputIndices)
-    std::copy(inputs[i].begin(), inputs[i].end(), workers.candidate.argument(i));
-  poisonOutputs(workers.candidate);
+  // The seed's inputs and the reference's outputs are read where the seed cache keeps them in memory, and
+  // otherwise kept in members reused from seed to seed: a multi-GB argument in a fresh vector costs seconds of
+  // page faults each time, and each copy of it a second or more.
+  size_t arguments = candidate.arguments.size();
+  std::vector<const float *> inputs(arguments), actual(arguments), expected(arguments);
   auto started = std::chrono::steady_clock::now();
+  if (!cache.view(seed, "inputs", inputIndices, sizes, inputs)) {
+    seedInputs.resize(arguments);
+    if (!cache.load(seed, "inputs", inputIndices, sizes, seedInputs)) {
+      makeInputs(candidate.arguments, types, seed, seedInputs);
+      cache.store(seed, "inputs", inputIndices, seedInputs);
+    }
+    inputs = pointersTo(seedInputs);
+  }
+  phases.inputs += msSince(started);
+  // The candidate first, then the reference (unless the candidate is the reference), each in its own executor.
+  fillArguments(workers.candidate, inputs);
+  started = std::chrono::steady_clock::now();
   std::optional<json> reply = call(workers.candidate, {{"op", "run"}, {"slot", "candidate"}}, "candidate", error);
-  double wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  double wallMs = msSince(started);
+  phases.candidate += wallMs;
   if (!reply)
     return SeedEnd::Failed;
   // The executor's own measure of the call (without the judge's round trip), but never more than the judge
@@ -543,32 +569,43 @@ Evaluation::SeedEnd Evaluation::verifySeed(int seed, const SeedCache &cache, std
     candidateKernels[1] = (*reply)["kernels"][1].get<int>();
   }
   // The candidate's outputs, copied out of the shared memory before anything else runs.
-  actual.resize(candidate.arguments.size());
-  for (size_t i : outputIndices)
-    actual[i].assign(workers.candidate.argument(i), workers.candidate.argument(i) + layout.counts[i]);
-  expected.resize(candidate.arguments.size());
-  if (!cache.load(seed, "outputs", outputIndices, sizes, expected)) {
-    if (candidateIsReference) {
-      // The candidate is the reference's own artifact (a baseline's run): its run was the reference's run, and
-      // running it again would only cost a multi-GB problem seconds per seed.
-      for (size_t i : outputIndices)
-        expected[i] = actual[i];
-      report["reference_outputs"] = "the candidate's run (the candidate is the reference)";
-    } else {
-      if ((error = ensureReference()).size())
-        return SeedEnd::Failed;
-      if ((error = runOn(workers.reference, "reference", inputs, expected)).size())
-        return SeedEnd::Failed;
+  started = std::chrono::steady_clock::now();
+  seedActual.resize(arguments);
+  for (size_t i : outputIndices) {
+    seedActual[i].resize(layout.counts[i]);
+    copyFloats(seedActual[i].data(), workers.candidate.argument(i), layout.counts[i]);
+  }
+  actual = pointersTo(seedActual);
+  phases.copies += msSince(started);
+  if (!cache.view(seed, "outputs", outputIndices, sizes, expected)) {
+    seedExpected.resize(arguments);
+    if (!cache.load(seed, "outputs", outputIndices, sizes, seedExpected)) {
+      if (candidateIsReference) {
+        // The candidate is the reference's own artifact (a baseline's run): its run was the reference's run,
+        // and running it again would only cost a multi-GB problem seconds per seed.
+        std::swap(seedExpected, seedActual);
+        actual = pointersTo(seedExpected);
+        report["reference_outputs"] = "the candidate's run (the candidate is the reference)";
+      } else {
+        if ((error = ensureReference()).size())
+          return SeedEnd::Failed;
+        if ((error = runOn(workers.reference, "reference", inputs, seedExpected)).size())
+          return SeedEnd::Failed;
+      }
+      cache.store(seed, "outputs", outputIndices, seedExpected);
     }
-    cache.store(seed, "outputs", outputIndices, expected);
+    expected = pointersTo(seedExpected);
   }
   compareOutputs(seed, actual, expected);
   return SeedEnd::Verified;
 }
 
 std::string Evaluation::run() {
-  if (std::string error = load(); !error.empty())
-    return fail(error);
+  auto started = std::chrono::steady_clock::now();
+  std::string loadError = load();
+  phases.load = msSince(started);
+  if (!loadError.empty())
+    return fail(loadError);
   size_t seedBytes = 0;
   for (size_t count : sizes)
     seedBytes += count * sizeof(float);
@@ -583,13 +620,20 @@ std::string Evaluation::run() {
     SeedEnd end = verifySeed(seed, cache, error);
     if (end == SeedEnd::Failed)
       return fail(error);
-    if (end == SeedEnd::TooSlow)
+    if (end == SeedEnd::TooSlow) {
+      report["phases_ms"] = phases.toJson();
       return report.dump();
+    }
   }
   report["status"] = overall;
-  if (options.reps > 0)
-    if (std::string error = timeCandidate(); !error.empty())
+  if (options.reps > 0) {
+    started = std::chrono::steady_clock::now();
+    std::string error = timeCandidate();
+    phases.timing = msSince(started);
+    if (!error.empty())
       return fail(error);
+  }
+  report["phases_ms"] = phases.toJson();
   if (gpu) {
     std::string error;
     if (auto reply = call(workers.candidate,

@@ -170,7 +170,8 @@ std::string Evaluation::timeCandidate() {
   // The reference is timed on buffers of its own run: one more run of seed 0's inputs.
   std::vector<std::vector<float>> inputs = makeInputs(candidate.arguments, types, 0), ignored;
   std::string error;
-  if ((error = ensureReference()).size() || (error = runOn(workers.reference, "reference", inputs, ignored)).size())
+  if ((error = ensureReference()).size() ||
+      (error = runOn(workers.reference, "reference", pointersTo(inputs), ignored)).size())
     return "timing the reference: " + error;
   command["slot"] = "reference";
   command["reps"] = options.reps;

@@ -77,3 +77,29 @@ TEST_F(SeedCacheTest, ALargeSeedIsStillKeptInMemory) {
 }
 
 } // namespace
+
+TEST_F(SeedCacheTest, AMemoryHitIsViewedInPlaceAndAMissLeavesThePointersAlone) {
+  SeedCache cache("", "view", /*inMemory=*/true, /*seedBytes=*/64);
+  std::vector<std::vector<float>> values{{1.0f, 2.0f}, {}, {5.0f, 6.0f, 7.0f}};
+  cache.store(3, "outputs", {0, 2}, values);
+  std::vector<const float *> data(3, nullptr);
+  ASSERT_TRUE(cache.view(3, "outputs", {0, 2}, {2, 0, 3}, data));
+  ASSERT_NE(data[0], nullptr);
+  ASSERT_NE(data[2], nullptr);
+  EXPECT_EQ(data[1], nullptr);
+  EXPECT_EQ(data[0][1], 2.0f);
+  EXPECT_EQ(data[2][2], 7.0f);
+  // The same view again points at the same memory: nothing was copied.
+  std::vector<const float *> again(3, nullptr);
+  ASSERT_TRUE(cache.view(3, "outputs", {0, 2}, {2, 0, 3}, again));
+  EXPECT_EQ(again[0], data[0]);
+  // Another seed, another kind, or a size that does not match: a miss.
+  std::vector<const float *> missed(3, nullptr);
+  EXPECT_FALSE(cache.view(4, "outputs", {0, 2}, {2, 0, 3}, missed));
+  EXPECT_FALSE(cache.view(3, "inputs", {0, 2}, {2, 0, 3}, missed));
+  EXPECT_FALSE(cache.view(3, "outputs", {0, 2}, {2, 0, 4}, missed));
+  EXPECT_EQ(missed, std::vector<const float *>(3, nullptr));
+  // A cache that keeps nothing in memory has no views.
+  SeedCache files(dir + "/cache", "view", /*inMemory=*/false, /*seedBytes=*/64);
+  EXPECT_FALSE(files.view(3, "outputs", {0, 2}, {2, 0, 3}, missed));
+}

@@ -35,6 +35,13 @@ shutil.rmtree(cache)
 output = os.path.join(root, "second.json")
 second = ask({"candidate": os.path.join(root, "correct"), "seeds": 2, "reps": 0, "output": output})
 print("files after the second request:", len(seed_files()))
+# Where the judge's time went: the first request ran the reference, the second read its outputs (and the
+# inputs) from memory and ran no reference at all.
+phases = ("load", "inputs", "copies", "candidate_runs", "reference_runs", "compare", "timing")
+print("phases:", sorted(first["phases_ms"]) == sorted(phases),
+      all(first["phases_ms"][p] >= 0 for p in phases),
+      first["phases_ms"]["reference_runs"] > 0, first["phases_ms"]["timing"] > 0,
+      second["phases_ms"]["reference_runs"] == 0, second["phases_ms"]["timing"] == 0)
 assert json.load(open(output))["status"] == "correct"
 ask({"candidate": os.path.join(root, "zeros"), "seeds": 2, "reps": 0})
 ask("this is not JSON")
