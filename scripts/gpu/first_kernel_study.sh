@@ -41,4 +41,22 @@ for name in sorted(os.listdir(os.path.join(out, "runs"))):
     print(f"| {name} | {exits.get(name, '?')} | {s.get('setup_s', 0):.1f} | {s.get('time_to_first_correct_trial_s', 'none')} | "
           f"{s.get('trials')} | {s.get('trials_per_minute', 0):.1f} | {min(correct) if correct else 'none'} | "
           f"{base.get('time_ms')} | {ref.get('status')}: {ref.get('reason', '')[:60]} |")
+# Where the runner's time went (phases_ms of each report, in s): the baseline's first run (seed 0: inputs
+# drawn, the reference run) and its timed run, then the sum over every measured trial.
+phases = ("load", "inputs", "copies", "candidate_runs", "reference_runs", "compare", "timing")
+print()
+print("| payload | what | " + " | ".join(phases) + " |")
+print("|---|---|" + "---|" * len(phases))
+for name in sorted(os.listdir(os.path.join(out, "runs"))):
+    db = os.path.join(out, "runs", name, "db.jsonl")
+    if not os.path.isfile(db):
+        continue
+    records = [json.loads(l) for l in open(db) if l.strip()]
+    base = next((x.get("run", {}) for x in records if x.get("kind") == "baseline"), {})
+    trials = [x["phases_ms"] for x in records if x.get("kind") == "candidate" and "phases_ms" in x]
+    rows = [("baseline, seed-0 run", base.get("first_run_phases_ms")), ("baseline, timed run", base.get("phases_ms")),
+            (f"{len(trials)} trials, summed", {p: sum(t.get(p, 0) for t in trials) for p in phases} if trials else None)]
+    for what, ms in rows:
+        if ms:
+            print(f"| {name} | {what} | " + " | ".join(f"{ms.get(p, 0) / 1000:.2f}" for p in phases) + " |")
 PY

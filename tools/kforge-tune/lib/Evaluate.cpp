@@ -518,6 +518,10 @@ std::optional<DatabaseRecord> kforge::tune::measureBaseline(const TuneConfig &co
   record.runSeconds = first.seconds + run.seconds;
   if (json::Object *report = run.report.getAsObject()) {
     (*report)["first_run_ms"] = firstRunMs;
+    // The seed-0 run's breakdown (inputs drawn, the reference run, the copies): most of a large problem's set-up.
+    if (const json::Object *firstReport = first.report.getAsObject())
+      if (const json::Value *phases = firstReport->get("phases_ms"))
+        (*report)["first_run_phases_ms"] = *phases;
     (*report)["slow_baseline"] = slow;
   }
   record.run = std::move(run.report);
@@ -608,6 +612,9 @@ DatabaseRecord Evaluator::evaluate(Candidate &c, double baselineMs, double bestM
     // slack and first-run allowance are judged against these.
     if (const json::Value *runs = report->get("verification_runs_ms"))
       record.verificationRunsMs = *runs;
+    // Where the runner's time went (its copies, the runs, the comparison): what a slow search is diagnosed by.
+    if (const json::Value *phases = report->get("phases_ms"))
+      record.phasesMs = *phases;
   }
   if (run.status == "correct" && run.medianMs > 0) {
     score += config.weights.correct + config.weights.speedup * std::log(bestMs / run.medianMs);

@@ -55,6 +55,7 @@ json::Value kforge::tune::toJSON(const DatabaseRecord &r) {
   setIf(o, "resources", r.resources);
   setIf(o, "runner", r.runner);
   setIf(o, "verification_runs_ms", r.verificationRunsMs);
+  setIf(o, "phases_ms", r.phasesMs);
   setIf(o, "time_ms", r.timeMs);
   setIf(o, "speedup_vs_baseline", r.speedupVsBaseline);
   setIf(o, "speedup_vs_previous_best", r.speedupVsPreviousBest);
@@ -82,6 +83,7 @@ bool kforge::tune::fromJSON(const json::Value &value, DatabaseRecord &r, json::P
   keep("resources", r.resources);
   keep("runner", r.runner);
   keep("verification_runs_ms", r.verificationRunsMs);
+  keep("phases_ms", r.phasesMs);
   keep("timing", r.timing);
   keep("run", r.run);
   return o.mapOptional("format", r.format) && o.mapOptional("id", r.id) && o.mapOptional("kind", r.kind) &&

@@ -52,7 +52,7 @@ struct DatabaseRecord {
   std::optional<double> runSeconds;         ///< Wall time of the verification and timing.
   /// From kforge-run's report: the kernels' resources, the long-lived runner that measured it (pid and request
   /// number), and each verification run's wall time.
-  std::optional<llvm::json::Value> resources, runner, verificationRunsMs;
+  std::optional<llvm::json::Value> resources, runner, verificationRunsMs, phasesMs;
   /// Correct trials: the median time, and the speed-ups over the baseline and over the best before it.
   std::optional<double> timeMs, speedupVsBaseline, speedupVsPreviousBest;
   std::optional<llvm::json::Value> timing; ///< Correct trials: kforge-run's timing statistics.
