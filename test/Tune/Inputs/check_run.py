@@ -18,12 +18,16 @@ for r in candidates:
     if r["status"] == "correct":
         assert r["time_ms"] > 0 and r["score"] >= 0.4 - 1e-9 + min(0.0, r["score"] - 0.4), r
 assert len({r["schedule_hash"] for r in candidates}) == len(candidates), "a schedule was tried twice"
-# The default runner is one long-lived `kforge-run --serve`: every measured trial went to the same process,
-# request after request (a crash would restart it; none is expected here).
+# The default runner is one long-lived `kforge-run --serve`: the baseline and every measured trial went to the
+# same process, request after request (a crash would restart it; none is expected here).
 measured = [r for r in candidates if "run_s" in r]
 assert measured and all("runner" in r for r in measured), measured[:1]
 assert len({r["runner"]["pid"] for r in measured}) == 1, {r["runner"]["pid"] for r in measured}
-assert [r["runner"]["request"] for r in measured] == list(range(1, len(measured) + 1))
+# The baseline's two runs (seed 0 verified, then timed) were its first two requests: seed 0's inputs and
+# outputs are drawn and computed once, in that process, for the baseline and every trial.
+base = baseline[0]["run"]
+assert base["server"]["pid"] == measured[0]["runner"]["pid"] and base["server"]["request"] == 2, base.get("server")
+assert [r["runner"]["request"] for r in measured] == list(range(3, len(measured) + 3))
 best = summary["best"]
 correct = [r for r in candidates if r["status"] == "correct"]
 assert best["time_ms"] == min(r["time_ms"] for r in correct)

@@ -10,7 +10,9 @@ runs the real tool from $REAL_TOOLS, after these changes:
 - $FAKE_FAIL_CANDIDATES=1: every candidate's compile fails with one message (a payload no schedule gets past).
 - $FAKE_DISTURBED_TIMINGS=N: the first N timed runs of the baseline report what kforge-run reports when its clock
   disagreed with the executor's on every attempt (a machine busy with other work): failed, "timing_disturbed".
-Each command line is appended to $FAKE_LOG."""
+Each command line is appended to $FAKE_LOG, and under --serve each request line too ("request {...}"): the
+real server runs behind this one, which passes the lines through (and changes the baseline's timing replies
+as above)."""
 import json
 import os
 import subprocess
@@ -56,12 +58,10 @@ if tool == "kforge-compile" and gpu and "--target" in args and args[args.index("
             args[0] = os.environ["FAKE_NAIVE_PAYLOAD"]
 
 
-def disturbed_timing():
+def disturbed(candidate, reps):
     """True for the first $FAKE_DISTURBED_TIMINGS timed baseline runs (counted in a file beside $FAKE_LOG)."""
     limit = int(os.environ.get("FAKE_DISTURBED_TIMINGS", "0"))
-    if tool != "kforge-run" or "--reps" not in args or args[args.index("--reps") + 1] == "0":
-        return False
-    if not args[args.index("--candidate") + 1].endswith("/baseline"):
+    if tool != "kforge-run" or reps == 0 or not candidate.endswith("/baseline"):
         return False
     counter = os.environ["FAKE_LOG"] + ".disturbed"
     seen = int(open(counter).read()) if os.path.exists(counter) else 0
@@ -70,13 +70,42 @@ def disturbed_timing():
     return seen < limit
 
 
-if disturbed_timing():
-    rc = subprocess.call([real] + args)
-    output = args[args.index("--output") + 1]
-    report = json.load(open(output))
+def disturb(report):
     report.pop("timing", None)
     report.update(status="failed", timing_disturbed=True,
                   reason="timing: the timing disagrees with the judge's clock (fake)")
+
+
+if tool == "kforge-run" and "--serve" in args:
+    server = subprocess.Popen([real] + args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    for line in sys.stdin:
+        with open(os.environ["FAKE_LOG"], "a") as log:
+            log.write("request " + line.strip() + "\n")
+        server.stdin.write(line)
+        server.stdin.flush()
+        reply = server.stdout.readline()
+        if not reply:
+            break
+        try:
+            request = json.loads(line)
+        except ValueError:
+            request = {}
+        if isinstance(request, dict) and disturbed(str(request.get("candidate", "")), request.get("reps", 1)):
+            report = json.loads(reply)
+            disturb(report)
+            reply = json.dumps(report) + "\n"
+            if request.get("output"):
+                json.dump(report, open(request["output"], "w"))
+        sys.stdout.write(reply)
+        sys.stdout.flush()
+    server.stdin.close()
+    sys.exit(server.wait())
+
+if "--reps" in args and disturbed(args[args.index("--candidate") + 1], int(args[args.index("--reps") + 1])):
+    rc = subprocess.call([real] + args)
+    output = args[args.index("--output") + 1]
+    report = json.load(open(output))
+    disturb(report)
     json.dump(report, open(output, "w"))
     sys.exit(1 if rc == 0 else rc)  # kforge-run's status for any verdict but correct
 os.execv(real, [real] + args)

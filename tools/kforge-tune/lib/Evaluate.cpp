@@ -226,10 +226,10 @@ static std::string freshNonce() {
 /// nonce the candidate never sees (they travel only between this process and the runner's judge); a reply
 /// that does not echo both is not this request's verdict, and the runner is replaced.
 static RunOutcome runOnServer(const TuneConfig &config, RunnerServer &server, StringRef candidateDir, int seeds,
-                              int reps, double cutoffMs) {
+                              int reps, double cutoffMs, int warmup = -1, StringRef outputName = "run.json") {
   static int64_t requests = 0;
   auto start = std::chrono::steady_clock::now();
-  std::string output = joinPath(candidateDir, "run.json");
+  std::string output = joinPath(candidateDir, outputName);
   llvm::sys::fs::remove(output);
   std::string nonce = freshNonce();
   int64_t id = ++requests;
@@ -238,6 +238,8 @@ static RunOutcome runOnServer(const TuneConfig &config, RunnerServer &server, St
                        {"timeout_s", config.runTimeout}};
   if (cutoffMs > 0)
     request["cutoff_ms"] = cutoffMs;
+  if (warmup >= 0)
+    request["warmup"] = warmup;
   if (config.timingBudgetMs > 0)
     request["timing_budget_ms"] = config.timingBudgetMs;
   std::string why;
@@ -410,7 +412,7 @@ static void readReferenceCheck(const RunOutcome &run, ReferenceCheck &check) {
 }
 
 RunOutcome kforge::tune::firstBaselineRun(const TuneConfig &config, const Tools &tools, StringRef baselineDir,
-                                          const Candidate *independent, ReferenceCheck &check) {
+                                          const Candidate *independent, ReferenceCheck &check, Evaluator *runner) {
   std::vector<std::string> checkArgs;
   bool checking = check.status.empty() && independent;
   if (checking && !independent->compiled) {
@@ -419,6 +421,8 @@ RunOutcome kforge::tune::firstBaselineRun(const TuneConfig &config, const Tools 
                    "): " + independent->message;
     checking = false;
   }
+  if (!checking && runner)
+    return runner->runBaseline(config, 1, 0, -1, "first-run.json");
   if (checking)
     checkArgs = {"--check-reference-against", independent->dir};
   RunOutcome first = runCandidate(config, tools, baselineDir, baselineDir, 1, 0, 0, checkArgs, "first-run.json");
@@ -435,7 +439,8 @@ RunOutcome kforge::tune::firstBaselineRun(const TuneConfig &config, const Tools 
   }
   // A check that could not run (the CPU build crashed or timed out) leaves the baseline's own run to decide.
   if (check.status == "skipped" && first.status != "correct")
-    first = runCandidate(config, tools, baselineDir, baselineDir, 1, 0, 0, {}, "first-run.json");
+    first = runner ? runner->runBaseline(config, 1, 0, -1, "first-run.json")
+                   : runCandidate(config, tools, baselineDir, baselineDir, 1, 0, 0, {}, "first-run.json");
   return first;
 }
 
@@ -448,7 +453,8 @@ static bool timingDisturbed(const RunOutcome &run) {
 
 std::optional<DatabaseRecord> kforge::tune::measureBaseline(const TuneConfig &config, const Tools &tools,
                                                             const PayloadFacts &facts, const Candidate &c,
-                                                            const Candidate *independent, ReferenceCheck &check) {
+                                                            const Candidate *independent, ReferenceCheck &check,
+                                                            Evaluator *runner) {
   DatabaseRecord record;
   record.id = 0;
   record.kind = "baseline";
@@ -478,7 +484,7 @@ std::optional<DatabaseRecord> kforge::tune::measureBaseline(const TuneConfig &co
   // First, one run of seed 0 with no timing: it stores seed 0's reference outputs in the seed cache (every
   // candidate's first comparison), says how long a baseline run takes, and checks the reference against the
   // independent computation when there is one to check it against.
-  RunOutcome first = firstBaselineRun(config, tools, c.dir, independent, check);
+  RunOutcome first = firstBaselineRun(config, tools, c.dir, independent, check, runner);
   if (check.status == "disagrees")
     return std::nullopt;
   if (first.status != "correct")
@@ -498,7 +504,12 @@ std::optional<DatabaseRecord> kforge::tune::measureBaseline(const TuneConfig &co
   std::vector<std::string> timingArgs;
   if (slow)
     timingArgs = {"--warmup", "1"};
-  RunOutcome run = runCandidate(timing, tools, c.dir, c.dir, 1, slow ? 10 : config.reps, 0, timingArgs);
+  auto timeBaseline = [&] {
+    int reps = slow ? 10 : config.reps;
+    return runner ? runner->runBaseline(timing, 1, reps, slow ? 1 : -1, "run.json")
+                  : runCandidate(timing, tools, c.dir, c.dir, 1, reps, 0, timingArgs);
+  };
+  RunOutcome run = timeBaseline();
   // Every speed-up is relative to this one timing, so a phase the judge found disturbed (other work took the
   // machine meanwhile: compiles, another tuner, a Ray measurer beside this one) is timed again after a pause
   // rather than ending the run. The judge's check stays whole: each attempt is judged as before.
@@ -509,7 +520,7 @@ std::optional<DatabaseRecord> kforge::tune::measureBaseline(const TuneConfig &co
                     "again in "
                  << pauseSeconds << " s\n";
     std::this_thread::sleep_for(std::chrono::seconds(pauseSeconds));
-    run = runCandidate(timing, tools, c.dir, c.dir, 1, slow ? 10 : config.reps, 0, timingArgs);
+    run = timeBaseline();
   }
   if (run.status != "correct" || run.medianMs <= 0)
     return cannotRun(run);
@@ -559,14 +570,28 @@ DatabaseRecord Evaluator::candidateRecord(const Candidate &c, std::optional<int6
   return record;
 }
 
+RunnerServer &Evaluator::runner() {
+  if (!server)
+    server = std::make_unique<RunnerServer>(tools.run, serverArgs(config, tools, joinPath(config.runDir, "baseline")),
+                                            joinPath(config.runDir, "runner.log"));
+  return *server;
+}
+
 RunOutcome Evaluator::measure(const TuneConfig &runConfig, const Candidate &c, double cutoffMs) {
   std::string baselineDir = joinPath(config.runDir, "baseline");
   if (config.runner != "serve")
     return runCandidate(runConfig, tools, c.dir, baselineDir, config.seeds, config.reps, cutoffMs);
-  if (!server)
-    server = std::make_unique<RunnerServer>(tools.run, serverArgs(config, tools, baselineDir),
-                                            joinPath(config.runDir, "runner.log"));
-  return runOnServer(runConfig, *server, c.dir, config.seeds, config.reps, cutoffMs);
+  return runOnServer(runConfig, runner(), c.dir, config.seeds, config.reps, cutoffMs);
+}
+
+RunOutcome Evaluator::runBaseline(const TuneConfig &runConfig, int seeds, int reps, int warmup, StringRef outputName) {
+  std::string baselineDir = joinPath(config.runDir, "baseline");
+  if (config.runner == "serve")
+    return runOnServer(runConfig, runner(), baselineDir, seeds, reps, 0, warmup, outputName);
+  std::vector<std::string> args;
+  if (warmup >= 0)
+    args = {"--warmup", std::to_string(warmup)};
+  return runCandidate(runConfig, tools, baselineDir, baselineDir, seeds, reps, 0, args, outputName);
 }
 
 void Evaluator::setBaseline(const DatabaseRecord &baseline) {

@@ -100,21 +100,25 @@ Candidate compileBaseline(const TuneConfig &config, const Tools &tools);
 /// Compiles the independent computation `planReferenceCheck` chose into RUN/reference-check.
 Candidate compileIndependent(const TuneConfig &config, const Tools &tools);
 
+class Evaluator;
+
 /// One run of the compiled baseline in `baselineDir` on seed 0, without timing: it stores seed 0's reference
 /// outputs in the seed cache and says how long a run takes ("verification_runs_ms"). When `check` is still to
 /// be run (status "") and `independent` is given, the reference is checked against it on the way (kforge-run
 /// --check-reference-against) and `check` holds the outcome; a disagreement is said on stderr.
 RunOutcome firstBaselineRun(const TuneConfig &config, const Tools &tools, llvm::StringRef baselineDir,
-                            const Candidate *independent, ReferenceCheck &check);
+                            const Candidate *independent, ReferenceCheck &check, Evaluator *runner = nullptr);
 
 /// Measures the compiled baseline `baseline`: first one run on seed 0 (which also stores seed 0's reference
 /// outputs in the seed cache), checking the reference against `independent` on the way when `check` is to be
 /// run; then its timing, with the runner's fewest repetitions when that first run took more than
 /// --slow-baseline-ms. The baseline's record, or nothing after saying on stderr why not (`check` says
 /// "disagrees" when the reference failed its check).
+/// With `runner`, the runs without a reference check go through it (Evaluator::runBaseline): with --runner
+/// serve, the search's long-lived runner, which then holds seed 0's inputs and outputs for every trial.
 std::optional<DatabaseRecord> measureBaseline(const TuneConfig &config, const Tools &tools, const PayloadFacts &facts,
                                               const Candidate &baseline, const Candidate *independent,
-                                              ReferenceCheck &check);
+                                              ReferenceCheck &check, Evaluator *runner = nullptr);
 
 /// Measures compiled candidates against the run's baseline and scores them into records. With --runner
 /// serve it owns the search's long-lived runner: started at the first trial, restarted after a crash.
@@ -131,8 +135,16 @@ public:
   /// Takes the too-slow cutoff's slack from the baseline's record (runSlackMs): what one of its runs cost beside
   /// its kernel. Without it the slack is 100 ms.
   void setBaseline(const DatabaseRecord &baseline);
+  /// One run of RUN/baseline against itself (`reps` 0: verification only; `warmup` -1: the runner's default),
+  /// its report written to RUN/baseline/`outputName`. With --runner serve it goes through the search's
+  /// long-lived runner (started here): a multi-GB problem's seed 0 is then drawn, and its reference run, once
+  /// for the baseline and every trial, where separate kforge-runs drew it three times (seeds over 1 GiB get
+  /// no cache files). Otherwise a kforge-run of its own.
+  RunOutcome runBaseline(const TuneConfig &runConfig, int seeds, int reps, int warmup, llvm::StringRef outputName);
 
 private:
+  /// The search's long-lived runner, started at the first use.
+  RunnerServer &runner();
   /// The record's fields every candidate has, before its outcome.
   DatabaseRecord candidateRecord(const Candidate &c, std::optional<int64_t> parent) const;
   /// Verifies and times `c` with `runConfig`'s limits.

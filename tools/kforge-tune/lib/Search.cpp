@@ -210,7 +210,7 @@ bool Tuner::setUp(unsigned jobs, llvm::DefaultThreadPool &pool) {
   if (independentDone.valid())
     independentDone.wait();
   std::optional<DatabaseRecord> record =
-      measureBaseline(config, tools, facts, baseline, wantIndependent ? &independent : nullptr, check);
+      measureBaseline(config, tools, facts, baseline, wantIndependent ? &independent : nullptr, check, &evaluator);
   if (check.status == "disagrees" || !record) {
     if (!check.status.empty())
       updateRunJSON("reference_check", check.toJSON());
