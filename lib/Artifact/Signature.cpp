@@ -122,13 +122,18 @@ static bool reachesPositiveDomainOp(Value value, int depth = 0) {
 
 /// The entry's arguments that the computation takes the square root or logarithm of (a batch norm's running
 /// variance, through `+ eps`): kforge-run draws positive values for them, since random normal ones would make
-/// the reference itself produce NaN. Followed through reshapes into linalg ops' bodies.
+/// the reference itself produce NaN. Followed through reshapes into linalg ops' bodies, as operands or as
+/// elements read there with tensor.extract.
 static llvm::SmallDenseSet<unsigned> positiveDomainArguments(func::FuncOp func) {
   llvm::SmallDenseSet<unsigned> positive;
   std::function<bool(Value)> reads = [&](Value tensor) {
     for (OpOperand &use : tensor.getUses()) {
       Operation *user = use.getOwner();
       if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user) && reads(user->getResult(0)))
+        return true;
+      // An element read inside a body (a gather, or a statistic read at the loop's own place).
+      if (auto extract = dyn_cast<tensor::ExtractOp>(user);
+          extract && use.getOperandNumber() == 0 && reachesPositiveDomainOp(extract.getResult()))
         return true;
       auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
       if (linalgOp && linalgOp.isDpsInput(&use) && !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(user) &&

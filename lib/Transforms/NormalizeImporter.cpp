@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CollapseDimensions.h"
+#include "GatherOperands.h"
 #include "LoopOrderAndPadding.h"
 #include "kforge/Transforms/Passes.h"
 
@@ -692,6 +693,7 @@ struct NormalizeImporterPass : kforge::impl::KforgeNormalizeImporterBase<Normali
   LogicalResult initialize(MLIRContext *context) override {
     RewritePatternSet set(context);
     kforge::populateLoopOrderAndPaddingPatterns(set);
+    kforge::populateGatherOperandsPatterns(set);
     set.add<GeneralizeNamedOps, SpecializeContraction, MatmulWithUnitDimension, DropConstantUnitDims, IntegralPowF,
             NormalizeFPowI, FoldExtensionsIntoContraction<linalg::MatmulOp>,
             FoldExtensionsIntoContraction<linalg::BatchMatmulOp>>(context);

@@ -25,13 +25,10 @@ BUILD = os.environ.get("KFORGE_BUILD_DIR", os.path.join(suite.ROOT, "build"))
 KNOWN_FAILURES = {
     # (l1_frobenius_norm and l1_group_norm, a whole-tensor and a per-group reduction broadcast back over the
     # input, which no fused kernel computes, now pass as several kernels, each tuned: suite.tune_partitioned.)
-    # Its class indices are drawn in range now ("index:N" domain), and a schedule without fuse is correct on the
-    # CPU, but the heuristic's first proposals fuse, and the log-softmax that the loss gathers from (a
-    # tensor.extract at the class index, inside the reduction's body) is not an operand: fuse cannot take it.
-    # Nor does it partition: the importer's bounds checks on the indices stay behind as an op without results.
+    # (l1_cross_entropy, whose loss gathers each row's log-probability with a tensor.extract inside its body,
+    # passes since the gather reads the logits and the row statistics instead: normalize-importer-gather.mlir.)
     # torch-mlir lowers torch.cumsum to its own TMTensor dialect (tm_tensor.scan), which MLIR 22 cannot parse.
     "l1_cumsum": ("import", "tm_tensor.scan"),
-    "l1_cross_entropy": ("tune", "could not find next producer to fuse into container"),
 }
 
 MODULES = sorted(os.path.splitext(f)[0] for f in os.listdir(suite.MODULES_DIR) if f.endswith(".py"))

@@ -455,6 +455,13 @@ def KforgeNormalizeImporter : Pass<"kforge-normalize-importer", "mlir::ModuleOp"
     - An `expand_shape` read by an elementwise op moves after it (the op runs collapsed): a Linear on a 3-D
       input is a 2-D matmul, its epilogue and activation one 2-D op, and the result expanded at the end,
       where kforge-tune looks through reshapes to the root.
+    - Gathers (`tensor.extract` in a linalg body, torch-mlir's nll_loss picking each row's log-probability
+      at its class index): an element read from an elementwise op's result is that op's body computed on
+      its operands' elements at the same place, so the whole intermediate (the log-softmax over every
+      class) is not needed; an element read at the body's own loop indices (or constants) becomes an
+      operand read through the matching map (`(d0, d1) -> (d1)` for a row statistic), so tiling and
+      fusion see it. Only reads at data-dependent places of function arguments stay extracts; rank-0 reads
+      stay too (upstream inlines such operands as extracts). GatherOperands.cpp.
     - Loops that every op walks together become one, where some `linalg.generic` has more loops than a
       GPU grid has dimensions (3) or reduces over several: adjacent loops of one kind that each op's
       operands index as adjacent dimensions, in order, with each tensor cut the same way by every op that

@@ -1,0 +1,162 @@
+//===- GatherOperands.cpp - element reads inside linalg bodies, as operands ----===//
+//
+// torch-mlir writes a gather (nll_loss picking each row's log-probability at its class index) as a
+// `tensor.extract` inside a linalg body, reading a tensor that is not an operand. Tiling and fusion walk
+// operands only: the reduction that holds such a read could not be fused ("could not find next producer to
+// fuse") or partitioned. The two rewrites here leave only reads of function arguments at data-dependent
+// places in a body, and every other value an operand.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GatherOperands.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+
+namespace {
+
+/// True when `map` reads an operand through a projection of the loops, possibly with constant results
+/// ((d0, d1) -> (d0), (d0, d1) -> (d1, d0), (d0, d1) -> (d0, 0)): each result is one loop or a constant.
+static bool isProjectionWithConstants(AffineMap map) {
+  return llvm::all_of(map.getResults(), [](AffineExpr e) { return isa<AffineDimExpr, AffineConstantExpr>(e); });
+}
+
+/// The index of element `expr` of a map evaluated at `indices` (one per loop): a loop's index, or a constant.
+static Value indexAt(OpBuilder &b, Location loc, AffineExpr expr, ValueRange indices) {
+  if (auto dim = dyn_cast<AffineDimExpr>(expr))
+    return indices[dim.getPosition()];
+  return arith::ConstantIndexOp::create(b, loc, cast<AffineConstantExpr>(expr).getValue());
+}
+
+/// extract(elementwise(x, y, ...), idx) -> body(extract(x, map_x(idx)), extract(y, map_y(idx)), ...): the
+/// element computed where it is read. The producer must be all-parallel with an identity output map (so
+/// loop k is the extract's index k), read its operands through projections, and not read its init.
+struct ExtractThroughElementwise : OpRewritePattern<tensor::ExtractOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExtractOp extract, PatternRewriter &rewriter) const override {
+    auto result = dyn_cast<OpResult>(extract.getTensor());
+    auto producer = result ? dyn_cast<linalg::GenericOp>(result.getOwner()) : nullptr;
+    if (!producer || !producer.hasPureTensorSemantics() || producer.getNumParallelLoops() != producer.getNumLoops())
+      return rewriter.notifyMatchFailure(extract, "not an elementwise generic's result");
+    // A rank-0 value is computed once and read by every element (a norm's square root): it stays.
+    if (producer.getNumLoops() == 0)
+      return rewriter.notifyMatchFailure(extract, "a scalar, computed once");
+    OpOperand *init = producer.getDpsInitOperand(result.getResultNumber());
+    if (!producer.getMatchingIndexingMap(init).isIdentity())
+      return rewriter.notifyMatchFailure(extract, "the result is not written in loop order");
+    Block &body = producer.getRegion().front();
+    for (OpOperand &output : producer.getDpsInitsMutable())
+      if (!producer.getMatchingBlockArgument(&output).use_empty())
+        return rewriter.notifyMatchFailure(extract, "the body reads its init");
+    for (OpOperand *input : producer.getDpsInputOperands())
+      if (!isProjectionWithConstants(producer.getMatchingIndexingMap(input)) ||
+          !isa<RankedTensorType>(input->get().getType()))
+        return rewriter.notifyMatchFailure(extract, "an operand is read through a non-projection");
+    for (Operation &op : body.without_terminator())
+      if (!isPure(&op) && !isa<linalg::IndexOp>(op))
+        return rewriter.notifyMatchFailure(extract, "the body has side effects");
+
+    Location loc = extract.getLoc();
+    ValueRange indices = extract.getIndices();
+    IRMapping mapping;
+    for (OpOperand *input : producer.getDpsInputOperands()) {
+      AffineMap map = producer.getMatchingIndexingMap(input);
+      SmallVector<Value> at;
+      for (AffineExpr e : map.getResults())
+        at.push_back(indexAt(rewriter, loc, e, indices));
+      mapping.map(producer.getMatchingBlockArgument(input),
+                  tensor::ExtractOp::create(rewriter, loc, input->get(), at).getResult());
+    }
+    for (Operation &op : body.without_terminator()) {
+      if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+        mapping.map(index.getResult(), indices[index.getDim()]);
+        continue;
+      }
+      rewriter.clone(op, mapping);
+    }
+    Value yielded = body.getTerminator()->getOperand(result.getResultNumber());
+    rewriter.replaceOp(extract, mapping.lookupOrDefault(yielded));
+    return success();
+  }
+};
+
+/// Inside a generic's body, extract(T, [linalg.index i, c, ...]) of a T defined outside the generic, every
+/// index a loop of the generic or a constant and at least one a loop: T becomes an input read through
+/// (loops) -> (d_i, c, ...).
+struct ExtractAtLoopIndicesToOperand : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  /// The map reading `extract`'s element at its indices, when each is a loop of `op` or a constant.
+  static std::optional<AffineMap> readMap(linalg::GenericOp op, tensor::ExtractOp extract) {
+    SmallVector<AffineExpr> results;
+    MLIRContext *context = op.getContext();
+    for (Value index : extract.getIndices()) {
+      if (auto loop = index.getDefiningOp<linalg::IndexOp>(); loop && loop->getParentOp() == op.getOperation()) {
+        results.push_back(getAffineDimExpr(loop.getDim(), context));
+        continue;
+      }
+      APInt constant;
+      if (matchPattern(index, m_ConstantInt(&constant))) {
+        results.push_back(getAffineConstantExpr(constant.getSExtValue(), context));
+        continue;
+      }
+      return std::nullopt;
+    }
+    // Reads at constant places only (a rank-0 value) stay: upstream's scalar-operand inlining makes operands
+    // of that kind extracts again.
+    if (llvm::none_of(results, [](AffineExpr e) { return isa<AffineDimExpr>(e); }))
+      return std::nullopt;
+    return AffineMap::get(op.getNumLoops(), 0, results, context);
+  }
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op, PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return failure();
+    SmallVector<std::pair<tensor::ExtractOp, AffineMap>> reads;
+    op.getRegion().walk([&](tensor::ExtractOp extract) {
+      Value tensor = extract.getTensor();
+      // Values of the body itself, and the read's own place in the tensor, stay as they are.
+      if (op.getRegion().isAncestor(tensor.getParentRegion()))
+        return;
+      if (std::optional<AffineMap> map = readMap(op, extract))
+        reads.push_back({extract, *map});
+    });
+    if (reads.empty())
+      return rewriter.notifyMatchFailure(op, "no element read at the loops' own indices");
+
+    SmallVector<Value> inputs = op.getDpsInputs();
+    SmallVector<AffineMap> maps;
+    for (OpOperand *input : op.getDpsInputOperands())
+      maps.push_back(op.getMatchingIndexingMap(input));
+    for (auto &[extract, map] : reads) {
+      inputs.push_back(extract.getTensor());
+      maps.push_back(map);
+    }
+    for (OpOperand &init : op.getDpsInitsMutable())
+      maps.push_back(op.getMatchingIndexingMap(&init));
+    auto generic = linalg::GenericOp::create(rewriter, op.getLoc(), op.getResultTypes(), inputs, op.getDpsInits(), maps,
+                                             op.getIteratorTypesArray());
+    generic->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+    rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(), generic.getRegion().begin());
+    Block &body = generic.getRegion().front();
+    unsigned at = op.getNumDpsInputs();
+    for (auto &[extract, map] : reads) {
+      BlockArgument element = body.insertArgument(at++, extract.getType(), extract.getLoc());
+      rewriter.replaceOp(extract, element);
+    }
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
+} // namespace
+
+void kforge::populateGatherOperandsPatterns(RewritePatternSet &patterns) {
+  patterns.add<ExtractThroughElementwise, ExtractAtLoopIndicesToOperand>(patterns.getContext());
+}

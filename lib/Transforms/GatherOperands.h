@@ -1,0 +1,25 @@
+//===- GatherOperands.h - element reads inside linalg bodies, as operands --*- C++ -*-===//
+//
+// Part of kforge-normalize-importer (NormalizeImporter.cpp), private to lib/Transforms.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KFORGE_LIB_TRANSFORMS_GATHEROPERANDS_H
+#define KFORGE_LIB_TRANSFORMS_GATHEROPERANDS_H
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace kforge {
+
+/// Adds the patterns for a `tensor.extract` (torch-mlir's gathers: a loss that picks each row's value at its
+/// class index) from a computed tensor (see GatherOperands.cpp):
+/// - an element read from an elementwise op's result is that op's body computed on the elements of its
+///   operands at the same place, so the big elementwise intermediate (log-softmax over every class) is not
+///   needed at all;
+/// - an element read inside a linalg.generic at the generic's own loop indices (or constants) becomes an
+///   operand of the generic, read through the corresponding indexing map, so that tiling and fusion see it.
+void populateGatherOperandsPatterns(mlir::RewritePatternSet &patterns);
+
+} // namespace kforge
+
+#endif // KFORGE_LIB_TRANSFORMS_GATHEROPERANDS_H

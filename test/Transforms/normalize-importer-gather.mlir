@@ -1,0 +1,106 @@
+// RUN: kforge-opt %s -split-input-file -kforge-normalize-importer | FileCheck %s
+// RUN: kforge-opt %s -split-input-file -kforge-normalize-importer -kforge-normalize-importer | FileCheck %s
+
+// Cross entropy as torch-mlir writes it (nll_loss over a log-softmax): the loss picks each row's
+// log-probability at its class index with a tensor.extract inside its body, from the whole 24x10
+// log-softmax, which is not an operand (fuse could not take the reduction: "could not find next producer to
+// fuse into container"). The element is computed where it is read instead: x[i, t_i] - max_i - log(sum_i),
+// so the log-softmax tensor is gone; the row statistics (max, sum) are read at the loop's own index and
+// become operands; only the read of the logits at the class index stays an extract, of a function argument.
+// CHECK-LABEL: func.func @cross_entropy(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<24x10xf32>, %[[T:[a-z0-9]+]]: tensor<24xi64>
+// CHECK: %[[MAX:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<24x10xf32>) outs({{.*}} : tensor<24xf32>)
+// CHECK: arith.maximumf
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[MAX]] : tensor<24x10xf32>, tensor<24xf32>) outs({{.*}} : tensor<24xf32>)
+// CHECK: math.exp
+// CHECK-NOT: tensor<24x10xf32>) outs({{.*}} : tensor<24x10xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[T]], %[[MAX]], %[[SUM]] : tensor<24xi64>, tensor<24xf32>, tensor<24xf32>) outs({{.*}} : tensor<1xf32>)
+// CHECK-NEXT: ^bb0(%[[TI:[a-z0-9_]+]]: i64, %[[MI:[a-z0-9_]+]]: f32, %[[SI:[a-z0-9_]+]]: f32, %{{[a-z0-9_]+}}: f32):
+// CHECK: %[[ROW:.*]] = linalg.index 1 : index
+// CHECK: %[[COL:.*]] = arith.index_cast %[[TI]] : i64 to index
+// CHECK: %[[PICK:.*]] = tensor.extract %[[X]][%[[ROW]], %[[COL]]] : tensor<24x10xf32>
+// CHECK: %[[SHIFTED:.*]] = arith.subf %[[PICK]], %[[MI]] : f32
+// CHECK: %[[LOG:.*]] = math.log %[[SI]] : f32
+// CHECK: arith.subf %[[SHIFTED]], %[[LOG]] : f32
+// CHECK-NOT: tensor.extract
+// CHECK: return
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#keep = affine_map<(d0, d1) -> (d0, 0)>
+func.func @cross_entropy(%x: tensor<24x10xf32>, %t: tensor<24xi64>) -> tensor<f32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 24.0 : f32
+  %e1 = tensor.empty() : tensor<24xf32>
+  %m0 = linalg.fill ins(%ninf : f32) outs(%e1 : tensor<24xf32>) -> tensor<24xf32>
+  %max = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<24x10xf32>) outs(%m0 : tensor<24xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<24xf32>
+  %maxk = tensor.expand_shape %max [[0, 1]] output_shape [24, 1] : tensor<24xf32> into tensor<24x1xf32>
+  %e2 = tensor.empty() : tensor<24x10xf32>
+  %shifted = linalg.generic {indexing_maps = [#id, #keep, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %maxk : tensor<24x10xf32>, tensor<24x1xf32>) outs(%e2 : tensor<24x10xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %r = arith.subf %in, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<24x10xf32>
+  %e3 = tensor.empty() : tensor<24x1xf32>
+  %s0 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<24x1xf32>) -> tensor<24x1xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #keep], iterator_types = ["parallel", "reduction"]} ins(%shifted : tensor<24x10xf32>) outs(%s0 : tensor<24x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %ex = math.exp %in : f32
+    %r = arith.addf %ex, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<24x1xf32>
+  %logsum = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%sum : tensor<24x1xf32>) outs(%e3 : tensor<24x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = math.log %in : f32
+    linalg.yield %r : f32
+  } -> tensor<24x1xf32>
+  %logp = linalg.generic {indexing_maps = [#id, #keep, #id], iterator_types = ["parallel", "parallel"]} ins(%shifted, %logsum : tensor<24x10xf32>, tensor<24x1xf32>) outs(%e2 : tensor<24x10xf32>) {
+  ^bb0(%in: f32, %l: f32, %out: f32):
+    %r = arith.subf %in, %l : f32
+    linalg.yield %r : f32
+  } -> tensor<24x10xf32>
+  %tk = tensor.expand_shape %t [[0, 1]] output_shape [24, 1] : tensor<24xi64> into tensor<24x1xi64>
+  %picked = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%tk : tensor<24x1xi64>) outs(%s0 : tensor<24x1xf32>) {
+  ^bb0(%in: i64, %out: f32):
+    %i = linalg.index 0 : index
+    %j = arith.index_cast %in : i64 to index
+    %v = tensor.extract %logp[%i, %j] : tensor<24x10xf32>
+    linalg.yield %v : f32
+  } -> tensor<24x1xf32>
+  %flat = tensor.collapse_shape %picked [[0, 1]] : tensor<24x1xf32> into tensor<24xf32>
+  %e0 = tensor.empty() : tensor<f32>
+  %z = linalg.fill ins(%zero : f32) outs(%e0 : tensor<f32>) -> tensor<f32>
+  %total = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%flat : tensor<24xf32>) outs(%z : tensor<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %neg = arith.negf %in : f32
+    %r = arith.addf %neg, %out : f32
+    linalg.yield %r : f32
+  } -> tensor<f32>
+  %mean = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []} ins(%total : tensor<f32>) outs(%e0 : tensor<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.divf %in, %n : f32
+    linalg.yield %r : f32
+  } -> tensor<f32>
+  return %mean : tensor<f32>
+}
+
+// -----
+
+// A read at constant places only (a rank-0 value inside a body) stays an extract: upstream's scalar-operand
+// inlining turns such an operand back into one, and the two rewrites must not chase each other (this hung).
+// CHECK-LABEL: func.func @scalar_read(
+// CHECK: tensor.extract %{{.*}}[] : tensor<f32>
+func.func @scalar_read(%x: tensor<64xf32>, %s: tensor<f32>) -> tensor<64xf32> {
+  %e = tensor.empty() : tensor<64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = tensor.extract %s[] : tensor<f32>
+    %m = arith.mulf %in, %v : f32
+    linalg.yield %m : f32
+  } -> tensor<64xf32>
+  return %r : tensor<64xf32>
+}
