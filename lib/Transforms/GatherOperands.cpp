@@ -92,17 +92,25 @@ struct ExtractThroughElementwise : OpRewritePattern<tensor::ExtractOp> {
 struct ExtractAtLoopIndicesToOperand : OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
 
-  /// The map reading `extract`'s element at its indices, when each is a loop of `op` or a constant.
+  /// The map reading `extract`'s element at its indices, when each is a loop of `op` or a constant, and every
+  /// place it reads is inside the tensor (a loop as long as the tensor's dimension, a constant below it): an
+  /// operand is read at every point of the loops, where the extract may have been guarded.
   static std::optional<AffineMap> readMap(linalg::GenericOp op, tensor::ExtractOp extract) {
     SmallVector<AffineExpr> results;
     MLIRContext *context = op.getContext();
-    for (Value index : extract.getIndices()) {
+    SmallVector<int64_t> loops = op.getStaticLoopRanges();
+    ArrayRef<int64_t> shape = extract.getTensor().getType().getShape();
+    for (auto [position, index] : llvm::enumerate(extract.getIndices())) {
+      int64_t size = shape[position];
       if (auto loop = index.getDefiningOp<linalg::IndexOp>(); loop && loop->getParentOp() == op.getOperation()) {
+        if (ShapedType::isDynamic(size) || loops[loop.getDim()] != size)
+          return std::nullopt;
         results.push_back(getAffineDimExpr(loop.getDim(), context));
         continue;
       }
       APInt constant;
-      if (matchPattern(index, m_ConstantInt(&constant))) {
+      if (matchPattern(index, m_ConstantInt(&constant)) && !ShapedType::isDynamic(size) &&
+          constant.getSExtValue() >= 0 && constant.getSExtValue() < size) {
         results.push_back(getAffineConstantExpr(constant.getSExtValue(), context));
         continue;
       }

@@ -104,3 +104,29 @@ func.func @scalar_read(%x: tensor<64xf32>, %s: tensor<f32>) -> tensor<64xf32> {
   } -> tensor<64xf32>
   return %r : tensor<64xf32>
 }
+
+// -----
+
+// A read at the loop's index of a tensor shorter than the loop (guarded in the body) stays an extract: as an
+// operand it would be read at every point of the loop, past its end.
+// CHECK-LABEL: func.func @guarded_read(
+// CHECK: scf.if
+// CHECK: tensor.extract %{{.*}}[%{{.*}}] : tensor<32xf32>
+func.func @guarded_read(%x: tensor<64xf32>, %s: tensor<32xf32>) -> tensor<64xf32> {
+  %c32 = arith.constant 32 : index
+  %e = tensor.empty() : tensor<64xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 0 : index
+    %inside = arith.cmpi slt, %i, %c32 : index
+    %v = scf.if %inside -> (f32) {
+      %y = tensor.extract %s[%i] : tensor<32xf32>
+      scf.yield %y : f32
+    } else {
+      scf.yield %in : f32
+    }
+    %m = arith.mulf %in, %v : f32
+    linalg.yield %m : f32
+  } -> tensor<64xf32>
+  return %r : tensor<64xf32>
+}
