@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
@@ -163,8 +164,136 @@ struct ExtractAtLoopIndicesToOperand : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// The values of an integer constant, as int64 (a dense or a resource blob, as torch-mlir writes them).
+static std::optional<std::vector<int64_t>> integerValues(Value value) {
+  auto constant = value.getDefiningOp<arith::ConstantOp>();
+  auto type = constant ? dyn_cast<RankedTensorType>(constant.getType()) : nullptr;
+  if (!type || !type.hasStaticShape() || !type.getElementType().isSignlessInteger())
+    return std::nullopt;
+  Attribute attr = constant.getValue();
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr)) {
+    std::vector<int64_t> values;
+    values.reserve(type.getNumElements());
+    for (const APInt &v : dense.getValues<APInt>())
+      values.push_back(v.getSExtValue());
+    return values;
+  }
+  if (auto blob = dyn_cast<DenseI64ResourceElementsAttr>(attr))
+    if (std::optional<ArrayRef<int64_t>> data = blob.tryGetAsArrayRef();
+        data && data->size() == size_t(type.getNumElements()))
+      return std::vector<int64_t>(data->begin(), data->end());
+  if (auto blob = dyn_cast<DenseI32ResourceElementsAttr>(attr))
+    if (std::optional<ArrayRef<int32_t>> data = blob.tryGetAsArrayRef();
+        data && data->size() == size_t(type.getNumElements()))
+      return std::vector<int64_t>(data->begin(), data->end());
+  return std::nullopt;
+}
+
+/// An index table: every element is (i_d floordiv q) mod m of its own coordinate i_d along one dimension d
+/// (m 0: no mod), or one value everywhere. What torch.export's decompositions leave as constants (a group norm's batch,
+/// group and channel-in-group of every element, one table of N x C each).
+struct IndexFormula {
+  unsigned dim = 0;
+  int64_t q = 1, m = 0;
+  std::optional<int64_t> constant; ///< Every element this value (a table of zeros, written as a blob).
+};
+
+static std::optional<IndexFormula> indexFormula(ArrayRef<int64_t> shape, const std::vector<int64_t> &values) {
+  int64_t total = static_cast<int64_t>(values.size());
+  if (total > 0 && llvm::all_of(values, [&](int64_t v) { return v == values[0]; }))
+    return IndexFormula{0, 1, 0, values[0]};
+  for (unsigned d = 0; d < shape.size(); ++d) {
+    int64_t stride = 1;
+    for (unsigned e = d + 1; e < shape.size(); ++e)
+      stride *= shape[e];
+    // f(x): the value at coordinate x along d, every other coordinate 0.
+    auto f = [&](int64_t x) { return values[x * stride]; };
+    if (f(0) != 0)
+      continue;
+    int64_t q = 1;
+    while (q < shape[d] && f(q) == 0)
+      ++q;
+    if (q == shape[d] || f(q) != 1)
+      continue; // all zero (a splat, left to the constant folders), or not a step of one
+    int64_t top = 0;
+    for (int64_t x = 0; x < shape[d]; ++x)
+      top = std::max(top, f(x));
+    IndexFormula formula{d, q, (top + 1) * q < shape[d] ? top + 1 : 0};
+    auto expected = [&](int64_t x) { return formula.m ? (x / q) % formula.m : x / q; };
+    bool matches = true;
+    for (int64_t at = 0; at < total && matches; ++at)
+      matches = values[at] == expected((at / stride) % shape[d]);
+    if (matches)
+      return formula;
+  }
+  return std::nullopt;
+}
+
+/// A constant integer operand that is an index table (IndexFormula) is computed in the body from the loop
+/// that reads its dimension: no table in memory (at KernelBench's size, 8 tables of 8192 x 4096 int64 made the
+/// group norm's payload 4.3 GB, and a kernel would read them all).
+struct ComputeIndexTables : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op, PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return failure();
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(input);
+      if (!map.isProjectedPermutation(/*allowZeroInResults=*/false))
+        continue;
+      std::optional<std::vector<int64_t>> values = integerValues(input->get());
+      if (!values)
+        continue;
+      auto type = cast<RankedTensorType>(input->get().getType());
+      std::optional<IndexFormula> formula = indexFormula(type.getShape(), *values);
+      if (!formula)
+        continue;
+      // The same generic without the operand; its block argument computed from the loop instead.
+      unsigned position = input->getOperandNumber();
+      SmallVector<Value> inputs;
+      SmallVector<AffineMap> maps;
+      for (OpOperand *other : op.getDpsInputOperands())
+        if (other != input) {
+          inputs.push_back(other->get());
+          maps.push_back(op.getMatchingIndexingMap(other));
+        }
+      for (OpOperand &init : op.getDpsInitsMutable())
+        maps.push_back(op.getMatchingIndexingMap(&init));
+      auto generic = linalg::GenericOp::create(rewriter, op.getLoc(), op.getResultTypes(), inputs, op.getDpsInits(),
+                                               maps, op.getIteratorTypesArray());
+      generic->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+      rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(), generic.getRegion().begin());
+      Block &body = generic.getRegion().front();
+      BlockArgument table = body.getArgument(position);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&body);
+      Location loc = op.getLoc();
+      if (formula->constant) {
+        Value element =
+            arith::ConstantOp::create(rewriter, loc, rewriter.getIntegerAttr(table.getType(), *formula->constant));
+        rewriter.replaceAllUsesWith(table, element);
+        body.eraseArgument(position);
+        rewriter.replaceOp(op, generic.getResults());
+        return success();
+      }
+      Value index = linalg::IndexOp::create(rewriter, loc, map.getDimPosition(formula->dim));
+      if (formula->q > 1)
+        index = arith::DivUIOp::create(rewriter, loc, index, arith::ConstantIndexOp::create(rewriter, loc, formula->q));
+      if (formula->m > 0)
+        index = arith::RemUIOp::create(rewriter, loc, index, arith::ConstantIndexOp::create(rewriter, loc, formula->m));
+      Value element = arith::IndexCastOp::create(rewriter, loc, table.getType(), index);
+      rewriter.replaceAllUsesWith(table, element);
+      body.eraseArgument(position);
+      rewriter.replaceOp(op, generic.getResults());
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "no constant index table");
+  }
+};
+
 } // namespace
 
 void kforge::populateGatherOperandsPatterns(RewritePatternSet &patterns) {
-  patterns.add<ExtractThroughElementwise, ExtractAtLoopIndicesToOperand>(patterns.getContext());
+  patterns.add<ExtractThroughElementwise, ExtractAtLoopIndicesToOperand, ComputeIndexTables>(patterns.getContext());
 }

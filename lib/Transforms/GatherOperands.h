@@ -17,7 +17,9 @@ namespace kforge {
 ///   operands at the same place, so the big elementwise intermediate (log-softmax over every class) is not
 ///   needed at all;
 /// - an element read inside a linalg.generic at the generic's own loop indices (or constants) becomes an
-///   operand of the generic, read through the corresponding indexing map, so that tiling and fusion see it.
+///   operand of the generic, read through the corresponding indexing map, so that tiling and fusion see it;
+/// - a constant integer operand that is an index table (each element a function of its own coordinate along
+///   one dimension: (i floordiv q) mod m, or one value) is computed from the loop instead of read.
 void populateGatherOperandsPatterns(mlir::RewritePatternSet &patterns);
 
 } // namespace kforge

@@ -130,3 +130,52 @@ func.func @guarded_read(%x: tensor<64xf32>, %s: tensor<32xf32>) -> tensor<64xf32
   } -> tensor<64xf32>
   return %r : tensor<64xf32>
 }
+
+// -----
+
+// Index tables, as torch.export's group norm leaves them: constants holding each element's batch (i), group
+// (j floordiv 2) and channel in its group (j mod 2), as a dense attribute or a resource blob, and a table of
+// zeros. Each is computed from the loop that reads its dimension; a constant that is no such table (a
+// permutation) stays.
+// CHECK-LABEL: func.func @index_tables(
+// CHECK-NOT: dense_resource
+// CHECK: %[[P:.*]] = arith.constant dense<{{\[}}[1, 0, 3, 2], [1, 0, 3, 2]]> : tensor<2x4xi64>
+// CHECK: linalg.generic {{.*}} ins(%[[P]] : tensor<2x4xi64>)
+// CHECK: %[[J1:.*]] = linalg.index 1 : index
+// CHECK-NEXT: arith.remui %[[J1]], %{{.*}} : index
+// CHECK: %[[J2:.*]] = linalg.index 1 : index
+// CHECK-NEXT: arith.divui %[[J2]], %{{.*}} : index
+// CHECK: %[[I:.*]] = linalg.index 0 : index
+// CHECK-NEXT: arith.index_cast %[[I]] : index to i64
+// CHECK-NOT: dense_resource
+#map = affine_map<(d0, d1) -> (d0, d1)>
+func.func @index_tables(%x: tensor<2x4xf32>) -> tensor<2x4xi64> {
+  %batch = arith.constant dense<[[0, 0, 0, 0], [1, 1, 1, 1]]> : tensor<2x4xi64>
+  %group = arith.constant dense_resource<group_table> : tensor<2x4xi64>
+  %within = arith.constant dense<[[0, 1, 0, 1], [0, 1, 0, 1]]> : tensor<2x4xi64>
+  %zeros = arith.constant dense_resource<zero_table> : tensor<2x4xi64>
+  %perm = arith.constant dense<[[1, 0, 3, 2], [1, 0, 3, 2]]> : tensor<2x4xi64>
+  %e = tensor.empty() : tensor<2x4xi64>
+  %r = linalg.generic {indexing_maps = [#map, #map, #map, #map, #map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%x, %batch, %group, %within, %zeros, %perm : tensor<2x4xf32>, tensor<2x4xi64>, tensor<2x4xi64>, tensor<2x4xi64>, tensor<2x4xi64>, tensor<2x4xi64>) outs(%e : tensor<2x4xi64>) {
+  ^bb0(%in: f32, %b: i64, %g: i64, %w: i64, %z: i64, %p: i64, %out: i64):
+    %c4 = arith.constant 4 : i64
+    %c2 = arith.constant 2 : i64
+    %bg = arith.muli %b, %c4 : i64
+    %gw = arith.muli %g, %c2 : i64
+    %s0 = arith.addi %bg, %gw : i64
+    %s1 = arith.addi %s0, %w : i64
+    %s2 = arith.addi %s1, %z : i64
+    %s3 = arith.addi %s2, %p : i64
+    linalg.yield %s3 : i64
+  } -> tensor<2x4xi64>
+  return %r : tensor<2x4xi64>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      group_table: "0x0800000000000000000000000000000000000000010000000000000001000000000000000000000000000000000000000000000001000000000000000100000000000000",
+      zero_table: "0x0800000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+    }
+  }
+#-}

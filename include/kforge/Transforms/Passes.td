@@ -461,7 +461,10 @@ def KforgeNormalizeImporter : Pass<"kforge-normalize-importer", "mlir::ModuleOp"
       class) is not needed; an element read at the body's own loop indices (or constants) becomes an
       operand read through the matching map (`(d0, d1) -> (d1)` for a row statistic), so tiling and
       fusion see it. Only reads at data-dependent places of function arguments stay extracts; rank-0 reads
-      stay too (upstream inlines such operands as extracts). GatherOperands.cpp.
+      stay too (upstream inlines such operands as extracts). Integer constants that are index tables
+      (each element (i floordiv q) mod m of its own coordinate along one dimension, or one value:
+      torch.export's group norm leaves 8 of them, N x C int64 each) are computed from the loop instead
+      of stored. GatherOperands.cpp.
     - Loops that every op walks together become one, where some `linalg.generic` has more loops than a
       GPU grid has dimensions (3) or reduces over several: adjacent loops of one kind that each op's
       operands index as adjacent dimensions, in order, with each tensor cut the same way by every op that
