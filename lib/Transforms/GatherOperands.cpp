@@ -149,10 +149,8 @@ struct ExtractAtLoopIndicesToOperand : OpRewritePattern<linalg::GenericOp> {
     }
     for (OpOperand &init : op.getDpsInitsMutable())
       maps.push_back(op.getMatchingIndexingMap(&init));
-    auto generic = linalg::GenericOp::create(rewriter, op.getLoc(), op.getResultTypes(), inputs, op.getDpsInits(), maps,
-                                             op.getIteratorTypesArray());
-    generic->setDiscardableAttrs(op->getDiscardableAttrDictionary());
-    rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(), generic.getRegion().begin());
+    linalg::GenericOp generic =
+        kforge::rebuildGeneric(rewriter, op, inputs, op.getDpsInits(), maps, op.getIteratorTypesArray());
     Block &body = generic.getRegion().front();
     unsigned at = op.getNumDpsInputs();
     for (auto &[extract, map] : reads) {
@@ -260,29 +258,27 @@ struct ComputeIndexTables : OpRewritePattern<linalg::GenericOp> {
         }
       for (OpOperand &init : op.getDpsInitsMutable())
         maps.push_back(op.getMatchingIndexingMap(&init));
-      auto generic = linalg::GenericOp::create(rewriter, op.getLoc(), op.getResultTypes(), inputs, op.getDpsInits(),
-                                               maps, op.getIteratorTypesArray());
-      generic->setDiscardableAttrs(op->getDiscardableAttrDictionary());
-      rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(), generic.getRegion().begin());
+      linalg::GenericOp generic =
+          kforge::rebuildGeneric(rewriter, op, inputs, op.getDpsInits(), maps, op.getIteratorTypesArray());
       Block &body = generic.getRegion().front();
       BlockArgument table = body.getArgument(position);
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(&body);
       Location loc = op.getLoc();
+      Value element;
       if (formula->constant) {
-        Value element =
+        element =
             arith::ConstantOp::create(rewriter, loc, rewriter.getIntegerAttr(table.getType(), *formula->constant));
-        rewriter.replaceAllUsesWith(table, element);
-        body.eraseArgument(position);
-        rewriter.replaceOp(op, generic.getResults());
-        return success();
+      } else {
+        Value index = linalg::IndexOp::create(rewriter, loc, map.getDimPosition(formula->dim));
+        if (formula->q > 1)
+          index =
+              arith::DivUIOp::create(rewriter, loc, index, arith::ConstantIndexOp::create(rewriter, loc, formula->q));
+        if (formula->m > 0)
+          index =
+              arith::RemUIOp::create(rewriter, loc, index, arith::ConstantIndexOp::create(rewriter, loc, formula->m));
+        element = arith::IndexCastOp::create(rewriter, loc, table.getType(), index);
       }
-      Value index = linalg::IndexOp::create(rewriter, loc, map.getDimPosition(formula->dim));
-      if (formula->q > 1)
-        index = arith::DivUIOp::create(rewriter, loc, index, arith::ConstantIndexOp::create(rewriter, loc, formula->q));
-      if (formula->m > 0)
-        index = arith::RemUIOp::create(rewriter, loc, index, arith::ConstantIndexOp::create(rewriter, loc, formula->m));
-      Value element = arith::IndexCastOp::create(rewriter, loc, table.getType(), index);
       rewriter.replaceAllUsesWith(table, element);
       body.eraseArgument(position);
       rewriter.replaceOp(op, generic.getResults());
@@ -296,4 +292,13 @@ struct ComputeIndexTables : OpRewritePattern<linalg::GenericOp> {
 
 void kforge::populateGatherOperandsPatterns(RewritePatternSet &patterns) {
   patterns.add<ExtractThroughElementwise, ExtractAtLoopIndicesToOperand, ComputeIndexTables>(patterns.getContext());
+}
+
+linalg::GenericOp kforge::rebuildGeneric(RewriterBase &rewriter, linalg::GenericOp op, ValueRange inputs,
+                                         ValueRange inits, ArrayRef<AffineMap> maps,
+                                         ArrayRef<utils::IteratorType> iterators) {
+  auto generic = linalg::GenericOp::create(rewriter, op.getLoc(), inits.getTypes(), inputs, inits, maps, iterators);
+  generic->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+  rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(), generic.getRegion().begin());
+  return generic;
 }

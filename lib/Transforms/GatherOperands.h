@@ -7,6 +7,7 @@
 #ifndef KFORGE_LIB_TRANSFORMS_GATHEROPERANDS_H
 #define KFORGE_LIB_TRANSFORMS_GATHEROPERANDS_H
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace kforge {
@@ -21,6 +22,13 @@ namespace kforge {
 /// - a constant integer operand that is an index table (each element a function of its own coordinate along
 ///   one dimension: (i floordiv q) mod m, or one value) is computed from the loop instead of read.
 void populateGatherOperandsPatterns(mlir::RewritePatternSet &patterns);
+
+/// A generic with `op`'s body (moved, not copied) and discardable attributes over new operands, maps and
+/// loops; `op` is left bodiless for the caller to replace. Shared by kforge-normalize-importer's rewrites.
+mlir::linalg::GenericOp rebuildGeneric(mlir::RewriterBase &rewriter, mlir::linalg::GenericOp op,
+                                       mlir::ValueRange inputs, mlir::ValueRange inits,
+                                       llvm::ArrayRef<mlir::AffineMap> maps,
+                                       llvm::ArrayRef<mlir::utils::IteratorType> iterators);
 
 } // namespace kforge
 

@@ -362,17 +362,6 @@ struct MatmulWithUnitDimension : OpRewritePattern<linalg::MatmulOp> {
   }
 };
 
-/// A generic with `op`'s body (moved, not copied) and discardable attributes over new operands, maps and
-/// loops; `op` is left bodiless for the caller to replace.
-static linalg::GenericOp rebuildGeneric(RewriterBase &rewriter, linalg::GenericOp op, ValueRange inputs,
-                                        ValueRange inits, ArrayRef<AffineMap> maps,
-                                        ArrayRef<utils::IteratorType> iterators) {
-  auto generic = linalg::GenericOp::create(rewriter, op.getLoc(), inits.getTypes(), inputs, inits, maps, iterators);
-  generic->setDiscardableAttrs(op->getDiscardableAttrDictionary());
-  rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(), generic.getRegion().begin());
-  return generic;
-}
-
 /// True when the function returns `value` itself: kforge-tune's root is the op producing the first result,
 /// so a returned result keeps its shape (no reshape between it and the return).
 static bool isReturned(Value value) {
@@ -448,7 +437,7 @@ struct DropConstantUnitDims : OpRewritePattern<linalg::GenericOp> {
     unsigned numInputs = op.getNumDpsInputs();
     ValueRange inputs = ValueRange(operands).take_front(numInputs);
     ValueRange inits = ValueRange(operands).drop_front(numInputs);
-    linalg::GenericOp generic = rebuildGeneric(rewriter, op, inputs, inits, maps, op.getIteratorTypesArray());
+    linalg::GenericOp generic = kforge::rebuildGeneric(rewriter, op, inputs, inits, maps, op.getIteratorTypesArray());
     SmallVector<Value> results;
     for (auto [index, result] : llvm::enumerate(generic.getResults())) {
       std::optional<SmallVector<ReassociationIndices>> &groups = collapsed[numInputs + index];
@@ -661,7 +650,7 @@ static void promoteRankZeroResults(func::FuncOp function) {
     }
     SmallVector<utils::IteratorType> iterators{utils::IteratorType::parallel};
     llvm::append_range(iterators, op.getIteratorTypesArray());
-    linalg::GenericOp generic = rebuildGeneric(rewriter, op, inputs, inits, maps, iterators);
+    linalg::GenericOp generic = kforge::rebuildGeneric(rewriter, op, inputs, inits, maps, iterators);
     Block *body = generic.getBody();
     unsigned position = op.getNumDpsInputs();
     for (tensor::ExtractOp extract : extracts) {
