@@ -93,6 +93,12 @@ private:
   /// Copies `inputs` (one pointer per argument) into `executor`'s shared memory and poisons its outputs.
   void fillArguments(ExecutorProcess &executor, const std::vector<const float *> &inputs);
   std::string checkReference();
+  /// Reads --check-reference-samples into `referenceSamples` (ReferenceSamples.cpp). Empty, or why not.
+  std::string readReferenceSamples();
+  /// Seed 0's reference outputs (`expected`, one pointer per argument) at the samples' positions, judged
+  /// against the samples' values; the outcome goes to the report's "reference_check". Empty, or the
+  /// disagreement.
+  std::string checkReferenceSamples(const std::vector<const float *> &expected);
   /// Fills the outputs' shared memory with NaN before a run: an executor that does not write them back
   /// leaves NaN (unwritten), never the values of an earlier run.
   void poisonOutputs(ExecutorProcess &executor) {
@@ -136,6 +142,13 @@ private:
   /// One seed's inputs, the candidate's outputs and the reference's, kept from seed to seed (verifySeed) where
   /// the seed cache does not hold them in memory.
   std::vector<std::vector<float>> seedInputs, seedActual, seedExpected;
+  /// Output elements computed independently (--check-reference-samples), per output argument.
+  struct ReferenceSamples {
+    size_t argument;
+    std::vector<int64_t> positions;
+    std::vector<float> values;
+  };
+  std::vector<ReferenceSamples> referenceSamples;
   /// Where the judge's time went, in ms (the report's "phases_ms"): what a search on a multi-GB problem needs
   /// to know to tell the host's copies from the GPU's work.
   struct Phases {

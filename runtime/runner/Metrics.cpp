@@ -12,6 +12,7 @@ namespace {
 /// Partial results of one chunk of the comparison, merged in chunk order.
 struct ReferenceStats {
   double maxAbs = 0, min = INFINITY, max = -INFINITY;
+  int64_t nonFinite = 0;
 };
 struct ErrorStats {
   double maxAbs = 0, maxRel = 0, diffSq = 0, refSq = 0, candSq = 0, dot = 0;
@@ -49,8 +50,10 @@ Comparison kforge::compare(const float *candidate, const float *reference, size_
     ReferenceStats &part = refParts[c];
     for (size_t i = begin; i < end; ++i) {
       float value = reference[i];
-      if (!std::isfinite(value))
+      if (!std::isfinite(value)) {
+        ++part.nonFinite;
         continue;
+      }
       part.maxAbs = std::max(part.maxAbs, std::fabs(double(value)));
       part.min = std::min(part.min, double(value));
       part.max = std::max(part.max, double(value));
@@ -63,6 +66,15 @@ Comparison kforge::compare(const float *candidate, const float *reference, size_
     refMax = std::max(refMax, part.max);
   }
   result.referenceRange = refMax >= refMin ? refMax - refMin : 0;
+  if (candidate == reference) {
+    // A run compared with itself (a baseline's, whose run is the reference's): no error, and the reference's
+    // own statistics are all the verdict needs (half the reads, no division per element: seconds on a 6 GB
+    // output).
+    for (const ReferenceStats &part : refParts)
+      result.referenceNonFinite += part.nonFinite;
+    result.cosine = result.referenceMaxAbs > 0 ? 1 : 0;
+    return result;
+  }
   double relFloor = std::max(1e-3 * result.referenceMaxAbs, 1e-30);
   std::vector<ErrorStats> parts(kChunks);
   forChunks(n, kChunks, [&](size_t c, size_t begin, size_t end) {

@@ -20,7 +20,8 @@ void kforge::printUsage() {
                "                  [--seeds 5] [--reps 20] [--warmup 3] [--tolerance T] [--timeout 120]\n"
                "                  [--memory-limit-mb 16384] [--runtime libkforge_mgpu.so] [--device 0]\n"
                "                  [--ceiling-gbps G] [--ceiling-tflops T] [--time-reference 0|1]\n"
-               "                  [--check-reference-against DIR] [--cutoff-ms MS] [--cache-dir DIR]\n"
+               "                  [--check-reference-against DIR] [--check-reference-samples FILE]\n"
+               "                  [--cutoff-ms MS] [--cache-dir DIR]\n"
                "                  [--timing-budget-ms MS] [--first-run-allowance-ms 1000]\n"
                "                  [--l2-flush dirty|clean] [--output FILE]\n"
                "       kforge-run --print-l2-read-kernel   (the PTX of --l2-flush clean's read kernel)\n";
@@ -69,6 +70,8 @@ bool kforge::parseRunnerOptions(int argc, char **argv, RunnerOptions &options) {
       options.runtime = value;
     else if (flag == "--check-reference-against")
       options.independent = value;
+    else if (flag == "--check-reference-samples")
+      options.referenceSamples = value;
     else if (flag == "--output")
       options.output = value;
     else if (flag == "--seeds")
@@ -112,9 +115,10 @@ bool kforge::parseRunnerOptions(int argc, char **argv, RunnerOptions &options) {
       return false;
     }
   }
-  if (options.serve && (!options.candidate.empty() || !options.independent.empty() || options.timeReference)) {
+  if (options.serve && (!options.candidate.empty() || !options.independent.empty() ||
+                        !options.referenceSamples.empty() || options.timeReference)) {
     std::cerr << "kforge-run: error: --serve takes its candidates from stdin (no --candidate, "
-                 "--check-reference-against or --time-reference)\n";
+                 "--check-reference-against, --check-reference-samples or --time-reference)\n";
     return false;
   }
   if ((options.candidate.empty() && !options.serve) || options.reference.empty()) {

@@ -14,6 +14,9 @@ namespace kforge {
 struct RunnerOptions {
   std::string candidate, reference, candidateName = "kernel", referenceName = "kernel";
   std::string independent; ///< Optional third artifact the reference is checked against once (seed 0).
+  /// Optional output elements of seed 0 computed elsewhere (kforge-compile --sample-outputs) that the
+  /// reference's seed-0 outputs must agree with.
+  std::string referenceSamples;
   std::string runtime, output;
   std::string cacheDir; ///< Inputs and reference outputs per seed, reused across runs (see SeedCache.h).
   int seeds = 5, reps = 20, warmup = 3, timeout = 120, device = 0;

@@ -45,17 +45,19 @@ static size_t memoryBound() {
   return bound;
 }
 
-/// Keeps `values` as entry `name` unless that would take memory() past its bound.
-static void keepInMemory(const std::string &name, const std::vector<float> &values) {
+/// The entry `name`, emptied, with room accounted for `count` floats; nullptr (and the entry dropped) when
+/// that would take memory() past its bound.
+static std::vector<float> *makeRoom(const std::string &name, size_t count) {
   auto [entry, added] = memory().try_emplace(name);
-  size_t before = entry->second.size() * sizeof(float), after = values.size() * sizeof(float);
-  if (memoryHeld - before + after > memoryBound()) {
-    memoryHeld -= before;
+  size_t before = entry->second.size() * sizeof(float), after = count * sizeof(float);
+  memoryHeld -= before;
+  if (memoryHeld + after > memoryBound()) {
     memory().erase(entry);
-    return;
+    return nullptr;
   }
-  memoryHeld += after - before;
-  entry->second = values;
+  memoryHeld += after;
+  std::vector<float>().swap(entry->second);
+  return &entry->second;
 }
 
 //===----------------------------------------------------------------------===//
@@ -271,7 +273,8 @@ bool SeedCache::load(int seed, const std::string &kind, const std::vector<size_t
   }
   if (!memoryKey.empty())
     for (size_t i : which)
-      keepInMemory(entryName(memoryKey, seed, kind, i), loaded[i]);
+      if (std::vector<float> *slot = makeRoom(entryName(memoryKey, seed, kind, i), loaded[i].size()))
+        *slot = loaded[i];
   for (size_t i : which)
     values[i] = std::move(loaded[i]);
   return true;
@@ -281,7 +284,32 @@ void SeedCache::store(int seed, const std::string &kind, const std::vector<size_
                       const std::vector<std::vector<float>> &values) const {
   if (!memoryKey.empty())
     for (size_t i : which)
-      keepInMemory(entryName(memoryKey, seed, kind, i), values[i]);
+      if (std::vector<float> *slot = makeRoom(entryName(memoryKey, seed, kind, i), values[i].size()))
+        *slot = values[i];
+  writeFiles(seed, kind, which, values);
+}
+
+bool SeedCache::adopt(int seed, const std::string &kind, const std::vector<size_t> &which,
+                      std::vector<std::vector<float>> &values) const {
+  // All or nothing: the caller reads either every argument from memory or every one from `values`.
+  size_t bytes = 0, replaced = 0;
+  for (size_t i : which) {
+    bytes += values[i].size() * sizeof(float);
+    if (auto it = memory().find(entryName(memoryKey, seed, kind, i)); it != memory().end())
+      replaced += it->second.size() * sizeof(float);
+  }
+  if (memoryKey.empty() || memoryHeld - replaced + bytes > memoryBound()) {
+    store(seed, kind, which, values);
+    return false;
+  }
+  writeFiles(seed, kind, which, values);
+  for (size_t i : which)
+    *makeRoom(entryName(memoryKey, seed, kind, i), values[i].size()) = std::move(values[i]);
+  return true;
+}
+
+void SeedCache::writeFiles(int seed, const std::string &kind, const std::vector<size_t> &which,
+                           const std::vector<std::vector<float>> &values) const {
   if (root.empty())
     return;
   for (size_t i : which) {

@@ -56,9 +56,16 @@ public:
   /// Stores the selected `values`; failures only cost a later recomputation.
   void store(int seed, const std::string &kind, const std::vector<size_t> &which,
              const std::vector<std::vector<float>> &values) const;
+  /// store, except that the in-memory entries take the vectors over instead of copying them (a multi-GB seed's
+  /// copy cost seconds): true when every selected argument is now held in memory (read it with view; its
+  /// vector in `values` is left empty), false when it is not (`values` then still holds what is not kept).
+  bool adopt(int seed, const std::string &kind, const std::vector<size_t> &which,
+             std::vector<std::vector<float>> &values) const;
 
 private:
   std::string file(int seed, const std::string &kind, size_t argument) const;
+  void writeFiles(int seed, const std::string &kind, const std::vector<size_t> &which,
+                  const std::vector<std::vector<float>> &values) const;
   std::array<unsigned char, 32> signature(int seed, const std::string &kind, size_t argument,
                                           const std::vector<float> &values) const;
   std::string root;      ///< DIR/KEY, or empty: no files.

@@ -89,13 +89,14 @@ static std::string requestOptions(const json &request, RunnerOptions &options) {
       return error;
   if (options.reps > 0 && options.reps < 10)
     return "\"reps\" must be 0 (no timing) or at least 10";
-  for (const char *key : {"candidate_name", "output", "nonce"})
+  for (const char *key : {"candidate_name", "output", "nonce", "check_reference_samples"})
     if (request.contains(key) && !request[key].is_string())
       return std::string("\"") + key + "\" must be a string";
   if (request.contains("nonce") && request["nonce"].get<std::string>().size() > 256)
     return "\"nonce\" must be at most 256 characters";
   options.candidateName = request.value("candidate_name", options.candidateName);
   options.output = request.value("output", std::string());
+  options.referenceSamples = request.value("check_reference_samples", std::string());
   return "";
 }
 

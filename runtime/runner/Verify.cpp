@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Evaluation.h"
+#include "Random.h"
 
 #include <nlohmann/json.hpp>
 
@@ -145,9 +146,9 @@ std::string Workers::stage(const Manifest &manifest, const std::string &name, st
 //===----------------------------------------------------------------------===//
 
 /// Normal random inputs for `seed` (outputs left empty), rounded to the candidate's element types. Each
-/// block of kInputBlock elements has its own generator, seeded from (seed, argument, block), so the values do
-/// not depend on how many threads draw them; the blocks are drawn on all cores (a 16384^2 matrix took ~10 s
-/// per seed on one).
+/// block of kInputBlock elements has its own generator (Random.h), seeded from (seed, argument, block), so the
+/// values do not depend on how many threads draw them; the blocks are drawn on all cores (a 16384^2 matrix
+/// took ~10 s per seed on one with the standard library's generator and normal distribution).
 static constexpr size_t kInputBlock = size_t(1) << 20;
 
 std::vector<std::vector<float>> kforge::makeInputs(const std::vector<ManifestArgument> &args,
@@ -170,9 +171,7 @@ void kforge::makeInputs(const std::vector<ManifestArgument> &args, const std::ve
   }
   auto draw = [&](size_t b) {
     auto [i, first] = blocks[b];
-    std::seed_seq sequence{static_cast<uint64_t>(seed), static_cast<uint64_t>(i), static_cast<uint64_t>(first)};
-    std::mt19937_64 generator(sequence);
-    std::normal_distribution<float> normal(0.0f, 1.0f);
+    Xoshiro256 generator(static_cast<uint64_t>(seed), static_cast<uint64_t>(i), static_cast<uint64_t>(first));
     size_t last = std::min(inputs[i].size(), first + kInputBlock);
     bool positive = args[i].domain == "positive";
     if (int64_t bound = parseDomain(args[i].domain).value_or(0); bound > 0) {
@@ -182,7 +181,7 @@ void kforge::makeInputs(const std::vector<ManifestArgument> &args, const std::ve
       return;
     }
     for (size_t e = first; e < last; ++e) {
-      float value = normal(generator);
+      float value = standardNormal(generator);
       inputs[i][e] = roundTo(types[i], positive ? std::fabs(value) : value);
     }
   };
@@ -453,6 +452,9 @@ std::string Evaluation::load() {
   }
   report["tolerance"] = tolerance;
   layOutSeeds();
+  if (!options.referenceSamples.empty())
+    if (std::string e = readReferenceSamples(); !e.empty())
+      return e;
   if (std::string e = ensureStarted(workers.candidate); !e.empty())
     return "starting the candidate's executor: " + e;
   report["containment"] = workers.candidate.containment();
@@ -464,10 +466,10 @@ std::string Evaluation::load() {
 }
 
 void Evaluation::layOutSeeds() {
-  // The reference build, and the arguments' shapes and types, name the cached inputs and outputs ("inputs2":
-  // the block-wise generation of makeInputs; files from the earlier scheme are not reused).
+  // The reference build, and the arguments' shapes and types, name the cached inputs and outputs ("inputs3":
+  // makeInputs' block-wise ziggurat draws; files from the earlier schemes are not reused).
   const auto &cArgs = candidate.arguments;
-  cacheKey = (reference.hash.empty() ? reference.directory : reference.hash) + "-inputs2";
+  cacheKey = (reference.hash.empty() ? reference.directory : reference.hash) + "-inputs3";
   for (size_t i = 0; i < cArgs.size(); ++i) {
     cacheKey += "-" + cArgs[i].dtype + (cArgs[i].domain.empty() ? "" : "+" + cArgs[i].domain);
     for (int64_t d : cArgs[i].shape)
@@ -537,11 +539,14 @@ Evaluation::SeedEnd Evaluation::verifySeed(int seed, const SeedCache &cache, std
   auto started = std::chrono::steady_clock::now();
   if (!cache.view(seed, "inputs", inputIndices, sizes, inputs)) {
     seedInputs.resize(arguments);
+    bool held = false; // by the in-memory cache, which took the vectors over (no multi-GB copy)
     if (!cache.load(seed, "inputs", inputIndices, sizes, seedInputs)) {
       makeInputs(candidate.arguments, types, seed, seedInputs);
-      cache.store(seed, "inputs", inputIndices, seedInputs);
+      held = cache.adopt(seed, "inputs", inputIndices, seedInputs) &&
+             cache.view(seed, "inputs", inputIndices, sizes, inputs);
     }
-    inputs = pointersTo(seedInputs);
+    if (!held)
+      inputs = pointersTo(seedInputs);
   }
   phases.inputs += msSince(started);
   // The candidate first, then the reference (unless the candidate is the reference), each in its own executor.
@@ -579,6 +584,7 @@ Evaluation::SeedEnd Evaluation::verifySeed(int seed, const SeedCache &cache, std
   phases.copies += msSince(started);
   if (!cache.view(seed, "outputs", outputIndices, sizes, expected)) {
     seedExpected.resize(arguments);
+    bool held = false; // by the in-memory cache, which took the vectors over
     if (!cache.load(seed, "outputs", outputIndices, sizes, seedExpected)) {
       if (candidateIsReference) {
         // The candidate is the reference's own artifact (a baseline's run): its run was the reference's run,
@@ -592,10 +598,16 @@ Evaluation::SeedEnd Evaluation::verifySeed(int seed, const SeedCache &cache, std
         if ((error = runOn(workers.reference, "reference", inputs, seedExpected)).size())
           return SeedEnd::Failed;
       }
-      cache.store(seed, "outputs", outputIndices, seedExpected);
+      // (A baseline's `actual` points into the same buffers, which the cache may now own: moving a vector
+      // keeps its elements where they are.)
+      held = cache.adopt(seed, "outputs", outputIndices, seedExpected) &&
+             cache.view(seed, "outputs", outputIndices, sizes, expected);
     }
-    expected = pointersTo(seedExpected);
+    if (!held)
+      expected = pointersTo(seedExpected);
   }
+  if (seed == 0 && !referenceSamples.empty() && (error = checkReferenceSamples(expected)).size())
+    return SeedEnd::Failed;
   compareOutputs(seed, actual, expected);
   return SeedEnd::Verified;
 }

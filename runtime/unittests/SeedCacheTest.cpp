@@ -103,3 +103,23 @@ TEST_F(SeedCacheTest, AMemoryHitIsViewedInPlaceAndAMissLeavesThePointersAlone) {
   SeedCache files(dir + "/cache", "view", /*inMemory=*/false, /*seedBytes=*/64);
   EXPECT_FALSE(files.view(3, "outputs", {0, 2}, {2, 0, 3}, missed));
 }
+
+TEST_F(SeedCacheTest, AdoptTakesTheVectorsOverWithoutCopying) {
+  SeedCache cache("", "adopt", /*inMemory=*/true, /*seedBytes=*/64);
+  std::vector<std::vector<float>> values{{1.0f, 2.0f}, {}, {5.0f, 6.0f, 7.0f}};
+  const float *first = values[0].data(), *third = values[2].data();
+  ASSERT_TRUE(cache.adopt(2, "inputs", {0, 2}, values));
+  // The cache owns the very buffers now: the vectors are left empty, and a view points at the old elements.
+  EXPECT_TRUE(values[0].empty());
+  EXPECT_TRUE(values[2].empty());
+  std::vector<const float *> data(3, nullptr);
+  ASSERT_TRUE(cache.view(2, "inputs", {0, 2}, {2, 0, 3}, data));
+  EXPECT_EQ(data[0], first);
+  EXPECT_EQ(data[2], third);
+  EXPECT_EQ(data[2][1], 6.0f);
+  // A cache that keeps nothing in memory adopts nothing and leaves the values alone.
+  SeedCache none("", "adopt", /*inMemory=*/false, /*seedBytes=*/64);
+  std::vector<std::vector<float>> kept{{3.0f}};
+  EXPECT_FALSE(none.adopt(2, "inputs", {0}, kept));
+  EXPECT_EQ(kept[0], std::vector<float>{3.0f});
+}

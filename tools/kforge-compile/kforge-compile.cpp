@@ -2,11 +2,15 @@
 //
 //   kforge-compile PAYLOAD.mlir [--recipe R.mlir] [--target gpu|cpu] [--entry F] -o DIR [--name N]
 //   kforge-compile PAYLOAD.mlir --facts-json FILE      (what kforge-tune needs to know; no compile)
+//   kforge-compile PAYLOAD.mlir --sample-outputs FILE --manifest M.json [--seed S] [--samples N]
+//                                                       (output elements in float64 on the host; no compile)
 //
 // Writes DIR/N.so (C entry point _mlir_ciface_F), DIR/N.json (the manifest the runner reads), and the
 // scheduled and lowered IR for inspection. See docs/artifacts.md.
 //
 //===----------------------------------------------------------------------===//
+
+#include "SampleOutputs.h"
 
 #include "kforge/Artifact/Artifact.h"
 #include "kforge/InitAll.h"
@@ -53,6 +57,23 @@ static cl::opt<std::string> factsPath("facts-json",
                                       cl::desc("Only analyse the payload: write what kforge-tune needs to know about "
                                                "it (root op, loop sizes, contraction, hash) to this JSON file"),
                                       cl::init(""));
+static cl::opt<std::string>
+    samplesPath("sample-outputs",
+                cl::desc("Only evaluate output elements: write chosen elements of the entry's results, computed in "
+                         "float64 on the host from the inputs kforge-run draws for --seed, to this JSON file "
+                         "(kforge-tune's independent check of the reference on problems too large for the CPU "
+                         "build)"),
+                cl::init(""));
+static cl::opt<std::string> samplesManifest("manifest",
+                                            cl::desc("--sample-outputs: the reference artifact's manifest (its "
+                                                     "argument order, element types and input domains)"),
+                                            cl::init(""));
+static cl::opt<int> samplesSeed("seed", cl::desc("--sample-outputs: whose inputs"), cl::init(0));
+static cl::opt<int> samplesCount("samples", cl::desc("--sample-outputs: how many output elements"), cl::init(512));
+static cl::opt<double> samplesSeconds("sample-seconds",
+                                      cl::desc("--sample-outputs: stop evaluating after this long, keeping what "
+                                               "was evaluated"),
+                                      cl::init(60));
 static cl::opt<bool> scheduleOnly("schedule-only",
                                   cl::desc("Stop after applying and verifying the recipe (writes N.scheduled.mlir)"),
                                   cl::init(false));
@@ -230,6 +251,15 @@ int main(int argc, char **argv) {
       return 1;
     }
     return 0;
+  }
+  if (!samplesPath.empty()) {
+    if (samplesManifest.empty() || samplesCount <= 0 || !(samplesSeconds > 0) || samplesSeed < 0) {
+      llvm::errs() << "kforge-compile: error: --sample-outputs needs --manifest FILE, --samples N > 0, "
+                      "--sample-seconds S > 0 and --seed S >= 0\n";
+      return 2;
+    }
+    return kforge::sampleOutputs(*payload, entry,
+                                 {samplesPath, samplesManifest, samplesSeed, samplesCount, samplesSeconds});
   }
   if (outputDir.empty()) {
     llvm::errs() << "kforge-compile: error: no output directory (-o DIR)\n";

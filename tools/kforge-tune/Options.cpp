@@ -74,6 +74,15 @@ static cl::opt<double> referenceCheckMaxGflop(
 static cl::opt<double> referenceCheckMaxGB(
     "reference-check-max-gb", cl::desc("... and its arguments at most this many GB (0: never check)"), cl::init(2),
     cl::cat(category));
+static cl::opt<int> referenceSamples(
+    "reference-samples",
+    cl::desc("Where the CPU build cannot check the reference (a larger problem, or --target cpu): check it "
+             "against this many output elements computed in float64 on the host from the payload's IR (0: never)"),
+    cl::init(512), cl::cat(category));
+static cl::opt<double> referenceSampleSeconds(
+    "reference-sample-seconds",
+    cl::desc("... computing them for at most this many seconds (the elements done by then are checked)"), cl::init(20),
+    cl::cat(category));
 static cl::opt<std::string> l2Flush(
     "l2-flush",
     cl::desc("GPU trials: how the L2 flush before each timed repetition leaves L2: dirty (kforge-run writes a "
@@ -259,6 +268,8 @@ static TuneConfig givenConfig() {
   config.slowBaselineMs = slowBaseline;
   config.referenceCheckMaxGflop = referenceCheckMaxGflop;
   config.referenceCheckMaxGB = referenceCheckMaxGB;
+  config.referenceSamples = referenceSamples;
+  config.referenceSampleSeconds = referenceSampleSeconds;
   config.l2Flush = l2Flush;
   config.resume = resume;
   config.search = !noSearch;
@@ -347,6 +358,8 @@ int kforge::tune::checkOptionValues(const CommandLine &c) {
       {"--slow-baseline-ms", config.slowBaselineMs, 0, 1e9, "0 or more milliseconds"},
       {"--reference-check-max-gflop", config.referenceCheckMaxGflop, 0, 1e9, "0 (never check) or more GFLOP"},
       {"--reference-check-max-gb", config.referenceCheckMaxGB, 0, 1e9, "0 (never check) or more GB"},
+      {"--reference-samples", double(config.referenceSamples), 0, 1000000, "from 0 (never) to 1000000 elements"},
+      {"--reference-sample-seconds", config.referenceSampleSeconds, 0.1, 86400, "from 0.1 to 86400 seconds"},
       {"--dry-run", double(c.dryRun), 0, 1000000, "from 0 to 1000000 schedules"},
       {"--propose", double(c.propose), 0, 1000000, "from 0 to 1000000 schedules"},
       {"--score-compiles", config.weights.compiles, 0, 1e6, "a weight from 0 to 1e6"},

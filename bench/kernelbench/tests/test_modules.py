@@ -6,6 +6,7 @@ A module kforge cannot handle yet is listed in KNOWN_FAILURES with the stage and
 test passes only while it fails exactly so. A listed module that starts passing fails its test (take it off the
 list), and so does an unlisted module that starts failing. Run by test/Python/kernelbench.test."""
 
+import json
 import os
 import sys
 
@@ -31,6 +32,19 @@ KNOWN_FAILURES = {
     "l1_cumsum": ("import", "tm_tensor.scan"),
 }
 
+def reference_checks(workdir):
+    """(run.json, its "reference_check") of every kforge-tune run under `workdir` (the whole module's, or each
+    kernel's when it was tuned as several)."""
+    found = []
+    for directory, _, files in os.walk(workdir):
+        if "run.json" in files and os.path.exists(os.path.join(directory, "db.jsonl")):
+            with open(os.path.join(directory, "run.json")) as f:
+                check = json.load(f).get("reference_check")
+            if check is not None:
+                found.append((os.path.join(directory, "run.json"), check))
+    return found
+
+
 MODULES = sorted(os.path.splitext(f)[0] for f in os.listdir(suite.MODULES_DIR) if f.endswith(".py"))
 
 
@@ -54,6 +68,13 @@ def test_small_module_imports_compiles_verifies_and_tunes_on_cpu(name, tmp_path)
     expected = KNOWN_FAILURES.get(name)
     if expected is None:
         assert failure is None, f"{name} fails at {failure[0]}: {failure[1]}"
+        # Every tune's reference was checked against output elements computed in float64 from the payload's
+        # IR (kforge-tune's sampled check on the CPU target), and agreed: a skipped check (an op the
+        # interpreter cannot evaluate) fails here too.
+        checks = reference_checks(str(tmp_path))
+        assert checks, f"{name}: no kforge-tune run.json with a reference check"
+        for run_json, check in checks:
+            assert check.get("status") == "agrees", f"{name}: {run_json}: {check}"
         return
     assert failure is not None, f"{name} now passes: take it off KNOWN_FAILURES"
     stage, message = failure

@@ -226,7 +226,8 @@ static std::string freshNonce() {
 /// nonce the candidate never sees (they travel only between this process and the runner's judge); a reply
 /// that does not echo both is not this request's verdict, and the runner is replaced.
 static RunOutcome runOnServer(const TuneConfig &config, RunnerServer &server, StringRef candidateDir, int seeds,
-                              int reps, double cutoffMs, int warmup = -1, StringRef outputName = "run.json") {
+                              int reps, double cutoffMs, int warmup = -1, StringRef outputName = "run.json",
+                              StringRef referenceSamples = "") {
   static int64_t requests = 0;
   auto start = std::chrono::steady_clock::now();
   std::string output = joinPath(candidateDir, outputName);
@@ -242,6 +243,8 @@ static RunOutcome runOnServer(const TuneConfig &config, RunnerServer &server, St
     request["warmup"] = warmup;
   if (config.timingBudgetMs > 0)
     request["timing_budget_ms"] = config.timingBudgetMs;
+  if (!referenceSamples.empty())
+    request["check_reference_samples"] = referenceSamples.str();
   std::string why;
   // The runner's judge enforces timeout_s itself; this side's limit is the backstop for a judge that hangs.
   std::optional<std::string> reply =
@@ -300,7 +303,8 @@ RunOutcome kforge::tune::runCandidate(const TuneConfig &config, const Tools &too
 //===----------------------------------------------------------------------===//
 
 json::Object ReferenceCheck::toJSON() const {
-  json::Object o{{"status", status}, {"against", against}, {"reason", reason}, {"seconds", seconds}};
+  json::Object o{{"status", status}, {"against", against}, {"method", method},
+                 {"reason", reason}, {"seconds", seconds}, {"prepare_seconds", prepareSeconds}};
   if (relL2Error)
     o["rel_l2_error"] = *relL2Error;
   if (maxAbsError)
@@ -316,6 +320,8 @@ std::optional<ReferenceCheck> ReferenceCheck::fromJSON(const json::Value *value)
   check.status = o->getString("status")->str();
   check.against = o->getString("against").value_or("").str();
   check.reason = o->getString("reason").value_or("").str();
+  check.method = o->getString("method").value_or("").str();
+  check.prepareSeconds = o->getNumber("prepare_seconds").value_or(0);
   check.relL2Error = o->getNumber("rel_l2_error");
   check.maxAbsError = o->getNumber("max_abs_error");
   check.seconds = o->getNumber("seconds").value_or(0);
@@ -338,33 +344,72 @@ std::string kforge::tune::largeProblemSeeds(TuneConfig &config, const PayloadFac
 
 ReferenceCheck kforge::tune::planReferenceCheck(const TuneConfig &config, const PayloadFacts &facts) {
   ReferenceCheck check;
-  if (config.target != "gpu") {
-    // The CPU reference is the untransformed payload through the CPU pipeline the candidates take too; kforge
-    // has no second CPU lowering, and its other one (the naive GPU build) needs a GPU.
-    check.status = "skipped";
-    check.reason = "not checked: no independent computation on this target (the reference is the untransformed "
-                   "payload through the CPU pipeline the candidates use; kforge has no other CPU lowering)";
-    return check;
-  }
-  check.against = "the CPU build of the payload (kforge-compile --target cpu: untransformed loops, no GPU lowering)";
+  // Why the CPU build cannot be the check, when it cannot.
+  std::string noCpuBuild;
   double gflop = static_cast<double>(facts.flops) / 1e9, gb = static_cast<double>(facts.bytes) / 1e9;
-  if (config.referenceCheckMaxGflop <= 0 || config.referenceCheckMaxGB <= 0) {
-    check.status = "skipped";
-    check.reason = "not checked: turned off (--reference-check-max-gflop or --reference-check-max-gb is 0)";
-    return check;
-  }
-  if (gflop > config.referenceCheckMaxGflop || gb > config.referenceCheckMaxGB) {
-    check.status = "skipped";
+  if (config.target != "gpu") {
+    // The CPU reference is the untransformed payload through the CPU pipeline the candidates take too.
+    noCpuBuild = "the reference is the CPU build itself";
+  } else if (config.referenceCheckMaxGflop <= 0 || config.referenceCheckMaxGB <= 0) {
+    noCpuBuild = "the CPU build's check is turned off (--reference-check-max-gflop or --reference-check-max-gb is 0)";
+  } else if (gflop > config.referenceCheckMaxGflop || gb > config.referenceCheckMaxGB) {
     char text[400];
     std::snprintf(text, sizeof(text),
-                  "not checked: the problem is too large for the CPU build (%.3g GFLOP, %.3g GB of arguments; the "
-                  "bound is %g GFLOP and %g GB, --reference-check-max-gflop/-gb: its untransformed loops run at "
-                  "~0.3-1 GFLOP/s)",
+                  "the problem is too large for the CPU build (%.3g GFLOP, %.3g GB of arguments; the bound is %g "
+                  "GFLOP and %g GB, --reference-check-max-gflop/-gb: its untransformed loops run at ~0.3-1 GFLOP/s)",
                   gflop, gb, config.referenceCheckMaxGflop, config.referenceCheckMaxGB);
-    check.reason = text;
+    noCpuBuild = text;
+  }
+  if (noCpuBuild.empty()) {
+    check.method = "cpu-build";
+    check.against = "the CPU build of the payload (kforge-compile --target cpu: untransformed loops, no GPU lowering)";
+    return check; // status "": to be run
+  }
+  if (config.referenceSamples <= 0) {
+    check.status = "skipped";
+    check.reason = "not checked: " + noCpuBuild + ", and the sampled check is turned off (--reference-samples 0)";
     return check;
   }
+  check.method = "samples";
+  check.against = llvm::formatv("{0} output elements computed in float64 on the host from the payload's IR "
+                                "(kforge-compile --sample-outputs: no kforge lowering; {1})",
+                                config.referenceSamples, noCpuBuild)
+                      .str();
   return check; // status "": to be run
+}
+
+Candidate kforge::tune::prepareReferenceSamples(const TuneConfig &config, const Tools &tools, StringRef baselineDir) {
+  auto start = std::chrono::steady_clock::now();
+  Candidate c;
+  std::string dir = joinPath(config.runDir, "reference-check");
+  llvm::sys::fs::create_directories(dir);
+  c.dir = joinPath(dir, "samples.json");
+  llvm::sys::fs::remove(c.dir);
+  std::vector<std::string> args = {config.payloadPath,
+                                   "--sample-outputs",
+                                   c.dir,
+                                   "--manifest",
+                                   joinPath(baselineDir, "kernel.json"),
+                                   "--samples",
+                                   std::to_string(config.referenceSamples),
+                                   "--sample-seconds",
+                                   llvm::formatv("{0}", config.referenceSampleSeconds).str()};
+  if (!config.entry.empty())
+    args.insert(args.end(), {"--entry", config.entry});
+  std::string message;
+  std::string log = joinPath(dir, "samples.log");
+  int rc = runProgram(tools.compile, args, log, config.referenceSampleSeconds + 120, message);
+  c.compileSeconds = secondsSince(start);
+  c.compiled = rc == 0;
+  c.stage = "sample-outputs";
+  if (!c.compiled) {
+    // kforge-compile's own error line says why (an op the interpreter has no meaning for, the time limit).
+    std::string text = readText(log);
+    size_t at = text.find("error: ");
+    c.message = at != std::string::npos ? text.substr(at + 7, text.find('\n', at) - at - 7)
+                                        : (message.empty() ? "exit " + std::to_string(rc) : message);
+  }
+  return c;
 }
 
 Candidate kforge::tune::compileBaseline(const TuneConfig &config, const Tools &tools) {
@@ -415,17 +460,26 @@ RunOutcome kforge::tune::firstBaselineRun(const TuneConfig &config, const Tools 
                                           const Candidate *independent, ReferenceCheck &check, Evaluator *runner) {
   std::vector<std::string> checkArgs;
   bool checking = check.status.empty() && independent;
+  bool samples = check.method == "samples";
   if (checking && !independent->compiled) {
     check.status = "skipped";
-    check.reason = "not checked: the independent build does not compile (" + independent->stage +
-                   "): " + independent->message;
+    check.reason = samples ? "not checked: the output elements could not be computed: " + independent->message
+                           : "not checked: the independent build does not compile (" + independent->stage +
+                                 "): " + independent->message;
     checking = false;
   }
   if (!checking && runner)
     return runner->runBaseline(config, 1, 0, -1, "first-run.json");
-  if (checking)
-    checkArgs = {"--check-reference-against", independent->dir};
-  RunOutcome first = runCandidate(config, tools, baselineDir, baselineDir, 1, 0, 0, checkArgs, "first-run.json");
+  // The sampled check rides on the long-lived runner's first request (which then holds seed 0 for the search);
+  // the CPU build is a third artifact, which only a runner process of its own loads.
+  RunOutcome first;
+  if (checking && samples && runner) {
+    first = runner->runBaseline(config, 1, 0, -1, "first-run.json", independent->dir);
+  } else {
+    if (checking)
+      checkArgs = {samples ? "--check-reference-samples" : "--check-reference-against", independent->dir};
+    first = runCandidate(config, tools, baselineDir, baselineDir, 1, 0, 0, checkArgs, "first-run.json");
+  }
   if (!checking)
     return first;
   check.seconds = first.seconds;
@@ -584,13 +638,16 @@ RunOutcome Evaluator::measure(const TuneConfig &runConfig, const Candidate &c, d
   return runOnServer(runConfig, runner(), c.dir, config.seeds, config.reps, cutoffMs);
 }
 
-RunOutcome Evaluator::runBaseline(const TuneConfig &runConfig, int seeds, int reps, int warmup, StringRef outputName) {
+RunOutcome Evaluator::runBaseline(const TuneConfig &runConfig, int seeds, int reps, int warmup, StringRef outputName,
+                                  StringRef referenceSamples) {
   std::string baselineDir = joinPath(config.runDir, "baseline");
   if (config.runner == "serve")
-    return runOnServer(runConfig, runner(), baselineDir, seeds, reps, 0, warmup, outputName);
+    return runOnServer(runConfig, runner(), baselineDir, seeds, reps, 0, warmup, outputName, referenceSamples);
   std::vector<std::string> args;
   if (warmup >= 0)
     args = {"--warmup", std::to_string(warmup)};
+  if (!referenceSamples.empty())
+    args.insert(args.end(), {"--check-reference-samples", referenceSamples.str()});
   return runCandidate(runConfig, tools, baselineDir, baselineDir, seeds, reps, 0, args, outputName);
 }
 

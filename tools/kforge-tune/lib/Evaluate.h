@@ -71,9 +71,13 @@ struct ReferenceCheck {
   /// check could not run).
   std::string status;
   std::string against; ///< The independent computation, in words; empty when there is none.
+  /// How: "cpu-build" (the whole output of the CPU build) or "samples" (output elements in float64 on the
+  /// host, kforge-compile --sample-outputs); empty when there is no check.
+  std::string method;
   std::string reason;
   std::optional<double> relL2Error, maxAbsError;
   double seconds = 0; ///< The check's own time (compile of the independent build excluded).
+  double prepareSeconds = 0; ///< Computing the independent values: the CPU build's compile, or the samples.
 
   llvm::json::Object toJSON() const;
   /// run.json's "reference_check", or nothing when it has none (a run from before the check).
@@ -82,8 +86,15 @@ struct ReferenceCheck {
 
 /// What the reference of this run can be checked against. On the GPU: the CPU build of the payload
 /// (kforge-compile --target cpu: its own lowering, no GPU mapping), when the facts' flops and bytes are within
-/// --reference-check-max-gflop / --reference-check-max-gb; status "" (run it). Otherwise "skipped" with why.
+/// --reference-check-max-gflop / --reference-check-max-gb. Otherwise (and on the CPU target, whose reference
+/// is the CPU build): --reference-samples output elements computed in float64 on the host. Status "" (run
+/// it), or "skipped" with why.
 ReferenceCheck planReferenceCheck(const TuneConfig &config, const PayloadFacts &facts);
+
+/// For a "samples" check: kforge-compile --sample-outputs on the payload with the compiled baseline's manifest
+/// (its argument order and input domains), into RUN/reference-check/samples.json. The result's `dir` is that
+/// file, `compiled` whether it was written, `message` why not.
+Candidate prepareReferenceSamples(const TuneConfig &config, const Tools &tools, llvm::StringRef baselineDir);
 
 /// Arguments above this many bytes make a problem "large" for verification (largeProblemSeeds).
 inline constexpr double kLargeProblemBytes = 2e9;
@@ -139,8 +150,10 @@ public:
   /// its report written to RUN/baseline/`outputName`. With --runner serve it goes through the search's
   /// long-lived runner (started here): a multi-GB problem's seed 0 is then drawn, and its reference run, once
   /// for the baseline and every trial, where separate kforge-runs drew it three times (seeds over 1 GiB get
-  /// no cache files). Otherwise a kforge-run of its own.
-  RunOutcome runBaseline(const TuneConfig &runConfig, int seeds, int reps, int warmup, llvm::StringRef outputName);
+  /// no cache files). Otherwise a kforge-run of its own. `referenceSamples`: a kforge-samples/1 file the
+  /// reference's seed-0 outputs are checked against on the way (--check-reference-samples).
+  RunOutcome runBaseline(const TuneConfig &runConfig, int seeds, int reps, int warmup, llvm::StringRef outputName,
+                         llvm::StringRef referenceSamples = "");
 
 private:
   /// The search's long-lived runner, started at the first use.

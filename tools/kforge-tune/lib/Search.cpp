@@ -169,8 +169,11 @@ bool Tuner::checkExistingReference() {
     return false;
   check = planReferenceCheck(config, facts);
   if (check.status.empty()) {
-    Candidate independent = compileIndependent(config, tools);
-    RunOutcome first = firstBaselineRun(config, tools, joinPath(config.runDir, "baseline"), &independent, check);
+    std::string baselineDir = joinPath(config.runDir, "baseline");
+    Candidate independent = check.method == "samples" ? prepareReferenceSamples(config, tools, baselineDir)
+                                                      : compileIndependent(config, tools);
+    check.prepareSeconds = independent.compileSeconds;
+    RunOutcome first = firstBaselineRun(config, tools, baselineDir, &independent, check);
     (void)first; // the baseline was measured before; only the check is new
   }
   return settleReferenceCheck();
@@ -199,7 +202,7 @@ bool Tuner::setUp(unsigned jobs, llvm::DefaultThreadPool &pool) {
   bool wantIndependent = check.status.empty();
   std::shared_future<void> baselineDone = pool.async([&] { baseline = compileBaseline(config, tools); });
   std::shared_future<void> independentDone;
-  if (wantIndependent)
+  if (wantIndependent && check.method == "cpu-build")
     independentDone = pool.async([&] { independent = compileIndependent(config, tools); });
   bool early = config.search && config.target == "gpu" && config.policy != "llm" && config.policy != "llm+evolve";
   if (early && startBatch(jobs, pool) == BatchEnd::WriteError) {
@@ -209,6 +212,12 @@ bool Tuner::setUp(unsigned jobs, llvm::DefaultThreadPool &pool) {
   baselineDone.wait();
   if (independentDone.valid())
     independentDone.wait();
+  // The sampled check reads the baseline's manifest (argument order, input domains), so it follows the
+  // baseline's compile; the early batch keeps compiling meanwhile.
+  if (wantIndependent && check.method == "samples" && baseline.compiled)
+    independent = prepareReferenceSamples(config, tools, baseline.dir);
+  if (wantIndependent)
+    check.prepareSeconds = independent.compileSeconds;
   std::optional<DatabaseRecord> record =
       measureBaseline(config, tools, facts, baseline, wantIndependent ? &independent : nullptr, check, &evaluator);
   if (check.status == "disagrees" || !record) {

@@ -78,6 +78,11 @@ struct TuneConfig {
   /// GPU: the naive reference is checked once against the CPU build of the payload when the problem is at most
   /// this many GFLOP and GB (the CPU build runs untransformed loops at ~0.3-1 GFLOP/s); 0 turns the check off.
   double referenceCheckMaxGflop = 2, referenceCheckMaxGB = 2;
+  /// Where the CPU build cannot check the reference (a larger problem, or the CPU target, whose reference is
+  /// the CPU build): this many output elements computed in float64 on the host from the payload's IR
+  /// (kforge-compile --sample-outputs), within `referenceSampleSeconds`; 0 turns that check off.
+  int referenceSamples = 512;
+  double referenceSampleSeconds = 20;
   /// GPU trials: how kforge-run's flush before each timed repetition leaves L2, "dirty" (a write, MEASURE.md's
   /// protocol) or "clean" (a read); recorded in run.json, and a resumed run must use the same.
   std::string l2Flush = "dirty";

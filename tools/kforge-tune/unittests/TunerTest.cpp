@@ -62,7 +62,11 @@ TEST(ReferenceCheck, TheGpuReferenceIsCheckedAgainstTheCpuBuildWhenSmallEnough) 
   EXPECT_EQ(small.status, "");
   EXPECT_NE(small.against.find("CPU build"), std::string::npos);
   // The sizes: a 128x512x1024x2048 batched product (275 GFLOP), a 2048x1048576 matvec (8.6 GB).
+  // Beyond it, sampled elements check it instead; with those off too, nothing does, and the reason says why.
   ReferenceCheck flops = planReferenceCheck(config, problem(275, 1.6));
+  EXPECT_EQ(flops.method, "samples");
+  config.referenceSamples = 0;
+  flops = planReferenceCheck(config, problem(275, 1.6));
   EXPECT_EQ(flops.status, "skipped");
   EXPECT_NE(flops.reason.find("too large for the CPU"), std::string::npos);
   EXPECT_EQ(planReferenceCheck(config, problem(4.3, 8.6)).status, "skipped");
@@ -94,13 +98,29 @@ TEST(LargeProblemSeeds, AProblemOverTwoGigabytesIsVerifiedOnThreeSeeds) {
   EXPECT_EQ(fewer.seeds, 2);
 }
 
-TEST(ReferenceCheck, TheCpuTargetHasNoIndependentComputation) {
+TEST(ReferenceCheck, TheCpuTargetIsCheckedOnSampledElements) {
   TuneConfig config;
   config.target = "cpu";
   ReferenceCheck check = planReferenceCheck(config, problem(0.001, 0.001));
+  EXPECT_EQ(check.status, "");
+  EXPECT_EQ(check.method, "samples");
+  EXPECT_NE(check.against.find("the reference is the CPU build itself"), std::string::npos);
+  // Turned off, nothing else can check it: said, never faked.
+  config.referenceSamples = 0;
+  check = planReferenceCheck(config, problem(0.001, 0.001));
   EXPECT_EQ(check.status, "skipped");
-  EXPECT_EQ(check.against, "");
-  EXPECT_NE(check.reason.find("no independent computation on this target"), std::string::npos);
+  EXPECT_EQ(check.method, "");
+  EXPECT_NE(check.reason.find("--reference-samples 0"), std::string::npos);
+}
+
+TEST(ReferenceCheck, LargeGpuProblemsAreCheckedOnSampledElements) {
+  TuneConfig config;
+  config.target = "gpu";
+  EXPECT_EQ(planReferenceCheck(config, problem(1, 1)).method, "cpu-build");
+  ReferenceCheck check = planReferenceCheck(config, problem(8, 12.9));
+  EXPECT_EQ(check.status, "");
+  EXPECT_EQ(check.method, "samples");
+  EXPECT_NE(check.against.find("too large for the CPU build"), std::string::npos);
 }
 
 TEST(ReferenceCheck, RoundTripsThroughRunJson) {

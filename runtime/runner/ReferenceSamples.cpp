@@ -1,0 +1,92 @@
+//===- ReferenceSamples.cpp - the reference against elements computed elsewhere ===//
+//
+// --check-reference-samples FILE: output elements computed independently of kforge's lowering (kforge-compile
+// --sample-outputs, float64 on the host from the payload's IR) for seed 0's inputs. The reference's seed-0
+// outputs, which the evaluation computes anyway, are compared with them at their positions by the same rule
+// as every candidate; a disagreement fails the run with the reason. kforge-tune asks for this when the problem
+// is too large for the CPU build (docs/runner.md, "The reference is checked").
+//
+//===----------------------------------------------------------------------===//
+
+#include "Evaluation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unistd.h>
+
+using namespace kforge;
+
+/// Large enough for tens of thousands of samples; the file is the tuner's, but is read as untrusted input.
+static constexpr size_t kMaxSamplesBytes = size_t(64) << 20;
+
+std::string Evaluation::readReferenceSamples() {
+  const std::string where = "--check-reference-samples " + options.referenceSamples + ": ";
+  std::string why;
+  int fd = openRegularFile(options.referenceSamples, "reference samples", /*noFollow=*/false, kMaxSamplesBytes, why);
+  if (fd < 0)
+    return where + why;
+  std::string text;
+  char buffer[1 << 16];
+  for (ssize_t n; (n = read(fd, buffer, sizeof(buffer))) > 0;)
+    text.append(buffer, static_cast<size_t>(n));
+  close(fd);
+  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object() || doc["format"] != "kforge-samples/1")
+    return where + "not a kforge-samples/1 file";
+  if (!doc["seed"].is_number_integer() || doc["seed"].get<int64_t>() != 0)
+    return where + "the samples are not of seed 0's inputs, which the check compares";
+  if (!doc["outputs"].is_array())
+    return where + "no \"outputs\" array";
+  size_t total = 0;
+  for (json &group : doc["outputs"]) {
+    if (!group.is_object() || !group["argument"].is_number_unsigned() || !group["positions"].is_array() ||
+        !group["values"].is_array() || group["positions"].size() != group["values"].size())
+      return where + "each output needs an argument and as many positions as values";
+    size_t argument = group["argument"].get<size_t>();
+    if (std::find(outputIndices.begin(), outputIndices.end(), argument) == outputIndices.end())
+      return where + "argument " + std::to_string(argument) + " is not an output of the reference";
+    ReferenceSamples samples{argument, {}, {}};
+    for (size_t k = 0; k < group["positions"].size(); ++k) {
+      const json &position = group["positions"][k], &value = group["values"][k];
+      if (!position.is_number_unsigned() || position.get<uint64_t>() >= sizes[argument])
+        return where + "a position of argument " + std::to_string(argument) + " is outside it";
+      if (!value.is_number() || !std::isfinite(value.get<double>()))
+        return where + "a value is not a finite number";
+      samples.positions.push_back(position.get<int64_t>());
+      samples.values.push_back(static_cast<float>(value.get<double>()));
+    }
+    total += samples.positions.size();
+    referenceSamples.push_back(std::move(samples));
+  }
+  if (total == 0)
+    return where + "no samples: nothing would be checked";
+  return "";
+}
+
+std::string Evaluation::checkReferenceSamples(const std::vector<const float *> &expected) {
+  json result = {{"samples", options.referenceSamples}, {"status", "correct"}};
+  std::string disagreement;
+  size_t elements = 0;
+  for (const ReferenceSamples &samples : referenceSamples) {
+    std::vector<float> reference(samples.positions.size());
+    for (size_t k = 0; k < reference.size(); ++k)
+      reference[k] = expected[samples.argument][samples.positions[k]];
+    // The sampled values play the reference's part: the rule is relative to their scale.
+    Comparison c = compare(reference.data(), samples.values.data(), reference.size());
+    std::string why, status = verdict(c, tolerance, why);
+    elements += reference.size();
+    result["rel_l2_error"] = std::max(result.value("rel_l2_error", 0.0), c.relL2Error);
+    result["max_abs_error"] = std::max(result.value("max_abs_error", 0.0), c.maxAbsError);
+    if (status == "incorrect" && disagreement.empty())
+      disagreement = "argument " + std::to_string(samples.argument) + ": " + why;
+    if (status != "correct" && result["status"] != "incorrect") {
+      result["status"] = status;
+      result["why"] = "argument " + std::to_string(samples.argument) + ": " + why;
+    }
+  }
+  result["elements"] = elements;
+  report["reference_check"] = result;
+  if (!disagreement.empty())
+    return "the reference disagrees with the independent computation: " + disagreement;
+  return "";
+}
