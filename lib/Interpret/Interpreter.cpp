@@ -29,7 +29,7 @@ namespace kforge {
 class InterpreterBuilder {
 public:
   InterpreterBuilder(PayloadInterpreter &interp, std::string &error) : interp(interp), error(error) {}
-  bool build(func::FuncOp func, const std::vector<const float *> &arguments);
+  bool build(func::FuncOp func, ArgumentSource &arguments);
 
 private:
   bool refuse(Operation *op, const std::string &why);
@@ -79,14 +79,9 @@ static bool staticShape(Type type, SmallVectorImpl<int64_t> &shape) {
   return true;
 }
 
-bool InterpreterBuilder::build(func::FuncOp func, const std::vector<const float *> &arguments) {
+bool InterpreterBuilder::build(func::FuncOp func, ArgumentSource &arguments) {
   if (func.isExternal())
     return refuse(func, "the function has no body");
-  if (arguments.size() != func.getNumArguments()) {
-    error = "the function takes " + std::to_string(func.getNumArguments()) + " arguments, " +
-            std::to_string(arguments.size()) + " were given";
-    return false;
-  }
   if (!func.getBody().hasOneBlock())
     return refuse(func, "the function's body has more than one block");
   for (BlockArgument argument : func.getArguments()) {
@@ -94,7 +89,7 @@ bool InterpreterBuilder::build(func::FuncOp func, const std::vector<const float 
     if (!staticShape(argument.getType(), shape))
       return refuse(func,
                     "argument #" + std::to_string(argument.getArgNumber()) + " is not a statically shaped tensor");
-    tensors[argument] = add<ArgumentNode>(shape, arguments[argument.getArgNumber()]);
+    tensors[argument] = add<ArgumentNode>(shape, arguments, argument.getArgNumber());
   }
   for (Operation &op : func.getBody().front()) {
     if (auto ret = dyn_cast<func::ReturnOp>(op)) {
@@ -375,7 +370,7 @@ bool InterpreterBuilder::buildGeneric(linalg::GenericOp op) {
 
 PayloadInterpreter::~PayloadInterpreter() = default;
 
-std::unique_ptr<PayloadInterpreter> PayloadInterpreter::create(func::FuncOp func, std::vector<const float *> arguments,
+std::unique_ptr<PayloadInterpreter> PayloadInterpreter::create(func::FuncOp func, ArgumentSource &arguments,
                                                                std::string &error) {
   std::unique_ptr<PayloadInterpreter> interp(new PayloadInterpreter());
   InterpreterBuilder builder(*interp, error);

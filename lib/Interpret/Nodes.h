@@ -49,15 +49,25 @@ public:
   llvm::SmallVector<int64_t> shape;
 };
 
-/// A function argument: the caller's elements.
+/// A function argument: the caller's elements, block by block (the last block read kept at hand).
 class ArgumentNode : public Node {
 public:
-  ArgumentNode(PayloadInterpreter &interp, llvm::ArrayRef<int64_t> shape, const float *data)
-      : Node(interp, shape), data(data) {}
-  double at(const int64_t *index) override { return data[linearize(index)]; }
+  ArgumentNode(PayloadInterpreter &interp, llvm::ArrayRef<int64_t> shape, ArgumentSource &source, unsigned argument)
+      : Node(interp, shape), source(source), argument(argument), bits(source.blockBits()) {}
+  double at(const int64_t *index) override {
+    int64_t flat = linearize(index), block = flat >> bits;
+    if (block != currentBlock) {
+      current = source.block(argument, block);
+      currentBlock = block;
+    }
+    return current[flat & ((int64_t(1) << bits) - 1)];
+  }
 
 private:
-  const float *data;
+  ArgumentSource &source;
+  unsigned argument, bits;
+  int64_t currentBlock = -1;
+  const float *current = nullptr;
 };
 
 /// arith.constant of a tensor type: a splat, dense elements, or a resource blob.

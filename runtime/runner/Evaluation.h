@@ -27,6 +27,13 @@ namespace kforge {
 
 using json = nlohmann::json;
 
+/// Inputs are drawn in blocks of this many elements, each by a generator of its own (Verify.cpp).
+inline constexpr size_t kInputBlock = size_t(1) << 20;
+/// Elements [first, first + count) of input argument `argument` for `seed`, exactly as makeInputs draws them:
+/// `first` a multiple of kInputBlock, `count` at most kInputBlock (less only in the argument's last block).
+/// Anyone may draw any block alone (kforge-compile --sample-outputs draws only the blocks it reads).
+void drawInputBlock(const ManifestArgument &arg, DType type, int seed, size_t argument, size_t first,
+                    size_t count, float *out);
 /// Normal random inputs for `seed` (outputs left empty), rounded to the candidate's element types; the same
 /// values however many threads draw them (Verify.cpp).
 std::vector<std::vector<float>> makeInputs(const std::vector<ManifestArgument> &args,

@@ -149,7 +149,21 @@ std::string Workers::stage(const Manifest &manifest, const std::string &name, st
 /// block of kInputBlock elements has its own generator (Random.h), seeded from (seed, argument, block), so the
 /// values do not depend on how many threads draw them; the blocks are drawn on all cores (a 16384^2 matrix
 /// took ~10 s per seed on one with the standard library's generator and normal distribution).
-static constexpr size_t kInputBlock = size_t(1) << 20;
+void kforge::drawInputBlock(const ManifestArgument &arg, DType type, int seed, size_t argument, size_t first,
+                            size_t count, float *out) {
+  Xoshiro256 generator(static_cast<uint64_t>(seed), static_cast<uint64_t>(argument), static_cast<uint64_t>(first));
+  if (int64_t bound = parseDomain(arg.domain).value_or(0); bound > 0) {
+    std::uniform_int_distribution<int64_t> index(0, bound - 1);
+    for (size_t e = 0; e < count; ++e)
+      out[e] = static_cast<float>(index(generator));
+    return;
+  }
+  bool positive = arg.domain == "positive";
+  for (size_t e = 0; e < count; ++e) {
+    float value = standardNormal(generator);
+    out[e] = roundTo(type, positive ? std::fabs(value) : value);
+  }
+}
 
 std::vector<std::vector<float>> kforge::makeInputs(const std::vector<ManifestArgument> &args,
                                                    const std::vector<DType> &types, int seed) {
@@ -171,19 +185,8 @@ void kforge::makeInputs(const std::vector<ManifestArgument> &args, const std::ve
   }
   auto draw = [&](size_t b) {
     auto [i, first] = blocks[b];
-    Xoshiro256 generator(static_cast<uint64_t>(seed), static_cast<uint64_t>(i), static_cast<uint64_t>(first));
-    size_t last = std::min(inputs[i].size(), first + kInputBlock);
-    bool positive = args[i].domain == "positive";
-    if (int64_t bound = parseDomain(args[i].domain).value_or(0); bound > 0) {
-      std::uniform_int_distribution<int64_t> index(0, bound - 1);
-      for (size_t e = first; e < last; ++e)
-        inputs[i][e] = static_cast<float>(index(generator));
-      return;
-    }
-    for (size_t e = first; e < last; ++e) {
-      float value = standardNormal(generator);
-      inputs[i][e] = roundTo(types[i], positive ? std::fabs(value) : value);
-    }
+    size_t count = std::min(inputs[i].size(), first + kInputBlock) - first;
+    drawInputBlock(args[i], types[i], seed, i, first, count, inputs[i].data() + first);
   };
   size_t workers = std::min<size_t>(blocks.size(), std::max(1u, std::thread::hardware_concurrency()));
   std::atomic<size_t> next{0};

@@ -32,12 +32,23 @@ class Node;
 class GenericEval;
 } // namespace interpret
 
+/// Where the interpreter reads the function's arguments: row-major elements as floats (integer arguments hold
+/// their values), in blocks of 2^blockBits() elements, each asked for when first read, so that a caller can
+/// produce only the blocks an evaluation reads (kforge-run's inputs are drawn block by block).
+class ArgumentSource {
+public:
+  virtual ~ArgumentSource() = default;
+  virtual unsigned blockBits() const = 0;
+  /// The elements of block `block` of argument `argument` (the last block may be shorter); safe to call from
+  /// several threads, and valid while the source lives.
+  virtual const float *block(unsigned argument, int64_t block) = 0;
+};
+
 class PayloadInterpreter {
 public:
-  /// Prepares `func` for evaluation. `arguments[i]` holds the row-major elements of the function's argument i as
-  /// floats (integer arguments hold their values), and must outlive the interpreter. Fails with a message
-  /// naming the first op (and its location) the interpreter cannot evaluate.
-  static std::unique_ptr<PayloadInterpreter> create(mlir::func::FuncOp func, std::vector<const float *> arguments,
+  /// Prepares `func` for evaluation, its arguments read from `arguments` (which must outlive the
+  /// interpreter). Fails with a message naming the first op (and its location) the interpreter cannot evaluate.
+  static std::unique_ptr<PayloadInterpreter> create(mlir::func::FuncOp func, ArgumentSource &arguments,
                                                     std::string &error);
   ~PayloadInterpreter();
 
