@@ -36,16 +36,15 @@ void drawInputBlock(const ManifestArgument &arg, DType type, int seed, size_t ar
                     size_t count, float *out);
 /// Normal random inputs for `seed` (outputs left empty), rounded to the candidate's element types; the same
 /// values however many threads draw them (Verify.cpp).
-std::vector<std::vector<float>> makeInputs(const std::vector<ManifestArgument> &args,
-                                           const std::vector<DType> &types, int seed);
+std::vector<Floats> makeInputs(const std::vector<ManifestArgument> &args, const std::vector<DType> &types, int seed);
 /// The same, into `inputs`, whose vectors keep their memory where they already have the right size.
 void makeInputs(const std::vector<ManifestArgument> &args, const std::vector<DType> &types, int seed,
-                std::vector<std::vector<float>> &inputs);
+                std::vector<Floats> &inputs);
 
 /// Pointers to each vector's values (null for an empty one).
-inline std::vector<const float *> pointersTo(const std::vector<std::vector<float>> &values) {
+inline std::vector<const float *> pointersTo(const std::vector<Floats> &values) {
   std::vector<const float *> data;
-  for (const std::vector<float> &v : values)
+  for (const Floats &v : values)
     data.push_back(v.empty() ? nullptr : v.data());
   return data;
 }
@@ -96,7 +95,7 @@ private:
   /// Runs `slot` of `executor` on `inputs` (one pointer per argument, copied into its shared memory); its outputs
   /// in `outputs`.
   std::string runOn(ExecutorProcess &executor, const std::string &slot, const std::vector<const float *> &inputs,
-                    std::vector<std::vector<float>> &outputs);
+                    std::vector<Floats> &outputs);
   /// Copies `inputs` (one pointer per argument) into `executor`'s shared memory and poisons its outputs.
   void fillArguments(ExecutorProcess &executor, const std::vector<const float *> &inputs);
   std::string checkReference();
@@ -148,7 +147,7 @@ private:
   int candidateKernels[2] = {0, 0};
   /// One seed's inputs, the candidate's outputs and the reference's, kept from seed to seed (verifySeed) where
   /// the seed cache does not hold them in memory.
-  std::vector<std::vector<float>> seedInputs, seedActual, seedExpected;
+  std::vector<Floats> seedInputs, seedActual, seedExpected;
   /// Output elements computed independently (--check-reference-samples), per output argument.
   struct ReferenceSamples {
     size_t argument;

@@ -29,8 +29,8 @@ static std::string sanitize(const std::string &key) {
 
 /// The in-memory entries, by key, seed, kind and argument. One process verifies against one reference at a
 /// time, so this holds a few seeds' inputs and outputs.
-static std::map<std::string, std::vector<float>> &memory() {
-  static std::map<std::string, std::vector<float>> entries;
+static std::map<std::string, Floats> &memory() {
+  static std::map<std::string, Floats> entries;
   return entries;
 }
 
@@ -47,7 +47,7 @@ static size_t memoryBound() {
 
 /// The entry `name`, emptied, with room accounted for `count` floats; nullptr (and the entry dropped) when
 /// that would take memory() past its bound.
-static std::vector<float> *makeRoom(const std::string &name, size_t count) {
+static Floats *makeRoom(const std::string &name, size_t count) {
   auto [entry, added] = memory().try_emplace(name);
   size_t before = entry->second.size() * sizeof(float), after = count * sizeof(float);
   memoryHeld -= before;
@@ -56,7 +56,7 @@ static std::vector<float> *makeRoom(const std::string &name, size_t count) {
     return nullptr;
   }
   memoryHeld += after;
-  std::vector<float>().swap(entry->second);
+  Floats().swap(entry->second);
   return &entry->second;
 }
 
@@ -201,7 +201,7 @@ static std::string entryName(const std::string &key, int seed, const std::string
 }
 
 std::array<unsigned char, 32> SeedCache::signature(int seed, const std::string &kind, size_t argument,
-                                                   const std::vector<float> &values) const {
+                                                   const Floats &values) const {
   // HMAC over what the file stands for (the directory's key: reference build, shapes, types; seed, kind,
   // argument; the length) and the SHA-256 of its values: a file moved to another name, another reference's
   // directory or another user's cache does not verify.
@@ -231,7 +231,7 @@ bool SeedCache::view(int seed, const std::string &kind, const std::vector<size_t
 }
 
 bool SeedCache::load(int seed, const std::string &kind, const std::vector<size_t> &which,
-                     const std::vector<size_t> &sizes, std::vector<std::vector<float>> &values) const {
+                     const std::vector<size_t> &sizes, std::vector<Floats> &values) const {
   if (!enabled())
     return false;
   std::vector<const float *> held(values.size());
@@ -244,7 +244,7 @@ bool SeedCache::load(int seed, const std::string &kind, const std::vector<size_t
   }
   if (root.empty())
     return false;
-  std::vector<std::vector<float>> loaded(values.size());
+  std::vector<Floats> loaded(values.size());
   for (size_t i : which) {
     // The values, then their 32-byte signature; a file that is not a regular one, of another size, or whose
     // signature this user's key did not make is a miss (recomputed and replaced).
@@ -273,7 +273,7 @@ bool SeedCache::load(int seed, const std::string &kind, const std::vector<size_t
   }
   if (!memoryKey.empty())
     for (size_t i : which)
-      if (std::vector<float> *slot = makeRoom(entryName(memoryKey, seed, kind, i), loaded[i].size()))
+      if (Floats *slot = makeRoom(entryName(memoryKey, seed, kind, i), loaded[i].size()))
         *slot = loaded[i];
   for (size_t i : which)
     values[i] = std::move(loaded[i]);
@@ -281,16 +281,16 @@ bool SeedCache::load(int seed, const std::string &kind, const std::vector<size_t
 }
 
 void SeedCache::store(int seed, const std::string &kind, const std::vector<size_t> &which,
-                      const std::vector<std::vector<float>> &values) const {
+                      const std::vector<Floats> &values) const {
   if (!memoryKey.empty())
     for (size_t i : which)
-      if (std::vector<float> *slot = makeRoom(entryName(memoryKey, seed, kind, i), values[i].size()))
+      if (Floats *slot = makeRoom(entryName(memoryKey, seed, kind, i), values[i].size()))
         *slot = values[i];
   writeFiles(seed, kind, which, values);
 }
 
 bool SeedCache::adopt(int seed, const std::string &kind, const std::vector<size_t> &which,
-                      std::vector<std::vector<float>> &values) const {
+                      std::vector<Floats> &values) const {
   // All or nothing: the caller reads either every argument from memory or every one from `values`.
   size_t bytes = 0, replaced = 0;
   for (size_t i : which) {
@@ -309,7 +309,7 @@ bool SeedCache::adopt(int seed, const std::string &kind, const std::vector<size_
 }
 
 void SeedCache::writeFiles(int seed, const std::string &kind, const std::vector<size_t> &which,
-                           const std::vector<std::vector<float>> &values) const {
+                           const std::vector<Floats> &values) const {
   if (root.empty())
     return;
   for (size_t i : which) {

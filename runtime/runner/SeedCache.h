@@ -22,6 +22,8 @@
 #ifndef KFORGE_RUNNER_SEEDCACHE_H
 #define KFORGE_RUNNER_SEEDCACHE_H
 
+#include "Floats.h"
+
 #include <array>
 #include <string>
 #include <vector>
@@ -47,7 +49,7 @@ public:
   /// Fills `values[i]` (i in `which`) with `sizes[i]` floats of `seed`'s `kind` ("inputs" or "outputs").
   /// False (and `values` untouched) unless every selected argument is present with the right size.
   bool load(int seed, const std::string &kind, const std::vector<size_t> &which, const std::vector<size_t> &sizes,
-            std::vector<std::vector<float>> &values) const;
+            std::vector<Floats> &values) const;
   /// Points `data[i]` (i in `which`) at the in-memory entries of `seed`'s `kind`, without copying them: valid
   /// until this process stores that seed and kind again. False (and `data` untouched) unless every selected
   /// argument is held in memory with the right size.
@@ -55,19 +57,18 @@ public:
             std::vector<const float *> &data) const;
   /// Stores the selected `values`; failures only cost a later recomputation.
   void store(int seed, const std::string &kind, const std::vector<size_t> &which,
-             const std::vector<std::vector<float>> &values) const;
+             const std::vector<Floats> &values) const;
   /// store, except that the in-memory entries take the vectors over instead of copying them (a multi-GB seed's
   /// copy cost seconds): true when every selected argument is now held in memory (read it with view; its
   /// vector in `values` is left empty), false when it is not (`values` then still holds what is not kept).
-  bool adopt(int seed, const std::string &kind, const std::vector<size_t> &which,
-             std::vector<std::vector<float>> &values) const;
+  bool adopt(int seed, const std::string &kind, const std::vector<size_t> &which, std::vector<Floats> &values) const;
 
 private:
   std::string file(int seed, const std::string &kind, size_t argument) const;
   void writeFiles(int seed, const std::string &kind, const std::vector<size_t> &which,
-                  const std::vector<std::vector<float>> &values) const;
+                  const std::vector<Floats> &values) const;
   std::array<unsigned char, 32> signature(int seed, const std::string &kind, size_t argument,
-                                          const std::vector<float> &values) const;
+                                          const Floats &values) const;
   std::string root;      ///< DIR/KEY, or empty: no files.
   std::string memoryKey; ///< KEY, or empty: nothing kept in memory.
   std::string secret;    ///< This user's cache key.

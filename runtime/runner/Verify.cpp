@@ -165,15 +165,15 @@ void kforge::drawInputBlock(const ManifestArgument &arg, DType type, int seed, s
   }
 }
 
-std::vector<std::vector<float>> kforge::makeInputs(const std::vector<ManifestArgument> &args,
-                                                   const std::vector<DType> &types, int seed) {
-  std::vector<std::vector<float>> inputs;
+std::vector<Floats> kforge::makeInputs(const std::vector<ManifestArgument> &args, const std::vector<DType> &types,
+                                       int seed) {
+  std::vector<Floats> inputs;
   makeInputs(args, types, seed, inputs);
   return inputs;
 }
 
 void kforge::makeInputs(const std::vector<ManifestArgument> &args, const std::vector<DType> &types, int seed,
-                        std::vector<std::vector<float>> &inputs) {
+                        std::vector<Floats> &inputs) {
   inputs.resize(args.size());
   std::vector<std::pair<size_t, size_t>> blocks; // (argument, first element)
   for (size_t i = 0; i < args.size(); ++i) {
@@ -383,7 +383,7 @@ void Evaluation::fillArguments(ExecutorProcess &executor, const std::vector<cons
 }
 
 std::string Evaluation::runOn(ExecutorProcess &executor, const std::string &slot,
-                              const std::vector<const float *> &inputs, std::vector<std::vector<float>> &outputs) {
+                              const std::vector<const float *> &inputs, std::vector<Floats> &outputs) {
   fillArguments(executor, inputs);
   std::string error;
   auto started = std::chrono::steady_clock::now();
@@ -412,7 +412,7 @@ std::string Evaluation::checkReference() {
     return "checking the reference: " + e;
   if (std::string e = loadInto(workers.reference, independent, "kernel", "independent"); !e.empty())
     return "checking the reference: " + e;
-  std::vector<std::vector<float>> inputs = makeInputs(candidate.arguments, types, 0), expected, other;
+  std::vector<Floats> inputs = makeInputs(candidate.arguments, types, 0), expected, other;
   if (std::string e = runOn(workers.reference, "reference", pointersTo(inputs), expected); !e.empty())
     return "checking the reference: " + e;
   if (std::string e = runOn(workers.reference, "independent", pointersTo(inputs), other); !e.empty())
@@ -421,7 +421,7 @@ std::string Evaluation::checkReference() {
   call(workers.reference, {{"op", "unload"}, {"slot", "independent"}}, "independent", error);
   json result = {{"independent", independent.directory}, {"status", "correct"}};
   for (size_t i : outputIndices) {
-    Comparison c = compare(expected[i], other[i]);
+    Comparison c = compare(expected[i].data(), other[i].data(), other[i].size());
     std::string why, status = verdict(c, tolerance, why);
     result["rel_l2_error"] = c.relL2Error;
     result["max_abs_error"] = c.maxAbsError;

@@ -168,7 +168,7 @@ std::string Evaluation::timeCandidate() {
   if (!options.timeReference)
     return "";
   // The reference is timed on buffers of its own run: one more run of seed 0's inputs.
-  std::vector<std::vector<float>> inputs = makeInputs(candidate.arguments, types, 0), ignored;
+  std::vector<Floats> inputs = makeInputs(candidate.arguments, types, 0), ignored;
   std::string error;
   if ((error = ensureReference()).size() ||
       (error = runOn(workers.reference, "reference", pointersTo(inputs), ignored)).size())

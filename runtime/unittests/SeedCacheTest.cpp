@@ -48,10 +48,10 @@ TEST_F(SeedCacheTest, SmallSeedsAreKeptInFiles) {
   SeedCache cache(dir + "/cache", "small", /*inMemory=*/false, /*seedBytes=*/64);
   if (!cache.disabledBecause().empty())
     GTEST_SKIP() << cache.disabledBecause(); // no libcrypto on this machine
-  std::vector<std::vector<float>> values{{1.0f, 2.0f}, {3.0f}};
+  std::vector<Floats> values{{1.0f, 2.0f}, {3.0f}};
   cache.store(0, "inputs", {0, 1}, values);
   EXPECT_EQ(filesUnder(dir + "/cache"), 2);
-  std::vector<std::vector<float>> loaded(2);
+  std::vector<Floats> loaded(2);
   ASSERT_TRUE(cache.load(0, "inputs", {0, 1}, {2, 1}, loaded));
   EXPECT_EQ(loaded, values);
 }
@@ -59,18 +59,18 @@ TEST_F(SeedCacheTest, SmallSeedsAreKeptInFiles) {
 TEST_F(SeedCacheTest, ASeedOverTheBoundGetsNoFilesAndSaysWhy) {
   SeedCache cache(dir + "/cache", "large", /*inMemory=*/false, /*seedBytes=*/kMaxSeedFileBytes + 1);
   EXPECT_NE(cache.disabledBecause().find("a seed takes 1.07 GB"), std::string::npos) << cache.disabledBecause();
-  std::vector<std::vector<float>> values{{1.0f, 2.0f}};
+  std::vector<Floats> values{{1.0f, 2.0f}};
   cache.store(0, "outputs", {0}, values);
   EXPECT_EQ(filesUnder(dir + "/cache"), 0);
-  std::vector<std::vector<float>> loaded(1);
+  std::vector<Floats> loaded(1);
   EXPECT_FALSE(cache.load(0, "outputs", {0}, {2}, loaded));
 }
 
 TEST_F(SeedCacheTest, ALargeSeedIsStillKeptInMemory) {
   SeedCache cache(dir + "/cache", "large-in-memory", /*inMemory=*/true, /*seedBytes=*/kMaxSeedFileBytes + 1);
-  std::vector<std::vector<float>> values{{4.0f, 5.0f}};
+  std::vector<Floats> values{{4.0f, 5.0f}};
   cache.store(1, "outputs", {0}, values);
-  std::vector<std::vector<float>> loaded(1);
+  std::vector<Floats> loaded(1);
   ASSERT_TRUE(cache.load(1, "outputs", {0}, {2}, loaded));
   EXPECT_EQ(loaded, values);
   EXPECT_EQ(filesUnder(dir + "/cache"), 0);
@@ -80,7 +80,7 @@ TEST_F(SeedCacheTest, ALargeSeedIsStillKeptInMemory) {
 
 TEST_F(SeedCacheTest, AMemoryHitIsViewedInPlaceAndAMissLeavesThePointersAlone) {
   SeedCache cache("", "view", /*inMemory=*/true, /*seedBytes=*/64);
-  std::vector<std::vector<float>> values{{1.0f, 2.0f}, {}, {5.0f, 6.0f, 7.0f}};
+  std::vector<Floats> values{{1.0f, 2.0f}, {}, {5.0f, 6.0f, 7.0f}};
   cache.store(3, "outputs", {0, 2}, values);
   std::vector<const float *> data(3, nullptr);
   ASSERT_TRUE(cache.view(3, "outputs", {0, 2}, {2, 0, 3}, data));
@@ -106,7 +106,7 @@ TEST_F(SeedCacheTest, AMemoryHitIsViewedInPlaceAndAMissLeavesThePointersAlone) {
 
 TEST_F(SeedCacheTest, AdoptTakesTheVectorsOverWithoutCopying) {
   SeedCache cache("", "adopt", /*inMemory=*/true, /*seedBytes=*/64);
-  std::vector<std::vector<float>> values{{1.0f, 2.0f}, {}, {5.0f, 6.0f, 7.0f}};
+  std::vector<Floats> values{{1.0f, 2.0f}, {}, {5.0f, 6.0f, 7.0f}};
   const float *first = values[0].data(), *third = values[2].data();
   ASSERT_TRUE(cache.adopt(2, "inputs", {0, 2}, values));
   // The cache owns the very buffers now: the vectors are left empty, and a view points at the old elements.
@@ -119,7 +119,7 @@ TEST_F(SeedCacheTest, AdoptTakesTheVectorsOverWithoutCopying) {
   EXPECT_EQ(data[2][1], 6.0f);
   // A cache that keeps nothing in memory adopts nothing and leaves the values alone.
   SeedCache none("", "adopt", /*inMemory=*/false, /*seedBytes=*/64);
-  std::vector<std::vector<float>> kept{{3.0f}};
+  std::vector<Floats> kept{{3.0f}};
   EXPECT_FALSE(none.adopt(2, "inputs", {0}, kept));
-  EXPECT_EQ(kept[0], std::vector<float>{3.0f});
+  EXPECT_EQ(kept[0], Floats{3.0f});
 }
