@@ -26,6 +26,10 @@ using namespace kforge::interpret;
 
 namespace kforge {
 
+/// Tensor values an interpreted function may have (a KernelBench module has tens; a partitioned model's kernel
+/// fewer): at 1 KB of stack a level, well inside a thread's 8 MB.
+static constexpr size_t kMaxNodes = 4096;
+
 class InterpreterBuilder {
 public:
   InterpreterBuilder(PayloadInterpreter &interp, std::string &error) : interp(interp), error(error) {}
@@ -103,6 +107,11 @@ bool InterpreterBuilder::build(func::FuncOp func, ArgumentSource &arguments) {
     }
     if (!buildOp(&op))
       return false;
+    // An element is evaluated by recursion through the ops it depends on: a bound on their number bounds the
+    // depth (a few hundred bytes of stack a level), where a model's worth of chained ops could overflow it.
+    if (interp.nodes.size() > kMaxNodes)
+      return refuse(&op, "the function has more than " + std::to_string(kMaxNodes) +
+                             " tensor values, more than the interpreter evaluates by recursion");
   }
   return refuse(func, "the function does not end in func.return");
 }
