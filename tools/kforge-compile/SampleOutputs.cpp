@@ -98,7 +98,9 @@ static int failWith(const std::string &message) {
 }
 
 /// The positions to evaluate in an output of `shape`: its corners (the first and last element among them),
-/// then distinct positions drawn uniformly, `count` in all where the output has that many.
+/// then, for each dimension, positions on its last index (where a partial tile's edge is) with the other
+/// coordinates drawn at random, then distinct positions drawn uniformly; `count` in all where the output has
+/// that many, the edges taking at most an eighth of them.
 static std::vector<int64_t> choosePositions(const std::vector<int64_t> &shape, int count, uint64_t seed) {
   int64_t elements = 1;
   for (int64_t size : shape)
@@ -112,6 +114,15 @@ static std::vector<int64_t> choosePositions(const std::vector<int64_t> &shape, i
     chosen.insert(flat);
   }
   std::mt19937_64 generator(seed);
+  size_t perEdge = rank == 0 ? 0 : std::max<size_t>(1, size_t(count) / 8 / rank);
+  for (size_t d = 0; d < rank; ++d)
+    for (size_t k = 0; k < perEdge && int(chosen.size()) < count; ++k) {
+      int64_t flat = 0;
+      for (size_t e = 0; e < rank; ++e)
+        flat = flat * shape[e] +
+               (e == d ? shape[e] - 1 : std::uniform_int_distribution<int64_t>(0, shape[e] - 1)(generator));
+      chosen.insert(flat);
+    }
   std::uniform_int_distribution<int64_t> any(0, elements - 1);
   while (int64_t(chosen.size()) < std::min<int64_t>(count, elements))
     chosen.insert(any(generator));
