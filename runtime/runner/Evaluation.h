@@ -115,7 +115,9 @@ private:
   SeedEnd verifySeed(int seed, const SeedCache &cache, std::string &error);
   bool tooSlow(int seed, double runMs);
   /// `actual` and `expected`: one pointer per argument (outputs only used).
-  void compareOutputs(int seed, const std::vector<const float *> &actual, const std::vector<const float *> &expected);
+  /// The reference's summaries are kept in `cache` across requests.
+  void compareOutputs(int seed, const std::vector<const float *> &actual, const std::vector<const float *> &expected,
+                      const SeedCache &cache);
   /// One timed phase of `executor`: its wall time on the judge's clock, and the timing the judge computes from
   /// the samples the executor claims, checked (finite, above the physical floor, not longer than the phase).
   std::string timePhase(ExecutorProcess &executor, const json &command, const std::string &what, json &timing,

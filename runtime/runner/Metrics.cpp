@@ -10,10 +10,6 @@ using namespace kforge;
 
 namespace {
 /// Partial results of one chunk of the comparison, merged in chunk order.
-struct ReferenceStats {
-  double maxAbs = 0, min = INFINITY, max = -INFINITY;
-  int64_t nonFinite = 0;
-};
 struct ErrorStats {
   double maxAbs = 0, maxRel = 0, diffSq = 0, refSq = 0, candSq = 0, dot = 0;
   int64_t nonFinite = 0, unwritten = 0, referenceNonFinite = 0;
@@ -41,13 +37,12 @@ Comparison kforge::compare(const std::vector<float> &candidate, const std::vecto
   return compare(candidate.data(), reference.data(), reference.size());
 }
 
-Comparison kforge::compare(const float *candidate, const float *reference, size_t n) {
-  constexpr size_t kChunks = 16;
-  Comparison result;
-  result.elements = static_cast<int64_t>(n);
-  std::vector<ReferenceStats> refParts(kChunks);
+static constexpr size_t kChunks = 16;
+
+ReferenceSummary kforge::summarize(const float *reference, size_t n) {
+  std::vector<ReferenceSummary> parts(kChunks);
   forChunks(n, kChunks, [&](size_t c, size_t begin, size_t end) {
-    ReferenceStats &part = refParts[c];
+    ReferenceSummary &part = parts[c];
     for (size_t i = begin; i < end; ++i) {
       float value = reference[i];
       if (!std::isfinite(value)) {
@@ -59,19 +54,30 @@ Comparison kforge::compare(const float *candidate, const float *reference, size_
       part.max = std::max(part.max, double(value));
     }
   });
-  double refMin = INFINITY, refMax = -INFINITY;
-  for (const ReferenceStats &part : refParts) {
-    result.referenceMaxAbs = std::max(result.referenceMaxAbs, part.maxAbs);
-    refMin = std::min(refMin, part.min);
-    refMax = std::max(refMax, part.max);
+  ReferenceSummary summary;
+  for (const ReferenceSummary &part : parts) {
+    summary.maxAbs = std::max(summary.maxAbs, part.maxAbs);
+    summary.min = std::min(summary.min, part.min);
+    summary.max = std::max(summary.max, part.max);
+    summary.nonFinite += part.nonFinite;
   }
-  result.referenceRange = refMax >= refMin ? refMax - refMin : 0;
+  return summary;
+}
+
+Comparison kforge::compare(const float *candidate, const float *reference, size_t n) {
+  return compare(candidate, reference, n, summarize(reference, n));
+}
+
+Comparison kforge::compare(const float *candidate, const float *reference, size_t n, const ReferenceSummary &summary) {
+  Comparison result;
+  result.elements = static_cast<int64_t>(n);
+  result.referenceMaxAbs = summary.maxAbs;
+  result.referenceRange = summary.max >= summary.min ? summary.max - summary.min : 0;
   if (candidate == reference) {
     // A run compared with itself (a baseline's, whose run is the reference's): no error, and the reference's
     // own statistics are all the verdict needs (half the reads, no division per element: seconds on a 6 GB
     // output).
-    for (const ReferenceStats &part : refParts)
-      result.referenceNonFinite += part.nonFinite;
+    result.referenceNonFinite = summary.nonFinite;
     result.cosine = result.referenceMaxAbs > 0 ? 1 : 0;
     return result;
   }

@@ -3,6 +3,8 @@
 #ifndef KFORGE_RUNNER_METRICS_H
 #define KFORGE_RUNNER_METRICS_H
 
+#include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,11 +20,22 @@ struct Comparison {
   int64_t referenceNonFinite = 0;
 };
 
+/// What a comparison needs to know of the reference before it compares: one pass over it. A judge comparing
+/// many candidates against the same reference outputs keeps it (SeedCache::summary) instead of reading the
+/// reference twice per comparison.
+struct ReferenceSummary {
+  double maxAbs = 0, min = INFINITY, max = -INFINITY;
+  int64_t nonFinite = 0;
+};
+ReferenceSummary summarize(const float *reference, size_t n);
+
 /// Element-wise comparison. The candidate's output was poisoned with NaN before the run, so a NaN left
 /// where the reference is finite counts as unwritten (and as non-finite).
 Comparison compare(const std::vector<float> &candidate, const std::vector<float> &reference);
 /// The same over `n` elements held elsewhere (the seed cache's, the shared memory's).
 Comparison compare(const float *candidate, const float *reference, size_t n);
+/// The same, with the reference's summary known: it must be summarize(reference, n).
+Comparison compare(const float *candidate, const float *reference, size_t n, const ReferenceSummary &summary);
 
 /// "correct", "incorrect" or "inconclusive", with the reason in `why`. Rule: no non-finite values, relative
 /// L2 error <= tolerance and max abs error <= 10 x tolerance x max|ref|; both relative to the reference's own

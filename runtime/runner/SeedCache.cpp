@@ -34,6 +34,13 @@ static std::map<std::string, Floats> &memory() {
   return entries;
 }
 
+/// Summaries of memory()'s reference outputs (SeedCache::keepSummary), by the same names; an entry's summary
+/// goes when the entry is replaced or dropped.
+static std::map<std::string, ReferenceSummary> &summaries() {
+  static std::map<std::string, ReferenceSummary> kept;
+  return kept;
+}
+
 /// Bytes held by memory()'s entries, and the most they may hold: a quarter of this machine's memory (the
 /// judge's own copies and each executor's shared memory and buffers hold the same arguments again).
 static size_t memoryHeld = 0;
@@ -51,6 +58,7 @@ static Floats *makeRoom(const std::string &name, size_t count) {
   auto [entry, added] = memory().try_emplace(name);
   size_t before = entry->second.size() * sizeof(float), after = count * sizeof(float);
   memoryHeld -= before;
+  summaries().erase(name);
   if (memoryHeld + after > memoryBound()) {
     memory().erase(entry);
     return nullptr;
@@ -325,4 +333,24 @@ void SeedCache::writeFiles(int seed, const std::string &kind, const std::vector<
     if (!ok || std::rename(temporary.c_str(), path.c_str()) != 0)
       std::remove(temporary.c_str());
   }
+}
+
+std::optional<ReferenceSummary> SeedCache::summary(int seed, size_t argument, size_t size) const {
+  if (memoryKey.empty())
+    return std::nullopt;
+  std::string name = entryName(memoryKey, seed, "outputs", argument);
+  auto entry = memory().find(name);
+  auto kept = summaries().find(name);
+  if (entry == memory().end() || entry->second.size() != size || kept == summaries().end())
+    return std::nullopt;
+  return kept->second;
+}
+
+void SeedCache::keepSummary(int seed, size_t argument, size_t size, const ReferenceSummary &summary) const {
+  if (memoryKey.empty())
+    return;
+  std::string name = entryName(memoryKey, seed, "outputs", argument);
+  auto entry = memory().find(name);
+  if (entry != memory().end() && entry->second.size() == size)
+    summaries()[name] = summary;
 }

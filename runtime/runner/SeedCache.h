@@ -23,8 +23,10 @@
 #define KFORGE_RUNNER_SEEDCACHE_H
 
 #include "Floats.h"
+#include "Metrics.h"
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,6 +64,13 @@ public:
   /// copy cost seconds): true when every selected argument is now held in memory (read it with view; its
   /// vector in `values` is left empty), false when it is not (`values` then still holds what is not kept).
   bool adopt(int seed, const std::string &kind, const std::vector<size_t> &which, std::vector<Floats> &values) const;
+
+  /// The summary kept (keepSummary) for `seed`'s reference output `argument` of `size` floats, while that output
+  /// is held in memory; nothing otherwise.
+  std::optional<ReferenceSummary> summary(int seed, size_t argument, size_t size) const;
+  /// Keeps `summary` (summarize of the in-memory entry) beside `seed`'s reference output `argument`, if that is
+  /// held in memory with `size` floats; it is dropped with the entry.
+  void keepSummary(int seed, size_t argument, size_t size, const ReferenceSummary &summary) const;
 
 private:
   std::string file(int seed, const std::string &kind, size_t argument) const;

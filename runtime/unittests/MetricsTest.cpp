@@ -48,6 +48,25 @@ TEST(MetricsTest, ARunComparedWithItselfIsJudgedLikeACopyOfIt) {
   }
 }
 
+TEST(MetricsTest, AKnownSummaryGivesTheSameComparison) {
+  std::vector<float> ref = ramp(3000000), cand = ref;
+  ref[11] = NAN;
+  cand[7] *= 1.5f;
+  cand[8] = NAN;
+  Comparison direct = compare(cand, ref);
+  Comparison known = compare(cand.data(), ref.data(), ref.size(), summarize(ref.data(), ref.size()));
+  EXPECT_EQ(known.maxAbsError, direct.maxAbsError);
+  EXPECT_EQ(known.maxRelError, direct.maxRelError);
+  EXPECT_EQ(known.relL2Error, direct.relL2Error);
+  EXPECT_EQ(known.referenceMaxAbs, direct.referenceMaxAbs);
+  EXPECT_EQ(known.referenceRange, direct.referenceRange);
+  EXPECT_EQ(known.nonFinite, direct.nonFinite);
+  EXPECT_EQ(known.unwritten, direct.unwritten);
+  EXPECT_EQ(known.referenceNonFinite, direct.referenceNonFinite);
+  ReferenceSummary summary = summarize(ref.data(), ref.size());
+  EXPECT_EQ(summary.nonFinite, 1);
+}
+
 TEST(MetricsTest, PoisonLeftInTheOutputIsUnwritten) {
   std::vector<float> ref = ramp(100), cand = ref;
   cand[7] = NAN;

@@ -123,3 +123,27 @@ TEST_F(SeedCacheTest, AdoptTakesTheVectorsOverWithoutCopying) {
   EXPECT_FALSE(none.adopt(2, "inputs", {0}, kept));
   EXPECT_EQ(kept[0], Floats{3.0f});
 }
+
+TEST_F(SeedCacheTest, AReferenceSummaryLivesAndDiesWithItsInMemoryOutput) {
+  SeedCache cache("", "summary", /*inMemory=*/true, /*seedBytes=*/64);
+  std::vector<Floats> values{{1.0f, -3.0f}};
+  ReferenceSummary summary = summarize(values[0].data(), 2);
+  // Not kept while the output is not held in memory.
+  cache.keepSummary(0, 0, 2, summary);
+  EXPECT_FALSE(cache.summary(0, 0, 2));
+  cache.store(0, "outputs", {0}, values);
+  cache.keepSummary(0, 0, 2, summary);
+  std::optional<ReferenceSummary> kept = cache.summary(0, 0, 2);
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(kept->maxAbs, 3.0);
+  EXPECT_EQ(kept->min, -3.0);
+  EXPECT_FALSE(cache.summary(0, 0, 3)); // another size: another output
+  EXPECT_FALSE(cache.summary(1, 0, 2)); // another seed
+  // Storing the output again drops its summary: it may be of other values.
+  cache.store(0, "outputs", {0}, values);
+  EXPECT_FALSE(cache.summary(0, 0, 2));
+  // A cache that keeps nothing in memory keeps no summaries.
+  SeedCache none("", "summary", /*inMemory=*/false, /*seedBytes=*/64);
+  none.keepSummary(0, 0, 2, summary);
+  EXPECT_FALSE(none.summary(0, 0, 2));
+}
