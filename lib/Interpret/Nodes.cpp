@@ -305,21 +305,13 @@ double GenericEval::value(unsigned result, const int64_t *position) {
   int64_t key = 0;
   for (size_t d = 0; d < outputShape.size(); ++d)
     key = key * outputShape[d] + position[d];
-  // The same position as the last read (a row's statistic read once per element of the row): no lookup.
-  if (key == lastKey)
-    return lastValues[result];
-  if (auto it = memo.find(key); it != memo.end()) {
-    lastKey = key;
-    lastValues = it->second;
+  if (auto it = memo.find(key); it != memo.end())
     return it->second[result];
-  }
   run(position);
   if (interp.failed())
     return NAN;
   if (memo.size() >= kMemoLimit)
     memo.clear();
   memo.emplace(key, acc);
-  lastKey = key;
-  lastValues = acc;
   return acc[result];
 }

@@ -220,8 +220,6 @@ private:
   /// Results of the loops with free dimensions, by output position (a softmax row's max and sum serve the
   /// whole row); element-wise results are cheap to recompute and not kept.
   std::unordered_map<int64_t, llvm::SmallVector<double, 2>> memo;
-  int64_t lastKey = -1;
-  llvm::SmallVector<double, 2> lastValues;
 };
 
 class GenericResultNode : public Node {

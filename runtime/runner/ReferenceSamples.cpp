@@ -65,28 +65,26 @@ std::string Evaluation::readReferenceSamples() {
 
 std::string Evaluation::checkReferenceSamples(const std::vector<const float *> &expected) {
   json result = {{"samples", options.referenceSamples}, {"status", "correct"}};
-  std::string disagreement;
   size_t elements = 0;
   for (const ReferenceSamples &samples : referenceSamples) {
-    std::vector<float> reference(samples.positions.size());
-    for (size_t k = 0; k < reference.size(); ++k)
-      reference[k] = expected[samples.argument][samples.positions[k]];
+    std::vector<float> gathered(samples.positions.size()); // the reference's outputs at the samples' positions
+    for (size_t k = 0; k < gathered.size(); ++k)
+      gathered[k] = expected[samples.argument][samples.positions[k]];
     // The sampled values play the reference's part: the rule is relative to their scale.
-    Comparison c = compare(reference.data(), samples.values.data(), reference.size());
+    Comparison c = compare(gathered.data(), samples.values.data(), gathered.size());
     std::string why, status = verdict(c, tolerance, why);
-    elements += reference.size();
+    elements += gathered.size();
     result["rel_l2_error"] = std::max(result.value("rel_l2_error", 0.0), c.relL2Error);
     result["max_abs_error"] = std::max(result.value("max_abs_error", 0.0), c.maxAbsError);
-    if (status == "incorrect" && disagreement.empty())
-      disagreement = "argument " + std::to_string(samples.argument) + ": " + why;
-    if (status != "correct" && result["status"] != "incorrect") {
+    // The worst verdict stands, the first of its kind with its reason.
+    if (status != "correct" && result["status"] != "incorrect" && result["status"] != status) {
       result["status"] = status;
       result["why"] = "argument " + std::to_string(samples.argument) + ": " + why;
     }
   }
   result["elements"] = elements;
   report["reference_check"] = result;
-  if (!disagreement.empty())
-    return "the reference disagrees with the independent computation: " + disagreement;
+  if (result["status"] == "incorrect")
+    return "the reference disagrees with the independent computation: " + result["why"].get<std::string>();
   return "";
 }

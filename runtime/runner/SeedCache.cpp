@@ -300,13 +300,17 @@ void SeedCache::store(int seed, const std::string &kind, const std::vector<size_
 bool SeedCache::adopt(int seed, const std::string &kind, const std::vector<size_t> &which,
                       std::vector<Floats> &values) const {
   // All or nothing: the caller reads either every argument from memory or every one from `values`.
+  if (memoryKey.empty()) {
+    writeFiles(seed, kind, which, values);
+    return false;
+  }
   size_t bytes = 0, replaced = 0;
   for (size_t i : which) {
     bytes += values[i].size() * sizeof(float);
     if (auto it = memory().find(entryName(memoryKey, seed, kind, i)); it != memory().end())
       replaced += it->second.size() * sizeof(float);
   }
-  if (memoryKey.empty() || memoryHeld - replaced + bytes > memoryBound()) {
+  if (memoryHeld - replaced + bytes > memoryBound()) {
     store(seed, kind, which, values);
     return false;
   }
