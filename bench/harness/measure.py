@@ -123,7 +123,11 @@ class CpuBackend:
         self.np = numpy
 
     def supports(self, task):
-        return task.dtype == "f32"  # NumPy has no bf16
+        # NumPy has no bf16; TF32 is a GPU's tensor cores' (kforge-tune refuses --allow-tf32 on the CPU).
+        return task.dtype == "f32" and getattr(task, "precision", "ieee") == "ieee"
+
+    def set_precision(self, precision):
+        """The CPU computes fp32 as fp32 (tasks that allow TF32 are not measured here)."""
 
     def inputs(self, shapes, seed, dtype="f32"):
         rng = self.np.random.default_rng(seed)
@@ -185,10 +189,9 @@ class CudaBackend:
         self.l2 = l2
         import torch
         self.torch = torch
-        # The precision is part of the task: fp32 tasks are not computed in tf32, by anyone.
-        torch.backends.cuda.matmul.allow_tf32 = False
-        torch.backends.cudnn.allow_tf32 = False
-        torch.set_float32_matmul_precision("highest")
+        # The precision is part of the task: fp32 tasks are not computed in tf32, by anyone, unless the task
+        # allows TF32 to everyone (set_precision, for that task's measurement only).
+        self.set_precision("ieee")
         self.device = torch.device("cuda", device)
         l2 = torch.cuda.get_device_properties(self.device).L2_cache_size
         self.flush = torch.empty(max(4 * l2, 256 << 20) // 4, dtype=torch.float32, device=self.device)
@@ -239,6 +242,16 @@ class CudaBackend:
 
     def supports(self, task):
         return task.dtype in ("f32", "bf16", "f16")
+
+    def set_precision(self, precision):
+        """"ieee": fp32 matmuls and convolutions in fp32; "tf32": PyTorch may use TF32 tensor cores for them
+        (allow_tf32, float32_matmul_precision "high"), as kforge-tune --allow-tf32 lets kforge. Set before a
+        task's implementations are built (torch.compile reads it when it compiles) and measured."""
+        torch = self.torch
+        tf32 = precision == "tf32"
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+        torch.backends.cudnn.allow_tf32 = tf32
+        torch.set_float32_matmul_precision("high" if tf32 else "highest")
 
     def inputs(self, shapes, seed, dtype="f32"):
         torch = self.torch
@@ -344,12 +357,18 @@ class CudaBackend:
         mm16 = self.time(lambda: a16 @ b16, [], 3, 20)["median_ms"]
         ah, bh = a.to(torch.float16), b.to(torch.float16)
         mmh = self.time(lambda: ah @ bh, [], 3, 20)["median_ms"]
+        self.set_precision("tf32")
+        try:
+            mm32 = self.time(lambda: a @ b, [], 3, 20)["median_ms"]
+        finally:
+            self.set_precision("ieee")
         del x, y, a, b, a16, b16, ah, bh
         return {"copy_gbps": 2 * (1 << 30) / (copy * 1e6), "read_gbps": (1 << 30) / (read * 1e6),
                 "write_gbps": (1 << 30) / (write * 1e6), "fp32_tflops": 2 * 8192 ** 3 / (mm * 1e9),
                 "bf16_tflops": 2 * 8192 ** 3 / (mm16 * 1e9), "f16_tflops": 2 * 8192 ** 3 / (mmh * 1e9),
+                "tf32_tflops": 2 * 8192 ** 3 / (mm32 * 1e9),
                 "how": "torch copy_ (read + write), sum (read) and fill_ (write) of 1 GiB; cuBLAS fp32 (tf32 off), "
-                       "bf16 and f16 8192^3 via torch.matmul"}
+                       "bf16, f16 and fp32 with TF32 allowed, 8192^3 via torch.matmul"}
 
 
 # A task whose traffic is almost all reads (a reduction, a loss) or almost all writes is bounded by the read-only
@@ -376,7 +395,7 @@ def floor_ms(task_bytes, flops, ceilings, dtype="f32", read_bytes=None):
     """The roofline floor: the larger of moving every argument once at the bandwidth its traffic implies
     (bandwidth_ceiling; ``read_bytes`` of the ``task_bytes`` are read, the rest written) and the FLOPs at the
     matmul rate of the task's precision (cuBLAS fp32, or bf16 on tensor cores)."""
-    rate = ceilings.get(f"{dtype}_tflops") if dtype in ("bf16", "f16") else ceilings["fp32_tflops"]
+    rate = ceilings.get(f"{dtype}_tflops") if dtype in ("bf16", "f16", "tf32") else ceilings["fp32_tflops"]
     compute = flops / (rate * 1e9) if flops and rate else 0
     write_bytes = task_bytes - read_bytes if read_bytes is not None else None
     gbps, _ = bandwidth_ceiling(read_bytes, write_bytes, ceilings)

@@ -329,13 +329,15 @@ def _np_softmax(x):
 class Task:
     """``dtype``: the precision of the task's inputs and output ("f32", or "bf16": bf16 operands and result,
     fp32 accumulation, as PyTorch's bf16 matmul); ``fp32_twin``: for a bf16 task, the fp32 task computing the
-    same thing (CI checks the bf16 payload against it)."""
+    same thing (CI checks the bf16 payload against it); ``precision``: "ieee", or "tf32" for an fp32 task whose
+    matmuls everyone may compute in TF32 (kforge-tune --allow-tf32; PyTorch with allow_tf32), judged at TF32's
+    tolerance."""
 
     def __init__(self, name, level, shape, small, mlir, numpy, torch, inputs, flops, note="", dtype="f32",
-                 fp32_twin=None, softmax_rows=False):
+                 fp32_twin=None, softmax_rows=False, precision="ieee"):
         self.name, self.level, self.shape, self.small = name, level, shape, small
         self.mlir, self.numpy, self.torch, self.inputs, self.flops, self.note = mlir, numpy, torch, inputs, flops, note
-        self.dtype, self.fp32_twin = dtype, fp32_twin
+        self.dtype, self.fp32_twin, self.precision = dtype, fp32_twin, precision
         # A row softmax of its input: the harness also checks that rows sum to 1 and that inputs large enough
         # to overflow exp without the row max subtracted (x 1000) give no NaN/Inf.
         self.softmax_rows = softmax_rows
@@ -344,7 +346,10 @@ class Task:
     def tolerance(self):
         """Relative L2 error allowed against a float64 reference, kforge-run's defaults (runtime/runner/DType.cpp):
         fp32 1e-4 (summation order); f16 and bf16 one unit roundoff of the output (2^-11, 2^-8), which passes
-        output rounding and rejects fp16 accumulation and a dropped K tile."""
+        output rounding and rejects fp16 accumulation and a dropped K tile; TF32 allowed: 2^-9 (kforge-run
+        --precision tf32: passes TF32's truncated operands, ~7.7e-4, rejects a dropped K tile)."""
+        if self.precision == "tf32":
+            return 2.0 ** -9
         return {"bf16": 2.0 ** -8, "f16": 2.0 ** -11}.get(self.dtype, 1e-4)
 
     def input_shapes(self, shape):
@@ -476,6 +481,14 @@ def _bf16_twin(name, mlir):
                 fp32.flops, note="bf16 operands and result, fp32 accumulation", dtype="bf16", fp32_twin=name)
 
 
+def _tf32_twin(name, mlir, suffix="_tf32"):
+    """The fp32 task ``name`` with TF32 allowed to kforge and to PyTorch alike (issue 34's opt-in)."""
+    fp32 = by_name(name)
+    return Task(name + suffix, fp32.level, fp32.shape, fp32.small, mlir, fp32.numpy, fp32.torch, fp32.inputs,
+                fp32.flops, note=(fp32.note + "; " if fp32.note else "") + "TF32 allowed (kforge --allow-tf32, "
+                "torch allow_tf32)", precision="tf32")
+
+
 def by_name(name):
     for task in TASKS:
         if task.name == name:
@@ -493,6 +506,17 @@ TASKS += [
     _bf16_twin("gemm_bias_relu", _gemm_bias_relu_bf16_mlir),
     _f16_twin("matmul_square", _matmul_bf16_mlir("matmul_square_f16", dtype="f16")),
     _bf16_twin("linear_prime", _linear_mlir("linear_prime_bf16", dtype="bf16")),
+    Task("linear_square", 1, (4096, 4096, 4096), (32, 48, 64), _linear_mlir("linear_square"),
+         lambda a, w: a @ w.T, "lambda a, w: a @ w.T", lambda s: [(s[0], s[2]), (s[1], s[2])], _mm_flops,
+         note="nn.Linear without a bias: x W^T"),
+    Task("linear_8k", 1, (8192, 8192, 8192), (32, 48, 64), _linear_mlir("linear_8k"),
+         lambda a, w: a @ w.T, "lambda a, w: a @ w.T", lambda s: [(s[0], s[2]), (s[1], s[2])], _mm_flops,
+         note="nn.Linear without a bias: x W^T"),
+]
+TASKS += [
+    _tf32_twin("linear_square", _linear_mlir("linear_square_tf32")),
+    _tf32_twin("linear_8k", _linear_mlir("linear_8k_tf32")),
+    _tf32_twin("linear_prime", _linear_mlir("linear_prime_tf32")),
 ]
 
 

@@ -443,3 +443,29 @@ def test_bench_run_tunes_with_the_flush_it_measures_with(tmp_path, monkeypatch, 
                            tools=str(tmp_path))
     bench_run.tune(task, [4], args, str(tmp_path))
     assert calls[0]["extra_args"] == ["--quiet"] + expected
+
+
+def test_tf32_tasks_allow_tf32_to_kforge_and_are_floored_at_the_tf32_rate(tmp_path, monkeypatch):
+    """A task that allows TF32 (issue 34) tunes with kforge-tune --allow-tf32, is judged at TF32's tolerance
+    (2^-9), floored at the measured TF32 rate, and is not measured on the CPU (no TF32 there)."""
+    from types import SimpleNamespace
+    task = tasks.by_name("linear_square_tf32")
+    assert task.precision == "tf32" and task.dtype == "f32" and task.tolerance == 2.0 ** -9
+    assert tasks.by_name("linear_square").precision == "ieee" and tasks.by_name("linear_square").tolerance == 1e-4
+    assert not measure.CpuBackend().supports(task) and measure.CpuBackend().supports(tasks.by_name("linear_square"))
+    ceilings = {"copy_gbps": 4000, "fp32_tflops": 50, "tf32_tflops": 400}
+    assert measure.floor_ms(4, 4e11, ceilings, "tf32") == pytest.approx(1.0)
+    bench_run = _load_bench_run()
+    calls = []
+
+    def fake_tune(payload, run_dir, **kwargs):
+        calls.append(kwargs)
+        os.makedirs(run_dir, exist_ok=True)
+        return SimpleNamespace(records=[], best=None)
+    monkeypatch.setattr(bench_run.kforge, "tune", fake_tune)
+    args = SimpleNamespace(no_tune=False, backend="cuda", l2="dirty", trials=2, time_budget=5, tune_seeds=1,
+                           tools=str(tmp_path))
+    bench_run.tune(task, task.small, args, str(tmp_path))
+    bench_run.tune(tasks.by_name("linear_square"), task.small, args, str(tmp_path / "ieee"))
+    assert calls[0]["extra_args"] == ["--quiet", "--l2-flush", "dirty", "--allow-tf32"]
+    assert calls[1]["extra_args"] == ["--quiet", "--l2-flush", "dirty"]

@@ -243,9 +243,13 @@ LogicalResult transform::MatmulToMmaSyncOp::verify() {
   ArrayRef<int64_t> grid = getWarpGrid();
   if (blockK > 0 && (grid.size() != 2 || grid[0] < 1 || grid[1] < 1))
     return emitOpError() << "expected warp_grid = [rows, columns] of warps";
-  if (getWgmma() && (asyncStages < 2 || blockK != 64 || getLdmatrix()))
-    return emitOpError() << "wgmma needs async_stages (at least 2), block_k = 64 (one 128-byte swizzled row) and no "
-                            "ldmatrix";
+  if (getTf32() && !getWgmma())
+    return emitOpError() << "tf32 multiplies f32 operands on wgmma: it needs wgmma";
+  // One 128-byte swizzled row of K per tile: 64 16-bit elements, or 32 f32 multiplied as TF32.
+  int64_t swizzleRow = getTf32() ? 32 : 64;
+  if (getWgmma() && (asyncStages < 2 || blockK != swizzleRow || getLdmatrix()))
+    return emitOpError() << "wgmma needs async_stages (at least 2), block_k = " << swizzleRow
+                         << " (one 128-byte swizzled row" << (getTf32() ? " of f32" : "") << ") and no ldmatrix";
   if (getLdmatrix() && blockK == 0)
     return emitOpError() << "ldmatrix reads shared memory: it needs the staged form (block_k > 0)";
   if (getStageEpilogue() && (blockK == 0 || asyncStages == 0))
@@ -268,6 +272,7 @@ DiagnosedSilenceableFailure transform::MatmulToMmaSyncOp::applyToOne(transform::
   options.tma = getTma();
   options.wgmmaInFlight = getWgmmaInFlight();
   options.stageEpilogue = getStageEpilogue();
+  options.tf32 = getTf32();
   std::string why;
   if (failed(kforge::matmulToMmaSync(rewriter, target, options, why)))
     return emitSilenceableError() << why;

@@ -170,14 +170,16 @@ private:
   /// same vectors loadTileShare reads) and commits them as one group.
   void copyTileAsync(Value kOff, Value stage);
 
-  /// The column a 16-byte chunk starting at `col` (a multiple of 8) of swizzled row `row` is stored at: chunk
-  /// (col / 8) ^ (row % 8) of the 128-byte row.
+  /// The column a 16-byte chunk starting at `col` (a multiple of the chunk's E elements: 8, or 4 for tf32) of
+  /// swizzled row `row` is stored at: chunk (col / E) ^ (row % 8) of the 128-byte row.
   Value swizzled(Value row, Value col) {
+    int64_t chunkElements = plan.copyElements();
     AffineExpr r = getAffineDimExpr(0, ctx), c = getAffineDimExpr(1, ctx);
     Value rowPhase = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, r % 8), row);
-    Value chunk = affine::AffineApplyOp::create(b, loc, AffineMap::get(2, 0, c.floorDiv(8)), ValueRange{row, col});
+    Value chunk =
+        affine::AffineApplyOp::create(b, loc, AffineMap::get(2, 0, c.floorDiv(chunkElements)), ValueRange{row, col});
     Value xored = arith::XOrIOp::create(b, loc, chunk, rowPhase);
-    return arith::MulIOp::create(b, loc, xored, index(8));
+    return arith::MulIOp::create(b, loc, xored, index(chunkElements));
   }
 
   /// The K loop over S = async_stages stages filled by cp.async: tiles 0 .. S - 2 in flight before the loop;
@@ -226,7 +228,8 @@ private:
   /// The shared-memory address, as an i64, `bytes` into `buffer`.
   Value sharedByteAddress(Value buffer, Value bytes);
 
-  /// One staged tile on Hopper's tensor cores: each warpgroup runs 4 wgmma.mma_async m64nNk16 (16 of K each)
+  /// One staged tile on Hopper's tensor cores: each warpgroup runs 4 wgmma.mma_async m64nNk16 (16 of K each;
+  /// tf32: m64nNk8, 8 of K each, the same 32 bytes of a K-major row)
   /// on descriptors of its 64 rows of A (K-major: 16 of K is 32 bytes along the swizzled rows; 8-row groups
   /// 1024 bytes apart) and of B (N-major, transposed by the instruction: 16 of K is two 8-row groups, 2048
   /// bytes; 64-column atoms 64 x 128 bytes apart), then waits for them. The accumulators go in and out as one

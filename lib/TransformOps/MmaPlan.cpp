@@ -17,20 +17,20 @@ namespace kforge::mma {
 MemRefType stagedAType(const MmaPlan &plan, Type operand, Attribute space) {
   // A as K x M (wgmma only) is staged as B as K x N is: M-major, in atoms of 64 columns.
   if (plan.wgmma && plan.aTransposed)
-    return MemRefType::get({plan.stages(), plan.m / kSwizzleRow, plan.blockK, kSwizzleRow}, operand,
+    return MemRefType::get({plan.stages(), plan.m / plan.swizzleRow(), plan.blockK, plan.swizzleRow()}, operand,
                            MemRefLayoutAttrInterface(), space);
   if (plan.wgmma)
-    return MemRefType::get({plan.stages(), plan.m, kSwizzleRow}, operand, MemRefLayoutAttrInterface(), space);
+    return MemRefType::get({plan.stages(), plan.m, plan.swizzleRow()}, operand, MemRefLayoutAttrInterface(), space);
   return MemRefType::get({plan.stages(), plan.m, plan.blockK + kSmemPad}, operand, MemRefLayoutAttrInterface(), space);
 }
 MemRefType stagedBType(const MmaPlan &plan, Type operand, Attribute space) {
   // B as N x K (nn.Linear's weight) is staged as A is: K-major rows, one per column of the tile.
   if (plan.bTransposed) {
-    int64_t rowLength = plan.wgmma ? kSwizzleRow : plan.blockK + kSmemPad;
+    int64_t rowLength = plan.wgmma ? plan.swizzleRow() : plan.blockK + kSmemPad;
     return MemRefType::get({plan.stages(), plan.n, rowLength}, operand, MemRefLayoutAttrInterface(), space);
   }
   if (plan.wgmma)
-    return MemRefType::get({plan.stages(), plan.n / kSwizzleRow, plan.blockK, kSwizzleRow}, operand,
+    return MemRefType::get({plan.stages(), plan.n / plan.swizzleRow(), plan.blockK, plan.swizzleRow()}, operand,
                            MemRefLayoutAttrInterface(), space);
   return MemRefType::get({plan.stages(), plan.blockK, plan.n + kSmemPad}, operand, MemRefLayoutAttrInterface(), space);
 }
@@ -61,10 +61,12 @@ static LogicalResult checkStaged(MmaPlan &plan, ArrayRef<int64_t> warpGrid, std:
   // (The threads need not divide the tiles' vectors: the last round repeats the last vector. With async
   // stages K need not be a multiple of block_k: the last tile's copies past K are zero-filled.)
   bool partialK = plan.k % plan.blockK != 0;
-  if (plan.blockK % kTileK || (partialK && (plan.asyncStages == 0 || plan.k % 8)) || plan.n % 8) {
-    why = "block_k (" + std::to_string(plan.blockK) + ") must be a multiple of 16 dividing K (" +
-          std::to_string(plan.k) + "), or with async_stages any multiple of 16 when K is a multiple of 8; the "
-          "tile's columns a multiple of 8 (whole 8-element vectors)";
+  int64_t stepK = plan.instructionK(), copy = plan.copyElements();
+  if (plan.blockK % stepK || (partialK && (plan.asyncStages == 0 || plan.k % copy)) || plan.n % 8) {
+    why = "block_k (" + std::to_string(plan.blockK) + ") must be a multiple of " + std::to_string(stepK) +
+          " dividing K (" + std::to_string(plan.k) + "), or with async_stages any multiple of " +
+          std::to_string(stepK) + " when K is a multiple of " + std::to_string(copy) +
+          "; the tile's columns a multiple of 8 (whole 8-element vectors)";
     return failure();
   }
   plan.launch = kforge::launchOfThreads(plan.matmul, threads);
@@ -85,13 +87,13 @@ static LogicalResult checkStaged(MmaPlan &plan, ArrayRef<int64_t> warpGrid, std:
 }
 
 /// Whether each row of a 2-D memref starts on a whole 16-byte copy: a static leading stride that is a multiple
-/// of 8 elements (cp.async copies 16 aligned bytes; the buffers themselves are at least 16-byte aligned).
-static bool rowsWholeCopies(MemRefType type) {
+/// of `copy` elements (cp.async copies 16 aligned bytes; the buffers themselves are at least 16-byte aligned).
+static bool rowsWholeCopies(MemRefType type, int64_t copy) {
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(type.getStridesAndOffset(strides, offset)) || strides.size() != 2)
     return false;
-  return !ShapedType::isDynamic(strides[0]) && strides[0] % 8 == 0;
+  return !ShapedType::isDynamic(strides[0]) && strides[0] % copy == 0;
 }
 
 /// wgmma's conditions on the tile and the launch (those on the options are verified): each warpgroup takes 64
@@ -142,10 +144,15 @@ static LogicalResult checkStageEpilogue(MmaPlan &plan, std::string &why) {
 FailureOr<MmaPlan> planMma(linalg::MatmulOp matmul, const kforge::MmaSyncOptions &options, std::string &why) {
   FailureOr<kforge::MatmulTile> tile = kforge::staticMatmulTile(
       matmul,
-      [](Type a, Type b, Type c) {
+      [&](Type a, Type b, Type c) {
+        if (options.tf32)
+          return a.isF32() && b.isF32() && c.isF32()
+                     ? std::string()
+                     : std::string("tf32 multiplies f32 operands: expected f32 x f32 -> f32");
         return (a.isBF16() || a.isF16()) && b == a && c.isF32()
                    ? std::string()
-                   : std::string("expected bf16 or f16 operands (both the same) and an f32 result");
+                   : std::string("expected bf16 or f16 operands (both the same) and an f32 result (f32 operands "
+                                 "need tf32)");
       },
       why, /*allowTransposed=*/true, /*allowPartial=*/true);
   if (failed(tile))
@@ -165,21 +172,30 @@ FailureOr<MmaPlan> planMma(linalg::MatmulOp matmul, const kforge::MmaSyncOptions
           "the staged SIMT rewrite or the tiled and vectorized loops";
     return failure();
   }
-  MmaPlan plan;
-  static_cast<kforge::MatmulTile &>(plan) = *tile;
-  auto aType = cast<MemRefType>(plan.a.getType()), bType = cast<MemRefType>(plan.b.getType());
-  int64_t blockK = options.blockK, asyncStages = options.asyncStages;
-  // With async stages K may end inside the last tile of block_k (zero-filled): a multiple of 8 is enough.
-  bool zeroFilledK = asyncStages > 0 && blockK > 0 && plan.k % 8 == 0;
-  if (plan.m % kTileM || plan.n % kTileN || (plan.k % kTileK && !zeroFilledK)) {
-    why = "expected M, N and K multiples of 16, 8 and 16 (the mma.sync m16n8k16 tile; K a multiple of 8 with "
-          "async_stages), got " +
-          std::to_string(plan.m) + "x" + std::to_string(plan.n) + "x" + std::to_string(plan.k);
+  // TF32 wgmma reads both operands K-major (PTX: no transpose for .tf32); mma.sync's TF32 form is not built.
+  if (options.tf32 && (!options.wgmma || tile->aTransposed || !tile->bTransposed)) {
+    why = "tf32 is wgmma's, which reads A and B K-major only: expected A as M x K and B as N x K (nn.Linear's "
+          "weight, x @ W^T); this matmul reads " +
+          std::string(tile->aTransposed ? "A as K x M" : "B as K x N") + ": use the SIMT tiles";
     return failure();
   }
-  if (plan.k % (kTileK * options.kSteps) && !zeroFilledK) {
-    why = "expected K (" + std::to_string(plan.k) + ") a multiple of 16 x k_steps (" + std::to_string(options.kSteps) +
-          ")";
+  MmaPlan plan;
+  static_cast<kforge::MatmulTile &>(plan) = *tile;
+  plan.tf32 = options.tf32;
+  auto aType = cast<MemRefType>(plan.a.getType()), bType = cast<MemRefType>(plan.b.getType());
+  int64_t blockK = options.blockK, asyncStages = options.asyncStages;
+  // With async stages K may end inside the last tile of block_k (zero-filled): whole 16-byte rows are enough.
+  bool zeroFilledK = asyncStages > 0 && blockK > 0 && plan.k % plan.copyElements() == 0;
+  if (plan.m % kTileM || plan.n % kTileN || (plan.k % plan.instructionK() && !zeroFilledK)) {
+    why = "expected M, N and K multiples of 16, 8 and " + std::to_string(plan.instructionK()) + " (the " +
+          (plan.tf32 ? "TF32 wgmma's k8" : "mma.sync m16n8k16 tile") + "; K a multiple of " +
+          std::to_string(plan.copyElements()) + " with async_stages), got " + std::to_string(plan.m) + "x" +
+          std::to_string(plan.n) + "x" + std::to_string(plan.k);
+    return failure();
+  }
+  if (plan.k % (plan.instructionK() * options.kSteps) && !zeroFilledK) {
+    why = "expected K (" + std::to_string(plan.k) + ") a multiple of " + std::to_string(plan.instructionK()) +
+          " x k_steps (" + std::to_string(options.kSteps) + ")";
     return failure();
   }
   plan.kSteps = options.kSteps;
@@ -188,9 +204,11 @@ FailureOr<MmaPlan> planMma(linalg::MatmulOp matmul, const kforge::MmaSyncOptions
     return failure();
   }
   plan.blockK = blockK;
-  if (asyncStages != 0 && (!rowsWholeCopies(aType) || !rowsWholeCopies(bType))) {
-    why = "async_stages copies 16 bytes at a time: A's and B's rows must start on whole 8-element copies "
-          "(a static leading stride that is a multiple of 8)";
+  if (asyncStages != 0 &&
+      (!rowsWholeCopies(aType, plan.copyElements()) || !rowsWholeCopies(bType, plan.copyElements()))) {
+    why = "async_stages copies 16 bytes at a time: A's and B's rows must start on whole " +
+          std::to_string(plan.copyElements()) + "-element copies (a static leading stride that is a multiple of " +
+          std::to_string(plan.copyElements()) + ")";
     return failure();
   }
   plan.asyncStages = asyncStages;

@@ -44,6 +44,15 @@ struct MmaPlan : kforge::MatmulTile {
   kforge::GlobalTile aGlobal, bGlobal; ///< tma: the global memrefs A's and B's tiles are cut from.
   /// Staged, async, dynamic shared memory: the result goes out through a shared tile in 16-byte row vectors.
   bool stageEpilogue = false;
+  /// wgmma on f32 operands multiplied as TF32 (m64nNk8): a 128-byte row holds 32 of them, a copy 4.
+  bool tf32 = false;
+  int64_t elementBytes() const { return tf32 ? 4 : 2; }
+  /// Operand elements per 128-byte swizzled row of wgmma's stages (a tile's block_k when K-major).
+  int64_t swizzleRow() const { return 128 / elementBytes(); }
+  /// Operand elements per 16-byte copy (cp.async's vector; a row of A or B must start on one).
+  int64_t copyElements() const { return 16 / elementBytes(); }
+  /// K of one tensor-core instruction: 16 (bf16/f16), 8 (tf32).
+  int64_t instructionK() const { return tf32 ? 8 : kTileK; }
   int64_t stages() const { return asyncStages > 0 ? asyncStages : 2; }
   /// Tiles of block_k along K; the last one partial when block_k does not divide K (async stages only: its
   /// copies past K are zero-filled).
@@ -61,7 +70,7 @@ inline constexpr int64_t kSmemPad = 8; ///< bf16/f16 elements
 /// wgmma reads its operands through descriptors of 128-byte swizzled layouts: 64 elements (128 bytes) per row,
 /// the row's 16-byte chunks permuted by chunk ^ (row % 8). A is K-major: M rows of the 64 K of a tile. B is
 /// N-major (as in global memory), in atoms of 64 columns: for each atom, the tile's 64 K rows of those columns.
-inline constexpr int64_t kSwizzleRow = 64; ///< 16-bit elements per 128-byte row
+inline constexpr int64_t kSwizzleRow = 64; ///< 16-bit elements per 128-byte row (MmaPlan::swizzleRow in general)
 
 /// The staged buffers: S stages of A and of B (padded rows; wgmma: swizzled, B in 64-column atoms), and (tma)
 /// one 8-byte mbarrier per stage.

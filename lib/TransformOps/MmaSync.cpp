@@ -219,12 +219,13 @@ void MmaEmitter::copyTileAsync(Value kOff, Value stage) {
   // add nothing to the products; past M or N (a partial tile), they make rows and columns nothing stores.
   bool partialK = plan.k % plan.blockK != 0;
   auto copy = [&](Value source, ValueRange from, Value shared, ValueRange to, Value elements) {
-    tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(b, loc, shared, to, source, from, b.getIndexAttr(8),
+    tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(b, loc, shared, to, source, from,
+                                                      b.getIndexAttr(plan.copyElements()),
                                                       /*srcElements=*/elements, /*bypassL1=*/b.getUnitAttr()));
   };
-  // 8 elements, or 0 where `inside` is false (null: always inside, no source size).
+  // A whole copy, or 0 elements where `inside` is false (null: always inside, no source size).
   auto wholeOrNone = [&](Value inside) -> Value {
-    return inside ? arith::SelectOp::create(b, loc, inside, index(8), index(0)).getResult() : Value();
+    return inside ? arith::SelectOp::create(b, loc, inside, index(plan.copyElements()), index(0)).getResult() : Value();
   };
   // The K index of a vector, and where it is read from (within K): an A vector spans 8 columns of K, so
   // its start is clamped to K - 8; a B vector is one row of K, clamped to the last row, K - 1 (clamping B's
@@ -241,12 +242,13 @@ void MmaEmitter::copyTileAsync(Value kOff, Value stage) {
     return affine::AffineMinOp::create(b, loc, AffineMap::get(0, 2, {s0 + s1, getAffineConstantExpr(last, ctx)}, ctx),
                                        ValueRange{inTile, kOff});
   };
-  int64_t lastKVector = plan.k - 8, lastKRow = plan.k - 1;
+  int64_t lastKVector = plan.k - plan.copyElements(), lastKRow = plan.k - 1;
   // An operand stored K-major (A as M x K, B as N x K): `extent` rows (M or N) of K, vectors along K, each
   // row whole or past the edge (K-major rows, swizzled for wgmma).
   auto copyKMajor = [&](Value source, Value shared, int64_t rows, Value extent) {
-    for (int64_t r = 0; r < rounds(rows, plan.blockK); ++r) {
-      auto [row, col] = vectorPosition(r * threads(), plan.blockK, rows);
+    int64_t width = plan.copyElements();
+    for (int64_t r = 0; r < rounds(rows, plan.blockK, width); ++r) {
+      auto [row, col] = vectorPosition(r * threads(), plan.blockK, rows, width);
       Value to = plan.wgmma ? swizzled(row, col) : col;
       copy(source, ValueRange{clamp(row, extent), kRead(col, lastKVector)}, shared, ValueRange{stage, row, to},
            wholeOrNone(allOf({kIn(col), within(row, extent)})));

@@ -28,8 +28,8 @@ Value MmaEmitter::scaled(Value v, int64_t factor) {
 }
 
 void MmaEmitter::issueTileTma(Value kOff, Value stage) {
-  int64_t rowBytes = 2 * kSwizzleRow;
-  int64_t aStageBytes = plan.m * rowBytes, bStageBytes = plan.n * plan.blockK * 2;
+  int64_t rowBytes = 128, atom = plan.swizzleRow(); // a swizzled row: 64 16-bit elements or 32 f32
+  int64_t aStageBytes = plan.m * rowBytes, bStageBytes = plan.n * plan.blockK * plan.elementBytes();
   Value bar = barrier(stage);
   NVVM::MBarrierArriveExpectTxOp::create(b, loc, /*res=*/Type(), bar, i32(aStageBytes + bStageBytes),
                                          NVVM::MemScopeKindAttr(), BoolAttr(), /*predicate=*/Value());
@@ -45,10 +45,10 @@ void MmaEmitter::issueTileTma(Value kOff, Value stage) {
   };
   // Coordinates are innermost first: (column, row).
   if (plan.aTransposed) { // A as K x M: one box per 64-column atom of M, as B's along N
-    for (int64_t atom = 0; atom < plan.m / kSwizzleRow; ++atom) {
-      Value at = add(scaled(stage, aStageBytes), index(atom * plan.blockK * rowBytes), 0);
+    for (int64_t a = 0; a < plan.m / atom; ++a) {
+      Value at = add(scaled(stage, aStageBytes), index(a * plan.blockK * rowBytes), 0);
       copy(aMap, sharedPointer(aShared, at),
-           {i32(add(plan.aGlobal.col, index(0), atom * kSwizzleRow)), i32(add(plan.aGlobal.row, kOff, 0))});
+           {i32(add(plan.aGlobal.col, index(0), a * atom)), i32(add(plan.aGlobal.row, kOff, 0))});
     }
   } else {
     copy(aMap, sharedPointer(aShared, scaled(stage, aStageBytes)),
@@ -59,10 +59,10 @@ void MmaEmitter::issueTileTma(Value kOff, Value stage) {
          {i32(add(plan.bGlobal.col, kOff, 0)), i32(plan.bGlobal.row)});
     return;
   }
-  for (int64_t atom = 0; atom < plan.n / kSwizzleRow; ++atom) {
-    Value at = add(scaled(stage, bStageBytes), index(atom * plan.blockK * rowBytes), 0);
+  for (int64_t a = 0; a < plan.n / atom; ++a) {
+    Value at = add(scaled(stage, bStageBytes), index(a * plan.blockK * rowBytes), 0);
     copy(bMap, sharedPointer(bShared, at),
-         {i32(add(plan.bGlobal.col, index(0), atom * kSwizzleRow)), i32(add(plan.bGlobal.row, kOff, 0))});
+         {i32(add(plan.bGlobal.col, index(0), a * atom)), i32(add(plan.bGlobal.row, kOff, 0))});
   }
 }
 
@@ -78,9 +78,9 @@ SmallVector<Value> MmaEmitter::tmaKLoop(Value barrierBuffer, ArrayRef<Value> ini
   barriers = barrierBuffer;
   int64_t stages = plan.asyncStages, tiles = plan.tiles(), ahead = plan.prefetch();
   aMap = kforge::createTensorMap2d(b, loc, plan.launch, plan.aGlobal.global, plan.aTransposed ? plan.blockK : plan.m,
-                                   kSwizzleRow);
+                                   plan.swizzleRow());
   bMap = kforge::createTensorMap2d(b, loc, plan.launch, plan.bGlobal.global, plan.bTransposed ? plan.n : plan.blockK,
-                                   kSwizzleRow);
+                                   plan.swizzleRow());
   onFirstThread([&] {
     for (int64_t s = 0; s < stages; ++s)
       NVVM::MBarrierInitOp::create(b, loc, barrier(index(s)), i32(1), /*predicate=*/Value());
@@ -143,8 +143,8 @@ SmallVector<Value> MmaEmitter::wgmmaTile(Value stage, SmallVector<Value> acc) {
   auto structType = LLVM::LLVMStructType::getLiteral(ctx, fields);
   AffineExpr t = getAffineDimExpr(0, ctx);
   Value group = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t.floorDiv(128)), ValueRange{thread});
-  int64_t rowBytes = 2 * kSwizzleRow;
-  int64_t aStageBytes = plan.m * rowBytes, bStageBytes = plan.n * plan.blockK * 2;
+  int64_t rowBytes = 128; // a swizzled row: 64 16-bit elements or 32 f32
+  int64_t aStageBytes = plan.m * rowBytes, bStageBytes = plan.n * plan.blockK * plan.elementBytes();
   // The warpgroup's 64 rows of A (64 x 128 bytes each group; A as K x M: its 64-column atom of M, block_k
   // rows of 128 bytes) and the whole of B's stage.
   Value aStart =
@@ -154,15 +154,21 @@ SmallVector<Value> MmaEmitter::wgmmaTile(Value stage, SmallVector<Value> acc) {
   for (auto [i, v] : llvm::enumerate(acc))
     packed = LLVM::InsertValueOp::create(b, loc, packed, v, ArrayRef<int64_t>{int64_t(i)});
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
-  auto ptxType = operandType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+  auto ptxType = plan.tf32              ? NVVM::WGMMATypes::tf32
+                 : operandType.isBF16() ? NVVM::WGMMATypes::bf16
+                                        : NVVM::WGMMATypes::f16;
   Type i64 = b.getI64Type();
-  for (int64_t step = 0; step < plan.blockK / kTileK; ++step) {
+  // One instruction's K along a K-major row: 16 bf16/f16 or 8 tf32, 32 bytes either way.
+  int64_t stepK = plan.instructionK(), stepBytes = stepK * plan.elementBytes();
+  for (int64_t step = 0; step < plan.blockK / stepK; ++step) {
     // A as K x M is M-major like B as K x N (16 of K: two 8-row groups; the instruction transposes it).
     Value aAddress = arith::AddIOp::create(
-        b, loc, aStart, arith::ConstantIntOp::create(b, loc, i64, plan.aTransposed ? step * 16 * rowBytes : step * 32));
-    // B as N x K is K-major like A (16 of K: 32 bytes along its rows; the instruction does not transpose it).
+        b, loc, aStart,
+        arith::ConstantIntOp::create(b, loc, i64, plan.aTransposed ? step * 16 * rowBytes : step * stepBytes));
+    // B as N x K is K-major like A (32 bytes along its rows per step; the instruction does not transpose it).
     Value bAddress = arith::AddIOp::create(
-        b, loc, bStart, arith::ConstantIntOp::create(b, loc, i64, plan.bTransposed ? step * 32 : step * 16 * rowBytes));
+        b, loc, bStart,
+        arith::ConstantIntOp::create(b, loc, i64, plan.bTransposed ? step * stepBytes : step * 16 * rowBytes));
     Value descA = plan.aTransposed
                       ? descriptor(aAddress, /*leadingBytes=*/plan.blockK * rowBytes, /*strideBytes=*/8 * rowBytes)
                       : descriptor(aAddress, /*leadingBytes=*/16, /*strideBytes=*/8 * rowBytes);
@@ -170,7 +176,7 @@ SmallVector<Value> MmaEmitter::wgmmaTile(Value stage, SmallVector<Value> acc) {
                       ? descriptor(bAddress, /*leadingBytes=*/16, /*strideBytes=*/8 * rowBytes)
                       : descriptor(bAddress, /*leadingBytes=*/plan.blockK * rowBytes, /*strideBytes=*/8 * rowBytes);
     packed = NVVM::WgmmaMmaAsyncOp::create(
-        b, loc, structType, packed, descA, descB, NVVM::MMAShapeAttr::get(ctx, 64, plan.n, kTileK),
+        b, loc, structType, packed, descA, descB, NVVM::MMAShapeAttr::get(ctx, 64, plan.n, stepK),
         NVVM::WGMMATypesAttr::get(ctx, ptxType), NVVM::WGMMATypesAttr::get(ctx, ptxType),
         NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
         NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),

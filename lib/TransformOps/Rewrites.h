@@ -54,6 +54,7 @@ struct MmaSyncOptions {
   bool wgmma = false, tma = false;
   int64_t wgmmaInFlight = 0;
   bool stageEpilogue = false;
+  bool tf32 = false; ///< f32 operands multiplied as TF32 (wgmma only).
 };
 
 /// transform.kforge.matmul_to_mma_sync: replaces the matmul (with its fill and epilogue) by tensor-core code.

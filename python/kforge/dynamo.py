@@ -97,9 +97,11 @@ def make_backend(*, db=None, tune_seconds=None, workdir=None, tools_dir=None, ru
             return graph_module.forward
         target = _target_of(example_inputs)
         chip = _chip_of(example_inputs)
+        # PyTorch's own switch decides, as it does for its kernels: TF32 only where the user allowed it.
+        tf32 = target == "gpu" and bool(torch.backends.cuda.matmul.allow_tf32)
         model = compile_payload(payload_path, directory, target=target, chip=chip, db=db,
                                 tune_seconds=tune_seconds, tools_dir=tools_dir, runtime=runtime,
-                                extra_args=extra_args)
+                                extra_args=extra_args, allow_tf32=tf32)
         backend.models.append(model)
         compiled = _Graph(model, _returns_tuple(graph_module))
         if weights:

@@ -142,8 +142,12 @@ class TuningDatabase:
         return export_tuned_library(self.path, target_key, out_path, tools_dir=tools_dir, validate=validate)
 
 
-def _target_key(target, chip):
-    return "cpu" if target == "cpu" else f"gpu-{chip or 'default'}"
+def _target_key(target, chip, allow_tf32=False):
+    """The database's key for kernels of this target: TF32-allowed kernels live apart (gpu-sm_90-tf32), so a
+    later request that does not allow TF32 never gets one."""
+    if target == "cpu":
+        return "cpu"
+    return f"gpu-{chip or 'default'}" + ("-tf32" if allow_tf32 else "")
 
 
 TUNED_LIBRARY_FORMAT = "kforge-tuned/1"
@@ -193,7 +197,8 @@ def export_tuned_library(db_path, target_key, out_path, *, tools_dir=None, valid
                 header = json.load(f)
         except (OSError, json.JSONDecodeError) as error:
             raise ModelError(f"database entry {run_dir} is unreadable ({error})") from None
-        if _target_key(header.get("target"), header.get("chip")) != target_key:
+        tf32 = bool((header.get("facts") or {}).get("allow_tf32"))
+        if _target_key(header.get("target"), header.get("chip"), tf32) != target_key:
             skipped["another target"] += 1
             continue
         entries.append(_library_entry(name, run_dir, schedule, kforge_opt))
@@ -439,19 +444,25 @@ def _contiguous(value):
 
 
 def compile_payload(payload, directory, *, target="cpu", chip=None, db=None, tune_seconds=0, trials=None,
-                    tools_dir=None, runtime=None, extra_args=(), plan_directory=None):
+                    tools_dir=None, runtime=None, extra_args=(), plan_directory=None, allow_tf32=False):
     """Partitions ``payload``, gets a kernel for each dispatch, and returns a callable Model.
 
     ``tune_seconds`` > 0 tunes each dispatch missing from the database for up to that many seconds
     (kforge-tune's heuristic+evolve); 0 takes the heuristic's first correct kernel (a few trials). ``db`` (a
     directory) keeps every dispatch's run for reuse; without it the runs stay under ``directory``.
     ``plan_directory``: where the partition is kept (default ``directory``/plan); a plan made there from the
-    same payload elsewhere is used as is on a machine without kforge-opt (the GPU machine)."""
+    same payload elsewhere is used as is on a machine without kforge-opt (the GPU machine). ``allow_tf32``
+    (GPU only): fp32 matmuls may use TF32 tensor cores (kforge-tune --allow-tf32); their kernels are kept in the
+    database apart from fp32 ones."""
     if target not in ("cpu", "gpu"):
         raise ModelError(f"target must be cpu or gpu, not {target!r}")
+    if allow_tf32 and target != "gpu":
+        raise ModelError("allow_tf32 is for the gpu target (the CPU has no TF32 units)")
+    if allow_tf32:
+        extra_args = list(extra_args) + ["--allow-tf32"]
     plan = partition(payload, plan_directory or os.path.join(directory, "plan"), tools_dir=tools_dir)
     database = TuningDatabase(db) if db else TuningDatabase(os.path.join(directory, "runs"))
-    key = _target_key(target, chip)
+    key = _target_key(target, chip, allow_tf32)
     version = _kforge_build(tools_dir)
     kernels, sources, naive_reasons = {}, {}, {}
     for dispatch in plan.dispatches:

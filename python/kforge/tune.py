@@ -73,8 +73,11 @@ class TuneRun:
 
 
 def tune(payload, output, *, target="auto", policy="heuristic+evolve", trials=64, seed=1, seeds=None, reps=None,
-         time_budget=None, resume=False, extra_args=(), tools_dir=None):
+         time_budget=None, resume=False, allow_tf32=False, extra_args=(), tools_dir=None):
     """Runs kforge-tune on ``payload`` into the run directory ``output``; returns a TuneRun.
+
+    ``allow_tf32``: fp32 matmuls may use the GPU's TF32 tensor cores (kforge-tune --allow-tf32, as
+    ``torch.backends.cuda.matmul.allow_tf32``), verified at TF32's tolerance. Off by default.
 
     A run that finds no correct kernel is returned (``run.best is None``); bad arguments or a payload
     kforge cannot tune raise TuneError with kforge-tune's message."""
@@ -88,6 +91,8 @@ def tune(payload, output, *, target="auto", policy="heuristic+evolve", trials=64
         command += ["--time-budget", str(time_budget)]
     if resume:
         command.append("--resume")
+    if allow_tf32:
+        command.append("--allow-tf32")
     command += list(extra_args)
     result = subprocess.run(command, capture_output=True, text=True)
     summary = None

@@ -25,6 +25,13 @@ std::optional<DType> parseDType(const std::string &name);
 size_t elementBytes(DType type);
 /// The default correctness tolerance of a task in this precision (shared/MEASURE.md; KernelBench's rule).
 double defaultTolerance(DType type);
+
+/// The relative L2 tolerance of an fp32 output when TF32 is allowed (kforge-run --precision tf32): 2^-9. TF32
+/// keeps 10 of f32's 23 mantissa bits; with its operands truncated (what the tensor cores read of an f32) a
+/// product of normal inputs is off by 7.7e-4 (relative L2, any K), about 1e-3 on all-positive inputs (the
+/// truncation's bias, coherent), and rounding to nearest gives 2.9e-4; a K tile of 32 dropped in 1 of 512
+/// output tiles is off by 3.7e-3 at K = 4096 and 2.4e-3 at 8192 (MetricsTest models both).
+inline constexpr double kTf32Tolerance = 0x1p-9;
 /// `value` rounded to the nearest representable value of `type` (round to nearest even).
 float roundTo(DType type, float value);
 /// Stores `count` floats at `values` in `type`'s encoding at `bytes` (count * elementBytes(type) bytes).

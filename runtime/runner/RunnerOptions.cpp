@@ -23,7 +23,7 @@ void kforge::printUsage() {
                "                  [--check-reference-against DIR] [--check-reference-samples FILE]\n"
                "                  [--cutoff-ms MS] [--cache-dir DIR]\n"
                "                  [--timing-budget-ms MS] [--first-run-allowance-ms 1000]\n"
-               "                  [--l2-flush dirty|clean] [--output FILE]\n"
+               "                  [--l2-flush dirty|clean] [--precision ieee|tf32] [--output FILE]\n"
                "       kforge-run --print-l2-read-kernel   (the PTX of --l2-flush clean's read kernel)\n";
 }
 
@@ -106,6 +106,9 @@ bool kforge::parseRunnerOptions(int argc, char **argv, RunnerOptions &options) {
     else if (flag == "--l2-flush") {
       ok = isL2State(value);
       options.l2Flush = value;
+    } else if (flag == "--precision") {
+      ok = value == "ieee" || value == "tf32";
+      options.precision = value;
     } else {
       std::cerr << "kforge-run: error: unknown option " << flag << "\n";
       return false;

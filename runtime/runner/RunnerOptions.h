@@ -21,6 +21,9 @@ struct RunnerOptions {
   std::string cacheDir; ///< Inputs and reference outputs per seed, reused across runs (see SeedCache.h).
   int seeds = 5, reps = 20, warmup = 3, timeout = 120, device = 0;
   std::string l2Flush = "dirty"; ///< How the flush before each timed GPU repetition leaves L2 (L2Flush.h).
+  /// The precision fp32 contractions are allowed: "ieee" (f32 arithmetic), or "tf32" (the user allowed TF32
+  /// tensor cores, as torch.backends.cuda.matmul.allow_tf32): the fp32 tolerance becomes TF32's (DType.h).
+  std::string precision = "ieee";
   double tolerance = -1;         // -1: by dtype
   double ceilingGBps = 0, ceilingTflops = 0;
   double cutoffMs = 0; ///< A candidate whose run (the second, if any) takes longer is "too-slow", not timed.

@@ -452,8 +452,12 @@ std::string Evaluation::load() {
         tolerance = std::max(tolerance, defaultTolerance(types[i]));
     if (std::optional<DType> rounding = parseDType(reference.narrowestRounding); rounding && !isInteger(*rounding))
       tolerance = std::max(tolerance, defaultTolerance(*rounding));
+    // TF32 allowed (by the user, never by a candidate): fp32 contractions may round their operands to TF32.
+    if (options.precision == "tf32" && tolerance > 0)
+      tolerance = std::max(tolerance, kTf32Tolerance);
   }
   report["tolerance"] = tolerance;
+  report["precision"] = options.precision;
   layOutSeeds();
   if (!options.referenceSamples.empty())
     if (std::string e = readReferenceSamples(); !e.empty())

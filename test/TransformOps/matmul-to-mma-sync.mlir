@@ -797,3 +797,105 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// tf32 is an option of the wgmma form: on its own, and with stages of 64 (f32 rows of 128 bytes hold 32), the
+// op does not verify.
+func.func @tf32_without_wgmma(%a: memref<128x256xf32>, %b: memref<256x128xf32>, %c: memref<128x128xf32>) {
+  linalg.matmul ins(%a, %b : memref<128x256xf32>, memref<256x128xf32>) outs(%c : memref<128x128xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{tf32 multiplies f32 operands on wgmma: it needs wgmma}}
+    transform.kforge.matmul_to_mma_sync %mm {block_k = 32, warp_grid = array<i64: 8, 1>, async_stages = 3, tf32} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+func.func @tf32_stages_of_64(%a: memref<128x256xf32>, %b: memref<256x128xf32>, %c: memref<128x128xf32>) {
+  linalg.matmul ins(%a, %b : memref<128x256xf32>, memref<256x128xf32>) outs(%c : memref<128x128xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{wgmma needs async_stages (at least 2), block_k = 32 (one 128-byte swizzled row of f32) and no ldmatrix}}
+    transform.kforge.matmul_to_mma_sync %mm {block_k = 64, warp_grid = array<i64: 8, 1>, async_stages = 3, wgmma, tf32} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+// f32 operands need tf32: without it the tensor cores take only bf16 and f16.
+func.func @f32_without_tf32(%a: memref<128x256xf32>, %b: memref<128x256xf32>, %c: memref<128x128xf32>) {
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                   affine_map<(m, n, k) -> (m, n)>]
+        ins(%a, %b : memref<128x256xf32>, memref<128x256xf32>) outs(%c : memref<128x128xf32>)
+    gpu.terminator
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{expected bf16 or f16 operands (both the same) and an f32 result (f32 operands need tf32)}}
+    transform.kforge.matmul_to_mma_sync %mm {block_k = 64, warp_grid = array<i64: 8, 1>, async_stages = 3, wgmma} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+// TF32 wgmma reads both operands K-major: a B stored K x N is refused, naming the layout.
+func.func @tf32_b_k_by_n(%a: memref<128x256xf32>, %b: memref<256x128xf32>, %c: memref<128x128xf32>) {
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    linalg.matmul ins(%a, %b : memref<128x256xf32>, memref<256x128xf32>) outs(%c : memref<128x128xf32>)
+    gpu.terminator
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{tf32 is wgmma's, which reads A and B K-major only: expected A as M x K and B as N x K (nn.Linear's weight, x @ W^T); this matmul reads B as K x N: use the SIMT tiles}}
+    transform.kforge.matmul_to_mma_sync %mm {block_k = 32, warp_grid = array<i64: 8, 1>, async_stages = 3, wgmma, tf32} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+// tf32 takes f32 operands only.
+func.func @tf32_on_bf16(%a: memref<128x256xbf16>, %b: memref<128x256xbf16>, %c: memref<128x128xf32>) {
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
+    linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                   affine_map<(m, n, k) -> (m, n)>]
+        ins(%a, %b : memref<128x256xbf16>, memref<128x256xbf16>) outs(%c : memref<128x128xf32>)
+    gpu.terminator
+  }
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{tf32 multiplies f32 operands: expected f32 x f32 -> f32}}
+    transform.kforge.matmul_to_mma_sync %mm {block_k = 32, warp_grid = array<i64: 8, 1>, async_stages = 3, wgmma, tf32} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}

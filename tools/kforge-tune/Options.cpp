@@ -88,6 +88,12 @@ static cl::opt<std::string> l2Flush(
     cl::desc("GPU trials: how the L2 flush before each timed repetition leaves L2: dirty (kforge-run writes a "
              "buffer of 4x L2, shared/MEASURE.md's protocol) or clean (it reads one, so no dirty lines are left)"),
     cl::init("dirty"), cl::cat(category));
+static cl::opt<bool> allowTf32(
+    "allow-tf32",
+    cl::desc("Let fp32 matmuls run on TF32 tensor cores (10-bit mantissas, as PyTorch's "
+             "torch.backends.cuda.matmul.allow_tf32): the tf32 action is proposed and its kernels are verified "
+             "against TF32's tolerance (2^-9 relative L2) instead of fp32's. Off by default"),
+    cl::init(false), cl::cat(category));
 static cl::opt<std::string> runnerMode(
     "runner",
     cl::desc("How trials are verified and timed: serve (one long-lived kforge-run for the search) or process "
@@ -271,6 +277,7 @@ static TuneConfig givenConfig() {
   config.referenceSamples = referenceSamples;
   config.referenceSampleSeconds = referenceSampleSeconds;
   config.l2Flush = l2Flush;
+  config.allowTf32 = allowTf32;
   config.resume = resume;
   config.search = !noSearch;
   config.keepCandidates = keepCandidates;
@@ -415,6 +422,11 @@ int kforge::tune::checkPayloadOptions(const CommandLine &c) {
     llvm::errs() << "kforge-tune: error: --l2-flush clean is for GPU trials; the CPU runner does not flush\n";
     return 2;
   }
+  if (config.allowTf32 && c.target == "cpu") {
+    llvm::errs() << "kforge-tune: error: --allow-tf32 lets fp32 matmuls use the GPU's TF32 tensor cores; the CPU "
+                    "target has none\n";
+    return 2;
+  }
   return 0;
 }
 
@@ -472,6 +484,11 @@ int kforge::tune::makeTuneConfig(CommandLine &c, const Tools &tools, TuneConfig 
   if (config.l2Flush == "clean" && !gpu) {
     llvm::errs() << "kforge-tune: error: --l2-flush clean is for GPU trials, and kforge-run finds no usable GPU\n";
     return 1;
+  }
+  if (config.allowTf32 && !gpu) {
+    // (--target auto on a machine without a GPU: fp32 stays fp32, verified as usual.)
+    llvm::errs() << "kforge-tune: note: --allow-tf32 has no effect on the CPU target (no TF32 units)\n";
+    config.allowTf32 = false;
   }
   config.chip = c.chip.empty() ? "sm_90" : c.chip;
   if (!c.ceilingsPath.empty() && !readCeilings(c.ceilingsPath, config.profile))

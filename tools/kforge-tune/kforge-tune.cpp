@@ -69,12 +69,12 @@ static int runMode(CommandLine &commandLine, const Tools &tools) {
   // Offline modes need no machine.
   if (commandLine.dryRun > 0)
     return printDryRun(tools, commandLine.payloadPath, given.entry, commandLine.target, commandLine.chip, given.policy,
-                       given.seed, commandLine.dryRun);
+                       given.seed, commandLine.dryRun, given.allowTf32);
   if (!commandLine.validateFile.empty() || !commandLine.renderFile.empty()) {
     // Both given: the --validate file, rendered.
     return checkScheduleFile(tools, commandLine.payloadPath, given.entry, commandLine.target,
                              commandLine.validateFile.empty() ? commandLine.renderFile : commandLine.validateFile,
-                             /*render=*/!commandLine.renderFile.empty());
+                             /*render=*/!commandLine.renderFile.empty(), given.allowTf32);
   }
 
   TuneConfig config;

@@ -253,7 +253,7 @@ def DistributeRowsToLanesOp : Kforge_ReplacingOp<"distribute_rows_to_lanes", "::
 }
 
 def MatmulToMmaSyncOp : Kforge_ReplacingOp<"matmul_to_mma_sync", "::mlir::linalg::MatmulOp", "expected a linalg.matmul on memrefs"> {
-  let summary = "Compute a warp's matmul tile with tensor-core mma.sync (bf16/f16 operands, f32 accumulators)";
+  let summary = "Compute a warp's matmul tile with tensor-core mma.sync or wgmma (bf16/f16 operands, or f32 as TF32 on wgmma; f32 accumulators)";
   let description = [{
     Targets a bufferized `linalg.matmul` that one warp computes (inside a loop mapped to
     `#gpu.warp`, or already distributed to a warp's lanes): A (MxK) and B (KxN) in bf16
@@ -322,6 +322,18 @@ def MatmulToMmaSyncOp : Kforge_ReplacingOp<"matmul_to_mma_sync", "::mlir::linalg
     tile's multiplies overlap the wait for the next tile and the issue of its wgmma; the
     copies then run S - 2 tiles ahead (into the stage of tile t - 2, whose wgmma are done).
 
+    With `tf32` (with `wgmma`; `block_k` = 32), A and B are f32 and are multiplied as TF32
+    (`wgmma.mma_async` m64nNk8 .tf32, f32 accumulators): the tensor cores read each operand's
+    sign, exponent and top 10 mantissa bits, so a product carries a relative error of up to
+    2^-10 per operand where f32 SIMT code rounds at 2^-24. This is the precision PyTorch
+    gives an fp32 matmul when TF32 is allowed (`torch.backends.cuda.matmul.allow_tf32`); a
+    schedule opts in with this option and kforge never adds it by itself (kforge-tune
+    proposes it only under `--allow-tf32`, whose runs verify against a TF32 tolerance). A
+    128-byte swizzled row holds 32 f32 of K, a tile is 4 wgmma of 8 of K, and the 16-byte
+    copies carry 4 elements. TF32 wgmma reads both operands K-major only: A as M x K, and B
+    as N x K (nn.Linear's weight, `x @ W^T`); a B stored K x N, or an A stored K x M, is a
+    silenceable failure.
+
     With `stage_epilogue` (staged, with `async_stages` and the stages in dynamic shared
     memory), the result goes out through shared memory: after the K loop the block meets at
     a barrier, each lane writes its (epilogue-applied) pairs into a tile of the result in
@@ -334,7 +346,7 @@ def MatmulToMmaSyncOp : Kforge_ReplacingOp<"matmul_to_mma_sync", "::mlir::linalg
 
     Produces a silenceable failure, leaving the IR untouched, when the target is not such a
     matmul: not a `linalg.matmul` on memrefs, element types other than bf16/f16 x bf16/f16
-    -> f32 (A and B the same), dynamic shapes, M, N or K not multiples of 16, 8 and 16, or
+    -> f32 (A and B the same; with `tf32`, f32 x f32 -> f32), dynamic shapes, M, N or K not multiples of 16, 8 and 16, or
     A's innermost stride not 1, or K not a multiple of 16 x `k_steps`; staged, also when the
     warp grid does not cut the tile into whole instruction tiles,
     `block_k` is not a multiple of 16 dividing K (with `async_stages`, K need only be a
@@ -357,8 +369,9 @@ def MatmulToMmaSyncOp : Kforge_ReplacingOp<"matmul_to_mma_sync", "::mlir::linalg
     negative, `warp_grid` not two positive counts when staged, `async_stages` other than 0
     that is below 2 or not staged, `ldmatrix` not staged, `tma` without `wgmma`, `wgmma`
     without `async_stages`, with `block_k` other than 64 or with `ldmatrix`,
-    `wgmma_in_flight` other than 0 that is not 1 with `wgmma` and at least 3 stages, or
-    `stage_epilogue` without `async_stages`.
+    `wgmma_in_flight` other than 0 that is not 1 with `wgmma` and at least 3 stages,
+    `stage_epilogue` without `async_stages`, or `tf32` without `wgmma` (then `block_k` must
+    be 32 instead of 64).
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        DefaultValuedAttr<I64Attr, "1">:$k_steps,
@@ -369,7 +382,8 @@ def MatmulToMmaSyncOp : Kforge_ReplacingOp<"matmul_to_mma_sync", "::mlir::linalg
                        UnitAttr:$wgmma,
                        UnitAttr:$tma,
                        DefaultValuedAttr<I64Attr, "0">:$wgmma_in_flight,
-                       UnitAttr:$stage_epilogue);
+                       UnitAttr:$stage_epilogue,
+                       UnitAttr:$tf32);
   let results = (outs);
   let hasVerifier = 1;
 }

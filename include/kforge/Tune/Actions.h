@@ -75,7 +75,8 @@ using Schedule = std::vector<Action>;
 struct Problem {
   int action = -1;    ///< Index of the action at fault; -1: the schedule as a whole.
   std::string code;   ///< unknown-kind, bad-param, out-of-domain, order, precondition, shape, target, too-large,
-                      ///< unsupported (a combination the compiler is known not to handle).
+                      ///< unsupported (a combination the compiler is known not to handle), policy (an action
+                      ///< the request does not allow: tf32 without --allow-tf32).
   std::string message;
 };
 llvm::json::Value toJSON(const Problem &problem);
@@ -128,6 +129,9 @@ bool splitRowsApplies(const PayloadFacts &facts);
 PayloadFacts splitRowsFacts(const PayloadFacts &facts, int64_t partials);
 /// Whether `mma` can apply: a 2-D linalg.matmul with bf16 or f16 operands and K a multiple of 16.
 bool mmaApplies(const PayloadFacts &facts);
+/// Whether the fp32 matmul may go to TF32 tensor cores (mma ... wgmma, tf32): TF32 allowed by the request, f32
+/// operands and result, A as M x K and B as N x K (TF32 wgmma reads both K-major), K a multiple of 4.
+bool tf32Applies(const PayloadFacts &facts);
 
 /// Why no single-kernel schedule takes the payload (its contractions read a reduction's result: see
 /// PayloadFacts::contractionsAfterReductions; on the GPU also its nested reductions: nestedReductions); empty

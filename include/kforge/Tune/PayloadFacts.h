@@ -35,6 +35,10 @@ struct PayloadFacts {
   /// Its operands read transposed through its indexing maps: A as K x M, B as N x K (nn.Linear's weight once
   /// kforge-normalize-importer has folded the transpose into the map).
   bool contractionATransposed = false, contractionBTransposed = false;
+  /// Not from the IR but from the tuning request (kforge-tune --allow-tf32, as PyTorch's
+  /// torch.backends.cuda.matmul.allow_tf32): the fp32 contraction may multiply in TF32 on the tensor cores
+  /// (the tf32 action), its kernels verified against TF32's tolerance. Off unless the user opts in.
+  bool allowTf32 = false;
   int64_t contractionOps = 0;         ///< Linalg ops it is made of: itself and its producers (its init's fill).
   int64_t reductionOps = 0;           ///< linalg ops with a reduction loop (contractions included).
   int64_t reductionSize = 0;          ///< Largest reduction loop of the ops that are not contractions (row sums,

@@ -15,9 +15,18 @@
 using namespace kforge::tune;
 using llvm::StringRef;
 
+/// Whether the schedule multiplies f32 operands as TF32 (the tf32 option of the wgmma form).
+static bool usesTf32(const Schedule &schedule) { return findSlot(schedule, "tf32") != nullptr; }
+
+/// The tensor cores' operand elements per 16-byte copy (8 bf16/f16, 4 f32) and K per instruction (16, or 8 for
+/// TF32).
+static int64_t copyElements(const Schedule &schedule) { return usesTf32(schedule) ? 4 : 8; }
+static int64_t instructionK(const Schedule &schedule) { return usesTf32(schedule) ? 8 : 16; }
+
 /// K ends inside the last tile of the staged, pipelined forms: cp.async zero-fills the copies past it.
 static bool zeroFilledK(const Schedule &schedule, const PayloadFacts &facts) {
-  return findSlot(schedule, "stage") && findSlot(schedule, "pipeline") && facts.contractionK % 8 == 0;
+  return findSlot(schedule, "stage") && findSlot(schedule, "pipeline") &&
+         facts.contractionK % copyElements(schedule) == 0;
 }
 
 /// A batch_matmul's staged forms need stage and one batch per block.
@@ -49,11 +58,12 @@ static void checkNoSimtMatmulActions(const Schedule &schedule, int index, String
 /// steps, and none of the SIMT actions that would rewrite the matmul first.
 template <typename Report>
 static void checkMma(const Schedule &schedule, const PayloadFacts &facts, int index, Report problem) {
+  bool tf32 = usesTf32(schedule) && facts.contractionOperandType == "f32"; // the tf32 action checks the rest
   if ((facts.contractionOp != "linalg.matmul" && !isBatchMatmul(facts)) ||
-      (facts.contractionOperandType != "bf16" && facts.contractionOperandType != "f16")) {
+      (facts.contractionOperandType != "bf16" && facts.contractionOperandType != "f16" && !tf32)) {
     problem(index, "unsupported",
-            "mma needs a linalg.matmul (or batch_matmul) with bf16 or f16 operands; this "
-            "payload's contraction is " +
+            "mma needs a linalg.matmul (or batch_matmul) with bf16 or f16 operands (f32 ones only as TF32: the "
+            "wgmma form with tf32, under --allow-tf32); this payload's contraction is " +
                 (facts.contractionOp.empty() ? std::string("none")
                                              : facts.contractionOp + " on " + facts.contractionOperandType));
     return;
@@ -87,10 +97,11 @@ static void checkMma(const Schedule &schedule, const PayloadFacts &facts, int in
                 " must be a multiple of 16 rows and 8 columns (the m16n8k16 instruction), at most 64x64 "
                 "(its accumulators live in registers)");
   const Action &mma = schedule[index];
-  if (mma.value > 0 && facts.contractionK % (16 * mma.value) && !zeroFilledK(schedule, facts))
+  int64_t stepK = instructionK(schedule);
+  if (mma.value > 0 && facts.contractionK % (stepK * mma.value) && !zeroFilledK(schedule, facts))
     problem(index, "shape",
             "mma(" + std::to_string(mma.value) + "): K (" + std::to_string(facts.contractionK) +
-                ") must be a multiple of 16 x k_steps");
+                ") must be a multiple of " + std::to_string(stepK) + " x k_steps");
   checkNoSimtMatmulActions(schedule, index, "mma", "in steps of 16", problem);
 }
 
@@ -164,11 +175,13 @@ static void checkPipeline(const Schedule &schedule, const PayloadFacts &facts, i
   // nn.Linear's weight).
   int64_t n = facts.parallelSizes.empty() ? 0 : facts.parallelSizes.back();
   int64_t m = facts.parallelSizes.size() < 2 ? 0 : facts.parallelSizes[facts.parallelSizes.size() - 2];
-  if (facts.contractionK % 8 || (!facts.contractionBTransposed && n % 8) || (facts.contractionATransposed && m % 8))
+  int64_t copy = copyElements(schedule);
+  if (facts.contractionK % copy || (!facts.contractionBTransposed && n % copy) ||
+      (facts.contractionATransposed && m % copy))
     problem(index, "shape",
             "pipeline copies 16 bytes at a time: K (" + std::to_string(facts.contractionK) + "), the columns (" +
                 std::to_string(n) + ", unless B is N x K) and, when A is K x M, the rows (" + std::to_string(m) +
-                ") must be multiples of 8");
+                ") must be multiples of " + std::to_string(copy));
 }
 
 /// wgmma's preconditions (those of matmul_to_mma_sync's wgmma option).
@@ -180,10 +193,11 @@ static void checkWgmma(const Schedule &schedule, const PayloadFacts &facts, int 
             "wgmma needs mma, stage and pipeline before it (it multiplies the pipelined stages)");
     return;
   }
-  if (stage->value != 64)
+  int64_t swizzleRow = usesTf32(schedule) ? 32 : 64;
+  if (stage->value != swizzleRow)
     problem(index, "shape",
-            "wgmma: stage(" + std::to_string(stage->value) +
-                ") must be stage(64) (one 128-byte swizzled row of K per tile)");
+            "wgmma: stage(" + std::to_string(stage->value) + ") must be stage(" + std::to_string(swizzleRow) +
+                ") (one 128-byte swizzled row of K per tile" + (usesTf32(schedule) ? ": 32 f32 with tf32)" : ")"));
   if (findSlot(schedule, "ldmatrix"))
     problem(index, "unsupported", "wgmma reads shared memory itself: it does not combine with ldmatrix");
   std::vector<int64_t> warpTile = matmulTile(innermostTile(schedule, facts), facts);
@@ -207,8 +221,10 @@ static void checkStage(const Schedule &schedule, const PayloadFacts &facts, int 
   }
   if (mma->value != 1)
     problem(index, "unsupported", "stage: a staged tile takes block_k / 16 steps of K per iteration; use mma(1)");
-  if (blockK % 16)
-    problem(index, "shape", "stage(" + std::to_string(blockK) + ") with mma: block_k must be a multiple of 16");
+  int64_t stepK = instructionK(schedule), elementBytes = usesTf32(schedule) ? 4 : 2;
+  if (blockK % stepK)
+    problem(index, "shape",
+            "stage(" + std::to_string(blockK) + ") with mma: block_k must be a multiple of " + std::to_string(stepK));
   std::vector<int64_t> dims = blockDims(schedule, facts);
   size_t m = matmulRowDim(facts);
   int64_t threads = dims[0], rows = blockExtent(schedule, facts, m), cols = blockExtent(schedule, facts, m + 1);
@@ -226,7 +242,7 @@ static void checkStage(const Schedule &schedule, const PayloadFacts &facts, int 
   const Action *pipeline = findSlot(schedule, "pipeline");
   int64_t stages = pipeline && pipeline->value >= 2 ? pipeline->value : 2;
   // A (rows x block_k) and B (block_k x cols), rows padded by 8 elements, in each stage.
-  int64_t bytes = stages * (rows * (blockK + 8) + blockK * (cols + 8)) * 2;
+  int64_t bytes = stages * (rows * (blockK + 8) + blockK * (cols + 8)) * elementBytes;
   if (bytes > kMaxSharedBytesPerBlock)
     problem(index, "too-large",
             "stage(" + std::to_string(blockK) + "): " + std::to_string(stages) + " stages of A and B take " +
@@ -540,6 +556,49 @@ public:
   std::string mmaOption(const Action &) const override { return ", stage_epilogue"; }
 };
 
+class Tf32Action : public MmaOptionAction {
+public:
+  Tf32Action()
+      : MmaOptionAction(
+            ActionSpec{"tf32",
+                       "Multiply the fp32 matmul on Hopper's tensor cores as TF32 (wgmma.mma_async m64nNk8 .tf32, f32 "
+                       "accumulators): each operand keeps its sign, exponent and top 10 mantissa bits, PyTorch's "
+                       "precision for an fp32 matmul when torch.backends.cuda.matmul.allow_tf32 is set. The stages "
+                       "hold 32 f32 of K per 128-byte swizzled row (stage(32)). Only when the tuning request allows "
+                       "TF32 (kforge-tune --allow-tf32); its kernels are verified against TF32's tolerance.",
+                       "the tf32 option of transform.kforge.matmul_to_mma_sync (nvvm.wgmma.mma_async on tf32 "
+                       "operands; the candidate is compiled for sm_90a)",
+                       {},
+                       {"gpu"},
+                       "--allow-tf32; an f32 x f32 -> f32 linalg.matmul with A as M x K and B as N x K (nn.Linear's "
+                       "weight: TF32 wgmma reads both operands K-major), K a multiple of 4; mma, stage(32), pipeline "
+                       "and wgmma before it"},
+            54) {}
+
+  void validate(const ValidationContext &context) const override {
+    const PayloadFacts &facts = context.facts;
+    if (!facts.allowTf32) {
+      context.problem("policy", "tf32 multiplies fp32 operands with 10-bit mantissas: it needs the request to allow "
+                                "TF32 (kforge-tune --allow-tf32, as torch.backends.cuda.matmul.allow_tf32)");
+      return;
+    }
+    if (!findSlot(context.schedule, "wgmma")) {
+      context.problem("precondition", "tf32 needs mma, stage(32), pipeline and wgmma before it (TF32 is wgmma's)");
+      return;
+    }
+    if (facts.contractionOperandType != "f32" ||
+        (!facts.contractionResultType.empty() && facts.contractionResultType != "f32"))
+      context.problem("unsupported", "tf32 multiplies f32 operands into an f32 result; this contraction is on " +
+                                         facts.contractionOperandType);
+    else if (facts.contractionATransposed || !facts.contractionBTransposed)
+      context.problem("unsupported",
+                      "TF32 wgmma reads A and B K-major only: A as M x K and B as N x K (nn.Linear's weight); this "
+                      "matmul reads " +
+                          std::string(facts.contractionATransposed ? "A as K x M" : "B as K x N"));
+  }
+  std::string mmaOption(const Action &) const override { return ", tf32"; }
+};
+
 } // namespace
 
 void kforge::tune::addTensorCoreActions(ActionDefinitions &definitions) {
@@ -551,4 +610,5 @@ void kforge::tune::addTensorCoreActions(ActionDefinitions &definitions) {
   definitions.push_back(std::make_unique<TmaAction>());
   definitions.push_back(std::make_unique<OverlapAction>());
   definitions.push_back(std::make_unique<StageEpilogueAction>());
+  definitions.push_back(std::make_unique<Tf32Action>());
 }

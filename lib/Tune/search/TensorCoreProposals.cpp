@@ -109,10 +109,59 @@ void addIrregularMmaProposals(const PayloadFacts &facts, const HardwareProfile &
   }
 }
 
+/// TF32 for an fp32 matmul the request allows it for (--allow-tf32), on Hopper: the wgmma forms of the bf16
+/// proposals below with stages of 32 f32 of K (one 128-byte swizzled row) and the tf32 option. TF32 wgmma reads
+/// both operands K-major (tf32Applies: B as N x K, nn.Linear's weight). Partial tiles as the bf16 forms take
+/// them: TMA and cp.async zero-fill past the edges (K a multiple of 4: whole 16-byte rows).
+static void addTf32Proposals(const PayloadFacts &facts, const HardwareProfile &profile,
+                             llvm::function_ref<std::string(Schedule, std::string, std::string)> add) {
+  bool hopper = profile.chip.empty() || StringRef(profile.chip).starts_with("sm_90");
+  if (!hopper)
+    return;
+  int64_t m = facts.parallelSizes[0], n = facts.parallelSizes[1];
+  struct Warpgroup {
+    std::vector<int64_t> block;
+    int64_t stages;
+    bool tma, overlap;
+  };
+  // Each stage is (rows + columns) x 128 bytes: 128x256 over 4 stages is 192 KB of the 227 KB a block may have.
+  for (const Warpgroup &w : std::vector<Warpgroup>{{{128, 256}, 4, true, true},
+                                                   {{128, 128}, 4, true, true},
+                                                   {{128, 256}, 3, true, false},
+                                                   {{128, 256}, 4, false, true},
+                                                   {{64, 128}, 4, true, true},
+                                                   {{128, 128}, 3, false, false}}) {
+    if (!blockFits(m, n, w.block[0], w.block[1], /*partialOk=*/true))
+      continue;
+    Schedule v;
+    v.push_back(tile("block", w.block));
+    v.push_back(tile("thread", {16, w.block[1]}));
+    v.push_back(intAction("mma", 1));
+    v.push_back(intAction("stage", 32));
+    v.push_back(intAction("pipeline", w.stages));
+    v.push_back(Action{"wgmma"});
+    if (w.tma)
+      v.push_back(Action{"tma"});
+    if (w.overlap)
+      v.push_back(Action{"overlap"});
+    v.push_back(Action{"tf32"});
+    addRequiredFusions(v, facts, profile, /*always=*/true);
+    add(v, "",
+        "heuristic: TF32 wgmma (allowed by the request) on " + std::to_string(w.block[0]) + "x" +
+            std::to_string(w.block[1]) + " blocks, " + std::to_string(w.stages) +
+            " swizzled stages of 32 f32 of K "
+            "filled by " +
+            (w.tma ? "TMA" : "cp.async") + (w.overlap ? ", one tile's wgmma in flight" : ""));
+  }
+}
+
 /// The tensor-core schedules the heuristic tries first for a bf16/f16 matmul (SIMT code runs it at a few
-/// percent of the GPU's bf16 rate): mma.sync tiles, staged, with ldmatrix, pipelined, then wgmma.
+/// percent of the GPU's bf16 rate): mma.sync tiles, staged, with ldmatrix, pipelined, then wgmma. For an fp32
+/// matmul only under --allow-tf32: the TF32 wgmma forms.
 void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &profile,
                             llvm::function_ref<std::string(Schedule, std::string, std::string)> add) {
+  if (gpu(profile) && tf32Applies(facts))
+    return addTf32Proposals(facts, profile, add);
   // Tensor cores first for a bf16/f16 matmul: SIMT code runs it at a few percent of the GPU's bf16 rate. Warp
   // tiles of 32-64 rows and columns (4-16 mma.sync tiles, 32-64 accumulators per lane) in blocks of 4-8 warps.
   if (!gpu(profile) || !mmaApplies(facts))

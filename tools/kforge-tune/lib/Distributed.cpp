@@ -43,6 +43,7 @@ std::optional<TuneConfig> kforge::tune::loadRunConfig(const TuneConfig &given, c
   config.target = run->getString("target")->str();
   config.chip = run->getString("chip").value_or("sm_90").str();
   config.l2Flush = run->getString("l2_flush").value_or("dirty").str();
+  config.allowTf32 = facts.allowTf32; // run.json's facts: as the set-up run was asked
   config.entry = run->getString("entry").value_or(config.entry).str();
   config.policy = run->getString("policy").value_or(config.policy).str();
   if (std::optional<int64_t> seed = run->getInteger("seed"))

@@ -210,6 +210,8 @@ static std::vector<std::string> serverArgs(const TuneConfig &config, const Tools
       args.insert(args.end(), {"--runtime", tools.runtime});
     args.insert(args.end(), {"--l2-flush", config.l2Flush});
   }
+  if (config.allowTf32)
+    args.insert(args.end(), {"--precision", "tf32"});
   return args;
 }
 
@@ -282,6 +284,8 @@ RunOutcome kforge::tune::runCandidate(const TuneConfig &config, const Tools &too
       args.insert(args.end(), {"--runtime", tools.runtime});
     args.insert(args.end(), {"--l2-flush", config.l2Flush});
   }
+  if (config.allowTf32)
+    args.insert(args.end(), {"--precision", "tf32"});
   if (cutoffMs > 0)
     args.insert(args.end(), {"--cutoff-ms", std::to_string(cutoffMs)});
   if (config.timingBudgetMs > 0)

@@ -76,19 +76,21 @@ static int validateOrRender(const PayloadFacts &facts, llvm::StringRef file, llv
 }
 
 int kforge::tune::checkScheduleFile(const Tools &tools, const std::string &payloadPath, const std::string &entry,
-                                    const std::string &target, const std::string &file, bool render) {
+                                    const std::string &target, const std::string &file, bool render, bool allowTf32) {
   std::optional<PayloadFacts> facts = loadFacts(tools, payloadPath, entry);
   if (!facts)
     return 1;
+  facts->allowTf32 = allowTf32;
   return validateOrRender(*facts, file, target == "auto" ? "gpu" : target, render);
 }
 
 int kforge::tune::printDryRun(const Tools &tools, const std::string &payloadPath, const std::string &entry,
                               const std::string &target, std::string chip, const std::string &policy, uint64_t seed,
-                              int count) {
+                              int count, bool allowTf32) {
   std::optional<PayloadFacts> facts = loadFacts(tools, payloadPath, entry);
   if (!facts)
     return 1;
+  facts->allowTf32 = allowTf32;
   HardwareProfile profile = cpuProfile();
   if (target != "cpu") { // the GPU's profile if there is one, else the H200's shape
     std::optional<HardwareProfile> gpu = probeGpu(tools, chip);

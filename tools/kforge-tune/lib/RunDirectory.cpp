@@ -94,6 +94,16 @@ static bool matchesRun(const json::Object &saved, const json::Object &now, std::
           " (its trials' times would not compare; see its run.json)";
     return false;
   }
+  // Its trials were verified against one precision's tolerance (a run from before --allow-tf32 had none).
+  auto tf32 = [](const json::Object &run) {
+    const json::Object *facts = run.getObject("facts");
+    return facts && facts->getBoolean("allow_tf32").value_or(false);
+  };
+  if (tf32(saved) != tf32(now)) {
+    why = std::string("the run directory was tuned ") + (tf32(saved) ? "with" : "without") +
+          " --allow-tf32 (its trials were verified against that precision's tolerance; see its run.json)";
+    return false;
+  }
   return true;
 }
 
@@ -265,6 +275,8 @@ static std::optional<TuneConfig> replayConfig(const std::string &runDir, std::st
   config.chip = run->getString("chip").value_or("sm_90").str();
   config.entry = run->getString("entry").value_or("").str();
   config.l2Flush = run->getString("l2_flush").value_or("dirty").str(); // timed as it was tuned
+  if (const json::Object *facts = run->getObject("facts"))             // verified as it was tuned
+    config.allowTf32 = facts->getBoolean("allow_tf32").value_or(false);
   payloadHash = run->getString("payload_hash").value_or("").str();
   return config;
 }

@@ -542,6 +542,7 @@ int kforge::tune::runTuner(const TuneConfig &given, const Tools &tools) {
   std::optional<PayloadFacts> facts = loadFacts(tools, given.payloadPath, given.entry);
   if (!facts)
     return 1;
+  facts->allowTf32 = given.allowTf32; // the request's, not the IR's: what the policies and the validator see
   TuneConfig config = given;
   if (std::string note = largeProblemSeeds(config, *facts); !note.empty())
     llvm::errs() << note << "\n";

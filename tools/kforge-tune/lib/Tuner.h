@@ -86,6 +86,9 @@ struct TuneConfig {
   /// GPU trials: how kforge-run's flush before each timed repetition leaves L2, "dirty" (a write, MEASURE.md's
   /// protocol) or "clean" (a read); recorded in run.json, and a resumed run must use the same.
   std::string l2Flush = "dirty";
+  /// --allow-tf32: fp32 contractions may multiply in TF32 on the tensor cores (the tf32 action; kforge-run
+  /// --precision tf32 verifies with TF32's tolerance). Recorded in run.json's facts; a resumed run must match.
+  bool allowTf32 = false;
   /// How trials are run: "serve" (one long-lived kforge-run --serve for the whole search) or "process" (a
   /// kforge-run per candidate, each in a child process of its own).
   std::string runner = "serve";
