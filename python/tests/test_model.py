@@ -185,6 +185,32 @@ def test_bad_input_is_a_clear_error(tmp_path):
         run.model(x)
 
 
+def test_tf32_kernels_are_opt_in_and_kept_apart(tmp_path, monkeypatch):
+    """allow_tf32 (issue 34) is the GPU's: refused for the CPU target; its kernels live under their own database
+    key, so a request that does not allow TF32 never gets one, and kforge.tune passes --allow-tf32 only when
+    asked; the torch.compile backend follows torch.backends.cuda.matmul.allow_tf32 (off by default)."""
+    import importlib
+    from kforge import model
+    tune_module = importlib.import_module("kforge.tune")  # (kforge.tune is also the function)
+    payload = tmp_path / "p.mlir"
+    payload.write_text("func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n  return %x : tensor<4xf32>\n}\n")
+    with pytest.raises(kforge.ModelError, match="allow_tf32 is for the gpu target"):
+        kforge.compile_payload(str(payload), str(tmp_path / "x"), target="cpu", allow_tf32=True, tools_dir=TOOLS)
+    assert model._target_key("gpu", "sm_90", allow_tf32=True) == "gpu-sm_90-tf32"
+    assert model._target_key("gpu", "sm_90") == "gpu-sm_90" and model._target_key("cpu", None, True) == "cpu"
+    assert torch.backends.cuda.matmul.allow_tf32 is False  # PyTorch's default: the backend adds no TF32
+    commands = []
+
+    def fake_run(command, **kwargs):
+        commands.append(command)
+        raise RuntimeError("stop")  # the command is all this test looks at
+    monkeypatch.setattr(tune_module.subprocess, "run", fake_run)
+    for allow in (True, False):
+        with pytest.raises(RuntimeError):
+            kforge.tune(str(payload), str(tmp_path / "run"), target="gpu", allow_tf32=allow, tools_dir=TOOLS)
+    assert "--allow-tf32" in commands[0] and "--allow-tf32" not in commands[1]
+
+
 def test_graphs_prepared_here_compile_where_torch_mlir_is_missing(tmp_path, monkeypatch):
     """scripts/gpu/models.sh's route: import and partition on this machine (prepare_only), then compile the same
     graphs from the carried workdir on a machine with neither torch-mlir nor kforge-opt."""
