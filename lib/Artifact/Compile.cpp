@@ -6,6 +6,7 @@
 #include "kforge/Transforms/ScheduleConfinement.h"
 #include "kforge/Transforms/Passes.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Transform/Transforms/Passes.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
@@ -437,6 +438,10 @@ LogicalResult kforge::compileArtifact(ModuleOp payload, StringRef payloadText, S
     return failure();
   if (options.scheduleOnly)
     return success();
+  // Whether the kernel multiplies fp32 operands in TF32 (the tf32 option of a schedule's wgmma): the manifest
+  // says so, read from the code the schedule produced, not from what the schedule claims.
+  bool tf32 = false;
+  payload.walk([&](NVVM::WgmmaMmaAsyncOp mma) { tf32 |= mma.getTypeA() == NVVM::WGMMATypes::tf32; });
   if (failed(lower(payload, options)))
     return failure();
   if (failed(writeFile(payload, file(".host.mlir"), [&](llvm::raw_ostream &os) { payload.print(os); os << "\n"; })))
@@ -483,6 +488,8 @@ LogicalResult kforge::compileArtifact(ModuleOp payload, StringRef payloadText, S
       {"arguments", std::move(args)},
       {"flops", flops},
       {"narrowest_rounding", narrowestRounding ? llvm::json::Value(*narrowestRounding) : llvm::json::Value(nullptr)},
+      // fp32 products computed with TF32 operands (10-bit mantissas): allowed only by kforge-tune --allow-tf32.
+      {"tf32", tf32},
       {"recipe", options.recipePath.empty() ? llvm::json::Value(nullptr) : llvm::json::Value(options.recipePath)},
       {"schedule", options.naive ? "naive" : (options.recipePath.empty() ? "none" : "recipe")},
       {"hash", key},
