@@ -240,6 +240,52 @@ def _weight_nodes(program, names):
     return {name: nodes[node_name] for name, node_name in zip(names, user[len(user) - len(names):])}
 
 
+def _decomposition_table():
+    """torch-mlir's decompositions (what export_and_import would run), plus PyTorch's own of the ops torch-mlir
+    would otherwise lower in ways kforge cannot take. aten.native_group_norm: torch-mlir's lowering reshapes
+    through a gather whose indices are constants the size of the tensor (8 int64 tensors of 8192 x 4096, 4 GB
+    of payload text, for a GroupNorm after a 4096-wide Linear); PyTorch's decomposition reshapes with views
+    and reduces with var_mean, which torch-mlir lowers to linalg reductions and reshapes."""
+    import torch
+    from torch._decomp import decomposition_table as torch_decompositions
+    from torch_mlir.extras.fx_decomp_util import get_decomposition_table
+    table = dict(get_decomposition_table())
+    for op in (torch.ops.aten.native_group_norm.default,):
+        if op in torch_decompositions:
+            table[op] = torch_decompositions[op]
+    return table
+
+
+def _views_for_contiguous_as_strided(program):
+    """Rewrites, in the exported graph, each aten.as_strided that reads a contiguous tensor whole, in order
+    (offset 0, as many elements, the contiguous strides of its new shape), as the aten.view it is.
+    PyTorch's GroupNorm decomposition ends that way; torch-mlir lowers as_strided to a gather whose indices are
+    constants as large as the tensor (4 GB of payload text after a 4096-wide Linear), a view to a reshape."""
+    import math
+    import torch
+    graph = program.graph_module.graph
+    changed = False
+    for node in list(graph.nodes):
+        if node.op != "call_function" or node.target != torch.ops.aten.as_strided.default:
+            continue
+        source, size, stride = node.args[0], list(node.args[1]), list(node.args[2])
+        offset = node.args[3] if len(node.args) > 3 else node.kwargs.get("storage_offset", 0)
+        value = source.meta.get("val") if hasattr(source, "meta") else None
+        if value is None or offset not in (0, None) or not value.is_contiguous():
+            continue
+        contiguous = [math.prod(size[i + 1:]) for i in range(len(size))]
+        if math.prod(size) != value.numel() or any(s != c for s, c, n in zip(stride, contiguous, size) if n > 1):
+            continue
+        with graph.inserting_before(node):
+            view = graph.call_function(torch.ops.aten.view.default, (source, size))
+        view.meta = dict(node.meta)
+        node.replace_all_uses_with(view)
+        graph.erase_node(node)
+        changed = True
+    if changed:
+        program.graph_module.recompile()
+
+
 def _written_buffers(module, example_inputs, decompositions):
     """Buffers the module's forward updates (BatchNorm's running statistics and counter in training mode),
     from an export of the module itself: with its buffers as module state, torch.export records the updates
@@ -309,7 +355,7 @@ def import_module(module, *example_inputs, dtype=None, func_name=None):
     buffers = dict(module.named_buffers())
     weights = {**parameters, **buffers}
 
-    from torch_mlir.extras.fx_decomp_util import get_decomposition_table
+    table = _decomposition_table()
 
     def export(names, written):
         constants = {i: x for i, x in enumerate(example_inputs) if not isinstance(x, torch.Tensor)}
@@ -324,13 +370,13 @@ def import_module(module, *example_inputs, dtype=None, func_name=None):
     def decompose(program):
         """torch-mlir's decompositions (what export_and_import would run), which also drop dead code."""
         try:
-            return program.run_decompositions(get_decomposition_table())
+            return program.run_decompositions(table)
         except Exception as error:
             reason = _first_lines(error)
             raise ImporterError(f"torch.export cannot decompose the module: {reason}", reason) from None
 
     names = list(weights)
-    written = _written_buffers(module, example_inputs, get_decomposition_table()) & set(buffers)
+    written = _written_buffers(module, example_inputs, table) & set(buffers)
     program = decompose(export(names, written))
     # Weights the graph never reads get no argument: BatchNorm's num_batches_tracked in eval mode, its
     # running statistics in training mode (their update is dead once copied).
@@ -339,6 +385,7 @@ def import_module(module, *example_inputs, dtype=None, func_name=None):
         names = [n for n in names if n not in unused]
         program = decompose(export(names, written))
 
+    _views_for_contiguous_as_strided(program)
     mlir = _lower(program, func_name)
     foreign = sorted(set(re.findall(r"\btm_tensor\.(?!yield\b)(\w+)", mlir)))
     if foreign:

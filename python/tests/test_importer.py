@@ -307,6 +307,29 @@ def test_imported_module_compiles_and_matches_pytorch_on_cpu(tmp_path):
         assert error < 1e-5, error
 
 
+def test_group_norm_imports_as_reshapes_not_gathers_of_constant_indices(tmp_path):
+    """GroupNorm after a Linear: PyTorch's decomposition ends in an as_strided that reads its contiguous result
+    whole (a view), and torch-mlir's own lowering of native_group_norm gathers through constants as large as
+    the tensor (4 GB of text at 8192 x 4096). Imported, it has neither; compiled for the CPU it matches the module
+    in float64."""
+    torch.manual_seed(1)
+    module = nn.Sequential(nn.Linear(40, 64), nn.GroupNorm(8, 64), nn.Hardtanh()).eval()
+    x = torch.randn(32, 40)
+    payload = kforge.import_module(module, x)
+    assert "dense_resource" not in payload.mlir and "tensor.extract" not in payload.mlir
+    assert len(payload.mlir) < 30000
+    payload.save(str(tmp_path / "payload.mlir"))
+    result = subprocess.run([KFORGE_COMPILE, str(tmp_path / "payload.mlir"), "--target", "cpu", "-o",
+                             str(tmp_path / "artifact")], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    kernel = kforge.load(str(tmp_path / "artifact"))
+    y = kernel(*payload.arguments(module, x))
+    with torch.no_grad():
+        expected = module.double()(x.double())
+    error = ((y.double() - expected).norm() / expected.norm()).item()
+    assert error < 1e-5, error
+
+
 def conv_batch_norm_training():
     return nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU()), torch.randn(2, 3, 8, 8)
 
