@@ -90,8 +90,10 @@ private:
     return vector::ExtractOp::create(b, loc, asInt, ArrayRef<int64_t>{0});
   }
 
+  /// A TF32 operand element as mma.sync's 32-bit register (its bits as an i32).
+  Value tf32Register(Value element);
   /// A's fragment of tile row i at K offset kk: rows g and g+8, columns 2t, 2t+1 and 2t+8, 2t+9 (four
-  /// 32-bit registers: a0a1, a2a3, a4a5, a6a7 in PTX's order).
+  /// 32-bit registers: a0a1, a2a3, a4a5, a6a7 in PTX's order; TF32: one element each, columns t and t + 4).
   SmallVector<Value> loadA(int64_t i, Value kk);
 
   /// B's fragment of tile column j at K offset kk: column g, rows 2t, 2t+1 (b0b1) and 2t+8, 2t+9 (b2b3),
@@ -267,6 +269,7 @@ private:
   MLIRContext *ctx;
   Type operandType;
   Value group, pair;            ///< lane / 4 and 2 (lane % 4): a lane's row and first column in a tile.
+  Value quad;                   ///< lane % 4: a TF32 fragment's column (A) or row (B) of K.
   int64_t warpM = 0, warpN = 0; ///< The warp's tile: the whole matmul, or (staged) its share of the grid.
   Value rowBase, colBase;       ///< The warp's tile's first row and column in the matmul's.
   Value thread;                 ///< Staged: the thread's index in the block.

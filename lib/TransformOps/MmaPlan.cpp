@@ -21,12 +21,13 @@ MemRefType stagedAType(const MmaPlan &plan, Type operand, Attribute space) {
                            MemRefLayoutAttrInterface(), space);
   if (plan.wgmma)
     return MemRefType::get({plan.stages(), plan.m, plan.swizzleRow()}, operand, MemRefLayoutAttrInterface(), space);
-  return MemRefType::get({plan.stages(), plan.m, plan.blockK + kSmemPad}, operand, MemRefLayoutAttrInterface(), space);
+  return MemRefType::get({plan.stages(), plan.m, plan.blockK + plan.kMajorPad()}, operand, MemRefLayoutAttrInterface(),
+                         space);
 }
 MemRefType stagedBType(const MmaPlan &plan, Type operand, Attribute space) {
   // B as N x K (nn.Linear's weight) is staged as A is: K-major rows, one per column of the tile.
   if (plan.bTransposed) {
-    int64_t rowLength = plan.wgmma ? plan.swizzleRow() : plan.blockK + kSmemPad;
+    int64_t rowLength = plan.wgmma ? plan.swizzleRow() : plan.blockK + plan.kMajorPad();
     return MemRefType::get({plan.stages(), plan.n, rowLength}, operand, MemRefLayoutAttrInterface(), space);
   }
   if (plan.wgmma)
@@ -172,11 +173,18 @@ FailureOr<MmaPlan> planMma(linalg::MatmulOp matmul, const kforge::MmaSyncOptions
           "the staged SIMT rewrite or the tiled and vectorized loops";
     return failure();
   }
-  // TF32 wgmma reads both operands K-major (PTX: no transpose for .tf32); mma.sync's TF32 form is not built.
-  if (options.tf32 && (!options.wgmma || tile->aTransposed || !tile->bTransposed)) {
-    why = "tf32 is wgmma's, which reads A and B K-major only: expected A as M x K and B as N x K (nn.Linear's "
-          "weight, x @ W^T); this matmul reads " +
-          std::string(tile->aTransposed ? "A as K x M" : "B as K x N") + ": use the SIMT tiles";
+  // TF32 wgmma reads both operands K-major (PTX: no transpose for .tf32); mma.sync's TF32 form reads its
+  // fragments element by element from the pipelined stages (B either way, A as M x K).
+  if (options.tf32 && options.wgmma && (tile->aTransposed || !tile->bTransposed)) {
+    why = "tf32 on wgmma reads A and B K-major only: expected A as M x K and B as N x K (nn.Linear's weight, "
+          "x @ W^T); this matmul reads " +
+          std::string(tile->aTransposed ? "A as K x M" : "B as K x N") +
+          ": use mma.sync's TF32 form (no wgmma) or the SIMT tiles";
+    return failure();
+  }
+  if (options.tf32 && !options.wgmma && (options.blockK <= 0 || options.asyncStages <= 0 || options.ldmatrix)) {
+    why = "tf32 on mma.sync takes the pipelined staged form (block_k and async_stages; no ldmatrix: its fragments "
+          "are read element by element)";
     return failure();
   }
   MmaPlan plan;

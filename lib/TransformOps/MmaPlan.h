@@ -44,7 +44,8 @@ struct MmaPlan : kforge::MatmulTile {
   kforge::GlobalTile aGlobal, bGlobal; ///< tma: the global memrefs A's and B's tiles are cut from.
   /// Staged, async, dynamic shared memory: the result goes out through a shared tile in 16-byte row vectors.
   bool stageEpilogue = false;
-  /// wgmma on f32 operands multiplied as TF32 (m64nNk8): a 128-byte row holds 32 of them, a copy 4.
+  /// f32 operands multiplied as TF32: on wgmma (m64nNk8; a 128-byte row holds 32 of them) or on mma.sync
+  /// (m16n8k8, the pipelined staged form, fragments read element by element); a 16-byte copy holds 4.
   bool tf32 = false;
   int64_t elementBytes() const { return tf32 ? 4 : 2; }
   /// Operand elements per 128-byte swizzled row of wgmma's stages (a tile's block_k when K-major).
@@ -53,6 +54,11 @@ struct MmaPlan : kforge::MatmulTile {
   int64_t copyElements() const { return 16 / elementBytes(); }
   /// K of one tensor-core instruction: 16 (bf16/f16), 8 (tf32).
   int64_t instructionK() const { return tf32 ? 8 : kTileK; }
+  /// The padding of a staged row (mma.sync's stages): a K-major row (A, or B as N x K) is read by fragment
+  /// rows g = lane / 4 at columns t = lane % 4 (tf32: one element each), so its stride must put the 8 rows 4
+  /// banks apart: 16 bytes of padding (8 16-bit elements, 4 f32 past 32 of K). A row along N (B as K x N) is
+  /// read at rows t and columns g: 8 elements of padding put its 4 rows 8 banks apart.
+  int64_t kMajorPad() const { return tf32 ? 4 : 8; } // (8: kSmemPad, below)
   int64_t stages() const { return asyncStages > 0 ? asyncStages : 2; }
   /// Tiles of block_k along K; the last one partial when block_k does not divide K (async stages only: its
   /// copies past K are zero-filled).

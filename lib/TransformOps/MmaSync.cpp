@@ -37,6 +37,7 @@ void MmaEmitter::emit() {
   }
   group = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, l.floorDiv(4)), ValueRange{lane});
   pair = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (l % 4) * 2), ValueRange{lane});
+  quad = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, l % 4), ValueRange{lane});
   aSource = plan.a;
   bSource = plan.b;
   SmallVector<Value> accumulators = initialAccumulators();
@@ -62,8 +63,19 @@ SmallVector<Value> MmaEmitter::initialAccumulators() {
   return acc;
 }
 
+/// A TF32 operand as the 32-bit register mma.sync takes it (the f32's bits; the tensor core reads the top 19).
+Value MmaEmitter::tf32Register(Value element) { return arith::BitcastOp::create(b, loc, b.getI32Type(), element); }
+
 SmallVector<Value> MmaEmitter::loadA(int64_t i, Value kk) {
   SmallVector<Value> regs;
+  if (plan.tf32) { // m16n8k8 .tf32: a0 (g, t), a1 (g + 8, t), a2 (g, t + 4), a3 (g + 8, t + 4)
+    for (auto [rowHalf, colHalf] : {std::pair{0, 0}, {1, 0}, {0, 1}, {1, 1}}) {
+      Value row = add(group, rowBase, i * kTileM + 8 * rowHalf);
+      Value col = add(quad, kk, 4 * colHalf);
+      regs.push_back(tf32Register(memref::LoadOp::create(b, loc, aSource, ValueRange{row, col})));
+    }
+    return regs;
+  }
   auto pairType = VectorType::get({2}, operandType);
   for (auto [rowHalf, colHalf] : {std::pair{0, 0}, {1, 0}, {0, 1}, {1, 1}}) {
     Value row = add(group, rowBase, i * kTileM + 8 * rowHalf);
@@ -76,6 +88,15 @@ SmallVector<Value> MmaEmitter::loadA(int64_t i, Value kk) {
 SmallVector<Value> MmaEmitter::loadB(int64_t j, Value kk) {
   SmallVector<Value> regs;
   Value col = add(group, colBase, j * kTileN);
+  if (plan.tf32) { // m16n8k8 .tf32: b0 (K t, column g), b1 (K t + 4, column g)
+    for (int64_t half = 0; half < 2; ++half) {
+      Value k = add(quad, kk, 4 * half);
+      Value element = plan.bTransposed ? memref::LoadOp::create(b, loc, bSource, ValueRange{col, k})
+                                       : memref::LoadOp::create(b, loc, bSource, ValueRange{k, col});
+      regs.push_back(tf32Register(element));
+    }
+    return regs;
+  }
   if (plan.bTransposed) { // B as N x K: a pair is two consecutive elements of row `col`
     auto pairType = VectorType::get({2}, operandType);
     for (int64_t half = 0; half < 2; ++half)
@@ -95,7 +116,7 @@ SmallVector<Value> MmaEmitter::loadB(int64_t j, Value kk) {
 SmallVector<Value> MmaEmitter::multiplySteps(Value kBase, int64_t steps, SmallVector<Value> acc) {
   SmallVector<SmallVector<SmallVector<Value>>> aRegs(steps), bRegs(steps);
   for (int64_t step = 0; step < steps; ++step) {
-    Value kk = add(kBase, index(0), step * kTileK);
+    Value kk = add(kBase, index(0), step * plan.instructionK());
     for (int64_t i = 0; i < mTiles(); ++i)
       aRegs[step].push_back(plan.ldmatrix && inShared ? ldmatrixA(i, kk) : loadA(i, kk));
     for (int64_t j = 0; j < nTiles(); j += plan.ldmatrix && inShared ? 2 : 1) {
@@ -208,7 +229,7 @@ SmallVector<Value> MmaEmitter::stagedKLoop(ArrayRef<Value> init) {
         aSource = stageView(aShared, stage);
         bSource = stageView(bShared, stage);
         inShared = true;
-        return multiplySteps(index(0), plan.blockK / kTileK, std::move(acc));
+        return multiplySteps(index(0), plan.blockK / plan.instructionK(), std::move(acc));
       });
 }
 
@@ -257,8 +278,9 @@ void MmaEmitter::copyTileAsync(Value kOff, Value stage) {
   // An operand stored along M or N (B as K x N, A as K x M): block_k rows of `cols` columns, vectors along the
   // columns; wgmma's stages keep them in 64-column atoms.
   auto copyMNMajor = [&](Value source, Value shared, int64_t cols, Value extent) {
-    for (int64_t r = 0; r < rounds(plan.blockK, cols); ++r) {
-      auto [row, col] = vectorPosition(r * threads(), cols, plan.blockK);
+    int64_t width = plan.copyElements();
+    for (int64_t r = 0; r < rounds(plan.blockK, cols, width); ++r) {
+      auto [row, col] = vectorPosition(r * threads(), cols, plan.blockK, width);
       // Along a partial M or N, the elements of the vector before the edge (none past it, where its start is
       // read from the last whole vector's instead: 16-byte aligned).
       Value kInside = kIn(row);
@@ -267,10 +289,10 @@ void MmaEmitter::copyTileAsync(Value kOff, Value stage) {
       if (extent) {
         AffineExpr d0 = getAffineDimExpr(0, ctx), s0 = getAffineSymbolExpr(0, ctx);
         Value before = affine::AffineMinOp::create(
-            b, loc, AffineMap::get(1, 1, {s0 - d0, getAffineConstantExpr(8, ctx)}, ctx), ValueRange{col, extent});
+            b, loc, AffineMap::get(1, 1, {s0 - d0, getAffineConstantExpr(width, ctx)}, ctx), ValueRange{col, extent});
         before = arith::MaxSIOp::create(b, loc, before, index(0));
         elements = kInside ? arith::SelectOp::create(b, loc, kInside, before, index(0)).getResult() : before;
-        readCol = affine::AffineMinOp::create(b, loc, AffineMap::get(1, 1, {d0, (s0 - 1).floorDiv(8) * 8}, ctx),
+        readCol = affine::AffineMinOp::create(b, loc, AffineMap::get(1, 1, {d0, (s0 - 1).floorDiv(width) * width}, ctx),
                                               ValueRange{col, extent});
       }
       if (plan.wgmma) {
@@ -332,7 +354,7 @@ SmallVector<Value> MmaEmitter::asyncKLoop(ArrayRef<Value> init) {
     bSource = stageView(bShared, stage);
     inShared = true;
     SmallVector<Value> acc =
-        multiplySteps(index(0), plan.blockK / kTileK, SmallVector<Value>(loop.getRegionIterArgs()));
+        multiplySteps(index(0), plan.blockK / plan.instructionK(), SmallVector<Value>(loop.getRegionIterArgs()));
     scf::YieldOp::create(b, loc, acc);
   }
   // No copy may still be writing shared memory when the block's threads leave.
@@ -342,7 +364,7 @@ SmallVector<Value> MmaEmitter::asyncKLoop(ArrayRef<Value> init) {
 
 SmallVector<Value> MmaEmitter::multiply(ArrayRef<SmallVector<Value>> aRegs, ArrayRef<SmallVector<Value>> bRegs,
                                         ArrayRef<Value> acc) {
-  auto ptxType = operandType.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  auto ptxType = plan.tf32 ? NVVM::MMATypes::tf32 : operandType.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
   Type f32 = b.getF32Type();
   auto resultType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
   SmallVector<Value> next;
@@ -350,7 +372,7 @@ SmallVector<Value> MmaEmitter::multiply(ArrayRef<SmallVector<Value>> aRegs, Arra
     for (int64_t j = 0; j < nTiles(); ++j) {
       ArrayRef<Value> c = acc.slice((i * nTiles() + j) * 4, 4);
       Value d = NVVM::MmaOp::create(b, loc, resultType, aRegs[i], bRegs[j], c,
-                                    /*shape=*/ArrayRef<int64_t>{kTileM, kTileN, kTileK},
+                                    /*shape=*/ArrayRef<int64_t>{kTileM, kTileN, plan.instructionK()},
                                     /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
                                     /*multiplicandPtxTypes=*/std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
                                     /*multiplicandLayouts=*/

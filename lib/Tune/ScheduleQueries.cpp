@@ -93,12 +93,11 @@ bool kforge::tune::mmaApplies(const PayloadFacts &facts) {
 }
 
 bool kforge::tune::tf32Applies(const PayloadFacts &facts) {
-  // TF32 wgmma reads both operands K-major: A as M x K, B as N x K (nn.Linear's weight); rows of whole
-  // 16-byte copies (K a multiple of 4).
+  // The TF32 forms read A as M x K (wgmma and mma.sync alike; wgmma also B as N x K), rows of whole 16-byte
+  // copies (K a multiple of 4).
   return facts.allowTf32 && facts.contractionOp == "linalg.matmul" && facts.parallelSizes.size() == 2 &&
          facts.contractionK > 0 && facts.contractionK % 4 == 0 && facts.contractionOperandType == "f32" &&
-         (facts.contractionResultType.empty() || facts.contractionResultType == "f32") &&
-         !facts.contractionATransposed && facts.contractionBTransposed;
+         (facts.contractionResultType.empty() || facts.contractionResultType == "f32") && !facts.contractionATransposed;
 }
 
 PayloadFacts kforge::tune::splitKFacts(const PayloadFacts &facts, int64_t parts) {

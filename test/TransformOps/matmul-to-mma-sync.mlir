@@ -800,8 +800,8 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-// tf32 is an option of the wgmma form: on its own, and with stages of 64 (f32 rows of 128 bytes hold 32), the
-// op does not verify.
+// tf32 multiplies on the pipelined stages: without async_stages, and on wgmma with stages of 64 (f32 rows of
+// 128 bytes hold 32), the op does not verify.
 func.func @tf32_without_wgmma(%a: memref<128x256xf32>, %b: memref<256x128xf32>, %c: memref<128x128xf32>) {
   linalg.matmul ins(%a, %b : memref<128x256xf32>, memref<256x128xf32>) outs(%c : memref<128x128xf32>)
   return
@@ -809,8 +809,8 @@ func.func @tf32_without_wgmma(%a: memref<128x256xf32>, %b: memref<256x128xf32>, 
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
-    // expected-error @+1 {{tf32 multiplies f32 operands on wgmma: it needs wgmma}}
-    transform.kforge.matmul_to_mma_sync %mm {block_k = 32, warp_grid = array<i64: 8, 1>, async_stages = 3, tf32} : (!transform.any_op) -> ()
+    // expected-error @+1 {{tf32 multiplies f32 operands on the pipelined stages (wgmma's, or mma.sync's read element by element): it needs async_stages and no ldmatrix}}
+    transform.kforge.matmul_to_mma_sync %mm {block_k = 32, warp_grid = array<i64: 8, 1>, tf32} : (!transform.any_op) -> ()
     transform.yield
   }
 }
@@ -856,7 +856,8 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-// TF32 wgmma reads both operands K-major: a B stored K x N is refused, naming the layout.
+// TF32 wgmma reads both operands K-major: a B stored K x N is refused, naming the layout (mma.sync's TF32 form
+// takes it).
 func.func @tf32_b_k_by_n(%a: memref<128x256xf32>, %b: memref<256x128xf32>, %c: memref<128x128xf32>) {
   %c1 = arith.constant 1 : index
   %c256 = arith.constant 256 : index
@@ -870,7 +871,7 @@ func.func @tf32_b_k_by_n(%a: memref<128x256xf32>, %b: memref<256x128xf32>, %c: m
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
-    // expected-error @+1 {{tf32 is wgmma's, which reads A and B K-major only: expected A as M x K and B as N x K (nn.Linear's weight, x @ W^T); this matmul reads B as K x N: use the SIMT tiles}}
+    // expected-error @+1 {{tf32 on wgmma reads A and B K-major only: expected A as M x K and B as N x K (nn.Linear's weight, x @ W^T); this matmul reads B as K x N: use mma.sync's TF32 form (no wgmma) or the SIMT tiles}}
     transform.kforge.matmul_to_mma_sync %mm {block_k = 32, warp_grid = array<i64: 8, 1>, async_stages = 3, wgmma, tf32} : (!transform.any_op) -> ()
     transform.yield
   }

@@ -129,8 +129,8 @@ bool splitRowsApplies(const PayloadFacts &facts);
 PayloadFacts splitRowsFacts(const PayloadFacts &facts, int64_t partials);
 /// Whether `mma` can apply: a 2-D linalg.matmul with bf16 or f16 operands and K a multiple of 16.
 bool mmaApplies(const PayloadFacts &facts);
-/// Whether the fp32 matmul may go to TF32 tensor cores (mma ... wgmma, tf32): TF32 allowed by the request, f32
-/// operands and result, A as M x K and B as N x K (TF32 wgmma reads both K-major), K a multiple of 4.
+/// Whether the fp32 matmul may go to TF32 tensor cores (mma ... tf32): TF32 allowed by the request, f32 operands
+/// and result, A as M x K, K a multiple of 4 (the wgmma form also needs B as N x K).
 bool tf32Applies(const PayloadFacts &facts);
 
 /// Why no single-kernel schedule takes the payload (its contractions read a reduction's result: see

@@ -561,18 +561,20 @@ public:
   Tf32Action()
       : MmaOptionAction(
             ActionSpec{"tf32",
-                       "Multiply the fp32 matmul on Hopper's tensor cores as TF32 (wgmma.mma_async m64nNk8 .tf32, f32 "
-                       "accumulators): each operand keeps its sign, exponent and top 10 mantissa bits, PyTorch's "
-                       "precision for an fp32 matmul when torch.backends.cuda.matmul.allow_tf32 is set. The stages "
-                       "hold 32 f32 of K per 128-byte swizzled row (stage(32)). Only when the tuning request allows "
-                       "TF32 (kforge-tune --allow-tf32); its kernels are verified against TF32's tolerance.",
-                       "the tf32 option of transform.kforge.matmul_to_mma_sync (nvvm.wgmma.mma_async on tf32 "
-                       "operands; the candidate is compiled for sm_90a)",
+                       "Multiply the fp32 matmul on the tensor cores as TF32 (f32 accumulators): each operand keeps "
+                       "its sign, exponent and top 10 mantissa bits, PyTorch's precision for an fp32 matmul when "
+                       "torch.backends.cuda.matmul.allow_tf32 is set. With wgmma (Hopper): wgmma.mma_async m64nNk8 "
+                       ".tf32 on stages of 32 f32 of K per 128-byte swizzled row (stage(32)). Without: mma.sync "
+                       "m16n8k8 .tf32 on the pipelined stages, fragments read element by element. Only when the "
+                       "tuning request allows TF32 (kforge-tune --allow-tf32); its kernels are verified against "
+                       "TF32's tolerance.",
+                       "the tf32 option of transform.kforge.matmul_to_mma_sync (nvvm.wgmma.mma_async or "
+                       "nvvm.mma.sync on tf32 operands)",
                        {},
                        {"gpu"},
-                       "--allow-tf32; an f32 x f32 -> f32 linalg.matmul with A as M x K and B as N x K (nn.Linear's "
-                       "weight: TF32 wgmma reads both operands K-major), K a multiple of 4; mma, stage(32), pipeline "
-                       "and wgmma before it"},
+                       "--allow-tf32; an f32 x f32 -> f32 linalg.matmul with A as M x K, K a multiple of 4; mma, "
+                       "stage and pipeline before it, no ldmatrix; with wgmma, stage(32) and B as N x K (nn.Linear's "
+                       "weight: TF32 wgmma reads both operands K-major)"},
             54) {}
 
   void validate(const ValidationContext &context) const override {
@@ -582,19 +584,25 @@ public:
                                 "TF32 (kforge-tune --allow-tf32, as torch.backends.cuda.matmul.allow_tf32)");
       return;
     }
-    if (!findSlot(context.schedule, "wgmma")) {
-      context.problem("precondition", "tf32 needs mma, stage(32), pipeline and wgmma before it (TF32 is wgmma's)");
+    const Schedule &schedule = context.schedule;
+    if (!findSlot(schedule, "mma") || !findSlot(schedule, "stage") || !findSlot(schedule, "pipeline")) {
+      context.problem("precondition", "tf32 needs mma, stage and pipeline before it (it multiplies the pipelined "
+                                      "stages, on wgmma or mma.sync)");
       return;
     }
+    if (findSlot(schedule, "ldmatrix"))
+      context.problem("unsupported", "tf32 on mma.sync reads its fragments element by element: drop ldmatrix");
+    bool wgmma = findSlot(schedule, "wgmma") != nullptr;
     if (facts.contractionOperandType != "f32" ||
         (!facts.contractionResultType.empty() && facts.contractionResultType != "f32"))
       context.problem("unsupported", "tf32 multiplies f32 operands into an f32 result; this contraction is on " +
                                          facts.contractionOperandType);
-    else if (facts.contractionATransposed || !facts.contractionBTransposed)
+    else if (wgmma && (facts.contractionATransposed || !facts.contractionBTransposed))
       context.problem("unsupported",
                       "TF32 wgmma reads A and B K-major only: A as M x K and B as N x K (nn.Linear's weight); this "
                       "matmul reads " +
-                          std::string(facts.contractionATransposed ? "A as K x M" : "B as K x N"));
+                          std::string(facts.contractionATransposed ? "A as K x M" : "B as K x N") +
+                          ": drop wgmma (mma.sync's TF32 form)");
   }
   std::string mmaOption(const Action &) const override { return ", tf32"; }
 };

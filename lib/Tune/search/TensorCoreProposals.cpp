@@ -109,15 +109,14 @@ void addIrregularMmaProposals(const PayloadFacts &facts, const HardwareProfile &
   }
 }
 
-/// TF32 for an fp32 matmul the request allows it for (--allow-tf32), on Hopper: the wgmma forms of the bf16
-/// proposals below with stages of 32 f32 of K (one 128-byte swizzled row) and the tf32 option. TF32 wgmma reads
-/// both operands K-major (tf32Applies: B as N x K, nn.Linear's weight). Partial tiles as the bf16 forms take
-/// them: TMA and cp.async zero-fill past the edges (K a multiple of 4: whole 16-byte rows).
+/// TF32 for an fp32 matmul the request allows it for (--allow-tf32). On Hopper, when B is N x K (nn.Linear's
+/// weight: TF32 wgmma reads both operands K-major), the wgmma forms of the bf16 proposals below with stages of
+/// 32 f32 of K (one 128-byte swizzled row) and the tf32 option; then, on any tensor-core GPU and for B either
+/// way, mma.sync m16n8k8 on the pipelined stages (fragments read element by element). Partial tiles as the
+/// bf16 forms take them: TMA and cp.async zero-fill past the edges (K a multiple of 4: whole 16-byte rows).
 static void addTf32Proposals(const PayloadFacts &facts, const HardwareProfile &profile,
                              llvm::function_ref<std::string(Schedule, std::string, std::string)> add) {
   bool hopper = profile.chip.empty() || StringRef(profile.chip).starts_with("sm_90");
-  if (!hopper)
-    return;
   int64_t m = facts.parallelSizes[0], n = facts.parallelSizes[1];
   struct Warpgroup {
     std::vector<int64_t> block;
@@ -131,7 +130,7 @@ static void addTf32Proposals(const PayloadFacts &facts, const HardwareProfile &p
                                                    {{128, 256}, 4, false, true},
                                                    {{64, 128}, 4, true, true},
                                                    {{128, 128}, 3, false, false}}) {
-    if (!blockFits(m, n, w.block[0], w.block[1], /*partialOk=*/true))
+    if (!hopper || !facts.contractionBTransposed || !blockFits(m, n, w.block[0], w.block[1], /*partialOk=*/true))
       continue;
     Schedule v;
     v.push_back(tile("block", w.block));
@@ -152,6 +151,33 @@ static void addTf32Proposals(const PayloadFacts &facts, const HardwareProfile &p
             " swizzled stages of 32 f32 of K "
             "filled by " +
             (w.tma ? "TMA" : "cp.async") + (w.overlap ? ", one tile's wgmma in flight" : ""));
+  }
+  // mma.sync: blocks of 4-8 warps, each warp 32-64 rows by 32-64 columns (16-32 m16n8k8 tiles); stages of 32 f32
+  // of K (A's rows 36 f32 apart, B's N + 8: no bank conflict on the fragments' reads).
+  struct Pipelined {
+    std::vector<int64_t> block, warp;
+    int64_t blockK, stages;
+  };
+  for (const Pipelined &p : std::vector<Pipelined>{{{128, 128}, {64, 32}, 32, 3},
+                                                   {{128, 128}, {32, 64}, 32, 3},
+                                                   {{128, 256}, {64, 64}, 32, 3},
+                                                   {{64, 128}, {32, 32}, 32, 4},
+                                                   {{128, 128}, {64, 32}, 16, 4}}) {
+    if (!blockFits(m, n, p.block[0], p.block[1], /*partialOk=*/facts.contractionBTransposed || n % 4 == 0))
+      continue;
+    Schedule v;
+    v.push_back(tile("block", p.block));
+    v.push_back(tile("thread", p.warp));
+    v.push_back(intAction("mma", 1));
+    v.push_back(intAction("stage", p.blockK));
+    v.push_back(intAction("pipeline", p.stages));
+    v.push_back(Action{"tf32"});
+    addRequiredFusions(v, facts, profile, /*always=*/true);
+    add(v, "",
+        "heuristic: TF32 mma.sync (allowed by the request) on " + std::to_string(p.block[0]) + "x" +
+            std::to_string(p.block[1]) + " blocks of " + std::to_string(p.warp[0]) + "x" + std::to_string(p.warp[1]) +
+            " warp tiles, " + std::to_string(p.stages) + " cp.async stages of " + std::to_string(p.blockK) +
+            " f32 of K");
   }
 }
 
