@@ -517,6 +517,7 @@ TASKS += [
     _tf32_twin("linear_square", _linear_mlir("linear_square_tf32")),
     _tf32_twin("linear_8k", _linear_mlir("linear_8k_tf32")),
     _tf32_twin("linear_prime", _linear_mlir("linear_prime_tf32")),
+    _tf32_twin("matmul_square", _matmul_mlir("matmul_square_tf32")),
 ]
 
 
