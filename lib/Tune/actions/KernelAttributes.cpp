@@ -69,6 +69,23 @@ protected:
   /// is exactly their lanes.
   void checkKind(const ValidationContext &context) const override {
     const Action &action = context.action();
+    // The tensor-core forms keep each thread's share of the block's result in registers (rows x columns /
+    // threads f32 accumulators) beside its fragments and addresses: under that, ptxas stops ("insufficient
+    // registers"; seen with max_registers(64) and (128) on a 128x256 TF32 wgmma block of 256 threads).
+    if (findSlot(context.schedule, "mma")) {
+      size_t m = matmulRowDim(context.facts);
+      std::vector<int64_t> dims = blockDims(context.schedule, context.facts);
+      int64_t threads = dims[0] * dims[1] * dims[2];
+      int64_t rows = blockExtent(context.schedule, context.facts, m),
+              cols = blockExtent(context.schedule, context.facts, m + 1);
+      int64_t accumulators = threads > 0 && rows > 0 && cols > 0 ? rows * cols / threads : 0;
+      if (accumulators > 0 && action.value < accumulators + 32)
+        context.problem("shape", "max_registers(" + std::to_string(action.value) + ") leaves no room for the " +
+                                     std::to_string(accumulators) + " accumulators each of the block's " +
+                                     std::to_string(threads) + " threads keeps of its " + std::to_string(rows) + "x" +
+                                     std::to_string(cols) + " tile (at least " + std::to_string(accumulators + 32) +
+                                     " registers)");
+    }
     if (!findSlot(context.schedule, "lanes"))
       return;
     std::vector<int64_t> dims = blockDims(context.schedule, context.facts);

@@ -548,10 +548,38 @@ public:
             53) {}
 
   void validate(const ValidationContext &context) const override {
-    if (!findSlot(context.schedule, "mma") || !findSlot(context.schedule, "pipeline"))
+    const Schedule &schedule = context.schedule;
+    const PayloadFacts &facts = context.facts;
+    const Action *stage = findSlot(schedule, "stage"), *pipeline = findSlot(schedule, "pipeline");
+    if (!findSlot(schedule, "mma") || !stage || !pipeline) {
       context.problem("precondition",
                       "stage_epilogue needs mma, stage and pipeline before it (the result goes through the stages' "
                       "memory)");
+      return;
+    }
+    // What matmul_to_mma_sync checks: the stages (as it lays them out) are dynamic shared memory (wgmma's, or
+    // above 48 KB) and hold the result tile, rows padded by 16 bytes.
+    size_t m = matmulRowDim(facts);
+    int64_t rows = blockExtent(schedule, facts, m), cols = blockExtent(schedule, facts, m + 1);
+    int64_t blockK = stage->value, stages = std::max<int64_t>(pipeline->value, 2);
+    int64_t operandBytes = usesTf32(schedule) ? 4 : 2, kPad = usesTf32(schedule) ? 4 : 8;
+    bool wgmma = findSlot(schedule, "wgmma") != nullptr;
+    int64_t stageBytes = wgmma ? stages * (rows + cols) * 128
+                               : stages * operandBytes *
+                                     (rows * (blockK + kPad) +
+                                      (facts.contractionBTransposed ? cols * (blockK + kPad) : blockK * (cols + 8)));
+    int64_t resultBytes = facts.elementBytes(), tileBytes = rows * (cols + 16 / resultBytes) * resultBytes;
+    if (rows <= 0 || cols <= 0)
+      return;
+    if (!wgmma && stageBytes <= 48 * 1024)
+      context.problem("shape", "stage_epilogue: the " + std::to_string(stageBytes) +
+                                   " bytes of stages are static shared memory (48 KB at most); it needs them dynamic");
+    else if (tileBytes > stageBytes)
+      context.problem("shape", "stage_epilogue: the " + std::to_string(rows) + "x" + std::to_string(cols) +
+                                   " result tile (" + std::to_string(tileBytes) +
+                                   " bytes with its padding) does not "
+                                   "fit in the " +
+                                   std::to_string(stageBytes) + " bytes of stages");
   }
   std::string mmaOption(const Action &) const override { return ", stage_epilogue"; }
 };
