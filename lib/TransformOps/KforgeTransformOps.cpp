@@ -243,9 +243,9 @@ LogicalResult transform::MatmulToMmaSyncOp::verify() {
   ArrayRef<int64_t> grid = getWarpGrid();
   if (blockK > 0 && (grid.size() != 2 || grid[0] < 1 || grid[1] < 1))
     return emitOpError() << "expected warp_grid = [rows, columns] of warps";
-  if (getTf32() && (asyncStages == 0 || getLdmatrix()))
-    return emitOpError() << "tf32 multiplies f32 operands on the pipelined stages (wgmma's, or mma.sync's read "
-                            "element by element): it needs async_stages and no ldmatrix";
+  if (getTf32() && asyncStages == 0)
+    return emitOpError() << "tf32 multiplies f32 operands on the pipelined stages (wgmma's or mma.sync's): it "
+                            "needs async_stages";
   // One 128-byte swizzled row of K per tile: 64 16-bit elements, or 32 f32 multiplied as TF32.
   int64_t swizzleRow = getTf32() ? 32 : 64;
   if (getWgmma() && (asyncStages < 2 || blockK != swizzleRow || getLdmatrix()))

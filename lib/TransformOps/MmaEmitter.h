@@ -118,21 +118,26 @@ private:
   /// Four 8x8 matrices of 16-bit elements from shared memory: lane l gives the address of row l % 8 of matrix
   /// l / 8, and receives in register q its pair (row l / 4, columns 2(l % 4), +1) of matrix q.
   /// Transposed (.trans), lane l receives (rows 2(l % 4), +1, column l / 4) of each matrix instead.
+  /// TF32: the matrices are 8 rows of 4 f32 (16 bytes), and lane l receives the f32 (row l / 4, column l % 4)
+  /// of each: a fragment element of m16n8k8 .tf32, as an i32.
   SmallVector<Value> ldmatrix(Value source, Value row, Value col, bool transpose) {
-    auto type = VectorType::get({4, 2}, operandType);
+    int64_t perRegister = plan.tf32 ? 1 : 2;
+    auto type = VectorType::get({4, perRegister}, operandType);
     Value quad = nvgpu::LdMatrixOp::create(b, loc, type, source, ValueRange{row, col}, b.getBoolAttr(transpose),
                                            b.getI32IntegerAttr(4));
     SmallVector<Value> regs;
     for (int64_t q = 0; q < 4; ++q)
-      regs.push_back(packPair(vector::ExtractOp::create(b, loc, quad, ArrayRef<int64_t>{q})));
+      regs.push_back(plan.tf32 ? tf32Register(vector::ExtractOp::create(b, loc, quad, ArrayRef<int64_t>{q, 0}))
+                               : packPair(vector::ExtractOp::create(b, loc, quad, ArrayRef<int64_t>{q})));
     return regs;
   }
   /// A's fragment of tile row i: matrices (rows 0-7, K 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15), which
-  /// are a0a1, a2a3, a4a5, a6a7.
+  /// are a0a1, a2a3, a4a5, a6a7. TF32: the same 16-byte geometry, K 0-3 and 4-7: a0, a1, a2, a3.
   SmallVector<Value> ldmatrixA(int64_t i, Value kk) {
     AffineExpr l = getAffineDimExpr(0, ctx);
+    int64_t half = plan.tf32 ? 4 : 8; // elements in 16 bytes
     Value row = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, l % 8 + (l.floorDiv(8) % 2) * 8), lane);
-    Value col = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, l.floorDiv(16) * 8), lane);
+    Value col = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, l.floorDiv(16) * half), lane);
     return ldmatrix(aSource, add(row, rowBase, i * kTileM), add(col, kk, 0), /*transpose=*/false);
   }
   /// B's fragments of column tiles j and j + 1 from the row-major B, transposed by ldmatrix: matrices (K 0-7,

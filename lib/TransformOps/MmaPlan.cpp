@@ -182,9 +182,8 @@ FailureOr<MmaPlan> planMma(linalg::MatmulOp matmul, const kforge::MmaSyncOptions
           ": use mma.sync's TF32 form (no wgmma) or the SIMT tiles";
     return failure();
   }
-  if (options.tf32 && !options.wgmma && (options.blockK <= 0 || options.asyncStages <= 0 || options.ldmatrix)) {
-    why = "tf32 on mma.sync takes the pipelined staged form (block_k and async_stages; no ldmatrix: its fragments "
-          "are read element by element)";
+  if (options.tf32 && !options.wgmma && (options.blockK <= 0 || options.asyncStages <= 0)) {
+    why = "tf32 on mma.sync takes the pipelined staged form (block_k and async_stages)";
     return failure();
   }
   MmaPlan plan;
@@ -227,7 +226,8 @@ FailureOr<MmaPlan> planMma(linalg::MatmulOp matmul, const kforge::MmaSyncOptions
     return failure();
   if (plan.wgmma && failed(checkWgmma(plan, why)))
     return failure();
-  if (options.ldmatrix && (plan.n / plan.warpCols) % (2 * kTileN)) {
+  // (TF32 with B as K x N reads B element by element: ldmatrix does not transpose 32-bit elements.)
+  if (options.ldmatrix && !(plan.tf32 && !plan.bTransposed) && (plan.n / plan.warpCols) % (2 * kTileN)) {
     why = "ldmatrix reads B's fragments two column tiles at a time: the warp tile's columns (" +
           std::to_string(plan.n / plan.warpCols) + ") must be a multiple of 16";
     return failure();

@@ -119,8 +119,10 @@ SmallVector<Value> MmaEmitter::multiplySteps(Value kBase, int64_t steps, SmallVe
     Value kk = add(kBase, index(0), step * plan.instructionK());
     for (int64_t i = 0; i < mTiles(); ++i)
       aRegs[step].push_back(plan.ldmatrix && inShared ? ldmatrixA(i, kk) : loadA(i, kk));
-    for (int64_t j = 0; j < nTiles(); j += plan.ldmatrix && inShared ? 2 : 1) {
-      if (!(plan.ldmatrix && inShared)) {
+    // (TF32: ldmatrix cannot transpose 32-bit elements, so a B stored K x N is read element by element.)
+    bool bByLdmatrix = plan.ldmatrix && inShared && !(plan.tf32 && !plan.bTransposed);
+    for (int64_t j = 0; j < nTiles(); j += bByLdmatrix ? 2 : 1) {
+      if (!bByLdmatrix) {
         bRegs[step].push_back(loadB(j, kk));
         continue;
       }
@@ -139,9 +141,10 @@ std::pair<SmallVector<Value>, SmallVector<Value>> MmaEmitter::ldmatrixBPair(int6
   if (plan.bTransposed) {
     // B as N x K, staged K-major as A is: untransposed matrices (columns 0-7, K 0-7), (0-7, K 8-15),
     // (8-15, K 0-7), (8-15, K 8-15): lane l receives (column l / 4, K 2(l % 4), +1) of each, b0b1 and b2b3
-    // of tile j, then of tile j + 1.
+    // of tile j, then of tile j + 1. TF32: K 0-3 and 4-7 (16 bytes each), b0 and b1.
+    int64_t half = plan.tf32 ? 4 : 8;
     Value row = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, l % 8 + l.floorDiv(16) * 8), lane);
-    Value col = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (l.floorDiv(8) % 2) * 8), lane);
+    Value col = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (l.floorDiv(8) % 2) * half), lane);
     SmallVector<Value> regs = ldmatrix(bSource, add(row, colBase, j * kTileN), add(col, kk, 0), /*transpose=*/false);
     return {{regs[0], regs[1]}, {regs[2], regs[3]}};
   }

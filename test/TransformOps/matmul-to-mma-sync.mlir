@@ -809,7 +809,7 @@ func.func @tf32_without_wgmma(%a: memref<128x256xf32>, %b: memref<256x128xf32>, 
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
-    // expected-error @+1 {{tf32 multiplies f32 operands on the pipelined stages (wgmma's, or mma.sync's read element by element): it needs async_stages and no ldmatrix}}
+    // expected-error @+1 {{tf32 multiplies f32 operands on the pipelined stages (wgmma's or mma.sync's): it needs async_stages}}
     transform.kforge.matmul_to_mma_sync %mm {block_k = 32, warp_grid = array<i64: 8, 1>, tf32} : (!transform.any_op) -> ()
     transform.yield
   }

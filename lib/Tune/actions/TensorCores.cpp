@@ -593,7 +593,8 @@ public:
                        "its sign, exponent and top 10 mantissa bits, PyTorch's precision for an fp32 matmul when "
                        "torch.backends.cuda.matmul.allow_tf32 is set. With wgmma (Hopper): wgmma.mma_async m64nNk8 "
                        ".tf32 on stages of 32 f32 of K per 128-byte swizzled row (stage(32)). Without: mma.sync "
-                       "m16n8k8 .tf32 on the pipelined stages, fragments read element by element. Only when the "
+                       "m16n8k8 .tf32 on the pipelined stages, fragments read element by element or (ldmatrix) A's, "
+                       "and B's when it is N x K, by ldmatrix (8 rows of 4 f32 per matrix). Only when the "
                        "tuning request allows TF32 (kforge-tune --allow-tf32); its kernels are verified against "
                        "TF32's tolerance.",
                        "the tf32 option of transform.kforge.matmul_to_mma_sync (nvvm.wgmma.mma_async or "
@@ -601,8 +602,8 @@ public:
                        {},
                        {"gpu"},
                        "--allow-tf32; an f32 x f32 -> f32 linalg.matmul with A as M x K, K a multiple of 4; mma, "
-                       "stage and pipeline before it, no ldmatrix; with wgmma, stage(32) and B as N x K (nn.Linear's "
-                       "weight: TF32 wgmma reads both operands K-major)"},
+                       "stage and pipeline before it; with wgmma, stage(32) and B as N x K (nn.Linear's weight: TF32 "
+                       "wgmma reads both operands K-major)"},
             54) {}
 
   void validate(const ValidationContext &context) const override {
@@ -618,8 +619,6 @@ public:
                                       "stages, on wgmma or mma.sync)");
       return;
     }
-    if (findSlot(schedule, "ldmatrix"))
-      context.problem("unsupported", "tf32 on mma.sync reads its fragments element by element: drop ldmatrix");
     bool wgmma = findSlot(schedule, "wgmma") != nullptr;
     if (facts.contractionOperandType != "f32" ||
         (!facts.contractionResultType.empty() && facts.contractionResultType != "f32"))

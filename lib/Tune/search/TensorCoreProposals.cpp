@@ -173,11 +173,16 @@ static void addTf32Proposals(const PayloadFacts &facts, const HardwareProfile &p
     v.push_back(intAction("pipeline", p.stages));
     v.push_back(Action{"tf32"});
     addRequiredFusions(v, facts, profile, /*always=*/true);
-    add(v, "",
-        "heuristic: TF32 mma.sync (allowed by the request) on " + std::to_string(p.block[0]) + "x" +
-            std::to_string(p.block[1]) + " blocks of " + std::to_string(p.warp[0]) + "x" + std::to_string(p.warp[1]) +
-            " warp tiles, " + std::to_string(p.stages) + " cp.async stages of " + std::to_string(p.blockK) +
-            " f32 of K");
+    std::string parent = add(v, "",
+                             "heuristic: TF32 mma.sync (allowed by the request) on " + std::to_string(p.block[0]) +
+                                 "x" + std::to_string(p.block[1]) + " blocks of " + std::to_string(p.warp[0]) + "x" +
+                                 std::to_string(p.warp[1]) + " warp tiles, " + std::to_string(p.stages) +
+                                 " cp.async stages of " + std::to_string(p.blockK) + " f32 of K");
+    // A's fragments (and B's, when it is N x K) by ldmatrix: one instruction for what took four loads.
+    Schedule withLdmatrix = v;
+    auto stage = llvm::find_if(withLdmatrix, [](const Action &a) { return a.kind == "stage"; });
+    withLdmatrix.insert(stage + 1, Action{"ldmatrix"});
+    add(withLdmatrix, parent, "add ldmatrix (A's TF32 fragments, 8 rows of 4 f32 per matrix)");
   }
 }
 
