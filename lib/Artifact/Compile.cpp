@@ -442,6 +442,7 @@ LogicalResult kforge::compileArtifact(ModuleOp payload, StringRef payloadText, S
   // says so, read from the code the schedule produced, not from what the schedule claims.
   bool tf32 = false;
   payload.walk([&](NVVM::WgmmaMmaAsyncOp mma) { tf32 |= mma.getTypeA() == NVVM::WGMMATypes::tf32; });
+  payload.walk([&](NVVM::MmaOp mma) { tf32 |= mma.getMultiplicandAPtxType() == NVVM::MMATypes::tf32; });
   if (failed(lower(payload, options)))
     return failure();
   if (failed(writeFile(payload, file(".host.mlir"), [&](llvm::raw_ostream &os) { payload.print(os); os << "\n"; })))

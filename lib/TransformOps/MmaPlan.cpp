@@ -195,7 +195,7 @@ FailureOr<MmaPlan> planMma(linalg::MatmulOp matmul, const kforge::MmaSyncOptions
   bool zeroFilledK = asyncStages > 0 && blockK > 0 && plan.k % plan.copyElements() == 0;
   if (plan.m % kTileM || plan.n % kTileN || (plan.k % plan.instructionK() && !zeroFilledK)) {
     why = "expected M, N and K multiples of 16, 8 and " + std::to_string(plan.instructionK()) + " (the " +
-          (plan.tf32 ? "TF32 wgmma's k8" : "mma.sync m16n8k16 tile") + "; K a multiple of " +
+          (plan.tf32 ? "TF32 instructions' k8" : "mma.sync m16n8k16 tile") + "; K a multiple of " +
           std::to_string(plan.copyElements()) + " with async_stages), got " + std::to_string(plan.m) + "x" +
           std::to_string(plan.n) + "x" + std::to_string(plan.k);
     return failure();

@@ -109,6 +109,24 @@ void addIrregularMmaProposals(const PayloadFacts &facts, const HardwareProfile &
   }
 }
 
+/// A wgmma schedule: the block and warp tiles (16 rows by the block's columns), one swizzled row of K per stage
+/// (block_k: 64 16-bit elements or 32 f32), `stages` filled by cp.async or TMA, one tile's wgmma in flight or not.
+static Schedule wgmmaSchedule(std::vector<int64_t> block, std::vector<int64_t> warp, int64_t blockK, int64_t stages,
+                              bool tma, bool overlap) {
+  Schedule v;
+  v.push_back(tile("block", std::move(block)));
+  v.push_back(tile("thread", std::move(warp)));
+  v.push_back(intAction("mma", 1));
+  v.push_back(intAction("stage", blockK));
+  v.push_back(intAction("pipeline", stages));
+  v.push_back(Action{"wgmma"});
+  if (tma)
+    v.push_back(Action{"tma"});
+  if (overlap)
+    v.push_back(Action{"overlap"});
+  return v;
+}
+
 /// TF32 for an fp32 matmul the request allows it for (--allow-tf32). On Hopper, when B is N x K (nn.Linear's
 /// weight: TF32 wgmma reads both operands K-major), the wgmma forms of the bf16 proposals below with stages of
 /// 32 f32 of K (one 128-byte swizzled row) and the tf32 option; then, on any tensor-core GPU and for B either
@@ -132,17 +150,7 @@ static void addTf32Proposals(const PayloadFacts &facts, const HardwareProfile &p
                                                    {{128, 128}, 3, false, false}}) {
     if (!hopper || !facts.contractionBTransposed || !blockFits(m, n, w.block[0], w.block[1], /*partialOk=*/true))
       continue;
-    Schedule v;
-    v.push_back(tile("block", w.block));
-    v.push_back(tile("thread", {16, w.block[1]}));
-    v.push_back(intAction("mma", 1));
-    v.push_back(intAction("stage", 32));
-    v.push_back(intAction("pipeline", w.stages));
-    v.push_back(Action{"wgmma"});
-    if (w.tma)
-      v.push_back(Action{"tma"});
-    if (w.overlap)
-      v.push_back(Action{"overlap"});
+    Schedule v = wgmmaSchedule(w.block, {16, w.block[1]}, /*blockK=*/32, w.stages, w.tma, w.overlap);
     v.push_back(Action{"tf32"});
     addRequiredFusions(v, facts, profile, /*always=*/true);
     add(v, "",
@@ -263,17 +271,7 @@ void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &pr
     // (A K that 64 does not divide: the last tile's copies past K are zero-filled.)
     if (!hopper || !blockFits(m, n, w.block[0], w.block[1], partialOk) || facts.contractionK % 8)
       continue;
-    Schedule v;
-    v.push_back(tile("block", tiles(w.block)));
-    v.push_back(tile("thread", tiles({16, w.block[1]})));
-    v.push_back(intAction("mma", 1));
-    v.push_back(intAction("stage", 64));
-    v.push_back(intAction("pipeline", w.stages));
-    v.push_back(Action{"wgmma"});
-    if (w.tma)
-      v.push_back(Action{"tma"});
-    if (w.overlap)
-      v.push_back(Action{"overlap"});
+    Schedule v = wgmmaSchedule(tiles(w.block), tiles({16, w.block[1]}), /*blockK=*/64, w.stages, w.tma, w.overlap);
     if (w.stageEpilogue)
       v.push_back(Action{"stage_epilogue"});
     addRequiredFusions(v, facts, profile, /*always=*/true);
