@@ -303,6 +303,82 @@ def _gemm_sigmoid_sum_mlir(shape):
             + f"  return %r : {_t(m)}\n}}\n")
 
 
+def _conv_out(size, k, stride, pad, dilation):
+    return (size + 2 * pad - dilation * (k - 1) - 1) // stride + 1
+
+
+def _conv_nchw_mlir(name, depthwise=False):
+    """A convolution as torch-mlir writes nn.Conv2d without bias: the input zero-padded by tensor.pad, then
+    linalg.conv_2d_nchw_fchw (or, ``depthwise``, linalg.depthwise_conv_2d_nchw_chw: one filter per channel, the
+    C x KH x KW filter of groups=C) into a zero fill. Shape (n, c, h, w, f, kh, kw, stride, pad, dilation)."""
+    def mlir(shape):
+        n, c, h, w, f, kh, kw, stride, pad, dilation = shape
+        oh, ow = _conv_out(h, kh, stride, pad, dilation), _conv_out(w, kw, stride, pad, dilation)
+        out = _t(n, c if depthwise else f, oh, ow)
+        filt = _t(c, kh, kw) if depthwise else _t(f, c, kh, kw)
+        padded = _t(n, c, h + 2 * pad, w + 2 * pad)
+        text = f"func.func @{name}(%X: {_t(n, c, h, w)}, %W: {filt}) -> {out} {{\n  %zero = arith.constant 0.0 : f32\n"
+        source = "%X"
+        if pad:
+            text += (f"  %padded = tensor.pad %X low[0, 0, {pad}, {pad}] high[0, 0, {pad}, {pad}] {{\n"
+                     f"  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):\n    tensor.yield %zero : f32\n"
+                     f"  }} : {_t(n, c, h, w)} to {padded}\n")
+            source = "%padded"
+        op = "linalg.depthwise_conv_2d_nchw_chw" if depthwise else "linalg.conv_2d_nchw_fchw"
+        text += (f"  %empty = tensor.empty() : {out}\n"
+                 f"  %init = linalg.fill ins(%zero : f32) outs(%empty : {out}) -> {out}\n"
+                 f"  %r = {op} {{dilations = dense<{dilation}> : tensor<2xi64>, strides = dense<{stride}> : tensor<2xi64>}}\n"
+                 f"      ins({source}, %W : {padded if pad else _t(n, c, h, w)}, {filt}) outs(%init : {out}) -> {out}\n"
+                 f"  return %r : {out}\n}}\n")
+        return text
+    return mlir
+
+
+def _np_conv2d_nchw(stride, pad, dilation, depthwise=False):
+    def conv(x, w):
+        n, c, h, wd = x.shape
+        kh, kw = w.shape[-2], w.shape[-1]
+        oh, ow = _conv_out(h, kh, stride, pad, dilation), _conv_out(wd, kw, stride, pad, dilation)
+        xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+        out = np.zeros((n, c if depthwise else w.shape[0], oh, ow))
+        for a in range(kh):
+            for b in range(kw):
+                patch = xp[:, :, a * dilation:a * dilation + stride * (oh - 1) + 1:stride,
+                           b * dilation:b * dilation + stride * (ow - 1) + 1:stride]
+                if depthwise:
+                    out += patch * w[:, a, b][None, :, None, None]
+                else:
+                    out += np.einsum("nchw,fc->nfhw", patch, w[:, :, a, b])
+        return out
+    return conv
+
+
+def _conv_nchw_task(name, shape, small, note):
+    """An NCHW convolution task (PyTorch's layout; fp32 without TF32 on every side)."""
+    stride, pad, dilation = shape[7], shape[8], shape[9]
+    assert small[7:] == shape[7:], name
+
+    def flops(s):
+        n, c, h, w, f, kh, kw, st, p, d = s
+        return 2 * n * f * _conv_out(h, kh, st, p, d) * _conv_out(w, kw, st, p, d) * c * kh * kw
+    return Task(name, 1, shape, small, _conv_nchw_mlir(name), _np_conv2d_nchw(stride, pad, dilation),
+                f"lambda x, w: torch.nn.functional.conv2d(x, w, stride={stride}, padding={pad}, dilation={dilation})",
+                lambda s: [(s[0], s[1], s[2], s[3]), (s[4], s[1], s[5], s[6])], flops, note=note)
+
+
+def _depthwise_nchw_task(name, shape, small, note):
+    stride, pad, dilation = shape[7], shape[8], shape[9]
+
+    def flops(s):
+        n, c, h, w, f, kh, kw, st, p, d = s
+        return 2 * n * c * _conv_out(h, kh, st, p, d) * _conv_out(w, kw, st, p, d) * kh * kw
+    return Task(name, 1, shape, small, _conv_nchw_mlir(name, depthwise=True),
+                _np_conv2d_nchw(stride, pad, dilation, depthwise=True),
+                f"lambda x, w: torch.nn.functional.conv2d(x, w.unsqueeze(1), stride={stride}, padding={pad}, "
+                f"dilation={dilation}, groups=x.shape[1])",
+                lambda s: [(s[0], s[1], s[2], s[3]), (s[1], s[5], s[6])], flops, note=note)
+
+
 def _gelu(x, y="%v"):
     return _GELU_BODY.format(x=x, y=y)
 
@@ -425,6 +501,24 @@ TASKS = [
          "lambda i, k: torch.nn.functional.conv2d(i.permute(0, 3, 1, 2), k.permute(3, 2, 0, 1)).permute(0, 2, 3, 1)",
          lambda s: [(s[0], s[1], s[2], s[3]), (s[4], s[5], s[3], s[6])],
          lambda s: 2 * s[0] * (s[1] - s[4] + 1) * (s[2] - s[5] + 1) * s[6] * s[4] * s[5] * s[3]),
+    # Convolutions in PyTorch's layout (NCHW, padded as nn.Conv2d pads), ResNet / UNet-like sizes. Shape:
+    # (n, c, h, w, f, kh, kw, stride, pad, dilation).
+    _conv_nchw_task("conv_resnet_3x3", (32, 64, 56, 56, 64, 3, 3, 1, 1, 1), (2, 4, 6, 6, 8, 3, 3, 1, 1, 1),
+                    "NCHW 3x3 convolution, padding 1 (a ResNet stage-1 layer)"),
+    _conv_nchw_task("conv_resnet_3x3_s2", (32, 128, 56, 56, 256, 3, 3, 2, 1, 1), (2, 4, 9, 9, 8, 3, 3, 2, 1, 1),
+                    "NCHW 3x3 convolution, stride 2, padding 1 (a ResNet downsampling layer)"),
+    _conv_nchw_task("conv_stem_7x7_s2", (32, 3, 224, 224, 64, 7, 7, 2, 3, 1), (2, 3, 15, 15, 8, 7, 7, 2, 3, 1),
+                    "NCHW 7x7 convolution of 3 channels, stride 2, padding 3 (a ResNet stem)"),
+    _conv_nchw_task("conv_5x5", (16, 32, 64, 64, 64, 5, 5, 1, 2, 1), (2, 3, 8, 8, 8, 5, 5, 1, 2, 1),
+                    "NCHW 5x5 convolution, padding 2"),
+    _conv_nchw_task("conv_dilated_3x3", (16, 64, 64, 64, 64, 3, 3, 1, 2, 2), (2, 4, 9, 9, 8, 3, 3, 1, 2, 2),
+                    "NCHW 3x3 convolution, dilation 2, padding 2"),
+    _conv_nchw_task("conv_unet_3x3", (8, 128, 128, 128, 128, 3, 3, 1, 1, 1), (2, 4, 6, 6, 8, 3, 3, 1, 1, 1),
+                    "NCHW 3x3 convolution, padding 1 (a UNet block)"),
+    _conv_nchw_task("conv_pointwise", (32, 256, 56, 56, 64, 1, 1, 1, 0, 1), (2, 8, 5, 5, 8, 1, 1, 1, 0, 1),
+                    "NCHW 1x1 convolution (a ResNet bottleneck's reduction)"),
+    _depthwise_nchw_task("conv_depthwise_3x3", (32, 128, 56, 56, 128, 3, 3, 1, 1, 1),
+                         (2, 4, 6, 6, 4, 3, 3, 1, 1, 1), "NCHW depthwise 3x3 convolution, padding 1 (MobileNet)"),
     # Level 2
     Task("gemm_bias_relu", 2, (4096, 4096, 4096), (64, 64, 64),
          _gemm_epilogue_mlir("gemm_bias_relu", [("bias", "col")],

@@ -4,6 +4,7 @@
 #include "kforge/Artifact/Artifact.h"
 #include "kforge/Transforms/Passes.h"
 #include "kforge/Transforms/RowMoments.h"
+#include "kforge/Transforms/ImplicitGemm.h"
 #include "kforge/Transforms/WindowOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -19,6 +20,22 @@
 #include <functional>
 
 using namespace mlir;
+
+/// The implicit GEMM facts of `op` (a window op), when it reads as one.
+static void implicitGemmFacts(linalg::LinalgOp op, kforge::tune::PayloadFacts &facts) {
+  std::string why;
+  FailureOr<kforge::ImplicitGemm> gemm = kforge::analyzeImplicitGemm(op, why);
+  if (failed(gemm))
+    return;
+  facts.implicitGemm = gemm->rolesString();
+  facts.implicitGemmK = 1;
+  for (auto [range, role] : llvm::zip(op.getStaticLoopRanges(), gemm->roles))
+    if (role == kforge::GemmRole::K)
+      facts.implicitGemmK *= range;
+  Type a = gemm->a.getType(), b = gemm->b.getType();
+  if (a == b)
+    facts.implicitGemmType = a.isF32() ? "f32" : a.isBF16() ? "bf16" : a.isF16() ? "f16" : "";
+}
 using kforge::tune::PayloadFacts;
 
 /// Bytes of one element; 0 for a type without a fixed size (getElementTypeBitWidth asserts on those).
@@ -74,6 +91,8 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
   }
   if (facts.parallelSizes.empty())
     return root->emitError() << "the root op has no leading parallel loop to tile";
+  if (kforge::isWindowOp(root))
+    implicitGemmFacts(root, facts);
   // The root's own reduction: along its inputs' contiguous dimension when some input that walks a reduced
   // loop has one as its last (contiguous) dimension; across it (each output a column) when none does.
   if (root.getNumReductionLoops() > 0) {
@@ -185,6 +204,25 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
       facts.contractionOps = static_cast<int64_t>(slice.size());
     }
   });
+  // A convolution read by an elementwise root (its bias, its activation) over the same loops, the only reduction:
+  // the implicit GEMM's loops are the root's.
+  if (facts.implicitGemm.empty() && facts.windowOps == 1 && facts.reductionOps == 1 &&
+      root.getNumReductionLoops() == 0 && root.getNumDpsInits() == 1 &&
+      root.getMatchingIndexingMap(root.getDpsInitOperand(0)).isIdentity()) {
+    func.walk([&](linalg::LinalgOp op) {
+      if (!kforge::isWindowOp(op) || op.getNumDpsInits() != 1)
+        return;
+      AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      if (out.getNumResults() != facts.parallelSizes.size() ||
+          out != AffineMap::getMultiDimIdentityMap(out.getNumDims(), op.getContext())
+                     .getMajorSubMap(out.getNumResults()))
+        return;
+      if (!llvm::equal(ArrayRef<int64_t>(ranges).take_front(facts.parallelSizes.size()), facts.parallelSizes))
+        return;
+      implicitGemmFacts(op, facts);
+    });
+  }
   // A matmul-like contraction (with both M and N loops) or a window op: computed per output tile, fused or split
   // off (gemm + softmax), unlike a row reduction (a row's dot product is a contraction with neither).
   auto computedPerTile = [](linalg::LinalgOp op) {

@@ -309,6 +309,33 @@ DiagnosedSilenceableFailure transform::MatmulToSimtStagedOp::applyToOne(transfor
 }
 
 //===----------------------------------------------------------------------===//
+// ImplicitGemmToSimtStagedOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult transform::ImplicitGemmToSimtStagedOp::verify() {
+  ArrayRef<int64_t> grid = getThreadGrid();
+  if (grid.size() != 2 || grid[0] < 1 || grid[1] < 1)
+    return emitOpError() << "expected thread_grid = [rows, columns] of threads";
+  int64_t blockK = getBlockK(); // (signed, as the rewrite takes it)
+  if (blockK < 1 || blockK % 4)
+    return emitOpError() << "block_k (" << blockK << ") must be a positive multiple of 4";
+  return success();
+}
+
+DiagnosedSilenceableFailure transform::ImplicitGemmToSimtStagedOp::applyToOne(
+    transform::TransformRewriter &rewriter, linalg::LinalgOp target, transform::ApplyToEachResultList &results,
+    transform::TransformState &state) {
+  kforge::ImplicitGemmOptions options;
+  options.blockK = getBlockK();
+  options.threadGrid = llvm::to_vector_of<int64_t, 2>(getThreadGrid());
+  options.serialLoops = llvm::to_vector(getSerialLoops());
+  std::string why;
+  if (failed(kforge::implicitGemmToSimtStaged(rewriter, target, options, why)))
+    return emitSilenceableError() << why;
+  return DiagnosedSilenceableFailure::success();
+}
+
+//===----------------------------------------------------------------------===//
 // PrefetchRowsToL2Op
 //===----------------------------------------------------------------------===//
 

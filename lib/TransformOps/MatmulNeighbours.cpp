@@ -8,8 +8,7 @@
 
 using namespace mlir;
 
-/// The size of dimension `d` of `memref` as a value in scope: a subview's or an allocation's dynamic size.
-static Value dynamicSize(Value memref, int64_t d) {
+Value kforge::dynamicSize(Value memref, int64_t d) {
   if (auto subview = memref.getDefiningOp<memref::SubViewOp>())
     return dyn_cast_if_present<Value>(subview.getMixedSizes()[d]);
   if (auto alloc = memref.getDefiningOp<memref::AllocOp>())
@@ -17,8 +16,7 @@ static Value dynamicSize(Value memref, int64_t d) {
   return Value();
 }
 
-/// The least constant `value` cannot exceed: a constant, or the smallest constant result of an affine.min.
-static std::optional<int64_t> constantUpperBound(Value value) {
+std::optional<int64_t> kforge::constantUpperBound(Value value) {
   if (std::optional<int64_t> constant = getConstantIntValue(value))
     return constant;
   auto min = value ? value.getDefiningOp<affine::AffineMinOp>() : affine::AffineMinOp();
@@ -174,8 +172,9 @@ std::optional<int64_t> kforge::innermostStride(MemRefType type) {
 
 /// An elementwise op that can take `c`'s values from registers (see findMatmulNeighbours).
 static bool takesFromRegisters(linalg::GenericOp generic, Value c) {
-  if (!generic.hasPureBufferSemantics() || generic.getNumDpsInits() != 1 || generic.getNumLoops() != 2 ||
-      generic.getNumParallelLoops() != 2 || !generic.getBody()->getOps<linalg::IndexOp>().empty())
+  int64_t rank = cast<MemRefType>(c.getType()).getRank();
+  if (!generic.hasPureBufferSemantics() || generic.getNumDpsInits() != 1 || generic.getNumLoops() != rank ||
+      generic.getNumParallelLoops() != rank || !generic.getBody()->getOps<linalg::IndexOp>().empty())
     return false;
   if (!generic.getMatchingIndexingMap(generic.getDpsInitOperand(0)).isIdentity() ||
       generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0)))
@@ -212,13 +211,18 @@ static Operation *previousWithEffects(Operation *op) {
   return previous;
 }
 
-kforge::MatmulNeighbours kforge::findMatmulNeighbours(linalg::MatmulOp matmul) {
+kforge::MatmulNeighbours kforge::findMatmulNeighbours(linalg::LinalgOp matmul, bool initCopies) {
   MatmulNeighbours found;
   Value c = matmul.getDpsInits()[0];
   // (A batch_matmul's block folded to a matmul has the views of A and B between its fill and its matmul.)
-  auto fill = dyn_cast_or_null<linalg::FillOp>(previousWithEffects(matmul));
+  Operation *previous = previousWithEffects(matmul);
+  auto fill = dyn_cast_or_null<linalg::FillOp>(previous);
   if (fill && fill.hasPureBufferSemantics() && fill.getDpsInits().size() == 1 && fill.getDpsInits()[0] == c)
     found.fill = fill;
+  auto copy = dyn_cast_or_null<memref::CopyOp>(previous);
+  if (initCopies && copy && copy.getTarget() == c && c.getDefiningOp<memref::AllocOp>() &&
+      cast<MemRefType>(copy.getSource().getType()).getShape() == cast<MemRefType>(c.getType()).getShape())
+    found.initCopy = copy;
   Operation *at = matmul;
   while (auto generic = dyn_cast_or_null<linalg::GenericOp>(nextWithEffects(at))) {
     if (!takesFromRegisters(generic, c))
@@ -235,6 +239,7 @@ kforge::MatmulNeighbours kforge::findMatmulNeighbours(linalg::MatmulOp matmul) {
     bool onlyHere = llvm::all_of(alloc->getUsers(), [&](Operation *user) {
       return user == matmul.getOperation() || user == generic.getOperation() ||
              (found.fill && user == found.fill.getOperation()) ||
+             (found.initCopy && user == found.initCopy.getOperation()) ||
              llvm::is_contained(found.epilogue, dyn_cast<linalg::GenericOp>(user));
     });
     if (!onlyHere)
@@ -246,7 +251,7 @@ kforge::MatmulNeighbours kforge::findMatmulNeighbours(linalg::MatmulOp matmul) {
   return found;
 }
 
-bool kforge::cUsedAfter(linalg::MatmulOp matmul, ArrayRef<linalg::GenericOp> epilogue) {
+bool kforge::cUsedAfter(linalg::LinalgOp matmul, ArrayRef<linalg::GenericOp> epilogue) {
   for (Operation *user : matmul.getDpsInits()[0].getUsers())
     if (user != matmul.getOperation() && !llvm::is_contained(epilogue, dyn_cast<linalg::GenericOp>(user)) &&
         user->getBlock() == matmul->getBlock() && matmul->isBeforeInBlock(user) && !isa<memref::DeallocOp>(user))
@@ -254,26 +259,28 @@ bool kforge::cUsedAfter(linalg::MatmulOp matmul, ArrayRef<linalg::GenericOp> epi
   return false;
 }
 
-void kforge::eraseMatmulAndNeighbours(RewriterBase &rewriter, linalg::MatmulOp matmul,
+void kforge::eraseMatmulAndNeighbours(RewriterBase &rewriter, linalg::LinalgOp matmul,
                                       const MatmulNeighbours &neighbours) {
   for (linalg::GenericOp op : llvm::reverse(neighbours.epilogue))
     rewriter.eraseOp(op);
-  rewriter.eraseOp(matmul);
+  rewriter.eraseOp(matmul.getOperation());
   if (neighbours.fill)
     rewriter.eraseOp(neighbours.fill);
+  if (neighbours.initCopy)
+    rewriter.eraseOp(neighbours.initCopy);
   if (neighbours.cBuffer && neighbours.cBuffer->use_empty())
     rewriter.eraseOp(neighbours.cBuffer);
 }
 
 Value kforge::epilogueChainElement(OpBuilder &b, Location loc, ArrayRef<linalg::GenericOp> epilogue, Value c,
-                                   Value value, Value row, Value col) {
+                                   Value value, ValueRange position) {
   for (linalg::GenericOp generic : epilogue)
-    value = epilogueElement(b, loc, generic, c, value, row, col);
+    value = epilogueElement(b, loc, generic, c, value, position);
   return value;
 }
 
-Value kforge::epilogueElement(OpBuilder &b, Location loc, linalg::GenericOp epilogue, Value c, Value value, Value row,
-                              Value col) {
+Value kforge::epilogueElement(OpBuilder &b, Location loc, linalg::GenericOp epilogue, Value c, Value value,
+                              ValueRange position) {
   Block &body = epilogue.getRegion().front();
   IRMapping map;
   for (OpOperand *input : epilogue.getDpsInputOperands()) {
@@ -288,7 +295,7 @@ Value kforge::epilogueElement(OpBuilder &b, Location loc, linalg::GenericOp epil
     }
     SmallVector<Value> indices;
     for (AffineExpr result : epilogue.getMatchingIndexingMap(input).getResults())
-      indices.push_back(cast<AffineDimExpr>(result).getPosition() == 0 ? row : col);
+      indices.push_back(position[cast<AffineDimExpr>(result).getPosition()]);
     map.map(arg, memref::LoadOp::create(b, loc, input->get(), indices));
   }
   for (Operation &op : body.without_terminator())

@@ -45,6 +45,13 @@ staticMatmulTile(mlir::linalg::MatmulOp matmul,
                  llvm::function_ref<std::string(mlir::Type, mlir::Type, mlir::Type)> elementTypesProblem,
                  std::string &why, bool allowTransposed = false, bool allowPartial = false);
 
+/// The size of dimension `d` of `memref` as a value in scope: a subview's or an allocation's dynamic size (null
+/// when it is neither).
+mlir::Value dynamicSize(mlir::Value memref, int64_t d);
+
+/// The least constant `value` cannot exceed: a constant, or the smallest constant result of an affine.min.
+std::optional<int64_t> constantUpperBound(mlir::Value value);
+
 /// `i` clamped to a partial tile's last row or column (`extent` - 1, an affine.min); `i` itself when the extent
 /// is static (null). Reads past the edge of a partial tile go there: valid addresses, values nothing stores.
 mlir::Value clampToExtent(mlir::OpBuilder &b, mlir::Location loc, mlir::Value i, mlir::Value extent);
@@ -62,6 +69,9 @@ struct MatmulNeighbours {
   /// update C in place, then possibly one that writes another buffer.
   llvm::SmallVector<mlir::linalg::GenericOp> epilogue;
   mlir::memref::AllocOp cBuffer; ///< C's buffer when the epilogue's result goes elsewhere: erased with it.
+  /// With `initCopies`: the copy into C (a buffer of the block's) of C's initial values, just before the op, when
+  /// there is no fill (bufferization's private copy of an output the op accumulates into); erased with it.
+  mlir::memref::CopyOp initCopy;
   /// Where the result goes: the last epilogue op's output, or C.
   mlir::Value result(mlir::Value c) const {
     return epilogue.empty() ? c : mlir::linalg::GenericOp(epilogue.back()).getDpsInits()[0];
@@ -73,15 +83,15 @@ struct MatmulNeighbours {
 /// reading C through the identity map and not their output's old values, without linalg.index; each either
 /// writes C in place (the chain goes on) or writes another buffer (the chain ends there; C must then be a
 /// memref.alloc used only by the fill, the matmul and the chain, and is erased).
-MatmulNeighbours findMatmulNeighbours(mlir::linalg::MatmulOp matmul);
+MatmulNeighbours findMatmulNeighbours(mlir::linalg::LinalgOp matmul, bool initCopies = false);
 
 /// Whether an op after the matmul in its block (other than a dealloc or the epilogue) uses C: each thread
 /// writes only its own elements of C, so such an op would read the others' without a barrier.
-bool cUsedAfter(mlir::linalg::MatmulOp matmul, llvm::ArrayRef<mlir::linalg::GenericOp> epilogue);
+bool cUsedAfter(mlir::linalg::LinalgOp matmul, llvm::ArrayRef<mlir::linalg::GenericOp> epilogue);
 
 /// Erases what a rewrite of the matmul replaced: its epilogue (last first), the matmul, its fill and C's buffer
 /// when nothing else uses it.
-void eraseMatmulAndNeighbours(mlir::RewriterBase &rewriter, mlir::linalg::MatmulOp matmul,
+void eraseMatmulAndNeighbours(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp matmul,
                               const MatmulNeighbours &neighbours);
 
 /// Shared memory a block may use on sm_90: 48 KB as static declarations, 227 KB in all with the rest dynamic
@@ -144,12 +154,13 @@ llvm::SmallVector<mlir::Value> twoStageKLoop(
 /// The epilogue's ops for one element of C: `epilogueElement` for each in turn.
 mlir::Value epilogueChainElement(mlir::OpBuilder &b, mlir::Location loc,
                                  llvm::ArrayRef<mlir::linalg::GenericOp> epilogue, mlir::Value c, mlir::Value value,
-                                 mlir::Value row, mlir::Value col);
+                                 mlir::ValueRange position);
 
-/// The epilogue's body for one element of C (`value`, at C[row, col]): its other inputs read through their
-/// indexing maps (scalars as they are), the body cloned at the builder's position; returns the yielded value.
+/// The epilogue's body for one element of C (`value`, at C[position...], an index per dimension of C): its other
+/// inputs read through their indexing maps (scalars as they are), the body cloned at the builder's position;
+/// returns the yielded value.
 mlir::Value epilogueElement(mlir::OpBuilder &b, mlir::Location loc, mlir::linalg::GenericOp epilogue, mlir::Value c,
-                            mlir::Value value, mlir::Value row, mlir::Value col);
+                            mlir::Value value, mlir::ValueRange position);
 
 } // namespace kforge
 

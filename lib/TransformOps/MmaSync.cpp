@@ -484,8 +484,9 @@ void MmaEmitter::applyEpilogue(ArrayRef<Value> values) {
           int64_t slot = (i * nTiles() + j) * 4 + 2 * h + e;
           // (In a partial tile the epilogue's reads are clamped; what they give past the edge is not stored.)
           outputs[slot] =
-              kforge::epilogueChainElement(b, loc, epilogue, plan.c, values[slot], clamp(accRow(i, h), plan.mExtent),
-                                           clamp(accCol(j, e), plan.nExtent));
+              kforge::epilogueChainElement(
+                  b, loc, epilogue, plan.c, values[slot],
+                  ValueRange{clamp(accRow(i, h), plan.mExtent), clamp(accCol(j, e), plan.nExtent)});
         }
   storeAccumulators(outputs, plan.neighbours.result(plan.c));
 }

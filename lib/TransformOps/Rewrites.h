@@ -73,6 +73,19 @@ struct SimtStagedOptions {
 llvm::LogicalResult matmulToSimtStaged(mlir::RewriterBase &rewriter, mlir::linalg::MatmulOp matmul,
                                        const SimtStagedOptions &options, std::string &why);
 
+/// transform.kforge.implicit_gemm_to_simt_staged's options.
+struct ImplicitGemmOptions {
+  int64_t blockK = 0;                       ///< A positive multiple of 4.
+  llvm::SmallVector<int64_t, 2> threadGrid; ///< [rows, columns], both positive.
+  llvm::SmallVector<int64_t> serialLoops;   ///< Parallel loops the block walks one position at a time.
+};
+
+/// transform.kforge.implicit_gemm_to_simt_staged: replaces a block's contraction (out + x * y: a convolution as
+/// its implicit GEMM; with its fill and epilogue) by a staged SIMT GEMM whose tiles are computed element by
+/// element from the loop positions.
+llvm::LogicalResult implicitGemmToSimtStaged(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
+                                             const ImplicitGemmOptions &options, std::string &why);
+
 /// transform.kforge.prefetch_rows_to_l2 (`ahead` positive): the launch, which now prefetches rows into L2.
 mlir::FailureOr<mlir::gpu::LaunchOp> prefetchRowsToL2(mlir::RewriterBase &rewriter, mlir::gpu::LaunchOp launch,
                                                       int64_t ahead, std::string &why);

@@ -143,7 +143,7 @@ public:
         for (int64_t j = 0; j < plan.tileN(); ++j)
           acc[i * plan.tileN() + j] =
               kforge::epilogueChainElement(b, loc, plan.neighbours.epilogue, plan.c, acc[i * plan.tileN() + j],
-                                           clamp(row(i), plan.mExtent), clamp(col(j), plan.nExtent));
+                                           ValueRange{clamp(row(i), plan.mExtent), clamp(col(j), plan.nExtent)});
       store(acc, plan.neighbours.result(plan.c));
       return;
     }

@@ -30,6 +30,9 @@ llvm::json::Value kforge::tune::toJSON(const PayloadFacts &facts) {
                             {"reduction_innermost", facts.reductionInnermost},
                             {"row_intermediates", facts.rowIntermediates},
                             {"window_ops", facts.windowOps},
+                            {"implicit_gemm", facts.implicitGemm},
+                            {"implicit_gemm_type", facts.implicitGemmType},
+                            {"implicit_gemm_k", facts.implicitGemmK},
                             {"multi_result_reductions", facts.multiResultReductions},
                             {"contractions_after_reductions", facts.contractionsAfterReductions},
                             {"nested_reductions", facts.nestedReductions},
@@ -55,6 +58,9 @@ bool kforge::tune::fromJSON(const llvm::json::Value &value, PayloadFacts &facts,
          o.mapOptional("whole_dims", facts.wholeDims) && o.mapOptional("row_moments", facts.rowMoments) &&
          o.mapOptional("reduction_innermost", facts.reductionInnermost) &&
          o.mapOptional("row_intermediates", facts.rowIntermediates) && o.mapOptional("window_ops", facts.windowOps) &&
+         o.mapOptional("implicit_gemm", facts.implicitGemm) &&
+         o.mapOptional("implicit_gemm_type", facts.implicitGemmType) &&
+         o.mapOptional("implicit_gemm_k", facts.implicitGemmK) &&
          o.mapOptional("multi_result_reductions", facts.multiResultReductions) &&
          o.mapOptional("contractions_after_reductions", facts.contractionsAfterReductions) &&
          o.mapOptional("nested_reductions", facts.nestedReductions) && o.map("element_type", facts.elementType) &&

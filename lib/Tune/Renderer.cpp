@@ -23,20 +23,29 @@ std::string Renderer::render(const Schedule &schedule, std::vector<int> *actionL
     renderProducerMatchers(separateProducers);
   if (twoKernels)
     renderKernelLoopMatcher();
+  // stage on a convolution: the convolution (the op with a reduction loop) is marked for the implicit GEMM.
+  bool implicitGemm = findSlot(schedule, "stage") && !facts.implicitGemm.empty() && facts.contractionOp.empty();
+  if (implicitGemm)
+    renderImplicitGemmMatcher();
   line("  transform.named_sequence @__transform_main(%module: !transform.any_op {transform.consumed}) {");
+  std::string funcName = implicitGemm ? "%unmarked" : "%func";
   if (separateProducers) {
     // Two sets of producers: the row kernel's, and the contraction's (its init's fill).
     line("    %entry = " + matchFunc("%module"));
     line("    %marked = transform.foreach_match in %entry @match_fusable_producer -> @mark_producer : " + kUnary);
-    line("    %func = transform.foreach_match in %marked @match_contraction_producer -> @mark_contraction_producer : " +
+    line("    " + funcName +
+         " = transform.foreach_match in %marked @match_contraction_producer -> @mark_contraction_producer : " +
          kUnary);
   } else if (fuses) {
     // foreach_match consumes the function's handle and returns it.
     line("    %entry = " + matchFunc("%module"));
-    line("    %func = transform.foreach_match in %entry @match_fusable_producer -> @mark_producer : " + kUnary);
+    line("    " + funcName + " = transform.foreach_match in %entry @match_fusable_producer -> @mark_producer : " +
+         kUnary);
   } else {
-    line("    %func = " + matchFunc("%module"));
+    line("    " + funcName + " = " + matchFunc("%module"));
   }
+  if (implicitGemm)
+    line("    %func = transform.foreach_match in %unmarked @match_implicit_gemm -> @mark_implicit_gemm : " + kUnary);
   line("    %return = transform.structured.match ops{[\"func.return\"]} in %func : " + kUnary);
   line("    %root = " + rootProducer("%return"));
   root = "%root";
@@ -119,6 +128,23 @@ std::string Renderer::mapping(llvm::ArrayRef<int64_t> sizes, StringRef kind) {
   for (int i = tiled - 1; i >= 0; --i)
     items.push_back("#gpu." + kind.str() + "<" + dims[i] + ">");
   return "[" + joinStrings(items, ", ") + "]";
+}
+
+void Renderer::renderImplicitGemmMatcher() {
+  line("  // An op whose last loop is a reduction (the convolution): stage computes it as its implicit GEMM.");
+  line("  transform.named_sequence @match_implicit_gemm(%op: !transform.any_op {transform.readonly}) "
+       "-> !transform.any_op {");
+  line("    transform.match.structured failures(propagate) %op : !transform.any_op {");
+  line("    ^bb0(%structured: !transform.any_op):");
+  line("      transform.match.structured.dim %structured[-1] {reduction} : !transform.any_op");
+  line("      transform.match.structured.yield");
+  line("    }");
+  line("    transform.yield %op : !transform.any_op");
+  line("  }");
+  line("  transform.named_sequence @mark_implicit_gemm(%op: !transform.any_op {transform.readonly}) {");
+  line("    transform.annotate %op \"kforge.implicit_gemm\" : !transform.any_op");
+  line("    transform.yield");
+  line("  }");
 }
 
 /// `split`: the contraction and its producers are not the row kernel's producers; they are marked apart.

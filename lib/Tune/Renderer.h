@@ -69,6 +69,8 @@ public:
   bool splitKSchedule = false;                  ///< The schedule starts with split_k.
 
 private:
+  /// The matcher and marker of the op stage computes as its implicit GEMM (a convolution: kforge.implicit_gemm).
+  void renderImplicitGemmMatcher();
   void renderProducerMatchers(bool split);
   void renderKernelLoopMatcher();
   void renderOnEachGeneric(const std::string &op);

@@ -207,6 +207,36 @@ std::vector<int64_t> kforge::tune::blockDims(const Schedule &schedule, const Pay
   return dims;
 }
 
+kforge::tune::ImplicitGemmTile kforge::tune::implicitGemmTile(const Schedule &schedule, const PayloadFacts &facts) {
+  ImplicitGemmTile tile;
+  const Action *thread = findSlot(schedule, "tile", "thread");
+  for (size_t d = 0; d < facts.parallelSizes.size() && d < facts.implicitGemm.size(); ++d) {
+    int64_t extent = blockExtent(schedule, facts, d);
+    int64_t size = thread && d < thread->sizes.size() ? thread->sizes[d] : 0;
+    if (size == 0 && extent > 1) {
+      tile.serialLoops.push_back(static_cast<int64_t>(d));
+      continue;
+    }
+    int64_t threads = size == 0 ? 1 : (extent + size - 1) / size;
+    switch (facts.implicitGemm[d]) {
+    case 'm':
+      tile.m *= extent;
+      tile.threadRows *= threads;
+      break;
+    case 'n':
+      tile.n *= extent;
+      tile.threadCols *= threads;
+      break;
+    default:
+      if (extent != 1 && tile.problem.empty())
+        tile.problem = "loop " + std::to_string(d) +
+                       " is read by both sides of the implicit GEMM (a batch): its block tile must be 1, or the "
+                       "thread tile must leave it whole (walked serially)";
+    }
+  }
+  return tile;
+}
+
 int64_t kforge::tune::threadsAlong(const Schedule &schedule, const PayloadFacts &facts, size_t d) {
   const Action *thread = findSlot(schedule, "tile", "thread");
   int64_t size = thread && d < thread->sizes.size() ? thread->sizes[d] : 0;

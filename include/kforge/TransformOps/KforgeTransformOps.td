@@ -427,6 +427,50 @@ def MatmulToSimtStagedOp : Kforge_ReplacingOp<"matmul_to_simt_staged", "::mlir::
   let hasVerifier = 1;
 }
 
+def ImplicitGemmToSimtStagedOp : Kforge_ReplacingOp<"implicit_gemm_to_simt_staged", "::mlir::linalg::LinalgOp", "expected a linalg op on memrefs"> {
+  let summary = "Compute a block's fp32 contraction (a convolution as its implicit GEMM) through shared memory";
+  let description = [{
+    Targets a bufferized f32 linalg op whose body is `out + x * y` (a convolution in any layout,
+    stride, dilation or padding, the guarded generic a padded one becomes in
+    `kforge-normalize-importer`, or a matmul in any indexing) that one block computes, in a
+    `gpu.launch` of rows x columns (`thread_grid`) threads along x. Its loops are read as a
+    GEMM's: the parallel loops only x's side reads are its M (rows, linearized, innermost
+    last), those only y's side reads its N (columns), the reduction loops its K; the sides
+    are oriented so that the output's innermost dimension is a column loop where it can be.
+    No im2col is built: each element of a K tile is computed from its loop positions by the
+    body's own ops (cloned per element). The K loop walks tiles of `block_k`: the block's
+    threads compute A's (M x block_k) and B's (block_k x N) tile into shared memory together,
+    4 elements per thread along the loop the operand is contiguous in (consecutive threads on
+    consecutive addresses), both stored K-major (rows padded by 4); two stages with the next
+    tile in registers, one barrier per tile; each thread accumulates groups of 4 rows and
+    columns strided over the grid, one fused multiply-add per element per step of K, as in
+    `kforge.matmul_to_simt_staged`. A K that block_k does not divide reads zeros past its
+    end. The fill before the op and an elementwise epilogue after it (on the output's shape)
+    are taken into the accumulators; without a fill the accumulators start from the output's
+    values. `serial_loops` names parallel loops the block tile left whole (a batch): the block
+    walks their positions one at a time, one GEMM each.
+
+    #### Return modes
+
+    Produces a silenceable failure, leaving the IR untouched, when the target is not such an
+    op: not on memrefs, not f32, a body other than `out + x * y` of pure ops and element
+    reads, no M, N or K loop, dynamic loop sizes (a partial tile), a loop both sides read (a
+    batch) wider than 1 and not serial, a grid that does not cut the tile into groups of 4
+    rows and columns, `block_k` above K, more shared memory than a block has, a launch that is
+    not the grid's threads, or the output used after the op by an op other than the epilogue.
+    Consumes the target handle and returns nothing (the op is gone).
+
+    The op fails to verify when `thread_grid` is not two positive counts or `block_k` is not a
+    positive multiple of 4.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       I64Attr:$block_k,
+                       DenseI64ArrayAttr:$thread_grid,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$serial_loops);
+  let results = (outs);
+  let hasVerifier = 1;
+}
+
 def PrefetchRowsToL2Op : Kforge_InPlaceOp<"prefetch_rows_to_l2", "::mlir::gpu::LaunchOp", "expected a gpu.launch"> {
   let summary = "Have each block of a row kernel prefetch, into L2, the row a block `ahead` later will read";
   let description = [{

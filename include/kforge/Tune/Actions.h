@@ -171,6 +171,23 @@ int64_t threadsAlong(const Schedule &schedule, const PayloadFacts &facts, size_t
 /// the block's): its size inside the tile is then dynamic.
 bool raggedAlong(const Schedule &schedule, const PayloadFacts &facts, size_t d);
 
+/// stage on a convolution root (PayloadFacts::implicitGemm): the block's implicit GEMM as
+/// transform.kforge.implicit_gemm_to_simt_staged reads it. A parallel loop the thread tile leaves whole (0)
+/// while its block tile is wider than 1 is walked serially by the block (a batch left whole); the others are
+/// the GEMM's rows (M loops), columns (N loops) or batch loops of one position. The thread grid has
+/// ceil(block / thread tile) threads along each loop (a thread tile need not divide its block tile: the GEMM is
+/// padded to whole groups of 4 rows and columns per thread, the padding masked).
+struct ImplicitGemmTile {
+  int64_t m = 1, n = 1, threadRows = 1, threadCols = 1; ///< The block's GEMM and its thread grid.
+  std::vector<int64_t> serialLoops;
+  std::string problem; ///< Why the tiles make no such GEMM (a batch loop wider than 1), or empty.
+  /// Rows (columns) the grid covers: whole groups of 4 per thread.
+  int64_t paddedM() const { return threadRows * perThread(m, threadRows); }
+  int64_t paddedN() const { return threadCols * perThread(n, threadCols); }
+  static int64_t perThread(int64_t extent, int64_t threads) { return ((extent + threads - 1) / threads + 3) / 4 * 4; }
+};
+ImplicitGemmTile implicitGemmTile(const Schedule &schedule, const PayloadFacts &facts);
+
 /// Whether a block tile does not divide its loop, or a thread tile its block tile: the schedule has partial
 /// (ragged) tiles at the loops' ends, which it renders masked (issue 27).
 bool raggedTiles(const Schedule &schedule, const PayloadFacts &facts);

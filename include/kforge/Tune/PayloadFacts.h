@@ -75,6 +75,14 @@ struct PayloadFacts {
   /// Every reduction is a window (a convolution, possibly with an elementwise epilogue): none reduces rows that
   /// another op reads whole, so the row rules do not apply, and a partial tile of outputs is masked like any.
   bool reductionsAreWindows() const { return windowOps > 0 && windowOps == reductionOps; }
+  /// A convolution root read as its implicit GEMM (kforge/Transforms/ImplicitGemm.h): each root loop's role,
+  /// 'm' (a row of the GEMM), 'n' (a column), 'k' (the reduction) or 'b' (read by both sides: one position per
+  /// block), in loop order; empty when the root is no window op of the form out + x * y.
+  std::string implicitGemm;
+  /// The implicit GEMM's multiplicands' element type (f32, bf16, ...), when they agree.
+  std::string implicitGemmType;
+  /// Its K: the product of the root's reduction loops' sizes.
+  int64_t implicitGemmK = 0;
   /// Matmul-like contractions (M and N loops) that read (through any chain of linalg ops and reshapes) the result
   /// of an op with a reduction loop: two chained Linear layers, a matmul after a norm. Fused into the reading op's
   /// tiles, the reduction would be recomputed for every tile along the reader's other parallel loops, each a K-long

@@ -105,10 +105,50 @@ static void checkMma(const Schedule &schedule, const PayloadFacts &facts, int in
   checkNoSimtMatmulActions(schedule, index, "mma", "in steps of 16", problem);
 }
 
+/// Two stages of the implicit GEMM's A and B tiles (fp32, block_k rows of M or N elements padded by 4).
+static int64_t implicitGemmStageBytes(const ImplicitGemmTile &tile, int64_t blockK) {
+  return 2 * blockK * ((tile.paddedM() + 4) + (tile.paddedN() + 4)) * 4;
+}
+
+/// stage on a convolution root (those transform.kforge.implicit_gemm_to_simt_staged checks): fp32, no batch loop
+/// wider than 1 in a block unless walked serially, block_k a multiple of 4 up to K, 227 KB of shared memory.
+template <typename Report>
+static void checkImplicitGemmStage(const Schedule &schedule, const PayloadFacts &facts, int index, Report problem) {
+  if (facts.implicitGemmType != "f32") {
+    problem(index, "unsupported",
+            "stage on a convolution is the fp32 implicit GEMM (SIMT); this one multiplies " +
+                (facts.implicitGemmType.empty() ? std::string("mixed types") : facts.implicitGemmType));
+    return;
+  }
+  if (!findSlot(schedule, "tile", "thread")) {
+    problem(index, "precondition", "stage needs tile(thread) before it (each thread's share of the block tile)");
+    return;
+  }
+  checkNoSimtMatmulActions(schedule, index, "stage", "in tiles of block_k", problem);
+  ImplicitGemmTile tile = implicitGemmTile(schedule, facts);
+  if (!tile.problem.empty()) {
+    problem(index, "shape", "stage: " + tile.problem);
+    return;
+  }
+  int64_t blockK = schedule[index].value;
+  if (blockK <= 0 || blockK % 4 || blockK > facts.implicitGemmK)
+    problem(index, "shape",
+            "stage(" + std::to_string(blockK) + "): block_k must be a multiple of 4, at most K (" +
+                std::to_string(facts.implicitGemmK) + ")");
+  if (int64_t bytes = implicitGemmStageBytes(tile, blockK); bytes > kMaxSharedBytesPerBlock)
+    problem(index, "too-large",
+            "stage(" + std::to_string(blockK) + "): two stages of A and B take " + std::to_string(bytes) +
+                " bytes of shared memory; a block has at most " + std::to_string(kMaxSharedBytesPerBlock));
+}
+
 /// stage's preconditions without mma (those transform.kforge.matmul_to_simt_staged checks): an fp32
 /// linalg.matmul, thread shares of whole groups of 4 rows and columns, whole 4-element copies, 227 KB of shared memory.
 template <typename Report>
 static void checkSimtStage(const Schedule &schedule, const PayloadFacts &facts, int index, Report problem) {
+  if (!facts.implicitGemm.empty() && facts.contractionOp.empty()) {
+    checkImplicitGemmStage(schedule, facts, index, problem);
+    return;
+  }
   if (!((facts.contractionOp == "linalg.matmul" && facts.parallelSizes.size() == 2) || isBatchMatmul(facts)) ||
       facts.contractionOperandType != "f32") {
     problem(index, "unsupported",
@@ -157,6 +197,12 @@ template <typename Report>
 static void checkPipeline(const Schedule &schedule, const PayloadFacts &facts, int index, Report problem) {
   if (!findSlot(schedule, "stage")) {
     problem(index, "precondition", "pipeline needs stage before it (it fills the staged tiles)");
+    return;
+  }
+  if (!findSlot(schedule, "mma") && !facts.implicitGemm.empty() && facts.contractionOp.empty()) {
+    problem(index, "unsupported",
+            "pipeline: the implicit GEMM (stage on a convolution) computes its tiles element by element, through "
+            "registers: there are no cp.async copies to pipeline");
     return;
   }
   if (!findSlot(schedule, "mma")) {
@@ -364,11 +410,17 @@ public:
     checkStage(context.schedule, context.facts, static_cast<int>(context.index), ProblemSink{context});
   }
 
+  static void renderImplicitGemm(Renderer &r, size_t index, const Schedule &schedule);
+
   RenderPoint renderPoint() const override { return RenderPoint::AfterFinish; }
   bool render(Renderer &r, size_t index, const Schedule &schedule) const override {
     if (findSlot(schedule, "mma"))
       return false;
     const Action &action = schedule[index];
+    if (!r.facts.implicitGemm.empty() && r.facts.contractionOp.empty()) {
+      renderImplicitGemm(r, index, schedule);
+      return true;
+    }
     std::vector<int64_t> share = matmulTile(innermostTile(schedule, r.facts), r.facts);
     size_t m = matmulRowDim(r.facts);
     int64_t threadRows = blockExtent(schedule, r.facts, m) / share[0],
@@ -386,6 +438,23 @@ public:
     return true;
   }
 };
+
+/// stage on a convolution: the block's convolution (marked kforge.implicit_gemm before tiling) as its implicit GEMM.
+void StageAction::renderImplicitGemm(Renderer &r, size_t index, const Schedule &schedule) {
+  ImplicitGemmTile tile = implicitGemmTile(schedule, r.facts);
+  r.line("    // action " + std::to_string(index) + ": " + describe(schedule[index]) +
+         ": the block's convolution as its implicit GEMM through shared memory, each thread's share in registers");
+  std::string stageFunc = r.fresh("stage_func"), roots = r.fresh("block_convolutions");
+  r.line("    " + stageFunc + " = " + r.matchFunc("%bufferized"));
+  r.line("    " + roots + " = transform.structured.match attributes{kforge.implicit_gemm} in " + stageFunc + " : " +
+         Renderer::kUnary);
+  r.line("    transform.kforge.implicit_gemm_to_simt_staged " + roots + " {block_k = " +
+         std::to_string(schedule[index].value) + ", thread_grid = array<i64: " + std::to_string(tile.threadRows) +
+         ", " + std::to_string(tile.threadCols) + ">" +
+         (tile.serialLoops.empty() ? std::string() : ", serial_loops = array<i64: " + joinInts(tile.serialLoops, ", ") + ">") +
+         "} : (!transform.any_op) -> ()");
+  r.line("    transform.apply_cse to " + stageFunc + " : !transform.any_op");
+}
 
 class LdmatrixAction : public MmaOptionAction {
 public:

@@ -1,0 +1,56 @@
+//===- ImplicitGemm.h - a contraction's loops as a GEMM's M, N and K -*- C++ -*-===//
+//
+// A linalg op whose body is `out + x * y` is a GEMM whatever its indexing: a matmul, and a convolution read as
+// its implicit GEMM (the rows of im2col are never built: each element of the A or B tile is computed from its
+// loop positions). The loops x reads but y does not are the GEMM's M, those only y reads its N, the reduction
+// loops its K. Named convolutions (NCHW/FCHW, NHWC/HWCF, strided, dilated) and the generic a padded one
+// becomes in kforge-normalize-importer (a guarded tensor.extract of the unpadded input) fit alike.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KFORGE_TRANSFORMS_IMPLICITGEMM_H
+#define KFORGE_TRANSFORMS_IMPLICITGEMM_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <string>
+
+namespace kforge {
+
+/// What a loop is to the GEMM: a row (read by A's side only), a column (B's side only), the reduction, or a
+/// loop both sides (or neither) read: a batch, which a block takes one position of at a time.
+enum class GemmRole : char { M = 'm', N = 'n', K = 'k', Batch = 'b' };
+
+struct ImplicitGemm {
+  /// Each loop's role, in loop order. Oriented so that the output's innermost dimension is a column (N) loop
+  /// where it can be: stores then run along a row of C.
+  llvm::SmallVector<GemmRole> roles;
+  /// The multiplicands in the body: `a` computed from M and K loops, `b` from N and K loops.
+  mlir::Value a, b;
+  /// The loops (of A's side and of B's) along which the element read varies fastest in memory: the loop its
+  /// innermost index follows; -1 when unknown. A tile copy walks that loop with consecutive threads.
+  int64_t aFastLoop = -1, bFastLoop = -1;
+  std::string rolesString() const {
+    std::string s;
+    for (GemmRole role : roles)
+      s += static_cast<char>(role);
+    return s;
+  }
+  llvm::SmallVector<int64_t> loopsOf(GemmRole role) const {
+    llvm::SmallVector<int64_t> loops;
+    for (auto [i, r] : llvm::enumerate(roles))
+      if (r == role)
+        loops.push_back(static_cast<int64_t>(i));
+    return loops;
+  }
+};
+
+/// `op` as an implicit GEMM, or failure with `why` set: one output, read only as the accumulator of a body
+/// `out + x * y` (either order) of floats, x and y computed only by pure ops, element reads (tensor.extract,
+/// memref.load) and the inputs, the output's map a permutation of the parallel loops, and at least one M, N
+/// and K loop.
+mlir::FailureOr<ImplicitGemm> analyzeImplicitGemm(mlir::linalg::LinalgOp op, std::string &why);
+
+} // namespace kforge
+
+#endif // KFORGE_TRANSFORMS_IMPLICITGEMM_H

@@ -1,0 +1,552 @@
+//===- ImplicitGemmSimt.cpp - transform.kforge.implicit_gemm_to_simt_staged -===//
+//
+// A block's contraction `out + x * y` (kforge/Transforms/ImplicitGemm.h: a convolution read as its implicit
+// GEMM, whatever its layout, stride, dilation or padding) as the staged SIMT GEMM of SimtStaged.cpp. The GEMM's
+// rows are the tile's M loops linearized, its columns the N loops, its K the reduction loops. im2col is never
+// built: each element of an A or B tile is computed from its loop positions by the body's own ops (an input
+// read through its indexing map, a padded convolution's guarded read), cloned per element. The block's threads
+// copy each K tile into shared memory together, 4 elements per thread along the loop the operand is contiguous
+// in (consecutive threads on consecutive addresses), both operands stored K-major; two stages with the next
+// tile in registers; each thread accumulates groups of 4 rows and columns strided over the thread grid, as in
+// the matmul. The fill before the op and an elementwise epilogue after it are taken into the accumulators.
+// Serial loops (a batch the block tile leaves whole) are walked one position at a time, a GEMM each.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MatmulNeighbours.h"
+#include "Rewrites.h"
+
+#include "kforge/Transforms/ImplicitGemm.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+
+namespace {
+constexpr int64_t kVector = 4; ///< Elements per thread per copy step, and per 16-byte shared-memory access.
+constexpr int64_t kPad = 4;    ///< Stage rows padded by 4 floats: element stores along K spread over banks.
+
+struct ImplicitGemmPlan {
+  linalg::LinalgOp op;
+  kforge::ImplicitGemm gemm;
+  /// The tile's loop sizes: static, or a partial tile's bound (its block tile), the size then in `sizes`.
+  SmallVector<int64_t> extents;
+  SmallVector<Value> sizes; ///< Per loop: a partial tile's dynamic size, else null.
+  SmallVector<int64_t> mLoops, nLoops, kLoops, serialLoops;
+  int64_t m = 1, n = 1, k = 1, serialPositions = 1;
+  int64_t blockK = 0, threadRows = 0, threadCols = 0;
+  /// The GEMM's rows and columns as the thread grid covers them: whole groups of 4 per thread, at least m (n).
+  /// Rows and columns past m and n (and positions past a partial tile's size) are computed from clamped
+  /// positions and never stored.
+  int64_t mPadded = 0, nPadded = 0;
+  /// Whether a tile copy of A (of B) walks M (N) with consecutive threads, 4 consecutive elements each; else K.
+  bool aAlongM = false, bAlongN = false;
+  Value c;
+  AffineMap outMap;
+  gpu::LaunchOp launch;
+  kforge::MatmulNeighbours neighbours;
+  int64_t threads() const { return threadRows * threadCols; }
+  int64_t tileM() const { return mPadded / threadRows; }
+  int64_t tileN() const { return nPadded / threadCols; }
+  /// Whether some row, column or position of the tile is masked.
+  bool masked() const {
+    return mPadded != m || nPadded != n || llvm::any_of(sizes, [](Value size) { return bool(size); });
+  }
+  /// Two stages, K-major: block_k rows of the tile's M (or N) elements, padded.
+  MemRefType stageType(int64_t cols, Attribute space) const {
+    return MemRefType::get({2, blockK, cols + kPad}, Float32Type::get(op->getContext()), MemRefLayoutAttrInterface(),
+                           space);
+  }
+  int64_t smemBytes() const {
+    return kforge::memrefBytes(stageType(mPadded, {})) + kforge::memrefBytes(stageType(nPadded, {}));
+  }
+};
+} // namespace
+
+/// Whether a copy along `loops` (M's or N's, innermost last) may take 4 consecutive elements of the linearized
+/// index at once from the operand's contiguous loop `fast`: the innermost loop, in whole groups of 4.
+static bool copiesAlong(ArrayRef<int64_t> loops, ArrayRef<int64_t> extents, int64_t fast) {
+  return !loops.empty() && fast == loops.back() && extents[fast] % kVector == 0;
+}
+
+static FailureOr<ImplicitGemmPlan> planImplicitGemm(linalg::LinalgOp op, const kforge::ImplicitGemmOptions &options,
+                                                    std::string &why) {
+  if (!op.hasPureBufferSemantics()) {
+    why = "expected a linalg op on memrefs (after bufferization)";
+    return failure();
+  }
+  FailureOr<kforge::ImplicitGemm> gemm = kforge::analyzeImplicitGemm(op, why);
+  if (failed(gemm))
+    return failure();
+  ImplicitGemmPlan plan;
+  plan.op = op;
+  plan.gemm = *gemm;
+  plan.c = op.getDpsInits()[0];
+  plan.outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!getElementTypeOrSelf(plan.c.getType()).isF32() || !plan.gemm.a.getType().isF32() ||
+      !plan.gemm.b.getType().isF32()) {
+    why = "expected f32 multiplicands and output";
+    return failure();
+  }
+  plan.extents = op.getStaticLoopRanges();
+  plan.sizes.assign(plan.extents.size(), Value());
+  for (auto [d, extent] : llvm::enumerate(plan.extents)) {
+    if (!ShapedType::isDynamic(extent))
+      continue;
+    // A partial block tile: a parallel loop whose size (the output's) is bounded by its block tile.
+    std::optional<unsigned> dim = plan.outMap.getResultPosition(getAffineDimExpr(d, op->getContext()));
+    Value size = dim ? kforge::dynamicSize(plan.c, *dim) : Value();
+    std::optional<int64_t> bound = size ? kforge::constantUpperBound(size) : std::nullopt;
+    if (!bound) {
+      why = "loop " + std::to_string(d) +
+            " has a dynamic size that is not a partial block tile of the output (bounded by a constant)";
+      return failure();
+    }
+    plan.extents[d] = *bound;
+    plan.sizes[d] = size;
+  }
+  for (int64_t d : options.serialLoops) {
+    if (d < 0 || d >= static_cast<int64_t>(plan.extents.size()) || plan.gemm.roles[d] == kforge::GemmRole::K ||
+        llvm::is_contained(plan.serialLoops, d)) {
+      why = "serial_loops: " + std::to_string(d) + " is not a parallel loop of the op (or is named twice)";
+      return failure();
+    }
+    plan.serialLoops.push_back(d);
+    plan.serialPositions *= plan.extents[d];
+  }
+  for (auto [d, role] : llvm::enumerate(plan.gemm.roles)) {
+    int64_t loop = static_cast<int64_t>(d), extent = plan.extents[d];
+    if (llvm::is_contained(plan.serialLoops, loop))
+      continue;
+    switch (role) {
+    case kforge::GemmRole::K:
+      plan.kLoops.push_back(loop);
+      plan.k *= extent;
+      break;
+    case kforge::GemmRole::M:
+      plan.mLoops.push_back(loop);
+      plan.m *= extent;
+      break;
+    case kforge::GemmRole::N:
+      plan.nLoops.push_back(loop);
+      plan.n *= extent;
+      break;
+    case kforge::GemmRole::Batch:
+      if (extent != 1) {
+        why = "loop " + std::to_string(d) + " (" + std::to_string(extent) +
+              " wide) is read by both multiplicands or by neither: tile it by 1 or walk it serially (serial_loops)";
+        return failure();
+      }
+      break;
+    }
+  }
+  plan.threadRows = options.threadGrid[0];
+  plan.threadCols = options.threadGrid[1];
+  plan.blockK = options.blockK;
+  auto padded = [](int64_t extent, int64_t threads) {
+    return threads * llvm::alignTo(llvm::divideCeil(extent, threads), kVector);
+  };
+  plan.mPadded = padded(plan.m, plan.threadRows);
+  plan.nPadded = padded(plan.n, plan.threadCols);
+  if (plan.blockK % kVector || plan.blockK > plan.k) {
+    why = "block_k (" + std::to_string(plan.blockK) + ") must be a multiple of 4, at most K (" +
+          std::to_string(plan.k) + ")";
+    return failure();
+  }
+  plan.aAlongM = copiesAlong(plan.mLoops, plan.extents, plan.gemm.aFastLoop);
+  plan.bAlongN = copiesAlong(plan.nLoops, plan.extents, plan.gemm.bFastLoop);
+  plan.launch = kforge::launchOfThreads(op, plan.threads());
+  if (!plan.launch) {
+    why = "the op must be in a gpu.launch of " + std::to_string(plan.threads()) +
+          "x1x1 threads (the grid's): its threads copy the tiles to shared memory together";
+    return failure();
+  }
+  if (std::string problem = kforge::sharedBuffersProblem(plan.launch, plan.smemBytes()); !problem.empty()) {
+    why = "two stages of A and B " + problem;
+    return failure();
+  }
+  plan.neighbours = kforge::findMatmulNeighbours(op, /*initCopies=*/true);
+  if (kforge::cUsedAfter(op, plan.neighbours.epilogue)) {
+    why = "the output is used after the op by an op that cannot take its values from registers";
+    return failure();
+  }
+  return plan;
+}
+
+namespace {
+class ImplicitGemmEmitter {
+public:
+  ImplicitGemmEmitter(RewriterBase &rewriter, ImplicitGemmPlan plan)
+      : b(rewriter), plan(std::move(plan)), loc(this->plan.op.getLoc()), ctx(rewriter.getContext()) {}
+
+  void emit() {
+    // At the last epilogue op when there is one: the views of its operands come between it and the op (only
+    // pure ops do), and a serial loop takes the epilogue in.
+    b.setInsertionPoint(plan.neighbours.epilogue.empty() ? plan.op.getOperation()
+                                                         : plan.neighbours.epilogue.back().getOperation());
+    AffineExpr t = getAffineDimExpr(0, ctx);
+    thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    threadRow = apply(t.floorDiv(plan.threadCols) * kVector, thread);
+    threadCol = apply((t % plan.threadCols) * kVector, thread);
+    Attribute workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    SmallVector<Value> buffers = kforge::sharedBuffers(
+        b, loc, plan.launch, {plan.stageType(plan.mPadded, workgroup), plan.stageType(plan.nPadded, workgroup)});
+    aShared = buffers[0];
+    bShared = buffers[1];
+    if (plan.serialPositions == 1) {
+      gemm();
+      return;
+    }
+    auto loop = scf::ForOp::create(b, loc, index(0), index(plan.serialPositions), index(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    serial = delinearize(loop.getInductionVar(), plan.serialLoops);
+    gemm();
+  }
+
+private:
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value apply(AffineExpr e, Value x) { return affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, e), x); }
+  Value add(Value base, int64_t constant) { return apply(getAffineDimExpr(0, ctx) + constant, base); }
+
+  /// A linearized index as positions along `loops` (innermost last), by their extents.
+  SmallVector<Value> delinearize(Value linear, ArrayRef<int64_t> loops) {
+    SmallVector<Value> positions;
+    int64_t inner = 1;
+    for (int64_t d : loops)
+      inner *= plan.extents[d];
+    AffineExpr x = getAffineDimExpr(0, ctx);
+    for (auto [i, d] : llvm::enumerate(loops)) {
+      inner /= plan.extents[d];
+      AffineExpr e = x.floorDiv(inner);
+      positions.push_back(apply(i == 0 ? e : e % plan.extents[d], linear));
+    }
+    return positions;
+  }
+
+  /// `i` at most `extent` - 1.
+  Value clampIndex(Value i, int64_t extent) {
+    return affine::AffineMinOp::create(
+        b, loc, AffineMap::get(1, 0, {getAffineDimExpr(0, ctx), getAffineConstantExpr(extent - 1, ctx)}, ctx),
+        ValueRange{i});
+  }
+
+  /// Every loop's position for the GEMM's row `row`, column `col` and K index `k` (null: loops of that kind
+  /// at 0, which the value asked for does not read), serial loops at the current step, batch loops at 0.
+  /// `clamped` (for reads): a row or column past m or n, and a position past a partial tile's size, clamped to
+  /// the last (valid addresses; what they give is never stored).
+  SmallVector<Value> positions(Value row, Value col, Value k, bool clamped) {
+    SmallVector<Value> at(plan.extents.size());
+    if (clamped && row && plan.mPadded != plan.m)
+      row = clampIndex(row, plan.m);
+    if (clamped && col && plan.nPadded != plan.n)
+      col = clampIndex(col, plan.n);
+    auto place = [&](Value linear, ArrayRef<int64_t> loops) {
+      if (!linear)
+        return;
+      for (auto [d, position] : llvm::zip(loops, delinearize(linear, loops)))
+        at[d] = clamped ? kforge::clampToExtent(b, loc, position, plan.sizes[d]) : position;
+    };
+    place(row, plan.mLoops);
+    place(col, plan.nLoops);
+    place(k, plan.kLoops);
+    for (auto [d, position] : llvm::zip(plan.serialLoops, serial))
+      at[d] = position;
+    Value zero;
+    for (Value &position : at)
+      if (!position)
+        position = zero ? zero : (zero = index(0));
+    return at;
+  }
+
+  /// Whether the element at row `row`, column `col` (unclamped positions `at`) is one of the output's.
+  Value stored(Value row, Value col, ArrayRef<Value> at) {
+    Value ok = arith::ConstantIntOp::create(b, loc, 1, 1);
+    auto both = [&](Value x, Value bound) {
+      ok = arith::AndIOp::create(b, loc, ok, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, bound));
+    };
+    if (plan.mPadded != plan.m)
+      both(row, index(plan.m));
+    if (plan.nPadded != plan.n)
+      both(col, index(plan.n));
+    for (auto [position, size] : llvm::zip(at, plan.sizes))
+      if (size)
+        both(position, size);
+    return ok;
+  }
+
+  /// `value` (computed in the op's body) at loop positions `at`: the body's ops cloned with each input read
+  /// through its indexing map and each linalg.index replaced by its position.
+  Value evaluate(Value value, ArrayRef<Value> at, DenseMap<Value, Value> &done) {
+    if (Value known = done.lookup(value))
+      return known;
+    Block *body = plan.op.getBlock();
+    Value result;
+    if (auto arg = dyn_cast<BlockArgument>(value); arg && arg.getOwner() == body) {
+      OpOperand *operand = plan.op.getMatchingOpOperand(arg);
+      Value source = operand->get();
+      if (!isa<MemRefType>(source.getType())) {
+        result = source; // a scalar input
+      } else {
+        SmallVector<Value> indices;
+        AffineMap map = plan.op.getMatchingIndexingMap(operand);
+        for (AffineExpr expr : map.getResults())
+          indices.push_back(affine::AffineApplyOp::create(
+              b, loc, AffineMap::get(map.getNumDims(), 0, expr), at));
+        result = memref::LoadOp::create(b, loc, source, indices);
+      }
+    } else if (Operation *def = value.getDefiningOp(); !def || def->getBlock() != body) {
+      result = value; // defined outside the body
+    } else if (auto position = dyn_cast<linalg::IndexOp>(def)) {
+      result = at[position.getDim()];
+    } else {
+      IRMapping mapping;
+      for (Value operand : def->getOperands())
+        mapping.map(operand, evaluate(operand, at, done));
+      Operation *clone = b.clone(*def, mapping);
+      for (auto [old, now] : llvm::zip(def->getResults(), clone->getResults()))
+        done[old] = now;
+      result = clone->getResult(cast<OpResult>(value).getResultNumber());
+    }
+    done[value] = result;
+    return result;
+  }
+
+  /// A's element at GEMM row `row`, K index `k` (B's at column `col`, K index `k`); past K (the last tile of a
+  /// K that block_k does not divide), zero, read at K's last index.
+  Value element(Value multiplicand, Value row, Value col, Value k) {
+    bool partialK = plan.k % plan.blockK != 0;
+    Value kAt = k;
+    if (partialK)
+      kAt = affine::AffineMinOp::create(
+          b, loc, AffineMap::get(1, 0, {getAffineDimExpr(0, ctx), getAffineConstantExpr(plan.k - 1, ctx)}, ctx),
+          ValueRange{k});
+    DenseMap<Value, Value> done;
+    Value v = evaluate(multiplicand, positions(row, col, kAt, /*clamped=*/true), done);
+    if (!partialK)
+      return v;
+    Value within = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, k, index(plan.k));
+    return arith::SelectOp::create(b, loc, within, v, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0)));
+  }
+
+  /// Row and column of the thread's vector `first` of a rows x cols tile of 4-element vectors; when the
+  /// threads do not divide the vectors, the last round's extra threads take the last vector again (as in
+  /// SimtStaged.cpp: the same values stored to the same place).
+  std::pair<Value, Value> vectorPosition(int64_t first, int64_t rows, int64_t cols) {
+    AffineExpr t = getAffineDimExpr(0, ctx);
+    int64_t perRow = cols / kVector, vectors = rows * perRow;
+    if (first + plan.threads() <= vectors)
+      return {apply((t + first).floorDiv(perRow), thread), apply(((t + first) % perRow) * kVector, thread)};
+    Value v = affine::AffineMinOp::create(
+        b, loc, AffineMap::get(1, 0, {t + first, getAffineConstantExpr(vectors - 1, ctx)}, ctx), ValueRange{thread});
+    return {apply(t.floorDiv(perRow), v), apply((t % perRow) * kVector, v)};
+  }
+
+  /// One thread's vector of an operand's K tile: `along` the copy's M or N (4 consecutive rows or columns
+  /// from `mn` at K index `kInTile` of the tile), else along K (4 consecutive K indices from `kInTile` of row
+  /// or column `mn`).
+  struct CopyStep {
+    Value kInTile, mn;
+  };
+  SmallVector<CopyStep> copySteps(int64_t mn, bool along) {
+    SmallVector<CopyStep> steps;
+    for (int64_t v = 0; v < mn * plan.blockK / kVector; v += plan.threads()) {
+      if (along) {
+        auto [kInTile, first] = vectorPosition(v, plan.blockK, mn);
+        steps.push_back({kInTile, first});
+      } else {
+        auto [at, kInTile] = vectorPosition(v, mn, plan.blockK);
+        steps.push_back({kInTile, at});
+      }
+    }
+    return steps;
+  }
+
+  using Share = SmallVector<Value>; ///< The thread's 4-element vectors of A's tile, then of B's.
+
+  Share loadShare(Value kOff) {
+    Share share;
+    auto vec = VectorType::get({kVector}, b.getF32Type());
+    for (bool isA : {true, false}) {
+      int64_t mn = isA ? plan.mPadded : plan.nPadded;
+      bool along = isA ? plan.aAlongM : plan.bAlongN;
+      for (const CopyStep &step : copySteps(mn, along)) {
+        SmallVector<Value> elements;
+        for (int64_t e = 0; e < kVector; ++e) {
+          AffineExpr s0 = getAffineSymbolExpr(0, ctx), s1 = getAffineSymbolExpr(1, ctx);
+          Value k = affine::AffineApplyOp::create(b, loc, AffineMap::get(0, 2, s0 + s1 + (along ? 0 : e)),
+                                                  ValueRange{step.kInTile, kOff});
+          Value at = along ? add(step.mn, e) : step.mn;
+          elements.push_back(isA ? element(plan.gemm.a, at, Value(), k) : element(plan.gemm.b, Value(), at, k));
+        }
+        share.push_back(vector::FromElementsOp::create(b, loc, vec, elements));
+      }
+    }
+    return share;
+  }
+
+  void storeShare(const Share &share, Value stage) {
+    size_t i = 0;
+    for (bool isA : {true, false}) {
+      int64_t mn = isA ? plan.mPadded : plan.nPadded;
+      bool along = isA ? plan.aAlongM : plan.bAlongN;
+      Value buffer = isA ? aShared : bShared;
+      for (const CopyStep &step : copySteps(mn, along)) {
+        Value vector = share[i++];
+        if (along) {
+          vector::StoreOp::create(b, loc, vector, buffer, ValueRange{stage, step.kInTile, step.mn});
+          continue;
+        }
+        for (int64_t e = 0; e < kVector; ++e) {
+          Value element = vector::ExtractOp::create(b, loc, vector, ArrayRef<int64_t>{e});
+          memref::StoreOp::create(b, loc, element, buffer, ValueRange{stage, add(step.kInTile, e), step.mn});
+        }
+      }
+    }
+  }
+
+  /// The thread's i-th row and j-th column of the tile: groups of 4, strided over the thread grid.
+  Value row(int64_t i) {
+    return add(threadRow, (i / kVector) * kVector * plan.threadRows + i % kVector);
+  }
+  Value col(int64_t j) {
+    return add(threadCol, (j / kVector) * kVector * plan.threadCols + j % kVector);
+  }
+
+  SmallVector<Value> multiply(Value stage, int64_t kk, SmallVector<Value> acc) {
+    auto vec = VectorType::get({kVector}, b.getF32Type());
+    Value kIndex = index(kk);
+    SmallVector<Value> aValues, bValues;
+    for (int64_t i = 0; i < plan.tileM(); i += kVector) {
+      Value v = vector::LoadOp::create(b, loc, vec, aShared, ValueRange{stage, kIndex, row(i)});
+      for (int64_t e = 0; e < kVector; ++e)
+        aValues.push_back(vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{e}));
+    }
+    for (int64_t j = 0; j < plan.tileN(); j += kVector) {
+      Value v = vector::LoadOp::create(b, loc, vec, bShared, ValueRange{stage, kIndex, col(j)});
+      for (int64_t e = 0; e < kVector; ++e)
+        bValues.push_back(vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{e}));
+    }
+    for (int64_t i = 0; i < plan.tileM(); ++i)
+      for (int64_t j = 0; j < plan.tileN(); ++j) {
+        Value &slot = acc[i * plan.tileN() + j];
+        slot = math::FmaOp::create(b, loc, aValues[i], bValues[j], slot);
+      }
+    return acc;
+  }
+
+  /// The output's indices at loop positions `at`.
+  SmallVector<Value> outIndices(ArrayRef<Value> at) {
+    SmallVector<Value> indices;
+    for (AffineExpr result : plan.outMap.getResults())
+      indices.push_back(at[cast<AffineDimExpr>(result).getPosition()]);
+    return indices;
+  }
+
+  /// Whether 4 consecutive columns of a group are 4 consecutive elements of `target`'s rows.
+  bool groupsAreRows(Value target) {
+    int64_t innermost = cast<AffineDimExpr>(plan.outMap.getResults().back()).getPosition();
+    return kforge::innermostStride(cast<MemRefType>(target.getType())) == 1 &&
+           copiesAlong(plan.nLoops, plan.extents, innermost);
+  }
+
+  /// Stores `value` at `indices` of `target` where `ok` holds (always when null).
+  void storeIf(Value ok, Value value, Value target, ValueRange indices) {
+    if (!ok) {
+      memref::StoreOp::create(b, loc, value, target, indices);
+      return;
+    }
+    auto ifOp = scf::IfOp::create(b, loc, ok, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    memref::StoreOp::create(b, loc, value, target, indices);
+  }
+
+  void gemm() {
+    SmallVector<Value> acc;
+    // The initial values: the fill's, else the output's own (copied into it by bufferization: read at the source).
+    Value fill = plan.neighbours.fill ? plan.neighbours.fill.getDpsInputs()[0] : Value();
+    Value initial = plan.neighbours.initCopy ? plan.neighbours.initCopy.getSource() : plan.c;
+    for (int64_t i = 0; i < plan.tileM(); ++i)
+      for (int64_t j = 0; j < plan.tileN(); ++j)
+        acc.push_back(fill ? fill
+                           : memref::LoadOp::create(b, loc, initial,
+                                                    outIndices(positions(row(i), col(j), Value(), /*clamped=*/true)))
+                                 .getResult());
+    acc = kforge::twoStageKLoop<Share>(
+        b, loc, (plan.k + plan.blockK - 1) / plan.blockK, plan.blockK, acc,
+        [&](Value kOff, Value) { return loadShare(kOff); },
+        [&](const Share &share, Value stage) { storeShare(share, stage); },
+        [&](Value stage, SmallVector<Value> acc) {
+          for (int64_t kk = 0; kk < plan.blockK; ++kk)
+            acc = multiply(stage, kk, acc);
+          return acc;
+        });
+    Value target = plan.neighbours.result(plan.c);
+    bool rows = groupsAreRows(target), masked = plan.masked();
+    auto vec = VectorType::get({kVector}, b.getF32Type());
+    for (int64_t i = 0; i < plan.tileM(); ++i)
+      for (int64_t j = 0; j < plan.tileN(); j += kVector) {
+        SmallVector<Value> values, oks;
+        SmallVector<SmallVector<Value>> indices;
+        for (int64_t e = 0; e < kVector; ++e) {
+          Value r = row(i), c = col(j + e);
+          SmallVector<Value> at = positions(r, c, Value(), /*clamped=*/false);
+          // (A masked element's epilogue reads at clamped positions; its value is not stored.)
+          SmallVector<Value> read = masked ? positions(r, c, Value(), /*clamped=*/true) : at;
+          values.push_back(kforge::epilogueChainElement(b, loc, plan.neighbours.epilogue, plan.c,
+                                                        acc[i * plan.tileN() + j + e], outIndices(read)));
+          indices.push_back(outIndices(at));
+          oks.push_back(masked ? stored(r, c, at) : Value());
+        }
+        if (!rows) {
+          for (int64_t e = 0; e < kVector; ++e)
+            storeIf(oks[e], values[e], target, indices[e]);
+          continue;
+        }
+        auto storeRow = [&] {
+          vector::StoreOp::create(b, loc, vector::FromElementsOp::create(b, loc, vec, values), target, indices[0]);
+        };
+        if (!masked) {
+          storeRow();
+          continue;
+        }
+        // Masked: the group whole as a vector where all of it is stored, else element by element.
+        Value whole = oks[0];
+        for (int64_t e = 1; e < kVector; ++e)
+          whole = arith::AndIOp::create(b, loc, whole, oks[e]);
+        auto ifOp = scf::IfOp::create(b, loc, whole, /*withElseRegion=*/true);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+        storeRow();
+        b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+        for (int64_t e = 0; e < kVector; ++e)
+          storeIf(oks[e], values[e], target, indices[e]);
+      }
+  }
+
+  RewriterBase &b;
+  ImplicitGemmPlan plan;
+  Location loc;
+  MLIRContext *ctx;
+  Value thread, threadRow, threadCol, aShared, bShared;
+  SmallVector<Value> serial; ///< The serial loops' positions in the current step.
+};
+} // namespace
+
+LogicalResult kforge::implicitGemmToSimtStaged(RewriterBase &rewriter, linalg::LinalgOp op,
+                                               const ImplicitGemmOptions &options, std::string &why) {
+  FailureOr<ImplicitGemmPlan> plan = planImplicitGemm(op, options, why);
+  if (failed(plan))
+    return failure();
+  ImplicitGemmEmitter(rewriter, *plan).emit();
+  kforge::eraseMatmulAndNeighbours(rewriter, plan->op, plan->neighbours);
+  return success();
+}
