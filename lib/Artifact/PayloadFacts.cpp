@@ -28,6 +28,7 @@ static void implicitGemmFacts(linalg::LinalgOp op, kforge::tune::PayloadFacts &f
   if (failed(gemm))
     return;
   facts.implicitGemm = gemm->rolesString();
+  facts.implicitGemmReads = gemm->aIsRead && gemm->bIsRead;
   facts.implicitGemmK = 1;
   for (auto [range, role] : llvm::zip(op.getStaticLoopRanges(), gemm->roles))
     if (role == kforge::GemmRole::K)

@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -48,6 +49,9 @@ struct ImplicitGemmPlan {
   int64_t mPadded = 0, nPadded = 0;
   /// Whether a tile copy of A (of B) walks M (N) with consecutive threads, 4 consecutive elements each; else K.
   bool aAlongM = false, bAlongN = false;
+  /// Tiles copied straight into shared memory, an asynchronous 4-byte copy per element (zero-filled where a
+  /// padded read is masked, or past K), instead of through registers.
+  bool asyncCopies = false;
   Value c;
   AffineMap outMap;
   gpu::LaunchOp launch;
@@ -160,6 +164,22 @@ static FailureOr<ImplicitGemmPlan> planImplicitGemm(linalg::LinalgOp op, const k
           std::to_string(plan.k) + ")";
     return failure();
   }
+  if (options.asyncCopies) {
+    // Each multiplicand must be a read of a memref (or a padded one: select(c, read, 0.0)).
+    auto memrefRead = [&](Value v) {
+      if (auto select = v.getDefiningOp<arith::SelectOp>())
+        v = select.getTrueValue();
+      if (auto arg = dyn_cast<BlockArgument>(v))
+        return isa<MemRefType>(op.getMatchingOpOperand(arg)->get().getType());
+      return bool(v.getDefiningOp<memref::LoadOp>());
+    };
+    if (!plan.gemm.aIsRead || !plan.gemm.bIsRead || !memrefRead(plan.gemm.a) || !memrefRead(plan.gemm.b)) {
+      why = "async_copies: each multiplicand must be an element read of a memref (or select(c, read, 0.0)); this "
+            "op computes one";
+      return failure();
+    }
+    plan.asyncCopies = true;
+  }
   plan.aAlongM = copiesAlong(plan.mLoops, plan.extents, plan.gemm.aFastLoop);
   plan.bAlongN = copiesAlong(plan.nLoops, plan.extents, plan.gemm.bFastLoop);
   plan.launch = kforge::launchOfThreads(op, plan.threads());
@@ -238,36 +258,52 @@ private:
         ValueRange{i});
   }
 
-  /// Every loop's position for the GEMM's row `row`, column `col` and K index `k` (null: loops of that kind
-  /// at 0, which the value asked for does not read), serial loops at the current step, batch loops at 0.
-  /// `clamped` (for reads): a row or column past m or n, and a position past a partial tile's size, clamped to
-  /// the last (valid addresses; what they give is never stored).
-  SmallVector<Value> positions(Value row, Value col, Value k, bool clamped) {
-    SmallVector<Value> at(plan.extents.size());
-    if (clamped && row && plan.mPadded != plan.m)
-      row = clampIndex(row, plan.m);
-    if (clamped && col && plan.nPadded != plan.n)
-      col = clampIndex(col, plan.n);
-    auto place = [&](Value linear, ArrayRef<int64_t> loops) {
+  /// An element of the GEMM: its row, column and K index (null: not asked for), each as a value plus a
+  /// constant below 4. Where the value is a multiple of 4 and its side's innermost loop a multiple of 4 long,
+  /// the constant moves that loop's position only (4 consecutive elements share one delinearization).
+  struct Coord {
+    Value row, col, k;
+    int64_t rowAdd = 0, colAdd = 0, kAdd = 0;
+  };
+
+  /// Every loop's position at `at` (the loops of a side not asked for at 0: the value asked for does not read
+  /// them), serial loops at the current step, batch loops at 0. `clamped` (for reads): a row, column or K index
+  /// past m, n or K, and a position past a partial tile's size, clamped to the last (valid addresses; what they
+  /// give is never stored, or is masked to zero).
+  SmallVector<Value> positions(const Coord &at, bool clamped) {
+    SmallVector<Value> where(plan.extents.size());
+    auto place = [&](Value linear, int64_t constant, ArrayRef<int64_t> loops, int64_t limit, bool padded) {
       if (!linear)
         return;
-      for (auto [d, position] : llvm::zip(loops, delinearize(linear, loops)))
-        at[d] = clamped ? kforge::clampToExtent(b, loc, position, plan.sizes[d]) : position;
+      bool shift = constant && plan.extents[loops.back()] % kVector == 0;
+      if (constant && !shift)
+        linear = add(linear, constant);
+      if (clamped && padded)
+        linear = clampIndex(linear, limit);
+      SmallVector<Value> found = delinearize(linear, loops);
+      if (shift) {
+        found.back() = add(found.back(), constant);
+        if (clamped && padded) // (a clamped group start need not be a multiple of 4)
+          found.back() = clampIndex(found.back(), plan.extents[loops.back()]);
+      }
+      for (auto [d, position] : llvm::zip(loops, found))
+        where[d] = clamped ? kforge::clampToExtent(b, loc, position, plan.sizes[d]) : position;
     };
-    place(row, plan.mLoops);
-    place(col, plan.nLoops);
-    place(k, plan.kLoops);
+    place(at.row, at.rowAdd, plan.mLoops, plan.m, plan.mPadded != plan.m);
+    place(at.col, at.colAdd, plan.nLoops, plan.n, plan.nPadded != plan.n);
+    place(at.k, at.kAdd, plan.kLoops, plan.k, plan.k % plan.blockK != 0);
     for (auto [d, position] : llvm::zip(plan.serialLoops, serial))
-      at[d] = position;
+      where[d] = position;
     Value zero;
-    for (Value &position : at)
+    for (Value &position : where)
       if (!position)
         position = zero ? zero : (zero = index(0));
-    return at;
+    return where;
   }
 
   /// Whether the element at row `row`, column `col` (unclamped positions `at`) is one of the output's.
   Value stored(Value row, Value col, ArrayRef<Value> at) {
+    // (`row` and `col` are the element's own: a group's constant added.)
     Value ok = arith::ConstantIntOp::create(b, loc, 1, 1);
     auto both = [&](Value x, Value bound) {
       ok = arith::AndIOp::create(b, loc, ok, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, bound));
@@ -319,21 +355,84 @@ private:
     return result;
   }
 
-  /// A's element at GEMM row `row`, K index `k` (B's at column `col`, K index `k`); past K (the last tile of a
-  /// K that block_k does not divide), zero, read at K's last index.
-  Value element(Value multiplicand, Value row, Value col, Value k) {
-    bool partialK = plan.k % plan.blockK != 0;
-    Value kAt = k;
-    if (partialK)
-      kAt = affine::AffineMinOp::create(
-          b, loc, AffineMap::get(1, 0, {getAffineDimExpr(0, ctx), getAffineConstantExpr(plan.k - 1, ctx)}, ctx),
-          ValueRange{k});
+  /// A multiplicand that is an element read (or select(c, read, 0.0)) at loop positions `at`: the memref, its
+  /// indices, and the condition under which the read counts (null: always).
+  struct Read {
+    Value source;
+    SmallVector<Value> indices;
+    Value valid;
+  };
+  Read evaluateRead(Value multiplicand, ArrayRef<Value> at, DenseMap<Value, Value> &done) {
+    Read read;
+    Value value = multiplicand;
+    if (auto select = value.getDefiningOp<arith::SelectOp>()) {
+      read.valid = evaluate(select.getCondition(), at, done);
+      value = select.getTrueValue();
+    }
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      OpOperand *operand = plan.op.getMatchingOpOperand(arg);
+      read.source = operand->get();
+      AffineMap map = plan.op.getMatchingIndexingMap(operand);
+      for (AffineExpr expr : map.getResults())
+        read.indices.push_back(
+            affine::AffineApplyOp::create(b, loc, AffineMap::get(map.getNumDims(), 0, expr), at));
+      return read;
+    }
+    auto load = value.getDefiningOp<memref::LoadOp>();
+    read.source = evaluate(load.getMemRef(), at, done);
+    for (Value index : load.getIndices())
+      read.indices.push_back(evaluate(index, at, done));
+    return read;
+  }
+
+  /// One thread's vector of an operand's K tile: `along` the copy's M or N (4 consecutive rows or columns
+  /// from `mn` at K index `kInTile` of the tile), else along K (4 consecutive K indices from `kInTile` of row
+  /// or column `mn`).
+  struct CopyStep {
+    Value kInTile, mn;
+  };
+  /// Whether the element's K index lies within K (null when K has no partial tile).
+  Value withinK(const Coord &at) {
+    if (plan.k % plan.blockK == 0)
+      return Value();
+    Value k = at.kAdd ? add(at.k, at.kAdd) : at.k;
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, k, index(plan.k));
+  }
+
+  /// An asynchronous copy of `multiplicand`'s element at `at` into `buffer` at `to`: 4 bytes, none read
+  /// (zero-filled) where a padded read is masked or K is past its end.
+  Value copyElement(Value multiplicand, const Coord &at, Value buffer, ValueRange to) {
     DenseMap<Value, Value> done;
-    Value v = evaluate(multiplicand, positions(row, col, kAt, /*clamped=*/true), done);
-    if (!partialK)
+    Read read = evaluateRead(multiplicand, positions(at, /*clamped=*/true), done);
+    Value valid = read.valid;
+    if (Value within = withinK(at))
+      valid = valid ? arith::AndIOp::create(b, loc, valid, within).getResult() : within;
+    Value elements = valid ? arith::SelectOp::create(b, loc, valid, index(1), index(0)).getResult() : Value();
+    return nvgpu::DeviceAsyncCopyOp::create(b, loc, buffer, to, read.source, read.indices, b.getIndexAttr(1),
+                                            elements, /*bypassL1=*/UnitAttr());
+  }
+
+  /// `multiplicand`'s element at `at`; past K (the last tile of a K that block_k does not divide), zero, read
+  /// at K's last index.
+  Value element(Value multiplicand, const Coord &at) {
+    DenseMap<Value, Value> done;
+    Value v = evaluate(multiplicand, positions(at, /*clamped=*/true), done);
+    Value within = withinK(at);
+    if (!within)
       return v;
-    Value within = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, k, index(plan.k));
     return arith::SelectOp::create(b, loc, within, v, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0)));
+  }
+
+  /// Element `e` of a copy step's vector of A (`isA`) or B, along M/N (`along`) or K, in the tile at `kOff`.
+  Coord copyCoord(bool isA, bool along, const CopyStep &step, Value kOff, int64_t e) {
+    Coord at;
+    AffineExpr s0 = getAffineSymbolExpr(0, ctx), s1 = getAffineSymbolExpr(1, ctx);
+    at.k = affine::AffineApplyOp::create(b, loc, AffineMap::get(0, 2, s0 + s1), ValueRange{step.kInTile, kOff});
+    if (!along)
+      at.kAdd = e;
+    (isA ? at.row : at.col) = step.mn;
+    (isA ? at.rowAdd : at.colAdd) = along ? e : 0;
+    return at;
   }
 
   /// Row and column of the thread's vector `first` of a rows x cols tile of 4-element vectors; when the
@@ -349,12 +448,6 @@ private:
     return {apply(t.floorDiv(perRow), v), apply((t % perRow) * kVector, v)};
   }
 
-  /// One thread's vector of an operand's K tile: `along` the copy's M or N (4 consecutive rows or columns
-  /// from `mn` at K index `kInTile` of the tile), else along K (4 consecutive K indices from `kInTile` of row
-  /// or column `mn`).
-  struct CopyStep {
-    Value kInTile, mn;
-  };
   SmallVector<CopyStep> copySteps(int64_t mn, bool along) {
     SmallVector<CopyStep> steps;
     for (int64_t v = 0; v < mn * plan.blockK / kVector; v += plan.threads()) {
@@ -369,7 +462,30 @@ private:
     return steps;
   }
 
-  using Share = SmallVector<Value>; ///< The thread's 4-element vectors of A's tile, then of B's.
+  /// The thread's 4-element vectors of A's tile, then of B's; with async copies, their group instead.
+  struct Share {
+    SmallVector<Value> vectors;
+    Value copies;
+  };
+
+  /// The thread's copies of the K tile at `kOff` into `stage`, straight into shared memory.
+  Share copyShare(Value kOff, Value stage) {
+    SmallVector<Value> tokens;
+    for (bool isA : {true, false}) {
+      int64_t mn = isA ? plan.mPadded : plan.nPadded;
+      bool along = isA ? plan.aAlongM : plan.bAlongN;
+      Value buffer = isA ? aShared : bShared;
+      for (const CopyStep &step : copySteps(mn, along))
+        for (int64_t e = 0; e < kVector; ++e) {
+          Value kInTile = along ? step.kInTile : add(step.kInTile, e), at = along ? add(step.mn, e) : step.mn;
+          tokens.push_back(copyElement(isA ? plan.gemm.a : plan.gemm.b, copyCoord(isA, along, step, kOff, e),
+                                       buffer, {stage, kInTile, at}));
+        }
+    }
+    Share share;
+    share.copies = nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, nvgpu::DeviceAsyncTokenType::get(ctx), tokens);
+    return share;
+  }
 
   Share loadShare(Value kOff) {
     Share share;
@@ -379,27 +495,27 @@ private:
       bool along = isA ? plan.aAlongM : plan.bAlongN;
       for (const CopyStep &step : copySteps(mn, along)) {
         SmallVector<Value> elements;
-        for (int64_t e = 0; e < kVector; ++e) {
-          AffineExpr s0 = getAffineSymbolExpr(0, ctx), s1 = getAffineSymbolExpr(1, ctx);
-          Value k = affine::AffineApplyOp::create(b, loc, AffineMap::get(0, 2, s0 + s1 + (along ? 0 : e)),
-                                                  ValueRange{step.kInTile, kOff});
-          Value at = along ? add(step.mn, e) : step.mn;
-          elements.push_back(isA ? element(plan.gemm.a, at, Value(), k) : element(plan.gemm.b, Value(), at, k));
-        }
-        share.push_back(vector::FromElementsOp::create(b, loc, vec, elements));
+        for (int64_t e = 0; e < kVector; ++e)
+          elements.push_back(element(isA ? plan.gemm.a : plan.gemm.b, copyCoord(isA, along, step, kOff, e)));
+        share.vectors.push_back(vector::FromElementsOp::create(b, loc, vec, elements));
       }
     }
     return share;
   }
 
   void storeShare(const Share &share, Value stage) {
+    if (share.copies) {
+      // This thread's copies into the stage have landed (the barrier after the store covers the block's).
+      nvgpu::DeviceAsyncWaitOp::create(b, loc, share.copies, b.getI32IntegerAttr(0));
+      return;
+    }
     size_t i = 0;
     for (bool isA : {true, false}) {
       int64_t mn = isA ? plan.mPadded : plan.nPadded;
       bool along = isA ? plan.aAlongM : plan.bAlongN;
       Value buffer = isA ? aShared : bShared;
       for (const CopyStep &step : copySteps(mn, along)) {
-        Value vector = share[i++];
+        Value vector = share.vectors[i++];
         if (along) {
           vector::StoreOp::create(b, loc, vector, buffer, ValueRange{stage, step.kInTile, step.mn});
           continue;
@@ -442,6 +558,15 @@ private:
     return acc;
   }
 
+  /// The thread's output element (i, j): columns of a group of 4 share their delinearization.
+  Coord outCoord(int64_t i, int64_t j) {
+    Coord at;
+    at.row = row(i);
+    at.col = col(j - j % kVector);
+    at.colAdd = j % kVector;
+    return at;
+  }
+
   /// The output's indices at loop positions `at`.
   SmallVector<Value> outIndices(ArrayRef<Value> at) {
     SmallVector<Value> indices;
@@ -477,12 +602,11 @@ private:
     for (int64_t i = 0; i < plan.tileM(); ++i)
       for (int64_t j = 0; j < plan.tileN(); ++j)
         acc.push_back(fill ? fill
-                           : memref::LoadOp::create(b, loc, initial,
-                                                    outIndices(positions(row(i), col(j), Value(), /*clamped=*/true)))
+                           : memref::LoadOp::create(b, loc, initial, outIndices(positions(outCoord(i, j), true)))
                                  .getResult());
     acc = kforge::twoStageKLoop<Share>(
         b, loc, (plan.k + plan.blockK - 1) / plan.blockK, plan.blockK, acc,
-        [&](Value kOff, Value) { return loadShare(kOff); },
+        [&](Value kOff, Value stage) { return plan.asyncCopies ? copyShare(kOff, stage) : loadShare(kOff); },
         [&](const Share &share, Value stage) { storeShare(share, stage); },
         [&](Value stage, SmallVector<Value> acc) {
           for (int64_t kk = 0; kk < plan.blockK; ++kk)
@@ -497,10 +621,11 @@ private:
         SmallVector<Value> values, oks;
         SmallVector<SmallVector<Value>> indices;
         for (int64_t e = 0; e < kVector; ++e) {
-          Value r = row(i), c = col(j + e);
-          SmallVector<Value> at = positions(r, c, Value(), /*clamped=*/false);
+          Coord coord = outCoord(i, j + e);
+          SmallVector<Value> at = positions(coord, /*clamped=*/false);
           // (A masked element's epilogue reads at clamped positions; its value is not stored.)
-          SmallVector<Value> read = masked ? positions(r, c, Value(), /*clamped=*/true) : at;
+          SmallVector<Value> read = masked ? positions(coord, /*clamped=*/true) : at;
+          Value r = coord.row, c = coord.colAdd ? add(coord.col, coord.colAdd) : coord.col;
           values.push_back(kforge::epilogueChainElement(b, loc, plan.neighbours.epilogue, plan.c,
                                                         acc[i * plan.tileN() + j + e], outIndices(read)));
           indices.push_back(outIndices(at));

@@ -329,6 +329,7 @@ DiagnosedSilenceableFailure transform::ImplicitGemmToSimtStagedOp::applyToOne(
   options.blockK = getBlockK();
   options.threadGrid = llvm::to_vector_of<int64_t, 2>(getThreadGrid());
   options.serialLoops = llvm::to_vector(getSerialLoops());
+  options.asyncCopies = getAsyncCopies();
   std::string why;
   if (failed(kforge::implicitGemmToSimtStaged(rewriter, target, options, why)))
     return emitSilenceableError() << why;

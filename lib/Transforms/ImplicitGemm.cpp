@@ -103,6 +103,23 @@ static int64_t fastLoop(linalg::LinalgOp op, const Feeds &feeds, ArrayRef<GemmRo
   return -1;
 }
 
+/// An element read: an input's block argument, a tensor.extract or a memref.load.
+static bool isRead(linalg::LinalgOp op, Value value) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return arg.getOwner() == op.getBlock() && op.isDpsInput(op.getMatchingOpOperand(arg));
+  return isa_and_nonnull<tensor::ExtractOp, memref::LoadOp>(value.getDefiningOp());
+}
+
+/// An element read, or `select(c, read, 0.0)`.
+static bool isMaskedRead(linalg::LinalgOp op, Value value) {
+  if (auto select = value.getDefiningOp<arith::SelectOp>()) {
+    auto zero = select.getFalseValue().getDefiningOp<arith::ConstantOp>();
+    auto attr = zero ? dyn_cast<FloatAttr>(zero.getValue()) : FloatAttr();
+    return attr && attr.getValue().isZero() && !attr.getValue().isNegative() && isRead(op, select.getTrueValue());
+  }
+  return isRead(op, value);
+}
+
 FailureOr<kforge::ImplicitGemm> kforge::analyzeImplicitGemm(linalg::LinalgOp op, std::string &why) {
   if (op.getNumDpsInits() != 1 || op->getNumRegions() != 1 || !op.getBlock()) {
     why = "expected one output and a body";
@@ -158,6 +175,8 @@ FailureOr<kforge::ImplicitGemm> kforge::analyzeImplicitGemm(linalg::LinalgOp op,
             " loop: every parallel loop is read by both multiplicands or by neither";
       return failure();
     }
+  gemm.aIsRead = isMaskedRead(op, gemm.a);
+  gemm.bIsRead = isMaskedRead(op, gemm.b);
   gemm.aFastLoop = fastLoop(op, aFeeds, gemm.roles, GemmRole::M);
   gemm.bFastLoop = fastLoop(op, bFeeds, gemm.roles, GemmRole::N);
   return gemm;

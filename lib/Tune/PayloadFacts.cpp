@@ -33,6 +33,7 @@ llvm::json::Value kforge::tune::toJSON(const PayloadFacts &facts) {
                             {"implicit_gemm", facts.implicitGemm},
                             {"implicit_gemm_type", facts.implicitGemmType},
                             {"implicit_gemm_k", facts.implicitGemmK},
+                            {"implicit_gemm_reads", facts.implicitGemmReads},
                             {"multi_result_reductions", facts.multiResultReductions},
                             {"contractions_after_reductions", facts.contractionsAfterReductions},
                             {"nested_reductions", facts.nestedReductions},
@@ -61,6 +62,7 @@ bool kforge::tune::fromJSON(const llvm::json::Value &value, PayloadFacts &facts,
          o.mapOptional("implicit_gemm", facts.implicitGemm) &&
          o.mapOptional("implicit_gemm_type", facts.implicitGemmType) &&
          o.mapOptional("implicit_gemm_k", facts.implicitGemmK) &&
+         o.mapOptional("implicit_gemm_reads", facts.implicitGemmReads) &&
          o.mapOptional("multi_result_reductions", facts.multiResultReductions) &&
          o.mapOptional("contractions_after_reductions", facts.contractionsAfterReductions) &&
          o.mapOptional("nested_reductions", facts.nestedReductions) && o.map("element_type", facts.elementType) &&

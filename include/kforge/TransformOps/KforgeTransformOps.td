@@ -448,7 +448,11 @@ def ImplicitGemmToSimtStagedOp : Kforge_ReplacingOp<"implicit_gemm_to_simt_stage
     end. The fill before the op and an elementwise epilogue after it (on the output's shape)
     are taken into the accumulators; without a fill the accumulators start from the output's
     values. `serial_loops` names parallel loops the block tile left whole (a batch): the block
-    walks their positions one at a time, one GEMM each.
+    walks their positions one at a time, one GEMM each. With `async_copies`, where each
+    multiplicand is an element read (an input, a `memref.load`, or `select(c, read, 0.0)`: a
+    padded read), the next tile goes straight into its stage by asynchronous 4-byte copies
+    (`cp.async`, zero-filled where the read is masked or past K), waited for before the tile's
+    barrier, instead of through registers held across the multiply.
 
     #### Return modes
 
@@ -456,7 +460,8 @@ def ImplicitGemmToSimtStagedOp : Kforge_ReplacingOp<"implicit_gemm_to_simt_stage
     op: not on memrefs, not f32, a body other than `out + x * y` of pure ops and element
     reads, no M, N or K loop, dynamic loop sizes (a partial tile), a loop both sides read (a
     batch) wider than 1 and not serial, a grid that does not cut the tile into groups of 4
-    rows and columns, `block_k` above K, more shared memory than a block has, a launch that is
+    rows and columns, `block_k` above K, `async_copies` on a multiplicand that is not an element
+    read, more shared memory than a block has, a launch that is
     not the grid's threads, or the output used after the op by an op other than the epilogue.
     Consumes the target handle and returns nothing (the op is gone).
 
@@ -466,7 +471,8 @@ def ImplicitGemmToSimtStagedOp : Kforge_ReplacingOp<"implicit_gemm_to_simt_stage
   let arguments = (ins TransformHandleTypeInterface:$target,
                        I64Attr:$block_k,
                        DenseI64ArrayAttr:$thread_grid,
-                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$serial_loops);
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$serial_loops,
+                       UnitAttr:$async_copies);
   let results = (outs);
   let hasVerifier = 1;
 }

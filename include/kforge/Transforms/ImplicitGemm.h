@@ -30,6 +30,10 @@ struct ImplicitGemm {
   /// The loops (of A's side and of B's) along which the element read varies fastest in memory: the loop its
   /// innermost index follows; -1 when unknown. A tile copy walks that loop with consecutive threads.
   int64_t aFastLoop = -1, bFastLoop = -1;
+  /// Whether each multiplicand is an element read (an input through its indexing map, a tensor.extract or a
+  /// memref.load) or a select of one and 0.0 (a padded read): a tile copy can then go straight to shared
+  /// memory (cp.async, zero-filled where the select picks 0).
+  bool aIsRead = false, bIsRead = false;
   std::string rolesString() const {
     std::string s;
     for (GemmRole role : roles)

@@ -83,6 +83,8 @@ struct PayloadFacts {
   std::string implicitGemmType;
   /// Its K: the product of the root's reduction loops' sizes.
   int64_t implicitGemmK = 0;
+  /// Both its multiplicands are element reads (or padded ones): its tiles can be copied by cp.async.
+  bool implicitGemmReads = false;
   /// Matmul-like contractions (M and N loops) that read (through any chain of linalg ops and reshapes) the result
   /// of an op with a reduction loop: two chained Linear layers, a matmul after a norm. Fused into the reading op's
   /// tiles, the reduction would be recomputed for every tile along the reader's other parallel loops, each a K-long

@@ -200,9 +200,16 @@ static void checkPipeline(const Schedule &schedule, const PayloadFacts &facts, i
     return;
   }
   if (!findSlot(schedule, "mma") && !facts.implicitGemm.empty() && facts.contractionOp.empty()) {
-    problem(index, "unsupported",
-            "pipeline: the implicit GEMM (stage on a convolution) computes its tiles element by element, through "
-            "registers: there are no cp.async copies to pipeline");
+    // The implicit GEMM: pipeline(2) copies its tiles by cp.async, element by element (two stages).
+    if (schedule[index].value != 2)
+      problem(index, "shape",
+              "pipeline(" + std::to_string(schedule[index].value) +
+                  ") on the implicit GEMM (stage on a convolution): it has two stages (pipeline(2): its tiles by "
+                  "cp.async)");
+    else if (!facts.implicitGemmReads)
+      problem(index, "unsupported",
+              "pipeline(2) copies the implicit GEMM's elements as they are read; this convolution computes a "
+              "multiplicand (not an element read or a padded one): drop pipeline");
     return;
   }
   if (!findSlot(schedule, "mma")) {
@@ -452,6 +459,7 @@ void StageAction::renderImplicitGemm(Renderer &r, size_t index, const Schedule &
          std::to_string(schedule[index].value) + ", thread_grid = array<i64: " + std::to_string(tile.threadRows) +
          ", " + std::to_string(tile.threadCols) + ">" +
          (tile.serialLoops.empty() ? std::string() : ", serial_loops = array<i64: " + joinInts(tile.serialLoops, ", ") + ">") +
+         (findSlot(schedule, "pipeline") ? ", async_copies" : "") +
          "} : (!transform.any_op) -> ()");
   r.line("    transform.apply_cse to " + stageFunc + " : !transform.any_op");
 }

@@ -415,13 +415,22 @@ static void proposeImplicitGemm(Heuristic &heuristic) {
           threads *= llvm::divideCeil(block[d] == 0 ? facts.parallelSizes[d] : block[d], thread[d]);
       if (threads < 64 || threads > 512)
         continue;
-      Schedule v;
-      v.push_back(tile("block", block));
-      v.push_back(tile("thread", thread));
-      v.push_back(intAction("stage", blockK));
-      heuristic.add(v, "",
-                    "heuristic: the convolution as its implicit GEMM, " + std::to_string(share) + "x" +
-                        std::to_string(share) + " per thread, " + std::to_string(blockK) + " of K per staged tile");
+      // Its tiles by cp.async first where they are element reads (no staging registers held across the
+      // multiply), then through registers.
+      for (bool async : {true, false}) {
+        if (async && !facts.implicitGemmReads)
+          continue;
+        Schedule v;
+        v.push_back(tile("block", block));
+        v.push_back(tile("thread", thread));
+        v.push_back(intAction("stage", blockK));
+        if (async)
+          v.push_back(intAction("pipeline", 2));
+        heuristic.add(v, "",
+                      "heuristic: the convolution as its implicit GEMM, " + std::to_string(share) + "x" +
+                          std::to_string(share) + " per thread, " + std::to_string(blockK) + " of K per staged tile" +
+                          (async ? ", copied by cp.async" : ""));
+      }
     }
 }
 
