@@ -192,7 +192,7 @@ static FailureOr<ImplicitGemmPlan> planImplicitGemm(linalg::LinalgOp op, const k
     why = "two stages of A and B " + problem;
     return failure();
   }
-  plan.neighbours = kforge::findMatmulNeighbours(op, /*initCopies=*/true);
+  plan.neighbours = kforge::findMatmulNeighbours(op, /*initOps=*/true);
   if (kforge::cUsedAfter(op, plan.neighbours.epilogue)) {
     why = "the output is used after the op by an op that cannot take its values from registers";
     return failure();
@@ -596,14 +596,21 @@ private:
 
   void gemm() {
     SmallVector<Value> acc;
-    // The initial values: the fill's, else the output's own (copied into it by bufferization: read at the source).
+    // The initial values: the fill's, an elementwise init's (a bias), else the output's own (copied into it by
+    // bufferization: read at the copy's source).
     Value fill = plan.neighbours.fill ? plan.neighbours.fill.getDpsInputs()[0] : Value();
     Value initial = plan.neighbours.initCopy ? plan.neighbours.initCopy.getSource() : plan.c;
     for (int64_t i = 0; i < plan.tileM(); ++i)
-      for (int64_t j = 0; j < plan.tileN(); ++j)
-        acc.push_back(fill ? fill
-                           : memref::LoadOp::create(b, loc, initial, outIndices(positions(outCoord(i, j), true)))
-                                 .getResult());
+      for (int64_t j = 0; j < plan.tileN(); ++j) {
+        if (fill) {
+          acc.push_back(fill);
+          continue;
+        }
+        SmallVector<Value> indices = outIndices(positions(outCoord(i, j), /*clamped=*/true));
+        acc.push_back(plan.neighbours.initGeneric
+                          ? kforge::epilogueElement(b, loc, plan.neighbours.initGeneric, plan.c, Value(), indices)
+                          : memref::LoadOp::create(b, loc, initial, indices).getResult());
+      }
     acc = kforge::twoStageKLoop<Share>(
         b, loc, (plan.k + plan.blockK - 1) / plan.blockK, plan.blockK, acc,
         [&](Value kOff, Value stage) { return plan.asyncCopies ? copyShare(kOff, stage) : loadShare(kOff); },

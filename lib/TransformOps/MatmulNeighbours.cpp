@@ -211,7 +211,23 @@ static Operation *previousWithEffects(Operation *op) {
   return previous;
 }
 
-kforge::MatmulNeighbours kforge::findMatmulNeighbours(linalg::LinalgOp matmul, bool initCopies) {
+/// An elementwise op writing `c` (its only output, through the identity) without reading it: its body gives C's
+/// initial values element by element.
+static bool initialisesC(linalg::GenericOp generic, Value c) {
+  int64_t rank = cast<MemRefType>(c.getType()).getRank();
+  if (!generic.hasPureBufferSemantics() || generic.getNumDpsInits() != 1 || generic.getDpsInits()[0] != c ||
+      generic.getNumLoops() != rank || generic.getNumParallelLoops() != rank ||
+      !generic.getBody()->getOps<linalg::IndexOp>().empty() ||
+      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0)).isIdentity() ||
+      generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0)))
+    return false;
+  return llvm::all_of(generic.getDpsInputOperands(), [&](OpOperand *input) {
+    return input->get() != c && generic.getMatchingIndexingMap(input).isProjectedPermutation() &&
+           (isa<MemRefType>(input->get().getType()) || input->get().getType().isIntOrIndexOrFloat());
+  });
+}
+
+kforge::MatmulNeighbours kforge::findMatmulNeighbours(linalg::LinalgOp matmul, bool initOps) {
   MatmulNeighbours found;
   Value c = matmul.getDpsInits()[0];
   // (A batch_matmul's block folded to a matmul has the views of A and B between its fill and its matmul.)
@@ -220,9 +236,12 @@ kforge::MatmulNeighbours kforge::findMatmulNeighbours(linalg::LinalgOp matmul, b
   if (fill && fill.hasPureBufferSemantics() && fill.getDpsInits().size() == 1 && fill.getDpsInits()[0] == c)
     found.fill = fill;
   auto copy = dyn_cast_or_null<memref::CopyOp>(previous);
-  if (initCopies && copy && copy.getTarget() == c && c.getDefiningOp<memref::AllocOp>() &&
+  if (initOps && copy && copy.getTarget() == c && c.getDefiningOp<memref::AllocOp>() &&
       cast<MemRefType>(copy.getSource().getType()).getShape() == cast<MemRefType>(c.getType()).getShape())
     found.initCopy = copy;
+  auto init = dyn_cast_or_null<linalg::GenericOp>(previous);
+  if (initOps && init && initialisesC(init, c))
+    found.initGeneric = init;
   Operation *at = matmul;
   while (auto generic = dyn_cast_or_null<linalg::GenericOp>(nextWithEffects(at))) {
     if (!takesFromRegisters(generic, c))
@@ -240,6 +259,7 @@ kforge::MatmulNeighbours kforge::findMatmulNeighbours(linalg::LinalgOp matmul, b
       return user == matmul.getOperation() || user == generic.getOperation() ||
              (found.fill && user == found.fill.getOperation()) ||
              (found.initCopy && user == found.initCopy.getOperation()) ||
+             (found.initGeneric && user == found.initGeneric.getOperation()) ||
              llvm::is_contained(found.epilogue, dyn_cast<linalg::GenericOp>(user));
     });
     if (!onlyHere)
@@ -268,6 +288,8 @@ void kforge::eraseMatmulAndNeighbours(RewriterBase &rewriter, linalg::LinalgOp m
     rewriter.eraseOp(neighbours.fill);
   if (neighbours.initCopy)
     rewriter.eraseOp(neighbours.initCopy);
+  if (neighbours.initGeneric)
+    rewriter.eraseOp(neighbours.initGeneric);
   if (neighbours.cBuffer && neighbours.cBuffer->use_empty())
     rewriter.eraseOp(neighbours.cBuffer);
 }

@@ -69,9 +69,12 @@ struct MatmulNeighbours {
   /// update C in place, then possibly one that writes another buffer.
   llvm::SmallVector<mlir::linalg::GenericOp> epilogue;
   mlir::memref::AllocOp cBuffer; ///< C's buffer when the epilogue's result goes elsewhere: erased with it.
-  /// With `initCopies`: the copy into C (a buffer of the block's) of C's initial values, just before the op, when
-  /// there is no fill (bufferization's private copy of an output the op accumulates into); erased with it.
+  /// With `initOps`, when there is no fill: the copy into C (a buffer of the block's) of C's initial values just
+  /// before the op (bufferization's private copy of an output the op accumulates into), or an elementwise op
+  /// that writes C without reading it (a bias broadcast into a convolution's init: its body gives each
+  /// accumulator's first value); erased with it.
   mlir::memref::CopyOp initCopy;
+  mlir::linalg::GenericOp initGeneric;
   /// Where the result goes: the last epilogue op's output, or C.
   mlir::Value result(mlir::Value c) const {
     return epilogue.empty() ? c : mlir::linalg::GenericOp(epilogue.back()).getDpsInits()[0];
@@ -83,7 +86,7 @@ struct MatmulNeighbours {
 /// reading C through the identity map and not their output's old values, without linalg.index; each either
 /// writes C in place (the chain goes on) or writes another buffer (the chain ends there; C must then be a
 /// memref.alloc used only by the fill, the matmul and the chain, and is erased).
-MatmulNeighbours findMatmulNeighbours(mlir::linalg::LinalgOp matmul, bool initCopies = false);
+MatmulNeighbours findMatmulNeighbours(mlir::linalg::LinalgOp matmul, bool initOps = false);
 
 /// Whether an op after the matmul in its block (other than a dealloc or the epilogue) uses C: each thread
 /// writes only its own elements of C, so such an op would read the others' without a barrier.
