@@ -261,7 +261,7 @@ bool kforge::tune::raggedTiles(const Schedule &schedule, const PayloadFacts &fac
   return false;
 }
 
-std::string kforge::tune::raggedTilesBlocker(const Schedule &schedule) {
+std::string kforge::tune::raggedTilesBlocker(const Schedule &schedule, const PayloadFacts &facts) {
   static const llvm::StringRef kMasked[] = {"tile",      "fuse",           "vectorize",        "reorder",
                                             "occupancy", "max_registers"};
   // The staged, pipelined tensor-core gemm zero-fills its copies past a partial tile's edge (cp.async's source
@@ -270,6 +270,8 @@ std::string kforge::tune::raggedTilesBlocker(const Schedule &schedule) {
                                                "wgmma", "tma",   "overlap",  "stage_epilogue"};
   bool mma = findSlot(schedule, "mma") != nullptr;
   bool pipelinedMma = mma && findSlot(schedule, "stage") && findSlot(schedule, "pipeline");
+  // The implicit GEMM (stage on a convolution) clamps its reads and masks its stores, its cp.async copies too.
+  bool implicitGemm = !mma && findSlot(schedule, "stage") && !facts.implicitGemm.empty() && facts.contractionOp.empty();
   for (const Action &action : schedule) {
     if (action.kind == "tile" && action.level == "reduction")
       return "tile(reduction)";
@@ -277,6 +279,8 @@ std::string kforge::tune::raggedTilesBlocker(const Schedule &schedule) {
     if (action.kind == "stage" && !mma)
       continue;
     if (pipelinedMma && llvm::is_contained(kStagedMma, llvm::StringRef(action.kind)))
+      continue;
+    if (implicitGemm && action.kind == "pipeline")
       continue;
     if (!llvm::is_contained(kMasked, llvm::StringRef(action.kind)))
       return action.kind;

@@ -194,8 +194,9 @@ bool raggedTiles(const Schedule &schedule, const PayloadFacts &facts);
 
 /// Why the schedule cannot take ragged tiles (an action whose lowering needs static, dividing tiles: a K tile,
 /// stage with mma, lanes, a kernel split, ...), or empty when it can: tile, fuse, vectorize, reorder, the
-/// launch bounds and the staged SIMT gemm (stage without mma) are what the masked path covers.
-std::string raggedTilesBlocker(const Schedule &schedule);
+/// launch bounds, the staged SIMT gemm (stage without mma) and the implicit GEMM (stage on a convolution, its
+/// pipeline too) are what the masked path covers.
+std::string raggedTilesBlocker(const Schedule &schedule, const PayloadFacts &facts);
 
 /// A transform library (module with `@__transform_main`) applying `schedule` to the payload. Each action's
 /// fragment starts with a `// action N: ...` comment; `actionLines[N]` is its first line (1-based) and the

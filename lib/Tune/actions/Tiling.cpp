@@ -221,7 +221,7 @@ private:
     // lowerings of the other actions need dividing tiles, and a fused row reduction is computed whole per tile.
     // Convolutions' reductions (their windows, where those are the only ones) are computed per output point: a
     // partial tile of outputs is a masked one like any other.
-    std::string blocker = raggedTilesBlocker(schedule);
+    std::string blocker = raggedTilesBlocker(schedule, facts);
     if (blocker.empty() && facts.reductionSize > 0 && !facts.reductionsAreWindows())
       blocker = "a fused row reduction";
     int tiled = 0;
