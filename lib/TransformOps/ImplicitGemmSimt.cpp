@@ -151,6 +151,12 @@ static FailureOr<ImplicitGemmPlan> planImplicitGemm(linalg::LinalgOp op, const k
       break;
     }
   }
+  // K's order is the GEMM's choice (a sum): its longest loop (a convolution's channels, not its 3-wide window)
+  // goes innermost, so 4 consecutive K indices are 4 positions of one loop (one delinearization for the 4;
+  // NCHW's filter read along its channels).
+  auto longest = llvm::max_element(plan.kLoops, [&](int64_t x, int64_t y) { return plan.extents[x] < plan.extents[y]; });
+  if (longest != plan.kLoops.end())
+    std::rotate(longest, longest + 1, plan.kLoops.end());
   plan.threadRows = options.threadGrid[0];
   plan.threadCols = options.threadGrid[1];
   plan.blockK = options.blockK;
