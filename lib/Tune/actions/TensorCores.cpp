@@ -400,10 +400,16 @@ public:
                 "with mma: transform.kforge.matmul_to_mma_sync {block_k, warp_grid}; fp32: "
                 "transform.kforge.matmul_to_simt_staged {block_k, thread_grid}; on the block's linalg.matmul after "
                 "bufferization and the GPU mapping (a 1-D block; workgroup attributions, dynamic shared memory above "
-                "48 KB)",
+                "48 KB); on a convolution (payload facts' implicit_gemm), its implicit GEMM: "
+                "transform.kforge.implicit_gemm_to_simt_staged {block_k, thread_grid, serial_loops} on the block's "
+                "convolution (marked kforge.implicit_gemm before tiling)",
                 {{"block_k", ParamType::Int, {8, 16, 32, 64}, {}, "K of each staged tile (with mma a multiple of 16)"}},
                 {"gpu"},
-                "a linalg.matmul, or a linalg.batch_matmul with one batch per block (tile(block, 1x...)); with "
+                "a linalg.matmul, or a linalg.batch_matmul with one batch per block (tile(block, 1x...)), or an "
+                "fp32 convolution (its implicit GEMM: the loops only the input reads are its rows or columns, "
+                "those only the filter reads the others, the window and channels its K; the thread tile's grid "
+                "is padded to whole groups of 4 rows and columns, partial tiles masked; a loop the thread tile "
+                "leaves whole is walked serially); with "
                 "bf16/f16 "
                 "operands mma(1) before it, fp32 without mma and without tile(reduction), "
                 "unroll, vectorize; tile(thread); block_k divides K; the A (block rows x block_k) and B (block_k x "
@@ -516,7 +522,11 @@ public:
                 "stages at most 227 KB of shared memory. On the fp32 staged SGEMM (stage without mma) only "
                 "pipeline(2): "
                 "B's next tile goes by cp.async straight into its stage (the async_b option of "
-                "transform.kforge.matmul_to_simt_staged), A's still through registers (it is stored transposed)"},
+                "transform.kforge.matmul_to_simt_staged), A's still through registers (it is stored transposed). "
+                "On a convolution's implicit GEMM (stage on a convolution) only pipeline(2), where both sides are "
+                "element reads (or padded ones): every element of both tiles by a 4-byte cp.async, zero-filled "
+                "where the read is in the padding or past K (the async_copies option of "
+                "transform.kforge.implicit_gemm_to_simt_staged)"},
             49) {}
 
   void validate(const ValidationContext &context) const override {
