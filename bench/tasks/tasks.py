@@ -353,30 +353,21 @@ def _np_conv2d_nchw(stride, pad, dilation, depthwise=False):
     return conv
 
 
-def _conv_nchw_task(name, shape, small, note):
-    """An NCHW convolution task (PyTorch's layout; fp32 without TF32 on every side)."""
+def _conv_nchw_task(name, shape, small, note, depthwise=False):
+    """An NCHW convolution task (PyTorch's layout; fp32 without TF32 on every side). ``depthwise``: groups = C, one
+    C x KH x KW filter (the shape's f is C)."""
     stride, pad, dilation = shape[7], shape[8], shape[9]
     assert small[7:] == shape[7:], name
 
     def flops(s):
         n, c, h, w, f, kh, kw, st, p, d = s
-        return 2 * n * f * _conv_out(h, kh, st, p, d) * _conv_out(w, kw, st, p, d) * c * kh * kw
-    return Task(name, 1, shape, small, _conv_nchw_mlir(name), _np_conv2d_nchw(stride, pad, dilation),
-                f"lambda x, w: torch.nn.functional.conv2d(x, w, stride={stride}, padding={pad}, dilation={dilation})",
-                lambda s: [(s[0], s[1], s[2], s[3]), (s[4], s[1], s[5], s[6])], flops, note=note)
-
-
-def _depthwise_nchw_task(name, shape, small, note):
-    stride, pad, dilation = shape[7], shape[8], shape[9]
-
-    def flops(s):
-        n, c, h, w, f, kh, kw, st, p, d = s
-        return 2 * n * c * _conv_out(h, kh, st, p, d) * _conv_out(w, kw, st, p, d) * kh * kw
-    return Task(name, 1, shape, small, _conv_nchw_mlir(name, depthwise=True),
-                _np_conv2d_nchw(stride, pad, dilation, depthwise=True),
-                f"lambda x, w: torch.nn.functional.conv2d(x, w.unsqueeze(1), stride={stride}, padding={pad}, "
-                f"dilation={dilation}, groups=x.shape[1])",
-                lambda s: [(s[0], s[1], s[2], s[3]), (s[1], s[5], s[6])], flops, note=note)
+        return 2 * n * (1 if depthwise else c) * f * _conv_out(h, kh, st, p, d) * _conv_out(w, kw, st, p, d) * kh * kw
+    torch_filter, groups = ("w.unsqueeze(1)", ", groups=x.shape[1]") if depthwise else ("w", "")
+    filter_shape = (lambda s: (s[1], s[5], s[6])) if depthwise else (lambda s: (s[4], s[1], s[5], s[6]))
+    return Task(name, 1, shape, small, _conv_nchw_mlir(name, depthwise), _np_conv2d_nchw(stride, pad, dilation, depthwise),
+                f"lambda x, w: torch.nn.functional.conv2d(x, {torch_filter}, stride={stride}, padding={pad}, "
+                f"dilation={dilation}{groups})",
+                lambda s: [(s[0], s[1], s[2], s[3]), filter_shape(s)], flops, note=note)
 
 
 def _gelu(x, y="%v"):
@@ -517,8 +508,8 @@ TASKS = [
                     "NCHW 3x3 convolution, padding 1 (a UNet block)"),
     _conv_nchw_task("conv_pointwise", (32, 256, 56, 56, 64, 1, 1, 1, 0, 1), (2, 8, 5, 5, 8, 1, 1, 1, 0, 1),
                     "NCHW 1x1 convolution (a ResNet bottleneck's reduction)"),
-    _depthwise_nchw_task("conv_depthwise_3x3", (32, 128, 56, 56, 128, 3, 3, 1, 1, 1),
-                         (2, 4, 6, 6, 4, 3, 3, 1, 1, 1), "NCHW depthwise 3x3 convolution, padding 1 (MobileNet)"),
+    _conv_nchw_task("conv_depthwise_3x3", (32, 128, 56, 56, 128, 3, 3, 1, 1, 1), (2, 4, 6, 6, 4, 3, 3, 1, 1, 1),
+                    "NCHW depthwise 3x3 convolution, padding 1 (MobileNet)", depthwise=True),
     # Level 2
     Task("gemm_bias_relu", 2, (4096, 4096, 4096), (64, 64, 64),
          _gemm_epilogue_mlir("gemm_bias_relu", [("bias", "col")],

@@ -15,6 +15,7 @@
 
 #include "MatmulNeighbours.h"
 #include "Rewrites.h"
+#include "SimtTile.h"
 
 #include "kforge/Transforms/ImplicitGemm.h"
 
@@ -31,7 +32,7 @@
 using namespace mlir;
 
 namespace {
-constexpr int64_t kVector = 4; ///< Elements per thread per copy step, and per 16-byte shared-memory access.
+using kforge::simt::kVector;
 constexpr int64_t kPad = 4;    ///< Stage rows padded by 4 floats: element stores along K spread over banks.
 
 struct ImplicitGemmPlan {
@@ -441,17 +442,9 @@ private:
     return at;
   }
 
-  /// Row and column of the thread's vector `first` of a rows x cols tile of 4-element vectors; when the
-  /// threads do not divide the vectors, the last round's extra threads take the last vector again (as in
-  /// SimtStaged.cpp: the same values stored to the same place).
+  /// Row and column of the thread's vector `first` of a rows x cols tile of 4-element vectors.
   std::pair<Value, Value> vectorPosition(int64_t first, int64_t rows, int64_t cols) {
-    AffineExpr t = getAffineDimExpr(0, ctx);
-    int64_t perRow = cols / kVector, vectors = rows * perRow;
-    if (first + plan.threads() <= vectors)
-      return {apply((t + first).floorDiv(perRow), thread), apply(((t + first) % perRow) * kVector, thread)};
-    Value v = affine::AffineMinOp::create(
-        b, loc, AffineMap::get(1, 0, {t + first, getAffineConstantExpr(vectors - 1, ctx)}, ctx), ValueRange{thread});
-    return {apply(t.floorDiv(perRow), v), apply((t % perRow) * kVector, v)};
+    return kforge::simt::vectorPosition(b, loc, thread, plan.threads(), first, rows, cols);
   }
 
   SmallVector<CopyStep> copySteps(int64_t mn, bool along) {
@@ -543,25 +536,12 @@ private:
   }
 
   SmallVector<Value> multiply(Value stage, int64_t kk, SmallVector<Value> acc) {
-    auto vec = VectorType::get({kVector}, b.getF32Type());
-    Value kIndex = index(kk);
-    SmallVector<Value> aValues, bValues;
-    for (int64_t i = 0; i < plan.tileM(); i += kVector) {
-      Value v = vector::LoadOp::create(b, loc, vec, aShared, ValueRange{stage, kIndex, row(i)});
-      for (int64_t e = 0; e < kVector; ++e)
-        aValues.push_back(vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{e}));
-    }
-    for (int64_t j = 0; j < plan.tileN(); j += kVector) {
-      Value v = vector::LoadOp::create(b, loc, vec, bShared, ValueRange{stage, kIndex, col(j)});
-      for (int64_t e = 0; e < kVector; ++e)
-        bValues.push_back(vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{e}));
-    }
-    for (int64_t i = 0; i < plan.tileM(); ++i)
-      for (int64_t j = 0; j < plan.tileN(); ++j) {
-        Value &slot = acc[i * plan.tileN() + j];
-        slot = math::FmaOp::create(b, loc, aValues[i], bValues[j], slot);
-      }
-    return acc;
+    SmallVector<Value> rows, cols;
+    for (int64_t i = 0; i < plan.tileM(); i += kVector)
+      rows.push_back(row(i));
+    for (int64_t j = 0; j < plan.tileN(); j += kVector)
+      cols.push_back(col(j));
+    return kforge::simt::multiplyStep(b, loc, aShared, bShared, stage, kk, rows, cols, std::move(acc));
   }
 
   /// The thread's output element (i, j): columns of a group of 4 share their delinearization.

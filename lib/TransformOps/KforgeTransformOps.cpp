@@ -284,14 +284,18 @@ DiagnosedSilenceableFailure transform::MatmulToMmaSyncOp::applyToOne(transform::
 // MatmulToSimtStagedOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult transform::MatmulToSimtStagedOp::verify() {
-  ArrayRef<int64_t> grid = getThreadGrid();
+/// The options of the staged SIMT rewrites: a [rows, columns] thread grid, block_k a positive multiple of 4.
+static LogicalResult verifySimtStagedOptions(Operation *op, ArrayRef<int64_t> grid, int64_t blockK) {
   if (grid.size() != 2 || grid[0] < 1 || grid[1] < 1)
-    return emitOpError() << "expected thread_grid = [rows, columns] of threads";
-  int64_t blockK = getBlockK(); // (signed, as the rewrite takes it)
+    return op->emitOpError() << "expected thread_grid = [rows, columns] of threads";
   if (blockK < 1 || blockK % 4)
-    return emitOpError() << "block_k (" << blockK << ") must be a positive multiple of 4";
+    return op->emitOpError() << "block_k (" << blockK << ") must be a positive multiple of 4";
   return success();
+}
+
+LogicalResult transform::MatmulToSimtStagedOp::verify() {
+  // (block_k signed, as the rewrite takes it)
+  return verifySimtStagedOptions(*this, getThreadGrid(), static_cast<int64_t>(getBlockK()));
 }
 
 DiagnosedSilenceableFailure transform::MatmulToSimtStagedOp::applyToOne(transform::TransformRewriter &rewriter,
@@ -313,13 +317,7 @@ DiagnosedSilenceableFailure transform::MatmulToSimtStagedOp::applyToOne(transfor
 //===----------------------------------------------------------------------===//
 
 LogicalResult transform::ImplicitGemmToSimtStagedOp::verify() {
-  ArrayRef<int64_t> grid = getThreadGrid();
-  if (grid.size() != 2 || grid[0] < 1 || grid[1] < 1)
-    return emitOpError() << "expected thread_grid = [rows, columns] of threads";
-  int64_t blockK = getBlockK(); // (signed, as the rewrite takes it)
-  if (blockK < 1 || blockK % 4)
-    return emitOpError() << "block_k (" << blockK << ") must be a positive multiple of 4";
-  return success();
+  return verifySimtStagedOptions(*this, getThreadGrid(), static_cast<int64_t>(getBlockK()));
 }
 
 DiagnosedSilenceableFailure transform::ImplicitGemmToSimtStagedOp::applyToOne(

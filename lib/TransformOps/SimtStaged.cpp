@@ -13,6 +13,7 @@
 
 #include "MatmulNeighbours.h"
 #include "Rewrites.h"
+#include "SimtTile.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -28,7 +29,7 @@
 using namespace mlir;
 
 namespace {
-constexpr int64_t kVector = 4;       ///< f32 elements per 16-byte access.
+using kforge::simt::kVector;
 constexpr int64_t kPad = 4; ///< Rows stored transposed are padded by 4 floats: the stores spread over banks.
 
 struct SimtPlan : kforge::MatmulTile {
@@ -243,19 +244,9 @@ private:
     }
   }
 
-  /// Row and column of the thread's vector `first` of a rows x cols tile of 4-element vectors. When the
-  /// threads do not divide the tile's vectors, the last round's extra threads take the tile's last vector
-  /// again (no branch: they load the same values and store them to the same place as its own thread).
+  /// Row and column of the thread's vector `first` of a rows x cols tile of 4-element vectors.
   std::pair<Value, Value> vectorPosition(int64_t first, int64_t rows, int64_t cols) {
-    AffineExpr t = getAffineDimExpr(0, ctx);
-    int64_t perRow = cols / kVector, vectors = rows * perRow;
-    if (first + plan.threads() <= vectors)
-      return {apply((t + first).floorDiv(perRow)), apply(((t + first) % perRow) * kVector)};
-    Value v = affine::AffineMinOp::create(
-        b, loc, AffineMap::get(1, 0, {t + first, getAffineConstantExpr(vectors - 1, ctx)}, ctx), ValueRange{thread});
-    AffineExpr d = getAffineDimExpr(0, ctx);
-    return {affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, d.floorDiv(perRow)), ValueRange{v}),
-            affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (d % perRow) * kVector), ValueRange{v})};
+    return kforge::simt::vectorPosition(b, loc, thread, plan.threads(), first, rows, cols);
   }
   struct Share {
     SmallVector<Value> a, b;
@@ -364,25 +355,12 @@ private:
   /// One K step from stage `stage`: the thread's rows of A^T[kk] and columns of B[kk] as 4-wide reads, then
   /// tileM x tileN fused multiply-adds.
   SmallVector<Value> multiply(Value stage, int64_t kk, SmallVector<Value> acc) {
-    auto vec = VectorType::get({kVector}, b.getF32Type());
-    Value kIndex = index(kk);
-    SmallVector<Value> aValues, bValues;
-    for (int64_t i = 0; i < plan.tileM(); i += kVector) {
-      Value v = vector::LoadOp::create(b, loc, vec, aShared, ValueRange{stage, kIndex, row(i)});
-      for (int64_t e = 0; e < kVector; ++e)
-        aValues.push_back(vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{e}));
-    }
-    for (int64_t j = 0; j < plan.tileN(); j += kVector) {
-      Value v = vector::LoadOp::create(b, loc, vec, bShared, ValueRange{stage, kIndex, col(j)});
-      for (int64_t e = 0; e < kVector; ++e)
-        bValues.push_back(vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{e}));
-    }
-    for (int64_t i = 0; i < plan.tileM(); ++i)
-      for (int64_t j = 0; j < plan.tileN(); ++j) {
-        Value &slot = acc[i * plan.tileN() + j];
-        slot = math::FmaOp::create(b, loc, aValues[i], bValues[j], slot);
-      }
-    return acc;
+    SmallVector<Value> rows, cols;
+    for (int64_t i = 0; i < plan.tileM(); i += kVector)
+      rows.push_back(row(i));
+    for (int64_t j = 0; j < plan.tileN(); j += kVector)
+      cols.push_back(col(j));
+    return kforge::simt::multiplyStep(b, loc, aShared, bShared, stage, kk, rows, cols, std::move(acc));
   }
 
   /// The K loop over tiles of block_k, two stages: while the threads multiply stage s, each thread's share of
