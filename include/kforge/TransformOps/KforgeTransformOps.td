@@ -452,7 +452,9 @@ def ImplicitGemmToSimtStagedOp : Kforge_ReplacingOp<"implicit_gemm_to_simt_stage
     multiplicand is an element read (an input, a `memref.load`, or `select(c, read, 0.0)`: a
     padded read), the next tile goes straight into its stage by asynchronous 4-byte copies
     (`cp.async`, zero-filled where the read is masked or past K), waited for before the tile's
-    barrier, instead of through registers held across the multiply.
+    barrier, instead of through registers held across the multiply; a thread's 4 copies then
+    take consecutive K positions where K's innermost loop is whole groups of 4 (they share the
+    window's padding check).
 
     #### Return modes
 
