@@ -152,6 +152,10 @@ static FailureOr<ImplicitGemmPlan> planImplicitGemm(linalg::LinalgOp op, const k
       break;
     }
   }
+  if (plan.mLoops.empty() || plan.nLoops.empty()) {
+    why = std::string("serial_loops leaves the GEMM no ") + (plan.mLoops.empty() ? "row (M)" : "column (N)") + " loop";
+    return failure();
+  }
   // K's order is the GEMM's choice (a sum): its longest loop (a convolution's channels, not its 3-wide window)
   // goes innermost, so 4 consecutive K indices are 4 positions of one loop (one delinearization for the 4;
   // NCHW's filter read along its channels).

@@ -49,6 +49,22 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// Walking every row loop serially leaves no GEMM.
+func.func @all_serial(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf32>) {
+  linalg.matmul ins(%a, %b : memref<8x8xf32>, memref<8x8xf32>) outs(%c : memref<8x8xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %op = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{serial_loops leaves the GEMM no row (M) loop}}
+    transform.kforge.implicit_gemm_to_simt_staged %op {block_k = 4, thread_grid = array<i64: 2, 2>, serial_loops = array<i64: 0>} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
 // A multiplicand computed from a read (x * 2) is no element read: no cp.async copy gives it.
 #mk = affine_map<(m, n, k) -> (m, k)>
 #kn = affine_map<(m, n, k) -> (k, n)>
