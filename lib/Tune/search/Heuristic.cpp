@@ -543,16 +543,22 @@ static void proposeStagedSgemm(Heuristic &heuristic, bool fillsTheGpu) {
       staged({8, 16}, 16, 0);
       staged({8, 8}, 32, 2); // 65 KB: dynamic shared memory
       staged({8, 8}, 8, 0);
-    } else if (facts.contractionOperandType == "f32" && rank == 2) {
-      // Sizes that 128 does not divide (e.g. 2000x3000x1000): the largest block tiles of 8x8 per thread that
-      // divide M and N (multiples of 8 rows and columns, at most 256 threads), 16 or 8 of K per tile.
-      int64_t m = facts.parallelSizes[0], n = facts.parallelSizes[1];
+    } else if (facts.contractionOperandType == "f32" && (rank == 2 || batch)) {
+      // Sizes that 128 does not divide (e.g. 2000x3000x1000; a batch of 64 x 3136 products, an NCHW 1x1
+      // convolution's): the largest block tiles of 8x8 per thread that divide M and N (multiples of 8 rows and
+      // columns, at most 256 threads), 16 or 8 of K per tile; a batch one per block.
+      int64_t m = facts.parallelSizes[rank - 2], n = facts.parallelSizes[rank - 1];
       // (A K that neither divides: 16, the last tile partly past K, read as zeros.)
       int64_t blockK = facts.contractionK % 16 == 0 ? 16 : facts.contractionK % 8 == 0 ? 8 : 16;
+      // (A block tile of a loop that is a multiple of 32 long is a power of two: the tile action's domain.)
+      auto allowed = [](int64_t size, int64_t extent) {
+        return irregularExtent(extent) || llvm::is_contained(tileSizeDomain("block"), size);
+      };
       std::vector<std::pair<int64_t, int64_t>> blocks;
       for (int64_t bm = 8; bm <= 256 && blockK; bm += 8)
         for (int64_t bn = 8; bn <= 256; bn += 8)
-          if (m % bm == 0 && n % bn == 0 && (bm / 8) * (bn / 8) <= 256 && (bm / 8) * (bn / 8) >= 64)
+          if (m % bm == 0 && n % bn == 0 && (bm / 8) * (bn / 8) <= 256 && (bm / 8) * (bn / 8) >= 64 &&
+              allowed(bm, m) && allowed(bn, n))
             blocks.push_back({bm, bn});
       std::stable_sort(blocks.begin(), blocks.end(),
                        [](const auto &x, const auto &y) { return x.first * x.second > y.first * y.second; });
@@ -563,8 +569,9 @@ static void proposeStagedSgemm(Heuristic &heuristic, bool fillsTheGpu) {
           int64_t threads = (blocks[i].first / 8) * (blocks[i].second / 8);
           int64_t perSM = std::max<int64_t>(1, 512 / ((threads + 31) / 32 * 32));
           Schedule v;
-          v.push_back(tile("block", {blocks[i].first, blocks[i].second}));
-          v.push_back(tile("thread", {8, 8}));
+          v.push_back(tile("block", batch ? std::vector<int64_t>{1, blocks[i].first, blocks[i].second}
+                                          : std::vector<int64_t>{blocks[i].first, blocks[i].second}));
+          v.push_back(tile("thread", batch ? std::vector<int64_t>{1, 8, 8} : std::vector<int64_t>{8, 8}));
           v.push_back(intAction("stage", blockK));
           if (bounded)
             v.push_back(intAction("occupancy", perSM));
