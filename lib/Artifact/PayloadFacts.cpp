@@ -2,9 +2,9 @@
 
 #include "kforge/Tune/PayloadFacts.h"
 #include "kforge/Artifact/Artifact.h"
+#include "kforge/Transforms/ImplicitGemm.h"
 #include "kforge/Transforms/Passes.h"
 #include "kforge/Transforms/RowMoments.h"
-#include "kforge/Transforms/ImplicitGemm.h"
 #include "kforge/Transforms/WindowOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -216,8 +216,8 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
       AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
       if (out.getNumResults() != facts.parallelSizes.size() ||
-          out != AffineMap::getMultiDimIdentityMap(out.getNumDims(), op.getContext())
-                     .getMajorSubMap(out.getNumResults()))
+          out !=
+              AffineMap::getMultiDimIdentityMap(out.getNumDims(), op.getContext()).getMajorSubMap(out.getNumResults()))
         return;
       if (!llvm::equal(ArrayRef<int64_t>(ranges).take_front(facts.parallelSizes.size()), facts.parallelSizes))
         return;

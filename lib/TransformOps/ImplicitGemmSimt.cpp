@@ -33,7 +33,7 @@ using namespace mlir;
 
 namespace {
 using kforge::simt::kVector;
-constexpr int64_t kPad = 4;    ///< Stage rows padded by 4 floats: element stores along K spread over banks.
+constexpr int64_t kPad = 4; ///< Stage rows padded by 4 floats: element stores along K spread over banks.
 
 struct ImplicitGemmPlan {
   linalg::LinalgOp op;
@@ -159,7 +159,8 @@ static FailureOr<ImplicitGemmPlan> planImplicitGemm(linalg::LinalgOp op, const k
   // K's order is the GEMM's choice (a sum): its longest loop (a convolution's channels, not its 3-wide window)
   // goes innermost, so 4 consecutive K indices are 4 positions of one loop (one delinearization for the 4;
   // NCHW's filter read along its channels).
-  auto longest = llvm::max_element(plan.kLoops, [&](int64_t x, int64_t y) { return plan.extents[x] < plan.extents[y]; });
+  auto longest =
+      llvm::max_element(plan.kLoops, [&](int64_t x, int64_t y) { return plan.extents[x] < plan.extents[y]; });
   if (longest != plan.kLoops.end())
     std::rotate(longest, longest + 1, plan.kLoops.end());
   plan.threadRows = options.threadGrid[0];
@@ -318,9 +319,9 @@ private:
     return where;
   }
 
-  /// Whether the element at row `row`, column `col` (unclamped positions `at`) is one of the output's.
+  /// Whether the element at row `row`, column `col` (its own, a group's constant added; unclamped positions
+  /// `at`) is one of the output's.
   Value stored(Value row, Value col, ArrayRef<Value> at) {
-    // (`row` and `col` are the element's own: a group's constant added.)
     Value ok = arith::ConstantIntOp::create(b, loc, 1, 1);
     auto both = [&](Value x, Value bound) {
       ok = arith::AndIOp::create(b, loc, ok, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, bound));
@@ -351,8 +352,7 @@ private:
         SmallVector<Value> indices;
         AffineMap map = plan.op.getMatchingIndexingMap(operand);
         for (AffineExpr expr : map.getResults())
-          indices.push_back(affine::AffineApplyOp::create(
-              b, loc, AffineMap::get(map.getNumDims(), 0, expr), at));
+          indices.push_back(affine::AffineApplyOp::create(b, loc, AffineMap::get(map.getNumDims(), 0, expr), at));
         result = memref::LoadOp::create(b, loc, source, indices);
       }
     } else if (Operation *def = value.getDefiningOp(); !def || def->getBlock() != body) {
@@ -391,8 +391,7 @@ private:
       read.source = operand->get();
       AffineMap map = plan.op.getMatchingIndexingMap(operand);
       for (AffineExpr expr : map.getResults())
-        read.indices.push_back(
-            affine::AffineApplyOp::create(b, loc, AffineMap::get(map.getNumDims(), 0, expr), at));
+        read.indices.push_back(affine::AffineApplyOp::create(b, loc, AffineMap::get(map.getNumDims(), 0, expr), at));
       return read;
     }
     auto load = value.getDefiningOp<memref::LoadOp>();
@@ -425,8 +424,8 @@ private:
     if (Value within = withinK(at))
       valid = valid ? arith::AndIOp::create(b, loc, valid, within).getResult() : within;
     Value elements = valid ? arith::SelectOp::create(b, loc, valid, index(1), index(0)).getResult() : Value();
-    return nvgpu::DeviceAsyncCopyOp::create(b, loc, buffer, to, read.source, read.indices, b.getIndexAttr(1),
-                                            elements, /*bypassL1=*/UnitAttr());
+    return nvgpu::DeviceAsyncCopyOp::create(b, loc, buffer, to, read.source, read.indices, b.getIndexAttr(1), elements,
+                                            /*bypassL1=*/UnitAttr());
   }
 
   /// `multiplicand`'s element at `at`; past K (the last tile of a K that block_k does not divide), zero, read
@@ -487,8 +486,8 @@ private:
       for (const CopyStep &step : copySteps(mn, along))
         for (int64_t e = 0; e < kVector; ++e) {
           Value kInTile = along ? step.kInTile : add(step.kInTile, e), at = along ? add(step.mn, e) : step.mn;
-          tokens.push_back(copyElement(isA ? plan.gemm.a : plan.gemm.b, copyCoord(isA, along, step, kOff, e),
-                                       buffer, {stage, kInTile, at}));
+          tokens.push_back(copyElement(isA ? plan.gemm.a : plan.gemm.b, copyCoord(isA, along, step, kOff, e), buffer,
+                                       {stage, kInTile, at}));
         }
     }
     Share share;
@@ -538,12 +537,8 @@ private:
   }
 
   /// The thread's i-th row and j-th column of the tile: groups of 4, strided over the thread grid.
-  Value row(int64_t i) {
-    return add(threadRow, (i / kVector) * kVector * plan.threadRows + i % kVector);
-  }
-  Value col(int64_t j) {
-    return add(threadCol, (j / kVector) * kVector * plan.threadCols + j % kVector);
-  }
+  Value row(int64_t i) { return add(threadRow, (i / kVector) * kVector * plan.threadRows + i % kVector); }
+  Value col(int64_t j) { return add(threadCol, (j / kVector) * kVector * plan.threadCols + j % kVector); }
 
   SmallVector<Value> multiply(Value stage, int64_t kk, SmallVector<Value> acc) {
     SmallVector<Value> rows, cols;

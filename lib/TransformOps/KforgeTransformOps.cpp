@@ -320,9 +320,10 @@ LogicalResult transform::ImplicitGemmToSimtStagedOp::verify() {
   return verifySimtStagedOptions(*this, getThreadGrid(), static_cast<int64_t>(getBlockK()));
 }
 
-DiagnosedSilenceableFailure transform::ImplicitGemmToSimtStagedOp::applyToOne(
-    transform::TransformRewriter &rewriter, linalg::LinalgOp target, transform::ApplyToEachResultList &results,
-    transform::TransformState &state) {
+DiagnosedSilenceableFailure transform::ImplicitGemmToSimtStagedOp::applyToOne(transform::TransformRewriter &rewriter,
+                                                                              linalg::LinalgOp target,
+                                                                              transform::ApplyToEachResultList &results,
+                                                                              transform::TransformState &state) {
   kforge::ImplicitGemmOptions options;
   options.blockK = getBlockK();
   options.threadGrid = llvm::to_vector_of<int64_t, 2>(getThreadGrid());

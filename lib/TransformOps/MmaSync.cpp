@@ -483,10 +483,9 @@ void MmaEmitter::applyEpilogue(ArrayRef<Value> values) {
         for (int64_t e = 0; e < 2; ++e) {
           int64_t slot = (i * nTiles() + j) * 4 + 2 * h + e;
           // (In a partial tile the epilogue's reads are clamped; what they give past the edge is not stored.)
-          outputs[slot] =
-              kforge::epilogueChainElement(
-                  b, loc, epilogue, plan.c, values[slot],
-                  ValueRange{clamp(accRow(i, h), plan.mExtent), clamp(accCol(j, e), plan.nExtent)});
+          outputs[slot] = kforge::epilogueChainElement(
+              b, loc, epilogue, plan.c, values[slot],
+              ValueRange{clamp(accRow(i, h), plan.mExtent), clamp(accCol(j, e), plan.nExtent)});
         }
   storeAccumulators(outputs, plan.neighbours.result(plan.c));
 }

@@ -78,7 +78,7 @@ struct ImplicitGemmOptions {
   int64_t blockK = 0;                       ///< A positive multiple of 4.
   llvm::SmallVector<int64_t, 2> threadGrid; ///< [rows, columns], both positive.
   llvm::SmallVector<int64_t> serialLoops;   ///< Parallel loops the block walks one position at a time.
-  bool asyncCopies = false; ///< Tiles copied element by element by cp.async (zero-filled where masked).
+  bool asyncCopies = false;                 ///< Tiles copied element by element by cp.async (zero-filled where masked).
 };
 
 /// transform.kforge.implicit_gemm_to_simt_staged: replaces a block's contraction (out + x * y: a convolution as

@@ -28,9 +28,8 @@ std::pair<mlir::Value, mlir::Value> vectorPosition(mlir::OpBuilder &b, mlir::Loc
 /// thread's rows (4-wide reads from `rows`, one per group of 4) and columns (from `cols`) at K index `kk`, then
 /// rows x columns fused multiply-adds into `acc` (row-major, `cols.size() * 4` per row).
 llvm::SmallVector<mlir::Value> multiplyStep(mlir::OpBuilder &b, mlir::Location loc, mlir::Value aShared,
-                                            mlir::Value bShared, mlir::Value stage, int64_t kk,
-                                            mlir::ValueRange rows, mlir::ValueRange cols,
-                                            llvm::SmallVector<mlir::Value> acc);
+                                            mlir::Value bShared, mlir::Value stage, int64_t kk, mlir::ValueRange rows,
+                                            mlir::ValueRange cols, llvm::SmallVector<mlir::Value> acc);
 
 } // namespace kforge::simt
 

@@ -78,8 +78,8 @@ static llvm::SmallBitVector innermostIndexLoops(linalg::LinalgOp op, Value read)
     return loops;
   }
   Operation *def = read.getDefiningOp();
-  ValueRange indices = isa<tensor::ExtractOp>(def) ? cast<tensor::ExtractOp>(def).getIndices()
-                                                   : cast<memref::LoadOp>(def).getIndices();
+  ValueRange indices =
+      isa<tensor::ExtractOp>(def) ? cast<tensor::ExtractOp>(def).getIndices() : cast<memref::LoadOp>(def).getIndices();
   if (indices.empty())
     return loops;
   Feeds feeds;

@@ -34,13 +34,12 @@ std::string Renderer::render(const Schedule &schedule, std::vector<int> *actionL
     line("    %entry = " + matchFunc("%module"));
     line("    %marked = transform.foreach_match in %entry @match_fusable_producer -> @mark_producer : " + kUnary);
     line("    " + funcName +
-         " = transform.foreach_match in %marked @match_contraction_producer -> @mark_contraction_producer : " +
-         kUnary);
+         " = transform.foreach_match in %marked @match_contraction_producer -> @mark_contraction_producer : " + kUnary);
   } else if (fuses) {
     // foreach_match consumes the function's handle and returns it.
     line("    %entry = " + matchFunc("%module"));
-    line("    " + funcName + " = transform.foreach_match in %entry @match_fusable_producer -> @mark_producer : " +
-         kUnary);
+    line("    " + funcName +
+         " = transform.foreach_match in %entry @match_fusable_producer -> @mark_producer : " + kUnary);
   } else {
     line("    " + funcName + " = " + matchFunc("%module"));
   }

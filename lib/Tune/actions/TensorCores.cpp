@@ -464,9 +464,9 @@ void StageAction::renderImplicitGemm(Renderer &r, size_t index, const Schedule &
   r.line("    transform.kforge.implicit_gemm_to_simt_staged " + roots + " {block_k = " +
          std::to_string(schedule[index].value) + ", thread_grid = array<i64: " + std::to_string(tile.threadRows) +
          ", " + std::to_string(tile.threadCols) + ">" +
-         (tile.serialLoops.empty() ? std::string() : ", serial_loops = array<i64: " + joinInts(tile.serialLoops, ", ") + ">") +
-         (findSlot(schedule, "pipeline") ? ", async_copies" : "") +
-         "} : (!transform.any_op) -> ()");
+         (tile.serialLoops.empty() ? std::string()
+                                   : ", serial_loops = array<i64: " + joinInts(tile.serialLoops, ", ") + ">") +
+         (findSlot(schedule, "pipeline") ? ", async_copies" : "") + "} : (!transform.any_op) -> ()");
   r.line("    transform.apply_cse to " + stageFunc + " : !transform.any_op");
 }
 

@@ -557,8 +557,8 @@ static void proposeStagedSgemm(Heuristic &heuristic, bool fillsTheGpu) {
       std::vector<std::pair<int64_t, int64_t>> blocks;
       for (int64_t bm = 8; bm <= 256 && blockK; bm += 8)
         for (int64_t bn = 8; bn <= 256; bn += 8)
-          if (m % bm == 0 && n % bn == 0 && (bm / 8) * (bn / 8) <= 256 && (bm / 8) * (bn / 8) >= 64 &&
-              allowed(bm, m) && allowed(bn, n))
+          if (m % bm == 0 && n % bn == 0 && (bm / 8) * (bn / 8) <= 256 && (bm / 8) * (bn / 8) >= 64 && allowed(bm, m) &&
+              allowed(bn, n))
             blocks.push_back({bm, bn});
       std::stable_sort(blocks.begin(), blocks.end(),
                        [](const auto &x, const auto &y) { return x.first * x.second > y.first * y.second; });
