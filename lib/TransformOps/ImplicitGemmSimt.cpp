@@ -200,21 +200,9 @@ static FailureOr<ImplicitGemmPlan> planImplicitGemm(linalg::LinalgOp op, const k
   // UNet 3x3; through registers, 4 consecutive M or N positions are one vector store into the stage instead).
   if (plan.asyncCopies && plan.extents[plan.kLoops.back()] % kVector == 0)
     plan.aAlongM = plan.bAlongN = false;
-  plan.launch = kforge::launchOfThreads(op, plan.threads());
-  if (!plan.launch) {
-    why = "the op must be in a gpu.launch of " + std::to_string(plan.threads()) +
-          "x1x1 threads (the grid's): its threads copy the tiles to shared memory together";
+  if (failed(kforge::stagedSimtBlock(op, plan.threads(), plan.smemBytes(), /*initOps=*/true, "the op", "the output",
+                                     plan.launch, plan.neighbours, why)))
     return failure();
-  }
-  if (std::string problem = kforge::sharedBuffersProblem(plan.launch, plan.smemBytes()); !problem.empty()) {
-    why = "two stages of A and B " + problem;
-    return failure();
-  }
-  plan.neighbours = kforge::findMatmulNeighbours(op, /*initOps=*/true);
-  if (kforge::cUsedAfter(op, plan.neighbours.epilogue)) {
-    why = "the output is used after the op by an op that cannot take its values from registers";
-    return failure();
-  }
   return plan;
 }
 

@@ -271,6 +271,28 @@ kforge::MatmulNeighbours kforge::findMatmulNeighbours(linalg::LinalgOp matmul, b
   return found;
 }
 
+LogicalResult kforge::stagedSimtBlock(linalg::LinalgOp op, int64_t threads, int64_t stageBytes, bool initOps,
+                                      StringRef what, StringRef output, gpu::LaunchOp &launch,
+                                      MatmulNeighbours &neighbours, std::string &why) {
+  launch = launchOfThreads(op, threads);
+  if (!launch) {
+    why = (what + " must be in a gpu.launch of " + std::to_string(threads) +
+           "x1x1 threads (the grid's): its threads copy the tiles to shared memory together")
+              .str();
+    return failure();
+  }
+  if (std::string problem = sharedBuffersProblem(launch, stageBytes); !problem.empty()) {
+    why = "two stages of A and B " + problem;
+    return failure();
+  }
+  neighbours = findMatmulNeighbours(op, initOps);
+  if (cUsedAfter(op, neighbours.epilogue)) {
+    why = (output + " is used after " + what + " by an op that cannot take its values from registers").str();
+    return failure();
+  }
+  return success();
+}
+
 bool kforge::cUsedAfter(linalg::LinalgOp matmul, ArrayRef<linalg::GenericOp> epilogue) {
   for (Operation *user : matmul.getDpsInits()[0].getUsers())
     if (user != matmul.getOperation() && !llvm::is_contained(epilogue, dyn_cast<linalg::GenericOp>(user)) &&

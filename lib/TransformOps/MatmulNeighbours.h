@@ -97,6 +97,15 @@ bool cUsedAfter(mlir::linalg::LinalgOp matmul, llvm::ArrayRef<mlir::linalg::Gene
 void eraseMatmulAndNeighbours(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp matmul,
                               const MatmulNeighbours &neighbours);
 
+/// The block of a staged SIMT rewrite of `op` (the staged SGEMM's matmul, a convolution's implicit GEMM; `what`
+/// names it in messages, `output` its result): the gpu.launch of exactly `threads` threads (its threads copy the
+/// tiles together), room for `stageBytes` of two stages, and the neighbours whose work the rewrite takes into
+/// registers (`initOps`: findMatmulNeighbours'), with nothing else reading the output after it. Failure sets
+/// `why`.
+mlir::LogicalResult stagedSimtBlock(mlir::linalg::LinalgOp op, int64_t threads, int64_t stageBytes, bool initOps,
+                                    llvm::StringRef what, llvm::StringRef output, mlir::gpu::LaunchOp &launch,
+                                    MatmulNeighbours &neighbours, std::string &why);
+
 /// Shared memory a block may use on sm_90: 48 KB as static declarations, 227 KB in all with the rest dynamic
 /// (the runtime raises a kernel's dynamic limit when its launch asks for more than 48 KB).
 constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;

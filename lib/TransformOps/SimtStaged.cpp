@@ -103,21 +103,9 @@ static FailureOr<SimtPlan> planSimt(linalg::MatmulOp matmul, const kforge::SimtS
           std::to_string(plan.blockK) + "), and its last tile's rows past K must read zeros: drop async_b";
     return failure();
   }
-  plan.launch = kforge::launchOfThreads(matmul, plan.threads());
-  if (!plan.launch) {
-    why = "the matmul must be in a gpu.launch of " + std::to_string(plan.threads()) +
-          "x1x1 threads (the grid's): its threads copy the tiles to shared memory together";
+  if (failed(kforge::stagedSimtBlock(matmul, plan.threads(), plan.smemBytes(), /*initOps=*/false, "the matmul", "C",
+                                     plan.launch, plan.neighbours, why)))
     return failure();
-  }
-  if (std::string problem = kforge::sharedBuffersProblem(plan.launch, plan.smemBytes()); !problem.empty()) {
-    why = "two stages of A and B " + problem;
-    return failure();
-  }
-  plan.neighbours = kforge::findMatmulNeighbours(matmul);
-  if (kforge::cUsedAfter(matmul, plan.neighbours.epilogue)) {
-    why = "C is used after the matmul by an op that cannot take its values from registers";
-    return failure();
-  }
   return plan;
 }
 

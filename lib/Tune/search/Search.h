@@ -97,6 +97,8 @@ std::vector<TileConfig> rowConfigs(const PayloadFacts &facts, const HardwareProf
 using AddProposal = llvm::function_ref<std::string(Schedule, std::string, std::string)>;
 /// The tensor-core schedules the heuristic tries first for a bf16/f16 matmul.
 void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &profile, AddProposal add);
+/// stage on an fp32 convolution, its implicit GEMM (ImplicitGemmProposals.cpp): proposals for `add`.
+void addImplicitGemmProposals(const PayloadFacts &facts, const HardwareProfile &profile, AddProposal add);
 /// The heuristic's ordered first guesses for the op a schedule schedules.
 std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, const HardwareProfile &profile);
 

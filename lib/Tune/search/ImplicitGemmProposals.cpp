@@ -1,0 +1,122 @@
+//===- ImplicitGemmProposals.cpp - the heuristic's implicit-GEMM schedules --===//
+//
+// stage on an fp32 convolution (PayloadFacts::implicitGemm): its implicit GEMM's block and thread tiles, the
+// tiles by cp.async first, for the payloads whose root is (or reads) such a convolution.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Search.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/bit.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+
+using namespace kforge::tune;
+
+namespace kforge::tune::search {
+
+/// The block sizes of one side's loops for a side of about `target` elements (sizes[d] = 0 leaves loop d whole):
+/// from the innermost, whole loops while they fit; then the largest divisor of the next loop between half the
+/// room left and all of it, else the largest power of two that leaves at least 85% of its last tile in the loop
+/// (190 in 128: 64, three tiles, 99% of them used), else the room; the loops outside it by 1.
+static void implicitGemmSide(const PayloadFacts &facts, const std::vector<int64_t> &loops, int64_t target,
+                             std::vector<int64_t> &block) {
+  int64_t room = target;
+  for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
+    int64_t extent = facts.parallelSizes[*it];
+    if (extent <= room) {
+      block[*it] = 0;
+      room = std::max<int64_t>(1, room / extent);
+      continue;
+    }
+    int64_t size = 0;
+    for (int64_t s = room; s >= std::max<int64_t>(1, room / 2) && !size; --s)
+      if (extent % s == 0)
+        size = s;
+    for (int64_t p = static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(room))); p >= 4 && !size; p /= 2)
+      if (double(extent) / double(llvm::divideCeil(extent, p) * p) >= 0.85)
+        size = p;
+    block[*it] = size ? size : room;
+    room = 1;
+  }
+}
+
+/// Each thread's share along one side's loops (thread[d], 0 where the loop has one position): `want` elements
+/// from the innermost loop outwards, as much of each loop as is left (a share need not divide its loop: the
+/// implicit GEMM pads its grid).
+static void implicitGemmShare(const std::vector<int64_t> &loops, const std::vector<int64_t> &extents, int64_t want,
+                              std::vector<int64_t> &thread) {
+  for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
+    int64_t t = std::max<int64_t>(1, std::min(want, extents[*it]));
+    thread[*it] = extents[*it] == 1 ? 0 : t;
+    want = std::max<int64_t>(1, want / t);
+  }
+}
+
+/// An fp32 convolution as its implicit GEMM (stage on a convolution root: transform.kforge.implicit_gemm_to_simt_
+/// staged): blocks of about 128 x 128 (or 64 x 128, 128 x 64, 64 x 256, 64 x 64) of the GEMM's rows (the
+/// output points or the filters, whichever side the output's innermost loop is not on) and columns
+/// (implicitGemmSide), 8 x 8 (or 4 x 4) per thread in strided groups of 4, 16 of K per staged tile (8 when 16
+/// does not divide K and 8 does). Loops read by both sides (a group) are tiled by 1. A GPU grid has 3 dims:
+/// beyond 3 tiled loops, the outermost ones tiled by 1 are walked serially by each block.
+void addImplicitGemmProposals(const PayloadFacts &facts, const HardwareProfile &profile, AddProposal add) {
+  if (!gpu(profile) || facts.implicitGemm.empty() || facts.implicitGemmType != "f32" || !facts.contractionOp.empty())
+    return;
+  size_t rank = facts.parallelSizes.size();
+  std::vector<int64_t> mLoops, nLoops;
+  for (size_t d = 0; d < rank && d < facts.implicitGemm.size(); ++d) {
+    if (facts.implicitGemm[d] == 'm')
+      mLoops.push_back(static_cast<int64_t>(d));
+    if (facts.implicitGemm[d] == 'n')
+      nLoops.push_back(static_cast<int64_t>(d));
+  }
+  int64_t k = facts.implicitGemmK;
+  int64_t blockK = k % 16 == 0 || k % 8 ? 16 : 8;
+  if (k < blockK)
+    blockK = k / 4 * 4;
+  if (blockK < 4)
+    return;
+  const std::pair<int64_t, int64_t> targets[] = {{128, 128}, {64, 128}, {128, 64}, {64, 256}, {64, 64}};
+  for (auto [bm, bn] : targets)
+    for (int64_t share : {8, 4}) {
+      std::vector<int64_t> block(rank, 1), thread(rank, 0);
+      implicitGemmSide(facts, mLoops, bm, block);
+      implicitGemmSide(facts, nLoops, bn, block);
+      std::vector<int64_t> extents(rank);
+      for (size_t d = 0; d < rank; ++d)
+        extents[d] = block[d] == 0 ? facts.parallelSizes[d] : block[d];
+      implicitGemmShare(mLoops, extents, share, thread);
+      implicitGemmShare(nLoops, extents, share, thread);
+      // Beyond 3 tiled loops, the outermost tiled by 1 are walked serially (block and thread tiles leave them whole).
+      auto tiled = [&] { return llvm::count_if(block, [](int64_t b) { return b != 0; }); };
+      for (size_t d = 0; d < rank && tiled() > 3; ++d)
+        if (block[d] == 1)
+          block[d] = 0;
+      int64_t threads = 1;
+      for (size_t d = 0; d < rank; ++d)
+        if (thread[d] > 0)
+          threads *= llvm::divideCeil(block[d] == 0 ? facts.parallelSizes[d] : block[d], thread[d]);
+      if (threads < 64 || threads > 512)
+        continue;
+      // Its tiles by cp.async first where they are element reads (no staging registers held across the
+      // multiply), then through registers.
+      for (bool async : {true, false}) {
+        if (async && !facts.implicitGemmReads)
+          continue;
+        Schedule v;
+        v.push_back(tile("block", block));
+        v.push_back(tile("thread", thread));
+        v.push_back(intAction("stage", blockK));
+        if (async)
+          v.push_back(intAction("pipeline", 2));
+        add(v, "",
+                      "heuristic: the convolution as its implicit GEMM, " + std::to_string(share) + "x" +
+                          std::to_string(share) + " per thread, " + std::to_string(blockK) + " of K per staged tile" +
+                          (async ? ", copied by cp.async" : ""));
+      }
+    }
+}
+
+} // namespace kforge::tune::search
