@@ -152,6 +152,14 @@ void kforge::buildLowerToNVVMPipeline(OpPassManager &pm, const LowerToNVVMOption
   // 128-bit accesses where the address provably allows them (A's rows of a gemm tile are offset by the K
   // loop's induction variable): while the loops are still scf.for, whose bounds and steps the proof reads.
   pm.nest<gpu::GPUModuleOp>().addPass(createKforgeProveVectorAlignment());
+  // Index arithmetic the range analysis proves non-negative (thread and block ids, loop positions, their
+  // delinearizations) in unsigned form: an affine floordiv or mod of a position is otherwise the signed
+  // sequence (a sign fix-up around every division, 64-bit in the kernels' index math). While the loops are
+  // still scf.for, whose bounds bound their induction variables.
+  OpPassManager &kernelIndexMath = pm.nest<gpu::GPUModuleOp>();
+  kernelIndexMath.addPass(createLowerAffinePass());
+  kernelIndexMath.addPass(arith::createArithUnsignedWhenEquivalentPass());
+  kernelIndexMath.addPass(arith::createArithIntRangeOpts());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 namespace kforge {
 #define GEN_PASS_DEF_KFORGESINKLAUNCHCONSTANTS
@@ -39,10 +40,31 @@ static bool worthSinking(Operation *op) {
   });
 }
 
+/// A memref's descriptor that convert-nvgpu-to-nvvm built where the memref is defined (on the host, for a
+/// function argument): outlined, the kernel would take the whole descriptor by value, and LLVM could not know
+/// its pointer is global, so every cp.async from it would convert its address (a `cvta` per copy). Cloned into
+/// the launch, the kernel takes the memref itself, whose pointer the NVPTX backend knows is global.
+/// (upstream's sinking does not take these: their operand, a function argument, has no defining op.)
+static void sinkMemrefDescriptors(gpu::LaunchOp launch) {
+  Region &body = launch.getBody();
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(body, captured);
+  OpBuilder builder(&body.front(), body.front().begin());
+  for (Value value : captured) {
+    auto cast = value.getDefiningOp<UnrealizedConversionCastOp>();
+    if (!cast || cast->getNumOperands() != 1 || cast->getNumResults() != 1 ||
+        !isa<MemRefType>(cast->getOperand(0).getType()))
+      continue;
+    Operation *inside = builder.clone(*cast);
+    replaceAllUsesInRegionWith(value, inside->getResult(0), body);
+  }
+}
+
 namespace {
 struct SinkLaunchConstantsPass : kforge::impl::KforgeSinkLaunchConstantsBase<SinkLaunchConstantsPass> {
   void runOnOperation() override {
     WalkResult result = getOperation().walk([](gpu::LaunchOp launch) {
+      sinkMemrefDescriptors(launch);
       return failed(sinkOperationsIntoLaunchOp(launch, worthSinking)) ? WalkResult::interrupt()
                                                                        : WalkResult::advance();
     });
