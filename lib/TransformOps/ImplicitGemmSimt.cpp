@@ -48,11 +48,15 @@ struct ImplicitGemmPlan {
   /// Rows and columns past m and n (and positions past a partial tile's size) are computed from clamped
   /// positions and never stored.
   int64_t mPadded = 0, nPadded = 0;
-  /// Whether a tile copy of A (of B) walks M (N) with consecutive threads, 4 consecutive elements each; else K.
+  /// Whether a tile copy of A (of B) walks M (N) with consecutive threads, else K: through registers, 4
+  /// consecutive elements a thread; with asynchronous copies, one element a thread per copy.
   bool aAlongM = false, bAlongN = false;
   /// Tiles copied straight into shared memory, an asynchronous 4-byte copy per element (zero-filled where a
   /// padded read is masked, or past K), instead of through registers.
   bool asyncCopies = false;
+  /// Asynchronous copies one element a thread, consecutive threads along each multiplicand's contiguous side
+  /// (copy_order contiguous*), instead of 4 consecutive elements a thread.
+  bool contiguousCopies = false;
   Value c;
   AffineMap outMap;
   gpu::LaunchOp launch;
@@ -156,13 +160,27 @@ static FailureOr<ImplicitGemmPlan> planImplicitGemm(linalg::LinalgOp op, const k
     why = std::string("serial_loops leaves the GEMM no ") + (plan.mLoops.empty() ? "row (M)" : "column (N)") + " loop";
     return failure();
   }
-  // K's order is the GEMM's choice (a sum): its longest loop (a convolution's channels, not its 3-wide window)
-  // goes innermost, so 4 consecutive K indices are 4 positions of one loop (one delinearization for the 4;
-  // NCHW's filter read along its channels).
-  auto longest =
-      llvm::max_element(plan.kLoops, [&](int64_t x, int64_t y) { return plan.extents[x] < plan.extents[y]; });
-  if (longest != plan.kLoops.end())
-    std::rotate(longest, longest + 1, plan.kLoops.end());
+  // K's order is the GEMM's choice (a sum). Its longest loop (a convolution's channels, not its 3-wide
+  // window) innermost: 4 consecutive K indices are 4 positions of one loop (one delinearization for a thread's
+  // 4), fewer divisions per element. For contiguous copies in the op's order, a multiplicand copied along K has
+  // its contiguous loop innermost instead, the others in the op's order: consecutive K indices are then
+  // consecutive addresses of it (NCHW's filter: f * C*KH*KW + k), which a warp reads in one run.
+  using CopyOrder = kforge::ImplicitGemmOptions::CopyOrder;
+  plan.contiguousCopies = options.asyncCopies && options.copyOrder != CopyOrder::KGroups;
+  if (options.copyOrder != CopyOrder::Contiguous) {
+    auto longest =
+        llvm::max_element(plan.kLoops, [&](int64_t x, int64_t y) { return plan.extents[x] < plan.extents[y]; });
+    if (longest != plan.kLoops.end())
+      std::rotate(longest, longest + 1, plan.kLoops.end());
+  } else {
+    for (int64_t fast : {plan.gemm.aFastLoop, plan.gemm.bFastLoop}) {
+      auto at = llvm::find(plan.kLoops, fast);
+      if (at != plan.kLoops.end()) {
+        std::rotate(at, at + 1, plan.kLoops.end());
+        break;
+      }
+    }
+  }
   plan.threadRows = options.threadGrid[0];
   plan.threadCols = options.threadGrid[1];
   plan.blockK = options.blockK;
@@ -192,14 +210,22 @@ static FailureOr<ImplicitGemmPlan> planImplicitGemm(linalg::LinalgOp op, const k
     }
     plan.asyncCopies = true;
   }
-  plan.aAlongM = copiesAlong(plan.mLoops, plan.extents, plan.gemm.aFastLoop);
-  plan.bAlongN = copiesAlong(plan.nLoops, plan.extents, plan.gemm.bFastLoop);
-  // Asynchronous copies are 4 bytes each either way: a thread's 4 consecutive K positions (K's innermost loop
-  // whole groups of 4: a convolution's channels) share the rest of their positions, so the window's padding
-  // check and most of the address (H100, session 54: 0.369 -> 0.325 ms on a ResNet 3x3, 1.177 -> 1.143 ms on a
-  // UNet 3x3; through registers, 4 consecutive M or N positions are one vector store into the stage instead).
-  if (plan.asyncCopies && plan.extents[plan.kLoops.back()] % kVector == 0)
-    plan.aAlongM = plan.bAlongN = false;
+  if (plan.contiguousCopies) {
+    // Each multiplicand's contiguous side: its M (N) when it is contiguous along its innermost M (N) loop,
+    // else K.
+    plan.aAlongM = plan.gemm.aFastLoop == plan.mLoops.back();
+    plan.bAlongN = plan.gemm.bFastLoop == plan.nLoops.back();
+  } else {
+    plan.aAlongM = copiesAlong(plan.mLoops, plan.extents, plan.gemm.aFastLoop);
+    plan.bAlongN = copiesAlong(plan.nLoops, plan.extents, plan.gemm.bFastLoop);
+    // Asynchronous copies are 4 bytes each either way: a thread's 4 consecutive K positions (K's innermost
+    // loop whole groups of 4: a convolution's channels) share the rest of their positions, so the window's
+    // padding check and most of the address (H100, session 54: 0.369 -> 0.325 ms on a ResNet 3x3, 1.177 ->
+    // 1.143 ms on a UNet 3x3; through registers, 4 consecutive M or N positions are one vector store into the
+    // stage instead).
+    if (plan.asyncCopies && plan.extents[plan.kLoops.back()] % kVector == 0)
+      plan.aAlongM = plan.bAlongN = false;
+  }
   if (failed(kforge::stagedSimtBlock(op, plan.threads(), plan.smemBytes(), /*initOps=*/true, "the op", "the output",
                                      plan.launch, plan.neighbours, why)))
     return failure();
@@ -464,8 +490,9 @@ private:
     Value copies;
   };
 
-  /// The thread's copies of the K tile at `kOff` into `stage`, straight into shared memory.
-  Share copyShare(Value kOff, Value stage) {
+  /// The thread's copies of the K tile at `kOff` into `stage`, straight into shared memory, 4 consecutive
+  /// elements a thread (k_groups).
+  Share groupedCopyShare(Value kOff, Value stage) {
     SmallVector<Value> tokens;
     for (bool isA : {true, false}) {
       int64_t mn = isA ? plan.mPadded : plan.nPadded;
@@ -477,6 +504,45 @@ private:
           tokens.push_back(copyElement(isA ? plan.gemm.a : plan.gemm.b, copyCoord(isA, along, step, kOff, e), buffer,
                                        {stage, kInTile, at}));
         }
+    }
+    Share share;
+    share.copies = nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, nvgpu::DeviceAsyncTokenType::get(ctx), tokens);
+    return share;
+  }
+
+  /// The thread's copies of the K tile at `kOff` into `stage`, straight into shared memory: one element a
+  /// thread per copy, consecutive threads along the multiplicand's contiguous side (its M or N, else K), so a
+  /// warp's 32 copies read consecutive addresses (a row of NCHW's input, a filter's K) and store to 32
+  /// consecutive words of the stage along M or N. (H100, session 55, ncu: 4 consecutive K positions a thread
+  /// left 74% of a ResNet 3x3's global sectors excess, the filter read at a 36-byte stride; L1 was the
+  /// bottleneck at 81% busy.) A thread's positions along M or N do not depend on the K tile: their
+  /// delinearization leaves the K loop. (On the same ResNet 3x3 schedule that ran 0.324 ms with k_groups:
+  /// L1 at 47% busy, 8% excess sectors, but 45% more instructions, 0.331 ms: which order wins depends on the
+  /// shape, and the search measures it.)
+  Share contiguousCopyShare(Value kOff, Value stage) {
+    SmallVector<Value> tokens;
+    AffineExpr d = getAffineDimExpr(0, ctx), s0 = getAffineSymbolExpr(0, ctx), s1 = getAffineSymbolExpr(1, ctx);
+    for (bool isA : {true, false}) {
+      int64_t mn = isA ? plan.mPadded : plan.nPadded, total = mn * plan.blockK;
+      bool along = isA ? plan.aAlongM : plan.bAlongN;
+      Value buffer = isA ? aShared : bShared;
+      for (int64_t first = 0; first < total; first += plan.threads()) {
+        // The tile's element first + thread, numbered along the contiguous side; past the tile (a last
+        // round the threads do not fill), its last element again (the same value, stored twice).
+        Value element = first + plan.threads() <= total
+                            ? apply(d + first, thread)
+                            : affine::AffineMinOp::create(
+                                  b, loc, AffineMap::get(1, 0, {d + first, getAffineConstantExpr(total - 1, ctx)}, ctx),
+                                  ValueRange{thread})
+                                  .getResult();
+        int64_t inner = along ? mn : plan.blockK;
+        Value fast = apply(d % inner, element), slow = apply(d.floorDiv(inner), element);
+        Value kInTile = along ? slow : fast, position = along ? fast : slow;
+        Coord at;
+        at.k = affine::AffineApplyOp::create(b, loc, AffineMap::get(0, 2, s0 + s1), ValueRange{kInTile, kOff});
+        (isA ? at.row : at.col) = position;
+        tokens.push_back(copyElement(isA ? plan.gemm.a : plan.gemm.b, at, buffer, {stage, kInTile, position}));
+      }
     }
     Share share;
     share.copies = nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, nvgpu::DeviceAsyncTokenType::get(ctx), tokens);
@@ -592,7 +658,11 @@ private:
       }
     acc = kforge::twoStageKLoop<Share>(
         b, loc, (plan.k + plan.blockK - 1) / plan.blockK, plan.blockK, acc,
-        [&](Value kOff, Value stage) { return plan.asyncCopies ? copyShare(kOff, stage) : loadShare(kOff); },
+        [&](Value kOff, Value stage) {
+          if (!plan.asyncCopies)
+            return loadShare(kOff);
+          return plan.contiguousCopies ? contiguousCopyShare(kOff, stage) : groupedCopyShare(kOff, stage);
+        },
         [&](const Share &share, Value stage) { storeShare(share, stage); },
         [&](Value stage, SmallVector<Value> acc) {
           for (int64_t kk = 0; kk < plan.blockK; ++kk)

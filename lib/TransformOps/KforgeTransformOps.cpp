@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 
@@ -316,7 +317,23 @@ DiagnosedSilenceableFailure transform::MatmulToSimtStagedOp::applyToOne(transfor
 // ImplicitGemmToSimtStagedOp
 //===----------------------------------------------------------------------===//
 
+/// copy_order's value as the rewrite's option; none when it names no order.
+static std::optional<kforge::ImplicitGemmOptions::CopyOrder> implicitGemmCopyOrder(StringRef order) {
+  using Order = kforge::ImplicitGemmOptions::CopyOrder;
+  return llvm::StringSwitch<std::optional<Order>>(order)
+      .Case("k_groups", Order::KGroups)
+      .Case("contiguous", Order::Contiguous)
+      .Case("contiguous_longest_k", Order::ContiguousLongestK)
+      .Default(std::nullopt);
+}
+
 LogicalResult transform::ImplicitGemmToSimtStagedOp::verify() {
+  std::optional<kforge::ImplicitGemmOptions::CopyOrder> order = implicitGemmCopyOrder(getCopyOrder());
+  if (!order)
+    return emitOpError() << "copy_order must be k_groups, contiguous or contiguous_longest_k, not '" << getCopyOrder()
+                         << "'";
+  if (*order != kforge::ImplicitGemmOptions::CopyOrder::KGroups && !getAsyncCopies())
+    return emitOpError() << "copy_order '" << getCopyOrder() << "' orders asynchronous copies: it needs async_copies";
   return verifySimtStagedOptions(*this, getThreadGrid(), static_cast<int64_t>(getBlockK()));
 }
 
@@ -329,6 +346,7 @@ DiagnosedSilenceableFailure transform::ImplicitGemmToSimtStagedOp::applyToOne(tr
   options.threadGrid = llvm::to_vector_of<int64_t, 2>(getThreadGrid());
   options.serialLoops = llvm::to_vector(getSerialLoops());
   options.asyncCopies = getAsyncCopies();
+  options.copyOrder = *implicitGemmCopyOrder(getCopyOrder()); // (checked by the verifier)
   std::string why;
   if (failed(kforge::implicitGemmToSimtStaged(rewriter, target, options, why)))
     return emitSilenceableError() << why;

@@ -79,6 +79,9 @@ struct ImplicitGemmOptions {
   llvm::SmallVector<int64_t, 2> threadGrid; ///< [rows, columns], both positive.
   llvm::SmallVector<int64_t> serialLoops;   ///< Parallel loops the block walks one position at a time.
   bool asyncCopies = false;                 ///< Tiles copied element by element by cp.async (zero-filled where masked).
+  /// How the asynchronous copies are shared out among the threads (copy_order).
+  enum class CopyOrder { KGroups, Contiguous, ContiguousLongestK };
+  CopyOrder copyOrder = CopyOrder::KGroups;
 };
 
 /// transform.kforge.implicit_gemm_to_simt_staged: replaces a block's contraction (out + x * y: a convolution as

@@ -134,3 +134,25 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %op = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{copy_order must be k_groups, contiguous or contiguous_longest_k, not 'rows'}}
+    transform.kforge.implicit_gemm_to_simt_staged %op {block_k = 8, thread_grid = array<i64: 8, 8>, async_copies, copy_order = "rows"} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %op = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{copy_order 'contiguous' orders asynchronous copies: it needs async_copies}}
+    transform.kforge.implicit_gemm_to_simt_staged %op {block_k = 8, thread_grid = array<i64: 8, 8>, copy_order = "contiguous"} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}

@@ -454,7 +454,13 @@ def ImplicitGemmToSimtStagedOp : Kforge_ReplacingOp<"implicit_gemm_to_simt_stage
     (`cp.async`, zero-filled where the read is masked or past K), waited for before the tile's
     barrier, instead of through registers held across the multiply; a thread's 4 copies then
     take consecutive K positions where K's innermost loop is whole groups of 4 (they share the
-    window's padding check).
+    window's padding check). `copy_order` says how the asynchronous copies are shared out:
+    `k_groups` (the default) as just said, K's longest loop innermost; `contiguous`, one element
+    a thread per copy, consecutive threads along each multiplicand's contiguous side (its M or
+    N loop, else K), K's loops in the op's order with a multiplicand's contiguous K loop
+    innermost (a warp's 32 copies read consecutive addresses: a row of NCHW's input, a run of
+    an FCHW filter); `contiguous_longest_k`, the same with K's longest loop innermost (fewer
+    divisions per element, a filter read along its channels).
 
     #### Return modes
 
@@ -467,14 +473,16 @@ def ImplicitGemmToSimtStagedOp : Kforge_ReplacingOp<"implicit_gemm_to_simt_stage
     not the grid's threads, or the output used after the op by an op other than the epilogue.
     Consumes the target handle and returns nothing (the op is gone).
 
-    The op fails to verify when `thread_grid` is not two positive counts or `block_k` is not a
-    positive multiple of 4.
+    The op fails to verify when `thread_grid` is not two positive counts, `block_k` is not a
+    positive multiple of 4, or `copy_order` is not one of the three (or not `k_groups` without
+    `async_copies`).
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        I64Attr:$block_k,
                        DenseI64ArrayAttr:$thread_grid,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$serial_loops,
-                       UnitAttr:$async_copies);
+                       UnitAttr:$async_copies,
+                       DefaultValuedAttr<StrAttr, "\"k_groups\"">:$copy_order);
   let results = (outs);
   let hasVerifier = 1;
 }
