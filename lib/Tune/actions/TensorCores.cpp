@@ -452,6 +452,14 @@ public:
   }
 };
 
+/// contiguous_copies' copy_order attribute of implicit_gemm_to_simt_staged (none: its default, k_groups).
+static std::string implicitGemmCopyOrder(const Schedule &schedule) {
+  const Action *contiguous = findSlot(schedule, "contiguous_copies");
+  if (!contiguous)
+    return "";
+  return contiguous->value ? ", copy_order = \"contiguous_longest_k\"" : ", copy_order = \"contiguous\"";
+}
+
 /// stage on a convolution: the block's convolution (marked kforge.implicit_gemm before tiling) as its implicit GEMM.
 void StageAction::renderImplicitGemm(Renderer &r, size_t index, const Schedule &schedule) {
   ImplicitGemmTile tile = implicitGemmTile(schedule, r.facts);
@@ -466,7 +474,8 @@ void StageAction::renderImplicitGemm(Renderer &r, size_t index, const Schedule &
          ", " + std::to_string(tile.threadCols) + ">" +
          (tile.serialLoops.empty() ? std::string()
                                    : ", serial_loops = array<i64: " + joinInts(tile.serialLoops, ", ") + ">") +
-         (findSlot(schedule, "pipeline") ? ", async_copies" : "") + "} : (!transform.any_op) -> ()");
+         (findSlot(schedule, "pipeline") ? ", async_copies" : "") + implicitGemmCopyOrder(schedule) +
+         "} : (!transform.any_op) -> ()");
   r.line("    transform.apply_cse to " + stageFunc + " : !transform.any_op");
 }
 
@@ -534,6 +543,41 @@ public:
   }
   std::string mmaOption(const Action &action) const override {
     return ", async_stages = " + std::to_string(action.value);
+  }
+};
+
+/// An option of the implicit GEMM's asynchronous copies (stage and pipeline(2) on a convolution), rendered by
+/// stage in implicit_gemm_to_simt_staged's attributes.
+class ContiguousCopiesAction : public ActionDefinition {
+public:
+  ContiguousCopiesAction()
+      : ActionDefinition(
+            ActionSpec{
+                "contiguous_copies",
+                "Share out the implicit GEMM's asynchronous copies one element a thread per copy, consecutive threads "
+                "along each multiplicand's contiguous side (its rows or columns where it is contiguous along them, "
+                "else K): a warp's 32 copies read consecutive addresses (a row of NCHW's input, a run of an FCHW "
+                "filter) instead of 4 consecutive K positions a thread. `longest_k` 0: K's loops in the op's order "
+                "(the contiguous K loop of a multiplicand copied along K innermost: the filter read in runs); 1: "
+                "K's longest loop innermost (fewer divisions per element). Fewer memory transactions, more index "
+                "arithmetic: which wins depends on the convolution.",
+                "the copy_order option of transform.kforge.implicit_gemm_to_simt_staged (contiguous or "
+                "contiguous_longest_k)",
+                {{"longest_k", ParamType::Int, {0, 1}, {}, "1: K's longest loop innermost; 0: the op's order"}},
+                {"gpu"},
+                "stage on a convolution (its implicit GEMM) and pipeline(2) before it"},
+            {{"", 55}}) {}
+
+  RenderPoint renderPoint() const override { return RenderPoint::AfterFinish; }
+  void validate(const ValidationContext &context) const override {
+    const PayloadFacts &facts = context.facts;
+    const Schedule &schedule = context.schedule;
+    if (facts.implicitGemm.empty() || !facts.contractionOp.empty() || findSlot(schedule, "mma"))
+      context.problem("unsupported", "contiguous_copies orders the copies of a convolution's implicit GEMM (stage "
+                                     "on a convolution, payload facts' implicit_gemm); this schedule has none");
+    else if (!findSlot(schedule, "stage") || !findSlot(schedule, "pipeline"))
+      context.problem("precondition", "contiguous_copies needs stage and pipeline(2) before it (it orders the "
+                                      "implicit GEMM's asynchronous copies)");
   }
 };
 
@@ -728,6 +772,7 @@ void kforge::tune::addTensorCoreActions(ActionDefinitions &definitions) {
   definitions.push_back(std::make_unique<StageAction>());
   definitions.push_back(std::make_unique<LdmatrixAction>());
   definitions.push_back(std::make_unique<PipelineAction>());
+  definitions.push_back(std::make_unique<ContiguousCopiesAction>());
   definitions.push_back(std::make_unique<WgmmaAction>());
   definitions.push_back(std::make_unique<TmaAction>());
   definitions.push_back(std::make_unique<OverlapAction>());

@@ -101,8 +101,18 @@ void addImplicitGemmProposals(const PayloadFacts &facts, const HardwareProfile &
       if (threads < 64 || threads > 512)
         continue;
       // Its tiles by cp.async first where they are element reads (no staging registers held across the
-      // multiply), then through registers.
-      for (bool async : {true, false}) {
+      // multiply), then through registers. The cp.async copies three ways with 8 x 8 a thread (the faster
+      // share): 4 consecutive K positions a thread, then one element a thread along each side's contiguous
+      // loop, K's longest loop innermost and in the op's order (H100, session 55, fixed schedules: which is
+      // fastest depends on the convolution: K positions on NCHW 3x3s, contiguous on NHWC, contiguous with the
+      // channels innermost on a stride-2 3x3, 0.716 -> 0.539 ms).
+      enum class Copies { Registers, KGroups, ContiguousLongestK, Contiguous };
+      std::vector<Copies> forms = {Copies::KGroups};
+      if (share == 8)
+        forms.insert(forms.end(), {Copies::ContiguousLongestK, Copies::Contiguous});
+      forms.push_back(Copies::Registers);
+      for (Copies form : forms) {
+        bool async = form != Copies::Registers;
         if (async && !facts.implicitGemmReads)
           continue;
         Schedule v;
@@ -111,10 +121,17 @@ void addImplicitGemmProposals(const PayloadFacts &facts, const HardwareProfile &
         v.push_back(intAction("stage", blockK));
         if (async)
           v.push_back(intAction("pipeline", 2));
+        if (form == Copies::ContiguousLongestK || form == Copies::Contiguous)
+          v.push_back(intAction("contiguous_copies", form == Copies::ContiguousLongestK ? 1 : 0));
+        const char *how = form == Copies::KGroups              ? ", copied by cp.async"
+                          : form == Copies::ContiguousLongestK ? ", copied by cp.async along each side's "
+                                                                 "contiguous loop, K's longest loop innermost"
+                          : form == Copies::Contiguous         ? ", copied by cp.async along each side's "
+                                                                 "contiguous loop, K in the op's order"
+                                                               : "";
         add(v, "",
-                      "heuristic: the convolution as its implicit GEMM, " + std::to_string(share) + "x" +
-                          std::to_string(share) + " per thread, " + std::to_string(blockK) + " of K per staged tile" +
-                          (async ? ", copied by cp.async" : ""));
+            "heuristic: the convolution as its implicit GEMM, " + std::to_string(share) + "x" + std::to_string(share) +
+                " per thread, " + std::to_string(blockK) + " of K per staged tile" + how);
       }
     }
 }
