@@ -280,7 +280,7 @@ std::string kforge::tune::raggedTilesBlocker(const Schedule &schedule, const Pay
       continue;
     if (pipelinedMma && llvm::is_contained(kStagedMma, llvm::StringRef(action.kind)))
       continue;
-    if (implicitGemm && action.kind == "pipeline")
+    if (implicitGemm && (action.kind == "pipeline" || action.kind == "contiguous_copies"))
       continue;
     if (!llvm::is_contained(kMasked, llvm::StringRef(action.kind)))
       return action.kind;
