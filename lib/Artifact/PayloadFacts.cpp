@@ -315,6 +315,31 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
         }))
       ++facts.nestedReductions;
   });
+  // Convolutions (window ops that read as an implicit GEMM) whose result another window op (a pooling) reads,
+  // directly or through elementwise ops and reshapes (see PayloadFacts::convolutionsBeforeWindows).
+  std::function<bool(Value, int)> readByWindow = [&](Value value, int depth) {
+    if (depth > 32)
+      return false;
+    for (Operation *user : value.getUsers()) {
+      if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user) && readByWindow(user->getResult(0), depth + 1))
+        return true;
+      auto reader = dyn_cast<linalg::LinalgOp>(user);
+      if (!reader || !llvm::is_contained(reader.getDpsInputs(), value))
+        continue;
+      if (kforge::isWindowOp(reader))
+        return true;
+      if (reader.getNumReductionLoops() == 0 &&
+          llvm::any_of(reader->getResults(), [&](Value result) { return readByWindow(result, depth + 1); }))
+        return true;
+    }
+    return false;
+  };
+  func.walk([&](linalg::LinalgOp op) {
+    std::string why;
+    if (op.getOperation() != root.getOperation() && kforge::isWindowOp(op) && op->getNumResults() == 1 &&
+        succeeded(kforge::analyzeImplicitGemm(op, why)) && readByWindow(op->getResult(0), 0))
+      ++facts.convolutionsBeforeWindows;
+  });
   facts.rowIntermediates = 0;
   func.walk([&](linalg::LinalgOp op) {
     if (op.getOperation() == root.getOperation() || op.getNumReductionLoops() > 0 || facts.reductionSize == 0)

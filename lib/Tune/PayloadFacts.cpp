@@ -37,6 +37,7 @@ llvm::json::Value kforge::tune::toJSON(const PayloadFacts &facts) {
                             {"multi_result_reductions", facts.multiResultReductions},
                             {"contractions_after_reductions", facts.contractionsAfterReductions},
                             {"nested_reductions", facts.nestedReductions},
+                            {"convolutions_before_windows", facts.convolutionsBeforeWindows},
                             {"element_type", facts.elementType},
                             {"flops", facts.flops},
                             {"bytes", facts.bytes},
@@ -65,7 +66,9 @@ bool kforge::tune::fromJSON(const llvm::json::Value &value, PayloadFacts &facts,
          o.mapOptional("implicit_gemm_reads", facts.implicitGemmReads) &&
          o.mapOptional("multi_result_reductions", facts.multiResultReductions) &&
          o.mapOptional("contractions_after_reductions", facts.contractionsAfterReductions) &&
-         o.mapOptional("nested_reductions", facts.nestedReductions) && o.map("element_type", facts.elementType) &&
-         o.map("flops", facts.flops) && o.map("bytes", facts.bytes) && o.map("structural_hash", facts.structuralHash);
+         o.mapOptional("nested_reductions", facts.nestedReductions) &&
+         o.mapOptional("convolutions_before_windows", facts.convolutionsBeforeWindows) &&
+         o.map("element_type", facts.elementType) && o.map("flops", facts.flops) && o.map("bytes", facts.bytes) &&
+         o.map("structural_hash", facts.structuralHash);
 }
 

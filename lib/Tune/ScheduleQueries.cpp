@@ -303,6 +303,12 @@ std::string kforge::tune::severalKernelsReason(const PayloadFacts &facts, bool g
            " contraction(s) read the result of a reduction (chained Linear layers, a matmul after a norm): fused "
            "into their tiles, it would be recomputed for every tile, and left unfused, it would run on the host" +
            partition;
+  if (gpu && facts.convolutionsBeforeWindows > 0)
+    return std::to_string(facts.convolutionsBeforeWindows) +
+           " convolution(s) feed a window op (a pooling): fused into its tiles, the convolution is computed point "
+           "by point, not as its implicit GEMM (KernelBench's l2_conv2d_max_pool_relu, H100: 17.2 ms fused, "
+           "against 2.3 ms for the same convolution alone)" +
+           partition;
   if (gpu && facts.nestedReductions > 0)
     return std::to_string(facts.nestedReductions) +
            " reduction(s) reduce over the results of other reductions (a loss's mean over per-row values): a GPU "

@@ -97,6 +97,11 @@ struct PayloadFacts {
   /// reduction that reads another's result broadcast along its own reduced loop (layernorm's variance reading
   /// the mean, softmax's sum reading the max) is not counted: that is one row's work.
   int64_t nestedReductions = 0;
+  /// Convolutions (window ops that read as an implicit GEMM) whose result another window op reads, directly or
+  /// through elementwise ops (conv + max pool). Fused into the pooling's tiles, the convolution is computed point
+  /// by point (the direct convolution), not as its implicit GEMM: on the GPU such a payload is several kernels
+  /// (kforge-partition).
+  int64_t convolutionsBeforeWindows = 0;
   int64_t flops = 0;
   int64_t bytes = 0;                  ///< Bytes of all arguments and results (the memory traffic floor).
   std::string structuralHash;         ///< SHA-256 of the payload printed generically without locations.
