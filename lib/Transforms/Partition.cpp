@@ -142,6 +142,7 @@ private:
     return it->second;
   }
   bool canJoin(const Group &group, unsigned index, linalg::LinalgOp op) const;
+  bool initializes(const Group &group, unsigned index, linalg::LinalgOp contraction);
   void join(unsigned index, linalg::LinalgOp op);
   void start(Operation *op);
   Operation *topLevelAncestor(Operation *op) {
@@ -175,7 +176,12 @@ bool Partitioner::canJoin(const Group &group, unsigned index, linalg::LinalgOp o
     // kernel that no schedule of the contraction maps to the GPU, and f64 between kernels is nothing the runner
     // verifies.
     auto width = [](Value v) { return getElementTypeOrSelf(v.getType()).getIntOrFloatBitWidth(); };
-    unsigned narrowest = width(group.ops.front()->getResult(0));
+    // (The contraction's result: a group it joined as the init's consumer starts with the init's ops.)
+    Operation *contraction = *llvm::find_if(group.ops, [](Operation *member) {
+      auto linalgMember = dyn_cast<linalg::LinalgOp>(member);
+      return linalgMember && isContraction(linalgMember);
+    });
+    unsigned narrowest = width(contraction->getResult(0));
     for (OpOperand *input : op.getDpsInputOperands())
       if (inGroup(input->get()))
         narrowest = std::min(narrowest, width(input->get()));
@@ -215,6 +221,34 @@ bool Partitioner::canJoin(const Group &group, unsigned index, linalg::LinalgOp o
   }
   }
   return false;
+}
+
+/// Whether `group` (the latest of `contraction`'s producers) only computes `contraction`'s init: elementwise ops
+/// over the contraction's result shape (the bias torch-mlir broadcasts into a convolution's or a Linear's init)
+/// whose values nothing else reads. Then the contraction joins it: split off, the init would be a dispatch's
+/// argument that the contraction's kernel accumulates into in place (a buffer both read and written, which the
+/// runner poisons as an output), and an extra write and read of the result's size; kept, the schedules take the
+/// init into the accumulators (the implicit GEMM's and the staged SGEMM's init ops).
+bool Partitioner::initializes(const Group &group, unsigned index, linalg::LinalgOp contraction) {
+  if (group.kind != GroupKind::Rows || group.reduces || contraction.getNumDpsInits() != 1 ||
+      contraction->getNumResults() != 1)
+    return false;
+  ArrayRef<int64_t> shape = cast<ShapedType>(contraction->getResult(0).getType()).getShape();
+  if (ArrayRef<int64_t>(group.domain) != shape || groupOf(contraction.getDpsInits()[0]) != index)
+    return false;
+  for (OpOperand *input : contraction.getDpsInputOperands())
+    if (groupOf(input->get()) == index)
+      return false;
+  Operation *init = throughReshapes(contraction.getDpsInits()[0]).getDefiningOp();
+  for (Operation *member : group.ops)
+    for (Operation *user : member->getUsers()) {
+      Operation *reader = topLevelAncestor(user);
+      if (reader != contraction.getOperation() && !llvm::is_contained(group.ops, reader))
+        return false;
+      if (reader == contraction.getOperation() && member != init)
+        return false;
+    }
+  return true;
 }
 
 void Partitioner::join(unsigned index, linalg::LinalgOp op) {
@@ -275,6 +309,16 @@ LogicalResult Partitioner::formGroups() {
         join(last, linalgOp);
         continue;
       }
+    }
+    // A contraction whose init the latest group computes and nothing else reads: the group becomes its.
+    if (linalgOp && linalgOp.hasPureTensorSemantics() && isContraction(linalgOp) && latest &&
+        initializes(groups[*latest], *latest, linalgOp)) {
+      Group &group = groups[*latest];
+      group.kind = GroupKind::Contraction;
+      group.domain = llvm::to_vector(cast<ShapedType>(op.getResult(0).getType()).getShape());
+      group.ops.push_back(&op);
+      groupIndex[&op] = *latest;
+      continue;
     }
     start(&op);
   }
