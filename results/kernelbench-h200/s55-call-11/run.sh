@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device call 11 of session 55 (2026-12-06), repository root on the GPU machine (an H100 was lent), $OUT its output.
+# Device call 11 of session 55 (2026-12-06), repository root on the GPU machine (an H200 came: the call named no card), $OUT its output.
 # Tuner packed by scripts/gpu/pack_tuner.sh at a7d86dc (kforge-partition keeps the bias broadcast with the convolution
 # it initializes), carried with gpu-artifacts/kernelbench (imported at 134ddd2; l2_conv2d_max_pool_relu's plan
 # re-made here at a7d86dc: kforge.partition(payload, plan dir, tools_dir=build/bin): 2 dispatches, the convolution with
