@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Matchers.h"
@@ -88,6 +89,61 @@ static void findWrittenArguments(func::FuncOp func, llvm::SmallDenseSet<unsigned
       if (isa<MemoryEffects::Write>(instance.getEffect()) && instance.getValue())
         mark(instance.getValue());
   });
+}
+
+/// Arguments of `func` (bufferized) whose first access, in the order of the function's top-level ops, reads
+/// them: a payload that accumulates into an argument in place (`linalg.matmul ins(A, B) outs(C)` returning the
+/// result: C + A x B into C's buffer). An op that reads and writes an argument (the matmul, reading its init)
+/// reads it first. Ops whose accesses are unknown (a call) end the search for the arguments they touch.
+static llvm::SmallDenseSet<unsigned> argumentsReadFirst(func::FuncOp func) {
+  Block &entry = func.getBody().front();
+  llvm::SmallDenseSet<unsigned> decided, readFirst;
+  auto root = [&](Value value) -> std::optional<unsigned> {
+    if (!isa<BaseMemRefType>(value.getType()))
+      return std::nullopt;
+    BlockArgument arg = getRootArgument(value);
+    if (!arg || arg.getOwner() != &entry)
+      return std::nullopt;
+    return arg.getArgNumber();
+  };
+  auto touch = [&](std::optional<unsigned> index, bool read) {
+    if (index && decided.insert(*index).second && read)
+      readFirst.insert(*index);
+  };
+  for (Operation &op : entry) {
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(&op); linalgOp && linalgOp.hasPureBufferSemantics()) {
+      // Reads first: every operand read (an input, or an init its body uses); then the inits it only writes.
+      for (OpOperand *input : linalgOp.getDpsInputOperands())
+        touch(root(input->get()), true);
+      for (OpOperand &init : linalgOp.getDpsInitsMutable())
+        if (linalgOp.payloadUsesValueFromOperand(&init))
+          touch(root(init.get()), true);
+      for (OpOperand &init : linalgOp.getDpsInitsMutable())
+        touch(root(init.get()), false);
+      continue;
+    }
+    if (auto copy = dyn_cast<memref::CopyOp>(&op)) {
+      touch(root(copy.getSource()), true);
+      touch(root(copy.getTarget()), false);
+      continue;
+    }
+    auto effects = dyn_cast<MemoryEffectOpInterface>(&op);
+    if (!effects) {
+      for (Value operand : op.getOperands())
+        if (std::optional<unsigned> index = root(operand))
+          decided.insert(*index);
+      continue;
+    }
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    for (const MemoryEffects::EffectInstance &instance : instances)
+      if (instance.getValue() && isa<MemoryEffects::Read>(instance.getEffect()))
+        touch(root(instance.getValue()), true);
+    for (const MemoryEffects::EffectInstance &instance : instances)
+      if (instance.getValue() && isa<MemoryEffects::Write>(instance.getEffect()))
+        touch(root(instance.getValue()), false);
+  }
+  return readFirst;
 }
 
 /// Whether `value` (a scalar in a linalg body) only moves toward a positive-domain op through steps that keep
@@ -225,6 +281,17 @@ FailureOr<std::vector<kforge::ArgumentInfo>> kforge::describeEntryArguments(Modu
 
   llvm::SmallDenseSet<unsigned> written;
   findWrittenArguments(func, written);
+  // An output's elements start as a poison the runner can see left unwritten; a payload that reads an argument
+  // it then writes (accumulates into it in place) would read the poison, and its reference too: said here,
+  // not as a reference with non-finite values.
+  llvm::SmallDenseSet<unsigned> readFirst = argumentsReadFirst(func);
+  for (unsigned index = 0; index < func.getNumArguments(); ++index)
+    if (written.contains(index) && readFirst.contains(index))
+      return func.emitError() << "argument #" << index
+                              << " is read and then written in place: the payload accumulates into its argument "
+                                 "(e.g. linalg.matmul ins(A, B) outs(C) returning C + A x B), and kforge's artifacts "
+                                 "take outputs that start unwritten; make the accumulation out of place (a filled "
+                                 "tensor.empty as the init, then add C to the result)";
   std::vector<ArgumentInfo> arguments;
   for (auto [index, type] : llvm::enumerate(func.getArgumentTypes())) {
     auto memref = dyn_cast<MemRefType>(type);

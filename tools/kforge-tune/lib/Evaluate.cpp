@@ -534,7 +534,7 @@ std::optional<DatabaseRecord> kforge::tune::measureBaseline(const TuneConfig &co
     if (timingDisturbed(run))
       llvm::errs() << "kforge-tune: note: other work disturbed the baseline's timing on three tries, seconds apart: "
                       "tune on a quieter machine, or with fewer measurers per core\n";
-    else if (config.target == "gpu")
+    else if (config.target == "gpu" && run.status != "incorrect") // (a verdict on its outputs: it ran)
       llvm::errs() << "kforge-tune: note: is there a GPU, and is the runtime (" << tools.runtime
                    << ") built? --target cpu tunes for the CPU\n";
     return std::nullopt;
