@@ -198,6 +198,10 @@ static void neighbourSlots(const Schedule &s, const PayloadFacts &facts, const H
     (slot(s, "overlap") ? removes : adds).push_back("overlap");
   if (slot(s, "mma") && slot(s, "pipeline"))
     (slot(s, "stage_epilogue") ? removes : adds).push_back("stage_epilogue");
+  // The implicit GEMM's cp.async copies (stage and pipeline on a convolution): their order.
+  if (!slot(s, "mma") && slot(s, "stage") && slot(s, "pipeline") && !facts.implicitGemm.empty() &&
+      facts.contractionOp.empty())
+    (slot(s, "contiguous_copies") ? removes : adds).push_back("contiguous_copies");
   // A root with reduction loops after its parallel ones: its scalar tiles' loop order.
   if (facts.rootLoops > static_cast<int64_t>(facts.parallelSizes.size()) && !slot(s, "vectorize") &&
       !slot(s, "lanes") && !slot(s, "mma") && !slot(s, "stage"))
@@ -284,6 +288,7 @@ static const Addition kAdditions[] = {
         StringRef what) -> std::optional<Action> {
        return intAction(what, profile.multiprocessors * pick(rng, std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8}));
      }},
+    {"contiguous_copies", withSearchValue},
     {"occupancy", withSearchValue},
     {"max_registers", withSearchValue},
     {"lanes", withSearchValue},
@@ -333,11 +338,18 @@ static const struct {
      {{"stage", ""},
       {"ldmatrix", ""},
       {"pipeline", ""},
+      {"contiguous_copies", ""},
       {"wgmma", ""},
       {"tma", ""},
       {"overlap", ""},
       {"stage_epilogue", ""}}},
-    {"pipeline", {{"pipeline", ""}, {"wgmma", ""}, {"tma", ""}, {"overlap", ""}, {"stage_epilogue", ""}}},
+    {"pipeline",
+     {{"pipeline", ""},
+      {"wgmma", ""},
+      {"tma", ""},
+      {"overlap", ""},
+      {"stage_epilogue", ""},
+      {"contiguous_copies", ""}}},
     // wgmma multiplies the pipelined stages; tma fills them; overlap keeps wgmma in flight.
     {"wgmma", {{"wgmma", ""}, {"tma", ""}, {"overlap", ""}}},
     {"tile-thread",
@@ -346,6 +358,7 @@ static const struct {
       {"tma", ""},
       {"wgmma", ""},
       {"pipeline", ""},
+      {"contiguous_copies", ""},
       {"ldmatrix", ""},
       {"stage", ""},
       {"mma", ""},

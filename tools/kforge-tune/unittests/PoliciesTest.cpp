@@ -2,6 +2,8 @@
 
 #include "kforge/Tune/Policies.h"
 
+#include "llvm/Support/JSON.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
@@ -295,6 +297,49 @@ TEST(Policies, ReorderIsProposedAndReachedByMutationOnScalarTiles) {
   }
   EXPECT_TRUE(added);
   EXPECT_TRUE(removed);
+}
+
+TEST(Policies, ContiguousCopiesAreProposedAndMutatedOnImplicitGemms) {
+  // An NCHW convolution with a bias and a ReLU (test/Tune/Inputs/conv-nchw-bias-relu.mlir's facts, as
+  // kforge-compile --facts-json writes them): the heuristic proposes the cp.async copy orders, and mutation adds
+  // contiguous_copies, flips its parameter and removes it (alone, or with pipeline or stage); every result
+  // validates.
+  llvm::Expected<llvm::json::Value> parsed =
+      llvm::json::parse(R"({"allow_tf32": false, "bytes": 91264, "contraction_a_transposed": false,
+    "contraction_b_transposed": false, "contraction_k": 0, "contraction_op": "",
+    "contraction_operand_type": "", "contraction_ops": 0, "contraction_result_type": "",
+    "contraction_sizes": [], "contractions_after_reductions": 0, "convolutions_before_windows": 0,
+    "element_type": "f32", "entry": "conv_bias_relu", "flops": 2375680, "implicit_gemm": "nmnnkkk",
+    "implicit_gemm_k": 72, "implicit_gemm_reads": true, "implicit_gemm_type": "f32", "linalg_ops": 3,
+    "multi_result_reductions": 0, "nested_reductions": 0, "parallel_sizes": [2, 32, 16, 16],
+    "reduction_innermost": -1, "reduction_ops": 1, "reduction_size": 8, "root_loops": 4,
+    "root_op": "linalg.generic", "root_reshapes": 0, "row_intermediates": 1, "row_moments": 0,
+    "structural_hash": "conv", "whole_dims": [], "window_ops": 1})");
+  ASSERT_TRUE(bool(parsed));
+  PayloadFacts conv;
+  llvm::json::Path::Root root;
+  ASSERT_TRUE(fromJSON(*parsed, conv, root));
+  std::vector<Proposal> guesses = heuristicSchedules(conv, h200());
+  Schedule contiguous;
+  for (const Proposal &p : guesses)
+    if (findSlot(p.schedule, "contiguous_copies"))
+      contiguous = p.schedule;
+  ASSERT_FALSE(contiguous.empty());
+  std::mt19937_64 rng(11);
+  bool added = false, removed = false, flipped = false;
+  for (int i = 0; i < 800; ++i) {
+    std::string step;
+    const Schedule &parent = i % 2 ? contiguous : guesses[i % guesses.size()].schedule;
+    Schedule mutated = mutateSchedule(parent, conv, h200(), rng, i % 4 == 0, step);
+    EXPECT_TRUE(validateSchedule(mutated, conv, "gpu").empty()) << describe(mutated) << " (" << step << ")";
+    added |= llvm::StringRef(step).starts_with("add contiguous_copies");
+    removed |= step == "remove contiguous_copies";
+    const Action *before = findSlot(parent, "contiguous_copies"), *after = findSlot(mutated, "contiguous_copies");
+    flipped |= before && after && before->value != after->value;
+  }
+  EXPECT_TRUE(added);
+  EXPECT_TRUE(removed);
+  EXPECT_TRUE(flipped);
 }
 
 TEST(Policies, LaneVectorsAndRowPrefetchesAreProposedAndMutatedOnRowKernels) {
