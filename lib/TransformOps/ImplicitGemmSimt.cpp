@@ -595,12 +595,9 @@ private:
   Value col(int64_t j) { return add(threadCol, (j / kVector) * kVector * plan.threadCols + j % kVector); }
 
   SmallVector<Value> multiply(Value stage, int64_t kk, SmallVector<Value> acc) {
-    SmallVector<Value> rows, cols;
-    for (int64_t i = 0; i < plan.tileM(); i += kVector)
-      rows.push_back(row(i));
-    for (int64_t j = 0; j < plan.tileN(); j += kVector)
-      cols.push_back(col(j));
-    return kforge::simt::multiplyStep(b, loc, aShared, bShared, stage, kk, rows, cols, std::move(acc));
+    return kforge::simt::multiplyStep(
+        b, loc, aShared, bShared, stage, kk, plan.tileM(), plan.tileN(), [&](int64_t i) { return row(i); },
+        [&](int64_t j) { return col(j); }, std::move(acc));
   }
 
   /// The thread's output element (i, j): columns of a group of 4 share their delinearization.

@@ -343,12 +343,9 @@ private:
   /// One K step from stage `stage`: the thread's rows of A^T[kk] and columns of B[kk] as 4-wide reads, then
   /// tileM x tileN fused multiply-adds.
   SmallVector<Value> multiply(Value stage, int64_t kk, SmallVector<Value> acc) {
-    SmallVector<Value> rows, cols;
-    for (int64_t i = 0; i < plan.tileM(); i += kVector)
-      rows.push_back(row(i));
-    for (int64_t j = 0; j < plan.tileN(); j += kVector)
-      cols.push_back(col(j));
-    return kforge::simt::multiplyStep(b, loc, aShared, bShared, stage, kk, rows, cols, std::move(acc));
+    return kforge::simt::multiplyStep(
+        b, loc, aShared, bShared, stage, kk, plan.tileM(), plan.tileN(), [&](int64_t i) { return row(i); },
+        [&](int64_t j) { return col(j); }, std::move(acc));
   }
 
   /// The K loop over tiles of block_k, two stages: while the threads multiply stage s, each thread's share of

@@ -25,7 +25,14 @@ std::pair<Value, Value> kforge::simt::vectorPosition(OpBuilder &b, Location loc,
 }
 
 SmallVector<Value> kforge::simt::multiplyStep(OpBuilder &b, Location loc, Value aShared, Value bShared, Value stage,
-                                              int64_t kk, ValueRange rows, ValueRange cols, SmallVector<Value> acc) {
+                                              int64_t kk, int64_t tileM, int64_t tileN,
+                                              llvm::function_ref<Value(int64_t)> row,
+                                              llvm::function_ref<Value(int64_t)> col, SmallVector<Value> acc) {
+  SmallVector<Value> rows, cols;
+  for (int64_t i = 0; i < tileM; i += kVector)
+    rows.push_back(row(i));
+  for (int64_t j = 0; j < tileN; j += kVector)
+    cols.push_back(col(j));
   auto vec = VectorType::get({kVector}, b.getF32Type());
   Value kIndex = arith::ConstantIndexOp::create(b, loc, kk);
   auto read = [&](Value shared, ValueRange at) {

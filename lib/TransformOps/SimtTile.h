@@ -25,11 +25,13 @@ std::pair<mlir::Value, mlir::Value> vectorPosition(mlir::OpBuilder &b, mlir::Loc
                                                    int64_t threads, int64_t first, int64_t rows, int64_t cols);
 
 /// One K step from stage `stage` of two K-major stages (A^T: [stage][k][row], B: [stage][k][column]): the
-/// thread's rows (4-wide reads from `rows`, one per group of 4) and columns (from `cols`) at K index `kk`, then
-/// rows x columns fused multiply-adds into `acc` (row-major, `cols.size() * 4` per row).
+/// thread's `tileM` rows and `tileN` columns at K index `kk` as 4-wide reads, one per group of 4 starting at
+/// `row(i)` (`col(j)`) for i (j) a multiple of 4, then tileM x tileN fused multiply-adds into `acc` (row-major).
 llvm::SmallVector<mlir::Value> multiplyStep(mlir::OpBuilder &b, mlir::Location loc, mlir::Value aShared,
-                                            mlir::Value bShared, mlir::Value stage, int64_t kk, mlir::ValueRange rows,
-                                            mlir::ValueRange cols, llvm::SmallVector<mlir::Value> acc);
+                                            mlir::Value bShared, mlir::Value stage, int64_t kk, int64_t tileM,
+                                            int64_t tileN, llvm::function_ref<mlir::Value(int64_t)> row,
+                                            llvm::function_ref<mlir::Value(int64_t)> col,
+                                            llvm::SmallVector<mlir::Value> acc);
 
 } // namespace kforge::simt
 

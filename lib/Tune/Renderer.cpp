@@ -24,7 +24,7 @@ std::string Renderer::render(const Schedule &schedule, std::vector<int> *actionL
   if (twoKernels)
     renderKernelLoopMatcher();
   // stage on a convolution: the convolution (the op with a reduction loop) is marked for the implicit GEMM.
-  bool implicitGemm = findSlot(schedule, "stage") && !facts.implicitGemm.empty() && facts.contractionOp.empty();
+  bool implicitGemm = findSlot(schedule, "stage") && stageIsImplicitGemm(facts);
   if (implicitGemm)
     renderImplicitGemmMatcher();
   line("  transform.named_sequence @__transform_main(%module: !transform.any_op {transform.consumed}) {");

@@ -207,6 +207,10 @@ std::vector<int64_t> kforge::tune::blockDims(const Schedule &schedule, const Pay
   return dims;
 }
 
+bool kforge::tune::stageIsImplicitGemm(const PayloadFacts &facts) {
+  return !facts.implicitGemm.empty() && facts.contractionOp.empty();
+}
+
 kforge::tune::ImplicitGemmTile kforge::tune::implicitGemmTile(const Schedule &schedule, const PayloadFacts &facts) {
   ImplicitGemmTile tile;
   const Action *thread = findSlot(schedule, "tile", "thread");
@@ -271,7 +275,7 @@ std::string kforge::tune::raggedTilesBlocker(const Schedule &schedule, const Pay
   bool mma = findSlot(schedule, "mma") != nullptr;
   bool pipelinedMma = mma && findSlot(schedule, "stage") && findSlot(schedule, "pipeline");
   // The implicit GEMM (stage on a convolution) clamps its reads and masks its stores, its cp.async copies too.
-  bool implicitGemm = !mma && findSlot(schedule, "stage") && !facts.implicitGemm.empty() && facts.contractionOp.empty();
+  bool implicitGemm = !mma && findSlot(schedule, "stage") && stageIsImplicitGemm(facts);
   for (const Action &action : schedule) {
     if (action.kind == "tile" && action.level == "reduction")
       return "tile(reduction)";

@@ -187,6 +187,9 @@ struct ImplicitGemmTile {
   static int64_t perThread(int64_t extent, int64_t threads) { return ((extent + threads - 1) / threads + 3) / 4 * 4; }
 };
 ImplicitGemmTile implicitGemmTile(const Schedule &schedule, const PayloadFacts &facts);
+/// Whether a SIMT `stage` (without mma) on this payload is its convolution's implicit GEMM: the facts read the
+/// root (or the one convolution an elementwise root reads) as one, and the payload has no contraction op.
+bool stageIsImplicitGemm(const PayloadFacts &facts);
 
 /// Whether a block tile does not divide its loop, or a thread tile its block tile: the schedule has partial
 /// (ragged) tiles at the loops' ends, which it renders masked (issue 27).

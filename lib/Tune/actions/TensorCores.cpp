@@ -145,7 +145,7 @@ static void checkImplicitGemmStage(const Schedule &schedule, const PayloadFacts 
 /// linalg.matmul, thread shares of whole groups of 4 rows and columns, whole 4-element copies, 227 KB of shared memory.
 template <typename Report>
 static void checkSimtStage(const Schedule &schedule, const PayloadFacts &facts, int index, Report problem) {
-  if (!facts.implicitGemm.empty() && facts.contractionOp.empty()) {
+  if (stageIsImplicitGemm(facts)) {
     checkImplicitGemmStage(schedule, facts, index, problem);
     return;
   }
@@ -199,7 +199,7 @@ static void checkPipeline(const Schedule &schedule, const PayloadFacts &facts, i
     problem(index, "precondition", "pipeline needs stage before it (it fills the staged tiles)");
     return;
   }
-  if (!findSlot(schedule, "mma") && !facts.implicitGemm.empty() && facts.contractionOp.empty()) {
+  if (!findSlot(schedule, "mma") && stageIsImplicitGemm(facts)) {
     // The implicit GEMM: pipeline(2) copies its tiles by cp.async, element by element (two stages).
     if (schedule[index].value != 2)
       problem(index, "shape",
@@ -430,7 +430,7 @@ public:
     if (findSlot(schedule, "mma"))
       return false;
     const Action &action = schedule[index];
-    if (!r.facts.implicitGemm.empty() && r.facts.contractionOp.empty()) {
+    if (stageIsImplicitGemm(r.facts)) {
       renderImplicitGemm(r, index, schedule);
       return true;
     }
@@ -572,7 +572,7 @@ public:
   void validate(const ValidationContext &context) const override {
     const PayloadFacts &facts = context.facts;
     const Schedule &schedule = context.schedule;
-    if (facts.implicitGemm.empty() || !facts.contractionOp.empty() || findSlot(schedule, "mma"))
+    if (!stageIsImplicitGemm(facts) || findSlot(schedule, "mma"))
       context.problem("unsupported", "contiguous_copies orders the copies of a convolution's implicit GEMM (stage "
                                      "on a convolution, payload facts' implicit_gemm); this schedule has none");
     else if (!findSlot(schedule, "stage") || !findSlot(schedule, "pipeline"))

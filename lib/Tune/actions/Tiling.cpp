@@ -243,7 +243,7 @@ private:
                     "gemm and the staged, pipelined tensor-core gemm, not with " +
                     blocker);
       else if (extent % size != 0 && action.level == "thread" && findSlot(schedule, "stage") &&
-               (facts.implicitGemm.empty() || !facts.contractionOp.empty())) // (the implicit GEMM pads its grid)
+               !stageIsImplicitGemm(facts)) // (the implicit GEMM pads its grid)
         problem(index, "shape",
                 "tile(thread) size " + std::to_string(size) + " does not divide loop " + where +
                     ": with stage the thread tile sizes the block's thread grid, which must cut the block tile "

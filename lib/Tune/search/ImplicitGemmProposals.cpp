@@ -62,7 +62,7 @@ static void implicitGemmShare(const std::vector<int64_t> &loops, const std::vect
 /// does not divide K and 8 does). Loops read by both sides (a group) are tiled by 1. A GPU grid has 3 dims:
 /// beyond 3 tiled loops, the outermost ones tiled by 1 are walked serially by each block.
 void addImplicitGemmProposals(const PayloadFacts &facts, const HardwareProfile &profile, AddProposal add) {
-  if (!gpu(profile) || facts.implicitGemm.empty() || facts.implicitGemmType != "f32" || !facts.contractionOp.empty())
+  if (!gpu(profile) || !stageIsImplicitGemm(facts) || facts.implicitGemmType != "f32")
     return;
   size_t rank = facts.parallelSizes.size();
   std::vector<int64_t> mLoops, nLoops;

@@ -199,8 +199,7 @@ static void neighbourSlots(const Schedule &s, const PayloadFacts &facts, const H
   if (slot(s, "mma") && slot(s, "pipeline"))
     (slot(s, "stage_epilogue") ? removes : adds).push_back("stage_epilogue");
   // The implicit GEMM's cp.async copies (stage and pipeline on a convolution): their order.
-  if (!slot(s, "mma") && slot(s, "stage") && slot(s, "pipeline") && !facts.implicitGemm.empty() &&
-      facts.contractionOp.empty())
+  if (!slot(s, "mma") && slot(s, "stage") && slot(s, "pipeline") && stageIsImplicitGemm(facts))
     (slot(s, "contiguous_copies") ? removes : adds).push_back("contiguous_copies");
   // A root with reduction loops after its parallel ones: its scalar tiles' loop order.
   if (facts.rootLoops > static_cast<int64_t>(facts.parallelSizes.size()) && !slot(s, "vectorize") &&
