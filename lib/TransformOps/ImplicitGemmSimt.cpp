@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "MatmulNeighbours.h"
+#include "ImplicitGemmAccess.h"
 #include "Rewrites.h"
 #include "SimtTile.h"
 
@@ -35,19 +35,9 @@ namespace {
 using kforge::simt::kVector;
 constexpr int64_t kPad = 4; ///< Stage rows padded by 4 floats: element stores along K spread over banks.
 
-struct ImplicitGemmPlan {
-  linalg::LinalgOp op;
-  kforge::ImplicitGemm gemm;
-  /// The tile's loop sizes: static, or a partial tile's bound (its block tile), the size then in `sizes`.
-  SmallVector<int64_t> extents;
-  SmallVector<Value> sizes; ///< Per loop: a partial tile's dynamic size, else null.
-  SmallVector<int64_t> mLoops, nLoops, kLoops, serialLoops;
-  int64_t m = 1, n = 1, k = 1, serialPositions = 1;
-  int64_t blockK = 0, threadRows = 0, threadCols = 0;
-  /// The GEMM's rows and columns as the thread grid covers them: whole groups of 4 per thread, at least m (n).
-  /// Rows and columns past m and n (and positions past a partial tile's size) are computed from clamped
-  /// positions and never stored.
-  int64_t mPadded = 0, nPadded = 0;
+/// The SIMT emitter's plan: the loops, and how the thread grid shares and copies the tile.
+struct SimtImplicitGemmPlan : kforge::ImplicitGemmPlan {
+  int64_t threadRows = 0, threadCols = 0;
   /// Whether a tile copy of A (of B) walks M (N) with consecutive threads, else K: through registers, 4
   /// consecutive elements a thread; with asynchronous copies, one element a thread per copy.
   bool aAlongM = false, bAlongN = false;
@@ -57,17 +47,9 @@ struct ImplicitGemmPlan {
   /// Asynchronous copies one element a thread, consecutive threads along each multiplicand's contiguous side
   /// (copy_order contiguous*), instead of 4 consecutive elements a thread.
   bool contiguousCopies = false;
-  Value c;
-  AffineMap outMap;
-  gpu::LaunchOp launch;
-  kforge::MatmulNeighbours neighbours;
   int64_t threads() const { return threadRows * threadCols; }
   int64_t tileM() const { return mPadded / threadRows; }
   int64_t tileN() const { return nPadded / threadCols; }
-  /// Whether some row, column or position of the tile is masked.
-  bool masked() const {
-    return mPadded != m || nPadded != n || llvm::any_of(sizes, [](Value size) { return bool(size); });
-  }
   /// Two stages, K-major: block_k rows of the tile's M (or N) elements, padded.
   MemRefType stageType(int64_t cols, Attribute space) const {
     return MemRefType::get({2, blockK, cols + kPad}, Float32Type::get(op->getContext()), MemRefLayoutAttrInterface(),
@@ -85,79 +67,16 @@ static bool copiesAlong(ArrayRef<int64_t> loops, ArrayRef<int64_t> extents, int6
   return !loops.empty() && fast == loops.back() && extents[fast] % kVector == 0;
 }
 
-static FailureOr<ImplicitGemmPlan> planImplicitGemm(linalg::LinalgOp op, const kforge::ImplicitGemmOptions &options,
-                                                    std::string &why) {
-  if (!op.hasPureBufferSemantics()) {
-    why = "expected a linalg op on memrefs (after bufferization)";
+static FailureOr<SimtImplicitGemmPlan> planImplicitGemm(linalg::LinalgOp op, const kforge::ImplicitGemmOptions &options,
+                                                        std::string &why) {
+  FailureOr<kforge::ImplicitGemmPlan> loops = kforge::planImplicitGemmLoops(op, options.serialLoops, why);
+  if (failed(loops))
     return failure();
-  }
-  FailureOr<kforge::ImplicitGemm> gemm = kforge::analyzeImplicitGemm(op, why);
-  if (failed(gemm))
-    return failure();
-  ImplicitGemmPlan plan;
-  plan.op = op;
-  plan.gemm = *gemm;
-  plan.c = op.getDpsInits()[0];
-  plan.outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  SimtImplicitGemmPlan plan;
+  static_cast<kforge::ImplicitGemmPlan &>(plan) = std::move(*loops);
   if (!getElementTypeOrSelf(plan.c.getType()).isF32() || !plan.gemm.a.getType().isF32() ||
       !plan.gemm.b.getType().isF32()) {
     why = "expected f32 multiplicands and output";
-    return failure();
-  }
-  plan.extents = op.getStaticLoopRanges();
-  plan.sizes.assign(plan.extents.size(), Value());
-  for (auto [d, extent] : llvm::enumerate(plan.extents)) {
-    if (!ShapedType::isDynamic(extent))
-      continue;
-    // A partial block tile: a parallel loop whose size (the output's) is bounded by its block tile.
-    std::optional<unsigned> dim = plan.outMap.getResultPosition(getAffineDimExpr(d, op->getContext()));
-    Value size = dim ? kforge::dynamicSize(plan.c, *dim) : Value();
-    std::optional<int64_t> bound = size ? kforge::constantUpperBound(size) : std::nullopt;
-    if (!bound) {
-      why = "loop " + std::to_string(d) +
-            " has a dynamic size that is not a partial block tile of the output (bounded by a constant)";
-      return failure();
-    }
-    plan.extents[d] = *bound;
-    plan.sizes[d] = size;
-  }
-  for (int64_t d : options.serialLoops) {
-    if (d < 0 || d >= static_cast<int64_t>(plan.extents.size()) || plan.gemm.roles[d] == kforge::GemmRole::K ||
-        llvm::is_contained(plan.serialLoops, d)) {
-      why = "serial_loops: " + std::to_string(d) + " is not a parallel loop of the op (or is named twice)";
-      return failure();
-    }
-    plan.serialLoops.push_back(d);
-    plan.serialPositions *= plan.extents[d];
-  }
-  for (auto [d, role] : llvm::enumerate(plan.gemm.roles)) {
-    int64_t loop = static_cast<int64_t>(d), extent = plan.extents[d];
-    if (llvm::is_contained(plan.serialLoops, loop))
-      continue;
-    switch (role) {
-    case kforge::GemmRole::K:
-      plan.kLoops.push_back(loop);
-      plan.k *= extent;
-      break;
-    case kforge::GemmRole::M:
-      plan.mLoops.push_back(loop);
-      plan.m *= extent;
-      break;
-    case kforge::GemmRole::N:
-      plan.nLoops.push_back(loop);
-      plan.n *= extent;
-      break;
-    case kforge::GemmRole::Batch:
-      if (extent != 1) {
-        why = "loop " + std::to_string(d) + " (" + std::to_string(extent) +
-              " wide) is read by both multiplicands or by neither: tile it by 1 or walk it serially (serial_loops)";
-        return failure();
-      }
-      break;
-    }
-  }
-  if (plan.mLoops.empty() || plan.nLoops.empty()) {
-    why = std::string("serial_loops leaves the GEMM no ") + (plan.mLoops.empty() ? "row (M)" : "column (N)") + " loop";
     return failure();
   }
   // K's order is the GEMM's choice (a sum). Its longest loop (a convolution's channels, not its 3-wide
@@ -233,10 +152,10 @@ static FailureOr<ImplicitGemmPlan> planImplicitGemm(linalg::LinalgOp op, const k
 }
 
 namespace {
-class ImplicitGemmEmitter {
+class ImplicitGemmEmitter : kforge::ImplicitGemmAccess {
 public:
-  ImplicitGemmEmitter(RewriterBase &rewriter, ImplicitGemmPlan plan)
-      : b(rewriter), plan(std::move(plan)), loc(this->plan.op.getLoc()), ctx(rewriter.getContext()) {}
+  ImplicitGemmEmitter(RewriterBase &rewriter, SimtImplicitGemmPlan &plan)
+      : ImplicitGemmAccess(rewriter, plan, kVector), plan(plan) {}
 
   void emit() {
     // At the last epilogue op when there is one: the views of its operands come between it and the op (only
@@ -264,171 +183,12 @@ public:
   }
 
 private:
-  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value apply(AffineExpr e, Value x) { return affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, e), x); }
-  Value add(Value base, int64_t constant) { return apply(getAffineDimExpr(0, ctx) + constant, base); }
-
-  /// A linearized index as positions along `loops` (innermost last), by their extents.
-  SmallVector<Value> delinearize(Value linear, ArrayRef<int64_t> loops) {
-    SmallVector<Value> positions;
-    int64_t inner = 1;
-    for (int64_t d : loops)
-      inner *= plan.extents[d];
-    AffineExpr x = getAffineDimExpr(0, ctx);
-    for (auto [i, d] : llvm::enumerate(loops)) {
-      inner /= plan.extents[d];
-      AffineExpr e = x.floorDiv(inner);
-      positions.push_back(apply(i == 0 ? e : e % plan.extents[d], linear));
-    }
-    return positions;
-  }
-
-  /// `i` at most `extent` - 1.
-  Value clampIndex(Value i, int64_t extent) {
-    return affine::AffineMinOp::create(
-        b, loc, AffineMap::get(1, 0, {getAffineDimExpr(0, ctx), getAffineConstantExpr(extent - 1, ctx)}, ctx),
-        ValueRange{i});
-  }
-
-  /// An element of the GEMM: its row, column and K index (null: not asked for), each as a value plus a
-  /// constant below 4. Where the value is a multiple of 4 and its side's innermost loop a multiple of 4 long,
-  /// the constant moves that loop's position only (4 consecutive elements share one delinearization).
-  struct Coord {
-    Value row, col, k;
-    int64_t rowAdd = 0, colAdd = 0, kAdd = 0;
-  };
-
-  /// Every loop's position at `at` (the loops of a side not asked for at 0: the value asked for does not read
-  /// them), serial loops at the current step, batch loops at 0. `clamped` (for reads): a row, column or K index
-  /// past m, n or K, and a position past a partial tile's size, clamped to the last (valid addresses; what they
-  /// give is never stored, or is masked to zero).
-  SmallVector<Value> positions(const Coord &at, bool clamped) {
-    SmallVector<Value> where(plan.extents.size());
-    auto place = [&](Value linear, int64_t constant, ArrayRef<int64_t> loops, int64_t limit, bool padded) {
-      if (!linear)
-        return;
-      bool shift = constant && plan.extents[loops.back()] % kVector == 0;
-      if (constant && !shift)
-        linear = add(linear, constant);
-      if (clamped && padded)
-        linear = clampIndex(linear, limit);
-      SmallVector<Value> found = delinearize(linear, loops);
-      if (shift) {
-        found.back() = add(found.back(), constant);
-        if (clamped && padded) // (a clamped group start need not be a multiple of 4)
-          found.back() = clampIndex(found.back(), plan.extents[loops.back()]);
-      }
-      for (auto [d, position] : llvm::zip(loops, found))
-        where[d] = clamped ? kforge::clampToExtent(b, loc, position, plan.sizes[d]) : position;
-    };
-    place(at.row, at.rowAdd, plan.mLoops, plan.m, plan.mPadded != plan.m);
-    place(at.col, at.colAdd, plan.nLoops, plan.n, plan.nPadded != plan.n);
-    place(at.k, at.kAdd, plan.kLoops, plan.k, plan.k % plan.blockK != 0);
-    for (auto [d, position] : llvm::zip(plan.serialLoops, serial))
-      where[d] = position;
-    Value zero;
-    for (Value &position : where)
-      if (!position)
-        position = zero ? zero : (zero = index(0));
-    return where;
-  }
-
-  /// Whether the element at row `row`, column `col` (its own, a group's constant added; unclamped positions
-  /// `at`) is one of the output's.
-  Value stored(Value row, Value col, ArrayRef<Value> at) {
-    Value ok = arith::ConstantIntOp::create(b, loc, 1, 1);
-    auto both = [&](Value x, Value bound) {
-      ok = arith::AndIOp::create(b, loc, ok, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, bound));
-    };
-    if (plan.mPadded != plan.m)
-      both(row, index(plan.m));
-    if (plan.nPadded != plan.n)
-      both(col, index(plan.n));
-    for (auto [position, size] : llvm::zip(at, plan.sizes))
-      if (size)
-        both(position, size);
-    return ok;
-  }
-
-  /// `value` (computed in the op's body) at loop positions `at`: the body's ops cloned with each input read
-  /// through its indexing map and each linalg.index replaced by its position.
-  Value evaluate(Value value, ArrayRef<Value> at, DenseMap<Value, Value> &done) {
-    if (Value known = done.lookup(value))
-      return known;
-    Block *body = plan.op.getBlock();
-    Value result;
-    if (auto arg = dyn_cast<BlockArgument>(value); arg && arg.getOwner() == body) {
-      OpOperand *operand = plan.op.getMatchingOpOperand(arg);
-      Value source = operand->get();
-      if (!isa<MemRefType>(source.getType())) {
-        result = source; // a scalar input
-      } else {
-        SmallVector<Value> indices;
-        AffineMap map = plan.op.getMatchingIndexingMap(operand);
-        for (AffineExpr expr : map.getResults())
-          indices.push_back(affine::AffineApplyOp::create(b, loc, AffineMap::get(map.getNumDims(), 0, expr), at));
-        result = memref::LoadOp::create(b, loc, source, indices);
-      }
-    } else if (Operation *def = value.getDefiningOp(); !def || def->getBlock() != body) {
-      result = value; // defined outside the body
-    } else if (auto position = dyn_cast<linalg::IndexOp>(def)) {
-      result = at[position.getDim()];
-    } else {
-      IRMapping mapping;
-      for (Value operand : def->getOperands())
-        mapping.map(operand, evaluate(operand, at, done));
-      Operation *clone = b.clone(*def, mapping);
-      for (auto [old, now] : llvm::zip(def->getResults(), clone->getResults()))
-        done[old] = now;
-      result = clone->getResult(cast<OpResult>(value).getResultNumber());
-    }
-    done[value] = result;
-    return result;
-  }
-
-  /// A multiplicand that is an element read (or select(c, read, 0.0)) at loop positions `at`: the memref, its
-  /// indices, and the condition under which the read counts (null: always).
-  struct Read {
-    Value source;
-    SmallVector<Value> indices;
-    Value valid;
-  };
-  Read evaluateRead(Value multiplicand, ArrayRef<Value> at, DenseMap<Value, Value> &done) {
-    Read read;
-    Value value = multiplicand;
-    if (auto select = value.getDefiningOp<arith::SelectOp>()) {
-      read.valid = evaluate(select.getCondition(), at, done);
-      value = select.getTrueValue();
-    }
-    if (auto arg = dyn_cast<BlockArgument>(value)) {
-      OpOperand *operand = plan.op.getMatchingOpOperand(arg);
-      read.source = operand->get();
-      AffineMap map = plan.op.getMatchingIndexingMap(operand);
-      for (AffineExpr expr : map.getResults())
-        read.indices.push_back(affine::AffineApplyOp::create(b, loc, AffineMap::get(map.getNumDims(), 0, expr), at));
-      return read;
-    }
-    auto load = value.getDefiningOp<memref::LoadOp>();
-    read.source = evaluate(load.getMemRef(), at, done);
-    for (Value index : load.getIndices())
-      read.indices.push_back(evaluate(index, at, done));
-    return read;
-  }
-
   /// One thread's vector of an operand's K tile: `along` the copy's M or N (4 consecutive rows or columns
   /// from `mn` at K index `kInTile` of the tile), else along K (4 consecutive K indices from `kInTile` of row
   /// or column `mn`).
   struct CopyStep {
     Value kInTile, mn;
   };
-  /// Whether the element's K index lies within K (null when K has no partial tile).
-  Value withinK(const Coord &at) {
-    if (plan.k % plan.blockK == 0)
-      return Value();
-    Value k = at.kAdd ? add(at.k, at.kAdd) : at.k;
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, k, index(plan.k));
-  }
-
   /// An asynchronous copy of `multiplicand`'s element at `at` into `buffer` at `to`: 4 bytes, none read
   /// (zero-filled) where a padded read is masked or K is past its end.
   Value copyElement(Value multiplicand, const Coord &at, Value buffer, ValueRange to) {
@@ -609,14 +369,6 @@ private:
     return at;
   }
 
-  /// The output's indices at loop positions `at`.
-  SmallVector<Value> outIndices(ArrayRef<Value> at) {
-    SmallVector<Value> indices;
-    for (AffineExpr result : plan.outMap.getResults())
-      indices.push_back(at[cast<AffineDimExpr>(result).getPosition()]);
-    return indices;
-  }
-
   /// Whether 4 consecutive columns of a group are 4 consecutive elements of `target`'s rows.
   bool groupsAreRows(Value target) {
     int64_t innermost = cast<AffineDimExpr>(plan.outMap.getResults().back()).getPosition();
@@ -624,35 +376,11 @@ private:
            copiesAlong(plan.nLoops, plan.extents, innermost);
   }
 
-  /// Stores `value` at `indices` of `target` where `ok` holds (always when null).
-  void storeIf(Value ok, Value value, Value target, ValueRange indices) {
-    if (!ok) {
-      memref::StoreOp::create(b, loc, value, target, indices);
-      return;
-    }
-    auto ifOp = scf::IfOp::create(b, loc, ok, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    memref::StoreOp::create(b, loc, value, target, indices);
-  }
-
   void gemm() {
     SmallVector<Value> acc;
-    // The initial values: the fill's, an elementwise init's (a bias), else the output's own (copied into it by
-    // bufferization: read at the copy's source).
-    Value fill = plan.neighbours.fill ? plan.neighbours.fill.getDpsInputs()[0] : Value();
-    Value initial = plan.neighbours.initCopy ? plan.neighbours.initCopy.getSource() : plan.c;
     for (int64_t i = 0; i < plan.tileM(); ++i)
-      for (int64_t j = 0; j < plan.tileN(); ++j) {
-        if (fill) {
-          acc.push_back(fill);
-          continue;
-        }
-        SmallVector<Value> indices = outIndices(positions(outCoord(i, j), /*clamped=*/true));
-        acc.push_back(plan.neighbours.initGeneric
-                          ? kforge::epilogueElement(b, loc, plan.neighbours.initGeneric, plan.c, Value(), indices)
-                          : memref::LoadOp::create(b, loc, initial, indices).getResult());
-      }
+      for (int64_t j = 0; j < plan.tileN(); ++j)
+        acc.push_back(initialValue(outCoord(i, j)));
     acc = kforge::twoStageKLoop<Share>(
         b, loc, (plan.k + plan.blockK - 1) / plan.blockK, plan.blockK, acc,
         [&](Value kOff, Value stage) {
@@ -710,18 +438,14 @@ private:
       }
   }
 
-  RewriterBase &b;
-  ImplicitGemmPlan plan;
-  Location loc;
-  MLIRContext *ctx;
+  SimtImplicitGemmPlan &plan;
   Value thread, threadRow, threadCol, aShared, bShared;
-  SmallVector<Value> serial; ///< The serial loops' positions in the current step.
 };
 } // namespace
 
 LogicalResult kforge::implicitGemmToSimtStaged(RewriterBase &rewriter, linalg::LinalgOp op,
                                                const ImplicitGemmOptions &options, std::string &why) {
-  FailureOr<ImplicitGemmPlan> plan = planImplicitGemm(op, options, why);
+  FailureOr<SimtImplicitGemmPlan> plan = planImplicitGemm(op, options, why);
   if (failed(plan))
     return failure();
   ImplicitGemmEmitter(rewriter, *plan).emit();
