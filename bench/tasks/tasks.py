@@ -188,15 +188,21 @@ def _row_sum_mlir(shape):
             + f"  return %s : {_t(m)}\n}}\n")
 
 
-def _conv_mlir(shape):
+def _conv_mlir(shape, dtype="f32", name="conv2d_nhwc"):
+    """An NHWC/HWCF convolution; with ``dtype`` bf16 (f16), its operands in it, an fp32 accumulator rounded to it."""
     n, h, w, c, kh, kw, f = shape
     oh, ow = h - kh + 1, w - kw + 1
-    return (f"func.func @conv2d_nhwc(%I: {_t(n, h, w, c)}, %K: {_t(kh, kw, c, f)}) -> {_t(n, oh, ow, f)} {{\n"
+    ty = lambda *d: _t(*d, dtype=dtype)  # noqa: E731
+    res = "%r" if dtype == "f32" else "%acc"  # (%r is the rounding's in _to_bf16)
+    text = ("#map_id = affine_map<(a, b, c, d) -> (a, b, c, d)>\n" if dtype != "f32" else "") + (
+            f"func.func @{name}(%I: {ty(n, h, w, c)}, %K: {ty(kh, kw, c, f)}) -> {ty(n, oh, ow, f)} {{\n"
             f"  %zero = arith.constant 0.0 : f32\n  %empty = tensor.empty() : {_t(n, oh, ow, f)}\n"
             f"  %init = linalg.fill ins(%zero : f32) outs(%empty : {_t(n, oh, ow, f)}) -> {_t(n, oh, ow, f)}\n"
-            f"  %r = linalg.conv_2d_nhwc_hwcf {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}}\n"
-            f"      ins(%I, %K : {_t(n, h, w, c)}, {_t(kh, kw, c, f)}) outs(%init : {_t(n, oh, ow, f)}) -> {_t(n, oh, ow, f)}\n"
-            f"  return %r : {_t(n, oh, ow, f)}\n}}\n")
+            f"  {res} = linalg.conv_2d_nhwc_hwcf {{dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}}\n"
+            f"      ins(%I, %K : {ty(n, h, w, c)}, {ty(kh, kw, c, f)}) outs(%init : {_t(n, oh, ow, f)}) -> {_t(n, oh, ow, f)}\n")
+    if dtype == "f32":
+        return text + f"  return %r : {_t(n, oh, ow, f)}\n}}\n"
+    return text + _to_bf16(res, (n, oh, ow, f), dtype)
 
 
 # --- bf16 variants of the matmul-bound tasks: bf16 operands, fp32 accumulation, a bf16 result ----------------
@@ -307,30 +313,41 @@ def _conv_out(size, k, stride, pad, dilation):
     return (size + 2 * pad - dilation * (k - 1) - 1) // stride + 1
 
 
-def _conv_nchw_mlir(name, depthwise=False):
+def _conv_nchw_mlir(name, depthwise=False, dtype="f32"):
     """A convolution as torch-mlir writes nn.Conv2d without bias: the input zero-padded by tensor.pad, then
     linalg.conv_2d_nchw_fchw (or, ``depthwise``, linalg.depthwise_conv_2d_nchw_chw: one filter per channel, the
-    C x KH x KW filter of groups=C) into a zero fill. Shape (n, c, h, w, f, kh, kw, stride, pad, dilation)."""
+    C x KH x KW filter of groups=C) into a zero fill. Shape (n, c, h, w, f, kh, kw, stride, pad, dilation). With
+    ``dtype`` bf16 (f16): its input and filter in it, an fp32 accumulator rounded to it (torch-mlir's form)."""
     def mlir(shape):
         n, c, h, w, f, kh, kw, stride, pad, dilation = shape
         oh, ow = _conv_out(h, kh, stride, pad, dilation), _conv_out(w, kw, stride, pad, dilation)
-        out = _t(n, c if depthwise else f, oh, ow)
-        filt = _t(c, kh, kw) if depthwise else _t(f, c, kh, kw)
-        padded = _t(n, c, h + 2 * pad, w + 2 * pad)
-        text = f"func.func @{name}(%X: {_t(n, c, h, w)}, %W: {filt}) -> {out} {{\n  %zero = arith.constant 0.0 : f32\n"
+        ty = lambda *d: _t(*d, dtype=dtype)  # noqa: E731
+        res = "%r" if dtype == "f32" else "%acc"  # (%r is the rounding's in _to_bf16)
+        dims = (n, c if depthwise else f, oh, ow)
+        out = _t(*dims)
+        filt = ty(c, kh, kw) if depthwise else ty(f, c, kh, kw)
+        padded = ty(n, c, h + 2 * pad, w + 2 * pad)
+        text = ("#map_id = affine_map<(a, b, c, d) -> (a, b, c, d)>\n" if dtype != "f32" else "") + (
+            f"func.func @{name}(%X: {ty(n, c, h, w)}, %W: {filt}) -> {ty(*dims)} {{\n"
+            f"  %zero = arith.constant 0.0 : f32\n")
+        pad_value = "%zero"
+        if dtype != "f32":
+            text += f"  %pad_value = arith.constant 0.0 : {dtype}\n"
+            pad_value = "%pad_value"
         source = "%X"
         if pad:
             text += (f"  %padded = tensor.pad %X low[0, 0, {pad}, {pad}] high[0, 0, {pad}, {pad}] {{\n"
-                     f"  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):\n    tensor.yield %zero : f32\n"
-                     f"  }} : {_t(n, c, h, w)} to {padded}\n")
+                     f"  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):\n    tensor.yield {pad_value} : {dtype}\n"
+                     f"  }} : {ty(n, c, h, w)} to {padded}\n")
             source = "%padded"
         op = "linalg.depthwise_conv_2d_nchw_chw" if depthwise else "linalg.conv_2d_nchw_fchw"
         text += (f"  %empty = tensor.empty() : {out}\n"
                  f"  %init = linalg.fill ins(%zero : f32) outs(%empty : {out}) -> {out}\n"
-                 f"  %r = {op} {{dilations = dense<{dilation}> : tensor<2xi64>, strides = dense<{stride}> : tensor<2xi64>}}\n"
-                 f"      ins({source}, %W : {padded if pad else _t(n, c, h, w)}, {filt}) outs(%init : {out}) -> {out}\n"
-                 f"  return %r : {out}\n}}\n")
-        return text
+                 f"  {res} = {op} {{dilations = dense<{dilation}> : tensor<2xi64>, strides = dense<{stride}> : tensor<2xi64>}}\n"
+                 f"      ins({source}, %W : {padded if pad else ty(n, c, h, w)}, {filt}) outs(%init : {out}) -> {out}\n")
+        if dtype == "f32":
+            return text + f"  return %r : {out}\n}}\n"
+        return text + _to_bf16(res, dims, dtype)
     return mlir
 
 
@@ -591,6 +608,11 @@ TASKS += [
     _bf16_twin("gemm_bias_relu", _gemm_bias_relu_bf16_mlir),
     _f16_twin("matmul_square", _matmul_bf16_mlir("matmul_square_f16", dtype="f16")),
     _bf16_twin("linear_prime", _linear_mlir("linear_prime_bf16", dtype="bf16")),
+    # bf16 convolutions (fp32 accumulation, a bf16 result; cuDNN on bf16 tensors beside them): NHWC, whose
+    # channels are contiguous along K, and NCHW as torch-mlir writes it.
+    _bf16_twin("conv2d_nhwc", lambda s: _conv_mlir(s, "bf16", "conv2d_nhwc_bf16")),
+    _bf16_twin("conv_resnet_3x3", _conv_nchw_mlir("conv_resnet_3x3_bf16", dtype="bf16")),
+    _bf16_twin("conv_unet_3x3", _conv_nchw_mlir("conv_unet_3x3_bf16", dtype="bf16")),
     Task("linear_square", 1, (4096, 4096, 4096), (32, 48, 64), _linear_mlir("linear_square"),
          lambda a, w: a @ w.T, "lambda a, w: a @ w.T", lambda s: [(s[0], s[2]), (s[1], s[2])], _mm_flops,
          note="nn.Linear without a bias: x W^T"),

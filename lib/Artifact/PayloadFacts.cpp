@@ -36,6 +36,10 @@ static void implicitGemmFacts(linalg::LinalgOp op, kforge::tune::PayloadFacts &f
   Type a = gemm->a.getType(), b = gemm->b.getType();
   if (a == b)
     facts.implicitGemmType = a.isF32() ? "f32" : a.isBF16() ? "bf16" : a.isF16() ? "f16" : "";
+  Type a16 = kforge::withoutExtension(gemm->a).getType(), b16 = kforge::withoutExtension(gemm->b).getType();
+  Type out = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+  if (a16 == b16 && out.isF32() && (a16.isBF16() || a16.isF16()))
+    facts.implicitGemmMmaType = a16.isBF16() ? "bf16" : "f16";
 }
 using kforge::tune::PayloadFacts;
 

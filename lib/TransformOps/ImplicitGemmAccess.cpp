@@ -87,13 +87,6 @@ void kforge::makeInnermostK(ImplicitGemmPlan &plan, int64_t loop) {
     std::rotate(at, at + 1, plan.kLoops.end());
 }
 
-Value kforge::withoutExtension(Value v) {
-  if (auto ext = v.getDefiningOp<arith::ExtFOp>())
-    if (ext.getIn().getType().getIntOrFloatBitWidth() == 16)
-      return ext.getIn();
-  return v;
-}
-
 using kforge::ImplicitGemmAccess;
 
 SmallVector<Value> ImplicitGemmAccess::delinearize(Value linear, ArrayRef<int64_t> loops) {

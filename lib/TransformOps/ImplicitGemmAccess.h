@@ -55,9 +55,6 @@ mlir::FailureOr<ImplicitGemmPlan> planImplicitGemmLoops(mlir::linalg::LinalgOp o
 /// Moves `loop` to the end of K's loops (innermost), when it is one of them.
 void makeInnermostK(ImplicitGemmPlan &plan, int64_t loop);
 
-/// `v` with an `arith.extf` from a 16-bit float (an importer's bf16 convolution accumulating in f32) removed.
-mlir::Value withoutExtension(mlir::Value v);
-
 /// Element access to a block's implicit GEMM at the builder's position.
 class ImplicitGemmAccess {
 public:

@@ -354,6 +354,34 @@ DiagnosedSilenceableFailure transform::ImplicitGemmToSimtStagedOp::applyToOne(tr
 }
 
 //===----------------------------------------------------------------------===//
+// ImplicitGemmToMmaSyncOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult transform::ImplicitGemmToMmaSyncOp::verify() {
+  ArrayRef<int64_t> grid = getWarpGrid();
+  if (grid.size() != 2 || grid[0] < 1 || grid[1] < 1 || grid[0] * grid[1] > 32)
+    return emitOpError() << "expected warp_grid = [rows, columns] of warps, at most 32 in all";
+  int64_t blockK = getBlockK(); // (signed: I64Attr's getter is unsigned)
+  if (blockK < 1 || blockK % 16)
+    return emitOpError() << "block_k (" << blockK << ") must be a positive multiple of 16";
+  return success();
+}
+
+DiagnosedSilenceableFailure transform::ImplicitGemmToMmaSyncOp::applyToOne(transform::TransformRewriter &rewriter,
+                                                                           linalg::LinalgOp target,
+                                                                           transform::ApplyToEachResultList &results,
+                                                                           transform::TransformState &state) {
+  kforge::ImplicitGemmMmaOptions options;
+  options.blockK = getBlockK();
+  options.warpGrid = llvm::to_vector_of<int64_t, 2>(getWarpGrid());
+  options.serialLoops = llvm::to_vector(getSerialLoops());
+  std::string why;
+  if (failed(kforge::implicitGemmToMmaSync(rewriter, target, options, why)))
+    return emitSilenceableError() << why;
+  return DiagnosedSilenceableFailure::success();
+}
+
+//===----------------------------------------------------------------------===//
 // PrefetchRowsToL2Op
 //===----------------------------------------------------------------------===//
 

@@ -90,6 +90,19 @@ struct ImplicitGemmOptions {
 llvm::LogicalResult implicitGemmToSimtStaged(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
                                              const ImplicitGemmOptions &options, std::string &why);
 
+/// transform.kforge.implicit_gemm_to_mma_sync's options.
+struct ImplicitGemmMmaOptions {
+  int64_t blockK = 0;                     ///< A positive multiple of 16.
+  llvm::SmallVector<int64_t, 2> warpGrid; ///< [rows, columns] of warps, both positive.
+  llvm::SmallVector<int64_t> serialLoops; ///< Parallel loops the block walks one position at a time.
+};
+
+/// transform.kforge.implicit_gemm_to_mma_sync: replaces a block's contraction of 16-bit floats accumulated in
+/// f32 (a convolution as its implicit GEMM; with its fill and epilogue) by warps of tensor-core mma.sync over
+/// staged tiles.
+llvm::LogicalResult implicitGemmToMmaSync(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
+                                          const ImplicitGemmMmaOptions &options, std::string &why);
+
 /// transform.kforge.prefetch_rows_to_l2 (`ahead` positive): the launch, which now prefetches rows into L2.
 mlir::FailureOr<mlir::gpu::LaunchOp> prefetchRowsToL2(mlir::RewriterBase &rewriter, mlir::gpu::LaunchOp launch,
                                                       int64_t ahead, std::string &why);

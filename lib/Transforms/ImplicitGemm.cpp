@@ -181,3 +181,10 @@ FailureOr<kforge::ImplicitGemm> kforge::analyzeImplicitGemm(linalg::LinalgOp op,
   gemm.bFastLoop = fastLoop(op, bFeeds, gemm.roles, GemmRole::N);
   return gemm;
 }
+
+Value kforge::withoutExtension(Value v) {
+  if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+    if (ext.getIn().getType().getIntOrFloatBitWidth() == 16)
+      return ext.getIn();
+  return v;
+}

@@ -32,6 +32,7 @@ llvm::json::Value kforge::tune::toJSON(const PayloadFacts &facts) {
                             {"window_ops", facts.windowOps},
                             {"implicit_gemm", facts.implicitGemm},
                             {"implicit_gemm_type", facts.implicitGemmType},
+                            {"implicit_gemm_mma_type", facts.implicitGemmMmaType},
                             {"implicit_gemm_k", facts.implicitGemmK},
                             {"implicit_gemm_reads", facts.implicitGemmReads},
                             {"multi_result_reductions", facts.multiResultReductions},
@@ -62,6 +63,7 @@ bool kforge::tune::fromJSON(const llvm::json::Value &value, PayloadFacts &facts,
          o.mapOptional("row_intermediates", facts.rowIntermediates) && o.mapOptional("window_ops", facts.windowOps) &&
          o.mapOptional("implicit_gemm", facts.implicitGemm) &&
          o.mapOptional("implicit_gemm_type", facts.implicitGemmType) &&
+         o.mapOptional("implicit_gemm_mma_type", facts.implicitGemmMmaType) &&
          o.mapOptional("implicit_gemm_k", facts.implicitGemmK) &&
          o.mapOptional("implicit_gemm_reads", facts.implicitGemmReads) &&
          o.mapOptional("multi_result_reductions", facts.multiResultReductions) &&

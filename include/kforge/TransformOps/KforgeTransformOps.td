@@ -487,6 +487,51 @@ def ImplicitGemmToSimtStagedOp : Kforge_ReplacingOp<"implicit_gemm_to_simt_stage
   let hasVerifier = 1;
 }
 
+def ImplicitGemmToMmaSyncOp : Kforge_ReplacingOp<"implicit_gemm_to_mma_sync", "::mlir::linalg::LinalgOp", "expected a linalg op on memrefs"> {
+  let summary = "Compute a block's bf16/f16 contraction (a convolution as its implicit GEMM) on tensor cores";
+  let description = [{
+    Targets a bufferized linalg op whose body is `out + x * y` with bf16 or f16 multiplicands
+    (both the same type, as read, or extended to f32 by `arith.extf` in the body, as an
+    importer's bf16 convolution accumulating in f32 writes them) and an f32 output: a
+    convolution in any layout, stride, dilation or padding, the guarded generic a padded one
+    becomes in `kforge-normalize-importer`, or a matmul in any indexing, that one block
+    computes in a `gpu.launch` of 32 x rows x columns threads along x (`warp_grid`). Its
+    loops are read as a GEMM's as in `kforge.implicit_gemm_to_simt_staged`; the block's tile
+    is padded to whole 16-row tiles per warp row and 16-column pairs per warp column, and each
+    warp multiplies its share with `mma.sync` m16n8k16 (f32 accumulators), fragments read
+    from shared memory by `ldmatrix`. The K loop walks tiles of `block_k` through two stages:
+    each multiplicand is staged with rows along K where it is contiguous along a K loop
+    (NHWC's channels, a filter's input channels; that loop then innermost in K), else with
+    rows along its M or N (read by `ldmatrix` transposed). The next tile is copied while the
+    warps multiply: by 16-byte `cp.async` of 8 consecutive elements along a stage row where
+    the multiplicand's contiguous loop is whole groups of 8 read at that loop's own index
+    from 16-byte aligned rows and any padding check does not depend on it (zero-filled where
+    the window leaves the input or K ends), else one element a thread through registers. A K
+    that block_k does not divide reads zeros past its end. The fill before the op, an
+    elementwise init (a bias) and an elementwise epilogue after it (a rounding to bf16) are
+    taken into the accumulators; `serial_loops` as in `kforge.implicit_gemm_to_simt_staged`.
+
+    #### Return modes
+
+    Produces a silenceable failure, leaving the IR untouched, when the target is not such an
+    op: not on memrefs, not 16-bit multiplicands with an f32 output, a body other than `out
+    + x * y` of pure ops and element reads, no M, N or K loop, a dynamic loop size that is
+    not a partial block tile, a loop both sides read wider than 1 and not serial, `block_k`
+    above K rounded up to 16, more shared memory than a block has, a launch that is not the
+    grid's threads, or the output used after the op by an op other than the epilogue.
+    Consumes the target handle and returns nothing (the op is gone).
+
+    The op fails to verify when `warp_grid` is not two positive counts of at most 32 warps
+    in all, or `block_k` is not a positive multiple of 16.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       I64Attr:$block_k,
+                       DenseI64ArrayAttr:$warp_grid,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$serial_loops);
+  let results = (outs);
+  let hasVerifier = 1;
+}
+
 def PrefetchRowsToL2Op : Kforge_InPlaceOp<"prefetch_rows_to_l2", "::mlir::gpu::LaunchOp", "expected a gpu.launch"> {
   let summary = "Have each block of a row kernel prefetch, into L2, the row a block `ahead` later will read";
   let description = [{

@@ -55,6 +55,10 @@ struct ImplicitGemm {
 /// and K loop.
 mlir::FailureOr<ImplicitGemm> analyzeImplicitGemm(mlir::linalg::LinalgOp op, std::string &why);
 
+/// `v` with an `arith.extf` from a 16-bit float removed (an importer's bf16 convolution extends its operands to
+/// f32 in the body to accumulate in f32).
+mlir::Value withoutExtension(mlir::Value v);
+
 } // namespace kforge
 
 #endif // KFORGE_TRANSFORMS_IMPLICITGEMM_H

@@ -81,6 +81,9 @@ struct PayloadFacts {
   std::string implicitGemm;
   /// The implicit GEMM's multiplicands' element type (f32, bf16, ...), when they agree.
   std::string implicitGemmType;
+  /// "bf16" or "f16" when the implicit GEMM can run on tensor cores: both multiplicands of that type (as read,
+  /// or extended to f32 in the body, as importers write a bf16 convolution) and an f32 output; else empty.
+  std::string implicitGemmMmaType;
   /// Its K: the product of the root's reduction loops' sizes.
   int64_t implicitGemmK = 0;
   /// Both its multiplicands are element reads (or padded ones): its tiles can be copied by cp.async.

@@ -9,6 +9,7 @@
 
 #include "../ActionDefinition.h"
 #include "../Renderer.h"
+#include "ImplicitGemm.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -58,6 +59,10 @@ static void checkNoSimtMatmulActions(const Schedule &schedule, int index, String
 /// steps, and none of the SIMT actions that would rewrite the matmul first.
 template <typename Report>
 static void checkMma(const Schedule &schedule, const PayloadFacts &facts, int index, Report problem) {
+  if (stageIsImplicitGemm(facts)) {
+    checkImplicitGemmMma(schedule, facts, index, problem);
+    return;
+  }
   bool tf32 = usesTf32(schedule) && facts.contractionOperandType == "f32"; // the tf32 action checks the rest
   if ((facts.contractionOp != "linalg.matmul" && !isBatchMatmul(facts)) ||
       (facts.contractionOperandType != "bf16" && facts.contractionOperandType != "f16" && !tf32)) {
@@ -103,42 +108,6 @@ static void checkMma(const Schedule &schedule, const PayloadFacts &facts, int in
             "mma(" + std::to_string(mma.value) + "): K (" + std::to_string(facts.contractionK) +
                 ") must be a multiple of " + std::to_string(stepK) + " x k_steps");
   checkNoSimtMatmulActions(schedule, index, "mma", "in steps of 16", problem);
-}
-
-/// Two stages of the implicit GEMM's A and B tiles (fp32, block_k rows of M or N elements padded by 4).
-static int64_t implicitGemmStageBytes(const ImplicitGemmTile &tile, int64_t blockK) {
-  return 2 * blockK * ((tile.paddedM() + 4) + (tile.paddedN() + 4)) * 4;
-}
-
-/// stage on a convolution root (those transform.kforge.implicit_gemm_to_simt_staged checks): fp32, no batch loop
-/// wider than 1 in a block unless walked serially, block_k a multiple of 4 up to K, 227 KB of shared memory.
-template <typename Report>
-static void checkImplicitGemmStage(const Schedule &schedule, const PayloadFacts &facts, int index, Report problem) {
-  if (facts.implicitGemmType != "f32") {
-    problem(index, "unsupported",
-            "stage on a convolution is the fp32 implicit GEMM (SIMT); this one multiplies " +
-                (facts.implicitGemmType.empty() ? std::string("mixed types") : facts.implicitGemmType));
-    return;
-  }
-  if (!findSlot(schedule, "tile", "thread")) {
-    problem(index, "precondition", "stage needs tile(thread) before it (each thread's share of the block tile)");
-    return;
-  }
-  checkNoSimtMatmulActions(schedule, index, "stage", "in tiles of block_k", problem);
-  ImplicitGemmTile tile = implicitGemmTile(schedule, facts);
-  if (!tile.problem.empty()) {
-    problem(index, "shape", "stage: " + tile.problem);
-    return;
-  }
-  int64_t blockK = schedule[index].value;
-  if (blockK <= 0 || blockK % 4 || blockK > facts.implicitGemmK)
-    problem(index, "shape",
-            "stage(" + std::to_string(blockK) + "): block_k must be a multiple of 4, at most K (" +
-                std::to_string(facts.implicitGemmK) + ")");
-  if (int64_t bytes = implicitGemmStageBytes(tile, blockK); bytes > kMaxSharedBytesPerBlock)
-    problem(index, "too-large",
-            "stage(" + std::to_string(blockK) + "): two stages of A and B take " + std::to_string(bytes) +
-                " bytes of shared memory; a block has at most " + std::to_string(kMaxSharedBytesPerBlock));
 }
 
 /// stage's preconditions without mma (those transform.kforge.matmul_to_simt_staged checks): an fp32
@@ -272,6 +241,8 @@ static void checkStage(const Schedule &schedule, const PayloadFacts &facts, int 
     checkSimtStage(schedule, facts, index, problem);
     return;
   }
+  if (stageIsImplicitGemm(facts))
+    return; // (mma on a convolution checks its stage: checkImplicitGemmMma)
   if (mma->value != 1)
     problem(index, "unsupported", "stage: a staged tile takes block_k / 16 steps of K per iteration; use mma(1)");
   int64_t stepK = instructionK(schedule), elementBytes = usesTf32(schedule) ? 4 : 2;
@@ -352,6 +323,10 @@ public:
 
   RenderPoint renderPoint() const override { return RenderPoint::AfterFinish; }
   bool render(Renderer &r, size_t index, const Schedule &schedule) const override {
+    if (stageIsImplicitGemm(r.facts)) {
+      renderImplicitGemmMma(r, index, schedule);
+      return true;
+    }
     const Action &action = schedule[index];
     r.line("    // action " + std::to_string(index) + ": " + describe(action) +
            ": each warp's bufferized matmul tile to mma.sync, its epilogue in registers");
@@ -423,15 +398,13 @@ public:
     checkStage(context.schedule, context.facts, static_cast<int>(context.index), ProblemSink{context});
   }
 
-  static void renderImplicitGemm(Renderer &r, size_t index, const Schedule &schedule);
-
   RenderPoint renderPoint() const override { return RenderPoint::AfterFinish; }
   bool render(Renderer &r, size_t index, const Schedule &schedule) const override {
     if (findSlot(schedule, "mma"))
       return false;
     const Action &action = schedule[index];
     if (stageIsImplicitGemm(r.facts)) {
-      renderImplicitGemm(r, index, schedule);
+      renderImplicitGemmStage(r, index, schedule);
       return true;
     }
     std::vector<int64_t> share = matmulTile(innermostTile(schedule, r.facts), r.facts);
@@ -451,33 +424,6 @@ public:
     return true;
   }
 };
-
-/// contiguous_copies' copy_order attribute of implicit_gemm_to_simt_staged (none: its default, k_groups).
-static std::string implicitGemmCopyOrder(const Schedule &schedule) {
-  const Action *contiguous = findSlot(schedule, "contiguous_copies");
-  if (!contiguous)
-    return "";
-  return contiguous->value ? ", copy_order = \"contiguous_longest_k\"" : ", copy_order = \"contiguous\"";
-}
-
-/// stage on a convolution: the block's convolution (marked kforge.implicit_gemm before tiling) as its implicit GEMM.
-void StageAction::renderImplicitGemm(Renderer &r, size_t index, const Schedule &schedule) {
-  ImplicitGemmTile tile = implicitGemmTile(schedule, r.facts);
-  r.line("    // action " + std::to_string(index) + ": " + describe(schedule[index]) +
-         ": the block's convolution as its implicit GEMM through shared memory, each thread's share in registers");
-  std::string stageFunc = r.fresh("stage_func"), roots = r.fresh("block_convolutions");
-  r.line("    " + stageFunc + " = " + r.matchFunc("%bufferized"));
-  r.line("    " + roots + " = transform.structured.match attributes{kforge.implicit_gemm} in " + stageFunc + " : " +
-         Renderer::kUnary);
-  r.line("    transform.kforge.implicit_gemm_to_simt_staged " + roots + " {block_k = " +
-         std::to_string(schedule[index].value) + ", thread_grid = array<i64: " + std::to_string(tile.threadRows) +
-         ", " + std::to_string(tile.threadCols) + ">" +
-         (tile.serialLoops.empty() ? std::string()
-                                   : ", serial_loops = array<i64: " + joinInts(tile.serialLoops, ", ") + ">") +
-         (findSlot(schedule, "pipeline") ? ", async_copies" : "") + implicitGemmCopyOrder(schedule) +
-         "} : (!transform.any_op) -> ()");
-  r.line("    transform.apply_cse to " + stageFunc + " : !transform.any_op");
-}
 
 class LdmatrixAction : public MmaOptionAction {
 public:

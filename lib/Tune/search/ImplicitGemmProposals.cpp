@@ -61,17 +61,78 @@ static void implicitGemmShare(const std::vector<int64_t> &loops, const std::vect
 /// (implicitGemmSide), 8 x 8 (or 4 x 4) per thread in strided groups of 4, 16 of K per staged tile (8 when 16
 /// does not divide K and 8 does). Loops read by both sides (a group) are tiled by 1. A GPU grid has 3 dims:
 /// beyond 3 tiled loops, the outermost ones tiled by 1 are walked serially by each block.
-void addImplicitGemmProposals(const PayloadFacts &facts, const HardwareProfile &profile, AddProposal add) {
-  if (!gpu(profile) || !stageIsImplicitGemm(facts) || facts.implicitGemmType != "f32")
-    return;
-  size_t rank = facts.parallelSizes.size();
+/// The implicit GEMM's row (M) and column (N) loops.
+static std::pair<std::vector<int64_t>, std::vector<int64_t>> gemmSides(const PayloadFacts &facts) {
   std::vector<int64_t> mLoops, nLoops;
-  for (size_t d = 0; d < rank && d < facts.implicitGemm.size(); ++d) {
+  for (size_t d = 0; d < facts.parallelSizes.size() && d < facts.implicitGemm.size(); ++d) {
     if (facts.implicitGemm[d] == 'm')
       mLoops.push_back(static_cast<int64_t>(d));
     if (facts.implicitGemm[d] == 'n')
       nLoops.push_back(static_cast<int64_t>(d));
   }
+  return {mLoops, nLoops};
+}
+
+/// Beyond 3 tiled loops, the outermost tiled by 1 are walked serially (block and thread tiles leave them whole):
+/// a GPU grid has 3 dims.
+static void serialBeyondThreeLoops(std::vector<int64_t> &block) {
+  auto tiled = [&] { return llvm::count_if(block, [](int64_t b) { return b != 0; }); };
+  for (size_t d = 0; d < block.size() && tiled() > 3; ++d)
+    if (block[d] == 1)
+      block[d] = 0;
+}
+
+/// A bf16/f16 convolution accumulating in f32 as its implicit GEMM on tensor cores (mma then stage:
+/// transform.kforge.implicit_gemm_to_mma_sync): blocks of about 128 x 128 (or 128 x 64, 64 x 128, 64 x 64) of
+/// the GEMM's rows and columns, a 2 x 2 grid of warps (4 x 2 on 128 x 128: 64 x 64 a warp at most; fewer where
+/// a warp would get under 32 rows or columns), 32 of K per staged tile (16 when K is at most 16).
+static void addImplicitGemmMmaProposals(const PayloadFacts &facts, AddProposal add) {
+  size_t rank = facts.parallelSizes.size();
+  auto [mLoops, nLoops] = gemmSides(facts);
+  int64_t blockK = facts.implicitGemmK > 16 ? 32 : 16;
+  const std::pair<int64_t, int64_t> targets[] = {{128, 128}, {128, 64}, {64, 128}, {64, 64}};
+  for (auto [bm, bn] : targets) {
+    int64_t warpRows = bm == 128 && bn == 128 ? 4 : 2, warpCols = 2;
+    std::vector<int64_t> block(rank, 1), thread(rank, 0);
+    implicitGemmSide(facts, mLoops, bm, block);
+    implicitGemmSide(facts, nLoops, bn, block);
+    std::vector<int64_t> extents(rank);
+    for (size_t d = 0; d < rank; ++d)
+      extents[d] = block[d] == 0 ? facts.parallelSizes[d] : block[d];
+    int64_t m = 1, n = 1;
+    for (int64_t d : mLoops)
+      m *= extents[d];
+    for (int64_t d : nLoops)
+      n *= extents[d];
+    // At least 32 rows and columns a warp where the block has them (16 is one instruction tile; below, the
+    // padding to whole tiles is wasted work).
+    while (warpRows > 1 && m / warpRows < 32)
+      warpRows /= 2;
+    while (warpCols > 1 && n / warpCols < 32)
+      warpCols /= 2;
+    implicitGemmShare(mLoops, extents, llvm::divideCeil(m, warpRows), thread);
+    implicitGemmShare(nLoops, extents, llvm::divideCeil(n, warpCols), thread);
+    serialBeyondThreeLoops(block);
+    Schedule v;
+    v.push_back(tile("block", block));
+    v.push_back(tile("thread", thread));
+    v.push_back(intAction("mma", 1));
+    v.push_back(intAction("stage", blockK));
+    add(v, "",
+        "heuristic: the convolution as its implicit GEMM on tensor cores (mma.sync), " + std::to_string(bm) + "x" +
+            std::to_string(bn) + " a block, " + std::to_string(blockK) + " of K per staged tile");
+  }
+}
+
+void addImplicitGemmProposals(const PayloadFacts &facts, const HardwareProfile &profile, AddProposal add) {
+  if (!gpu(profile) || !stageIsImplicitGemm(facts))
+    return;
+  if (!facts.implicitGemmMmaType.empty())
+    addImplicitGemmMmaProposals(facts, add);
+  if (facts.implicitGemmType != "f32")
+    return;
+  size_t rank = facts.parallelSizes.size();
+  auto [mLoops, nLoops] = gemmSides(facts);
   int64_t k = facts.implicitGemmK;
   int64_t blockK = k % 16 == 0 || k % 8 ? 16 : 8;
   if (k < blockK)
@@ -89,11 +150,7 @@ void addImplicitGemmProposals(const PayloadFacts &facts, const HardwareProfile &
         extents[d] = block[d] == 0 ? facts.parallelSizes[d] : block[d];
       implicitGemmShare(mLoops, extents, share, thread);
       implicitGemmShare(nLoops, extents, share, thread);
-      // Beyond 3 tiled loops, the outermost tiled by 1 are walked serially (block and thread tiles leave them whole).
-      auto tiled = [&] { return llvm::count_if(block, [](int64_t b) { return b != 0; }); };
-      for (size_t d = 0; d < rank && tiled() > 3; ++d)
-        if (block[d] == 1)
-          block[d] = 0;
+      serialBeyondThreeLoops(block);
       int64_t threads = 1;
       for (size_t d = 0; d < rank; ++d)
         if (thread[d] > 0)

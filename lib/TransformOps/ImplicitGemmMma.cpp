@@ -1,0 +1,457 @@
+//===- ImplicitGemmMma.cpp - transform.kforge.implicit_gemm_to_mma_sync ---===//
+//
+// A block's contraction `out + x * y` of 16-bit floats accumulated in f32 (kforge/Transforms/ImplicitGemm.h: a
+// convolution read as its implicit GEMM, whatever its layout, stride, dilation or padding; an importer's bf16
+// convolution extends its operands to f32 in the body) on tensor cores: warps of mma.sync m16n8k16 over a warp
+// grid, fragments read from shared memory by ldmatrix. Each multiplicand's K tile is staged in the layout it is
+// contiguous in: rows along K ([mn][k], read by plain ldmatrix) when its contiguous loop is a K loop (NHWC's
+// channels, a filter's inputs), else rows along its M or N ([k][mn], read by ldmatrix.trans). Its copy into the
+// stage is a 16-byte cp.async of 8 consecutive elements where the layout allows it (its contiguous loop whole
+// groups of 8, read at that loop's own index from 16-byte aligned rows, the padding check not depending on it:
+// zero-filled where the window leaves the input or K ends), else one element a thread through registers,
+// consecutive threads along its contiguous side. Two stages, the next tile's copies in flight while the warps
+// multiply. The fill before the op, an elementwise init (a bias) and an elementwise epilogue after it (a
+// rounding to bf16) are taken into the accumulators.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ImplicitGemmAccess.h"
+#include "Rewrites.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+
+namespace {
+constexpr int64_t kTileM = 16, kTileN = 8, kTileK = 16; ///< mma.sync m16n8k16
+constexpr int64_t kCopy = 8;                            ///< 16-bit elements per 16-byte copy
+constexpr int64_t kPad = 8; ///< Stage rows 16 bytes longer: ldmatrix's 8 rows fall in different banks.
+
+/// How one multiplicand is staged and copied.
+struct Side {
+  Value value;         ///< The 16-bit multiplicand in the body (an importer's extension to f32 removed).
+  bool kMajor = false; ///< Stage rows along K ([mn][k]); else along its M or N ([k][mn]).
+  bool vectors = false; ///< 16-byte cp.async of 8 consecutive elements along the stage's rows.
+};
+
+struct MmaImplicitGemmPlan : kforge::ImplicitGemmPlan {
+  int64_t warpRows = 1, warpCols = 1;
+  Type operandType;
+  Side a, b;
+  int64_t threads() const { return 32 * warpRows * warpCols; }
+  int64_t warpM() const { return mPadded / warpRows; }
+  int64_t warpN() const { return nPadded / warpCols; }
+  MemRefType stageType(const Side &side, int64_t mn, Attribute space) const {
+    SmallVector<int64_t> shape = side.kMajor ? SmallVector<int64_t>{2, mn, blockK + kPad}
+                                             : SmallVector<int64_t>{2, blockK, mn + kPad};
+    return MemRefType::get(shape, operandType, MemRefLayoutAttrInterface(), space);
+  }
+  int64_t smemBytes() const {
+    return kforge::memrefBytes(stageType(a, mPadded, {})) + kforge::memrefBytes(stageType(b, nPadded, {}));
+  }
+};
+} // namespace
+
+/// The element read under `value` (select(c, read, 0.0) or a read): the read, and the select's condition (null
+/// when unmasked); a null read when `value` is neither.
+static std::pair<Value, Value> maskedRead(linalg::LinalgOp op, Value value) {
+  Value condition;
+  if (auto select = value.getDefiningOp<arith::SelectOp>()) {
+    if (!matchPattern(select.getFalseValue(), m_AnyZeroFloat()))
+      return {};
+    condition = select.getCondition();
+    value = select.getTrueValue();
+  }
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return arg.getOwner() == op.getBlock() && op.isDpsInput(op.getMatchingOpOperand(arg))
+               ? std::pair<Value, Value>{value, condition}
+               : std::pair<Value, Value>{};
+  if (value.getDefiningOp<memref::LoadOp>())
+    return {value, condition};
+  return {};
+}
+
+/// Whether `value`, computed in the op's body, depends on loop `loop`'s position (a linalg.index of it, or an
+/// input's element, which may).
+static bool dependsOnLoop(linalg::LinalgOp op, Value value, int64_t loop) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return arg.getOwner() == op.getBlock();
+  Operation *def = value.getDefiningOp();
+  if (!def || def->getBlock() != op.getBlock())
+    return false;
+  if (auto position = dyn_cast<linalg::IndexOp>(def))
+    return static_cast<int64_t>(position.getDim()) == loop;
+  return llvm::any_of(def->getOperands(), [&](Value operand) { return dependsOnLoop(op, operand, loop); });
+}
+
+/// Whether 8 elements of `memref` from an innermost index that is a multiple of 8 start on 16 bytes: its rows
+/// contiguous, every other stride a multiple of 8, and its offset one (static, or a subview's of such a memref
+/// whose innermost offset is a static multiple of 8). Kernel buffers are 16-byte aligned.
+static bool vectorAligned(Value memref) {
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!type || failed(type.getStridesAndOffset(strides, offset)) || strides.empty() || strides.back() != 1)
+    return false;
+  for (int64_t stride : ArrayRef<int64_t>(strides).drop_back())
+    if (ShapedType::isDynamic(stride) || stride % kCopy)
+      return false;
+  if (!ShapedType::isDynamic(offset))
+    return offset % kCopy == 0;
+  auto subview = memref.getDefiningOp<memref::SubViewOp>();
+  if (!subview)
+    return false;
+  int64_t innermost = subview.getStaticOffsets().back();
+  return !ShapedType::isDynamic(innermost) && innermost % kCopy == 0 && vectorAligned(subview.getSource());
+}
+
+/// Whether the read `read` (an input or a memref.load in the op's body) indexes its innermost dimension by
+/// loop `loop`'s position itself.
+static bool innermostIsLoop(linalg::LinalgOp op, Value read, int64_t loop) {
+  if (auto arg = dyn_cast<BlockArgument>(read)) {
+    AffineMap map = op.getMatchingIndexingMap(op.getMatchingOpOperand(arg));
+    return map.getNumResults() > 0 && map.getResults().back() == getAffineDimExpr(loop, op->getContext());
+  }
+  auto load = read.getDefiningOp<memref::LoadOp>();
+  auto position = load.getIndices().empty() ? linalg::IndexOp() : load.getIndices().back().getDefiningOp<linalg::IndexOp>();
+  return position && static_cast<int64_t>(position.getDim()) == loop;
+}
+
+/// How a multiplicand (its contiguous loop `fast`; its own M or N loops `own`) is staged and copied.
+static Side planSide(MmaImplicitGemmPlan &plan, Value multiplicand, int64_t fast, ArrayRef<int64_t> own) {
+  Side side;
+  side.value = kforge::withoutExtension(multiplicand);
+  side.kMajor = fast >= 0 && plan.gemm.roles[fast] == kforge::GemmRole::K;
+  auto [read, condition] = maskedRead(plan.op, side.value);
+  if (!read || fast < 0 || plan.extents[fast] % kCopy || plan.sizes[fast])
+    return side;
+  Value source = isa<BlockArgument>(read)
+                     ? plan.op.getMatchingOpOperand(cast<BlockArgument>(read))->get()
+                     : read.getDefiningOp<memref::LoadOp>().getMemRef();
+  bool innermost = side.kMajor ? fast == plan.kLoops.back() : fast == own.back();
+  Operation *sourceDef = source.getDefiningOp();
+  bool fromOutside = !sourceDef || !plan.op->isAncestor(sourceDef); // (a memref the body does not compute)
+  side.vectors = innermost && fromOutside && innermostIsLoop(plan.op, read, fast) && vectorAligned(source) &&
+                 (!condition || !dependsOnLoop(plan.op, condition, fast));
+  return side;
+}
+
+static FailureOr<MmaImplicitGemmPlan> planMma(linalg::LinalgOp op, const kforge::ImplicitGemmMmaOptions &options,
+                                              std::string &why) {
+  FailureOr<kforge::ImplicitGemmPlan> loops = kforge::planImplicitGemmLoops(op, options.serialLoops, why);
+  if (failed(loops))
+    return failure();
+  MmaImplicitGemmPlan plan;
+  static_cast<kforge::ImplicitGemmPlan &>(plan) = std::move(*loops);
+  Type aType = kforge::withoutExtension(plan.gemm.a).getType(), bType = kforge::withoutExtension(plan.gemm.b).getType();
+  if (!getElementTypeOrSelf(plan.c.getType()).isF32() || aType != bType || !(aType.isBF16() || aType.isF16())) {
+    why = "expected bf16 or f16 multiplicands (both the same, as read or extended to f32 in the body) and an f32 "
+          "output";
+    return failure();
+  }
+  plan.operandType = aType;
+  // K's order is the GEMM's choice (a sum): a multiplicand's contiguous K loop innermost where it is whole
+  // groups of 8 (16-byte copies along NHWC's channels), else K's longest loop (fewer divisions per element).
+  auto longest =
+      llvm::max_element(plan.kLoops, [&](int64_t x, int64_t y) { return plan.extents[x] < plan.extents[y]; });
+  if (longest != plan.kLoops.end())
+    kforge::makeInnermostK(plan, *longest);
+  for (int64_t fast : {plan.gemm.bFastLoop, plan.gemm.aFastLoop})
+    if (fast >= 0 && plan.gemm.roles[fast] == kforge::GemmRole::K && plan.extents[fast] % kCopy == 0)
+      kforge::makeInnermostK(plan, fast);
+  plan.warpRows = options.warpGrid[0];
+  plan.warpCols = options.warpGrid[1];
+  plan.blockK = options.blockK;
+  plan.mPadded = llvm::alignTo(plan.m, kTileM * plan.warpRows);
+  // (B's fragments are read two column tiles at a time.)
+  plan.nPadded = llvm::alignTo(plan.n, 2 * kTileN * plan.warpCols);
+  if (plan.blockK > static_cast<int64_t>(llvm::alignTo(plan.k, kTileK))) {
+    why = "block_k (" + std::to_string(plan.blockK) + ") is above K (" + std::to_string(plan.k) +
+          ") rounded up to 16";
+    return failure();
+  }
+  plan.a = planSide(plan, plan.gemm.a, plan.gemm.aFastLoop, plan.mLoops);
+  plan.b = planSide(plan, plan.gemm.b, plan.gemm.bFastLoop, plan.nLoops);
+  if (failed(kforge::stagedSimtBlock(op, plan.threads(), plan.smemBytes(), /*initOps=*/true, "the op", "the output",
+                                     plan.launch, plan.neighbours, why)))
+    return failure();
+  return plan;
+}
+
+namespace {
+class MmaImplicitGemmEmitter : kforge::ImplicitGemmAccess {
+public:
+  MmaImplicitGemmEmitter(RewriterBase &rewriter, MmaImplicitGemmPlan &plan)
+      : ImplicitGemmAccess(rewriter, plan, kCopy), plan(plan) {}
+
+  void emit() {
+    b.setInsertionPoint(plan.neighbours.epilogue.empty() ? plan.op.getOperation()
+                                                         : plan.neighbours.epilogue.back().getOperation());
+    AffineExpr t = getAffineDimExpr(0, ctx);
+    thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    lane = apply(t % 32, thread);
+    rowBase = apply(t.floorDiv(32 * plan.warpCols) * plan.warpM(), thread);
+    colBase = apply((t.floorDiv(32) % plan.warpCols) * plan.warpN(), thread);
+    Attribute workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    SmallVector<Value> buffers =
+        kforge::sharedBuffers(b, loc, plan.launch,
+                              {plan.stageType(plan.a, plan.mPadded, workgroup),
+                               plan.stageType(plan.b, plan.nPadded, workgroup)});
+    aShared = buffers[0];
+    bShared = buffers[1];
+    if (plan.serialPositions == 1) {
+      gemm();
+      return;
+    }
+    auto loop = scf::ForOp::create(b, loc, index(0), index(plan.serialPositions), index(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    serial = delinearize(loop.getInductionVar(), plan.serialLoops);
+    gemm();
+  }
+
+private:
+  int64_t mTiles() const { return plan.warpM() / kTileM; }
+  int64_t nTiles() const { return plan.warpN() / kTileN; }
+  Value apply2(AffineExpr e, Value x, Value y) {
+    return affine::AffineApplyOp::create(b, loc, AffineMap::get(2, 0, e), ValueRange{x, y});
+  }
+  Value sum(Value x, Value y) { return apply2(getAffineDimExpr(0, ctx) + getAffineDimExpr(1, ctx), x, y); }
+  Value minIndex(Value x, int64_t most) {
+    return affine::AffineMinOp::create(
+        b, loc, AffineMap::get(1, 0, {getAffineDimExpr(0, ctx), getAffineConstantExpr(most, ctx)}, ctx),
+        ValueRange{x});
+  }
+
+  /// The thread's copies of a K tile: the asynchronous ones' group, and the elements it holds in registers
+  /// with where they go.
+  struct Share {
+    Value copies;
+    SmallVector<Value> elements;
+    SmallVector<std::pair<bool, SmallVector<Value>>> targets; ///< (A's stage?, [row, col] in the stage)
+  };
+
+  /// Row (K index when `kMajor` is false) and column of the thread's unit `first` + thread of a rows x cols
+  /// tile of `width`-element units along its rows; past the tile (a last round the threads do not fill), its
+  /// last unit again (the same value to the same place).
+  std::pair<Value, Value> unitPosition(int64_t first, int64_t rows, int64_t cols, int64_t width) {
+    AffineExpr t = getAffineDimExpr(0, ctx);
+    int64_t perRow = cols / width, last = rows * perRow - 1;
+    Value v = first + plan.threads() - 1 > last ? minIndex(apply(t + first, thread), last) : apply(t + first, thread);
+    return {apply(t.floorDiv(perRow), v), apply((t % perRow) * width, v)};
+  }
+
+  /// The thread's 16-byte copies of one multiplicand's tile at `kOff` into `stage`: vectors of 8 along the
+  /// stage's rows, zero-filled where the read is masked or K has ended. A vector's start stays a multiple of 8
+  /// where it is clamped (a row past m or n, a K past its end: never stored, or zero-filled).
+  void copyVectors(bool isA, Value kOff, Value stage, SmallVector<Value> &tokens) {
+    const Side &side = isA ? plan.a : plan.b;
+    int64_t mn = isA ? plan.mPadded : plan.nPadded, mnReal = isA ? plan.m : plan.n;
+    int64_t rows = side.kMajor ? mn : plan.blockK, cols = side.kMajor ? plan.blockK : mn;
+    for (int64_t first = 0; first < rows * cols / kCopy; first += plan.threads()) {
+      auto [row, col] = unitPosition(first, rows, cols, kCopy);
+      Value kInTile = side.kMajor ? col : row, position = side.kMajor ? row : col;
+      Value kIndex = sum(kInTile, kOff);
+      Coord at;
+      at.k = kIndex;
+      if (!side.kMajor && mn != mnReal)
+        position = minIndex(position, mnReal - kCopy);
+      if (side.kMajor && plan.k % plan.blockK)
+        at.k = minIndex(kIndex, plan.k - kCopy);
+      (isA ? at.row : at.col) = position;
+      DenseMap<Value, Value> done;
+      Read read = evaluateRead(side.value, positions(at, /*clamped=*/true), done);
+      Value valid = read.valid;
+      if (plan.k % plan.blockK) {
+        Value within = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, kIndex, index(plan.k));
+        valid = valid ? arith::AndIOp::create(b, loc, valid, within).getResult() : within;
+      }
+      Value elements = valid ? arith::SelectOp::create(b, loc, valid, index(kCopy), index(0)).getResult() : Value();
+      tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(b, loc, isA ? aShared : bShared, ValueRange{stage, row, col},
+                                                        read.source, read.indices, b.getIndexAttr(kCopy), elements,
+                                                        /*bypassL1=*/b.getUnitAttr()));
+    }
+  }
+
+  /// The thread's elements of one multiplicand's tile at `kOff`, one a thread per round, consecutive threads
+  /// along the stage's rows (the multiplicand's contiguous side); zero past K.
+  void loadElements(bool isA, Value kOff, Share &share) {
+    const Side &side = isA ? plan.a : plan.b;
+    int64_t mn = isA ? plan.mPadded : plan.nPadded;
+    int64_t rows = side.kMajor ? mn : plan.blockK, cols = side.kMajor ? plan.blockK : mn;
+    for (int64_t first = 0; first < rows * cols; first += plan.threads()) {
+      auto [row, col] = unitPosition(first, rows, cols, 1);
+      Coord at;
+      at.k = sum(side.kMajor ? col : row, kOff);
+      (isA ? at.row : at.col) = side.kMajor ? row : col;
+      DenseMap<Value, Value> done;
+      Value v = evaluate(side.value, positions(at, /*clamped=*/true), done);
+      if (Value within = withinK(at))
+        v = arith::SelectOp::create(b, loc, within, v,
+                                    arith::ConstantOp::create(b, loc, b.getFloatAttr(plan.operandType, 0.0)));
+      share.elements.push_back(v);
+      share.targets.push_back({isA, {row, col}});
+    }
+  }
+
+  Share load(Value kOff, Value stage) {
+    Share share;
+    SmallVector<Value> tokens;
+    for (bool isA : {true, false}) {
+      if ((isA ? plan.a : plan.b).vectors)
+        copyVectors(isA, kOff, stage, tokens);
+      else
+        loadElements(isA, kOff, share);
+    }
+    if (!tokens.empty())
+      share.copies = nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, nvgpu::DeviceAsyncTokenType::get(ctx), tokens);
+    return share;
+  }
+
+  void store(const Share &share, Value stage) {
+    if (share.copies) // (the barrier after the store covers the block's copies)
+      nvgpu::DeviceAsyncWaitOp::create(b, loc, share.copies, b.getI32IntegerAttr(0));
+    for (auto [element, target] : llvm::zip(share.elements, share.targets))
+      memref::StoreOp::create(b, loc, element, target.first ? aShared : bShared,
+                              ValueRange{stage, target.second[0], target.second[1]});
+  }
+
+  /// Four 8x8 matrices of 16-bit elements from the stage (lane l gives the address of row l % 8 of matrix
+  /// l / 8), as mma.sync's four 32-bit registers.
+  SmallVector<Value> ldmatrix(Value buffer, Value stage, Value row, Value col, bool transpose) {
+    auto type = VectorType::get({4, 2}, plan.operandType);
+    Value quad = nvgpu::LdMatrixOp::create(b, loc, type, buffer, ValueRange{stage, row, col},
+                                           b.getBoolAttr(transpose), b.getI32IntegerAttr(4));
+    SmallVector<Value> regs;
+    for (int64_t q = 0; q < 4; ++q) {
+      Value pair = vector::ExtractOp::create(b, loc, quad, ArrayRef<int64_t>{q});
+      if (plan.operandType.isBF16()) { // (nvvm.mma.sync takes a bf16 pair as an i32, an f16 pair as it is)
+        Value asInt = vector::BitCastOp::create(b, loc, VectorType::get({1}, b.getI32Type()), pair);
+        pair = vector::ExtractOp::create(b, loc, asInt, ArrayRef<int64_t>{0});
+      }
+      regs.push_back(pair);
+    }
+    return regs;
+  }
+
+  /// A's fragment of the warp's row tile i at K `kk` of the stage: matrices (rows 0-7, K 0-7), (8-15, 0-7),
+  /// (0-7, 8-15), (8-15, 8-15): a0a1, a2a3, a4a5, a6a7. Staged [k][m], the same matrices transposed.
+  SmallVector<Value> fragmentA(Value stage, int64_t i, int64_t kk) {
+    AffineExpr l = getAffineDimExpr(0, ctx), base = getAffineDimExpr(1, ctx);
+    int64_t tileRow = i * kTileM;
+    if (plan.a.kMajor)
+      return ldmatrix(aShared, stage, apply2(base + tileRow + l % 8 + (l.floorDiv(8) % 2) * 8, lane, rowBase),
+                      apply(l.floorDiv(16) * 8 + kk, lane), /*transpose=*/false);
+    return ldmatrix(aShared, stage, apply(l % 8 + l.floorDiv(16) * 8 + kk, lane),
+                    apply2(base + tileRow + (l.floorDiv(8) % 2) * 8, lane, rowBase), /*transpose=*/true);
+  }
+
+  /// B's fragments (b0b1, b2b3) of the warp's column tiles j and j + 1 at K `kk` of the stage.
+  std::pair<SmallVector<Value>, SmallVector<Value>> fragmentsB(Value stage, int64_t j, int64_t kk) {
+    AffineExpr l = getAffineDimExpr(0, ctx), base = getAffineDimExpr(1, ctx);
+    int64_t tileCol = j * kTileN;
+    SmallVector<Value> regs;
+    if (plan.b.kMajor) // [n][k]: matrices (columns 0-7, K 0-7), (0-7, K 8-15), (8-15, K 0-7), (8-15, K 8-15)
+      regs = ldmatrix(bShared, stage, apply2(base + tileCol + l % 8 + l.floorDiv(16) * 8, lane, colBase),
+                      apply((l.floorDiv(8) % 2) * 8 + kk, lane), /*transpose=*/false);
+    else // [k][n]: matrices (K 0-7, columns 0-7), (K 8-15, 0-7), (K 0-7, 8-15), (K 8-15, 8-15), transposed
+      regs = ldmatrix(bShared, stage, apply(l % 8 + (l.floorDiv(8) % 2) * 8 + kk, lane),
+                      apply2(base + tileCol + l.floorDiv(16) * 8, lane, colBase), /*transpose=*/true);
+    return {{regs[0], regs[1]}, {regs[2], regs[3]}};
+  }
+
+  /// One step of 16 along K: the warp's fragments, then every (i, j) tile's mma.sync.
+  SmallVector<Value> multiply(Value stage, int64_t kk, ArrayRef<Value> acc) {
+    SmallVector<SmallVector<Value>> aRegs, bRegs;
+    for (int64_t i = 0; i < mTiles(); ++i)
+      aRegs.push_back(fragmentA(stage, i, kk));
+    for (int64_t j = 0; j < nTiles(); j += 2) {
+      auto [first, second] = fragmentsB(stage, j, kk);
+      bRegs.push_back(first);
+      bRegs.push_back(second);
+    }
+    auto ptxType = plan.operandType.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    Type f32 = b.getF32Type();
+    auto resultType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+    SmallVector<Value> next;
+    for (int64_t i = 0; i < mTiles(); ++i)
+      for (int64_t j = 0; j < nTiles(); ++j) {
+        ArrayRef<Value> c = acc.slice((i * nTiles() + j) * 4, 4);
+        Value d = NVVM::MmaOp::create(b, loc, resultType, aRegs[i], bRegs[j], c,
+                                      /*shape=*/ArrayRef<int64_t>{kTileM, kTileN, kTileK},
+                                      /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
+                                      /*multiplicandPtxTypes=*/std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+                                      /*multiplicandLayouts=*/
+                                      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
+        for (int64_t r = 0; r < 4; ++r)
+          next.push_back(LLVM::ExtractValueOp::create(b, loc, d, ArrayRef<int64_t>{r}));
+      }
+    return next;
+  }
+
+  /// Accumulator r of tile (i, j) is the GEMM's element (row g + 8 (r / 2), column 2t + r % 2) of the tile,
+  /// g = lane / 4, t = lane % 4: its Coord (the pair's second element as the first's column plus 1).
+  Coord accCoord(int64_t i, int64_t j, int64_t r) {
+    AffineExpr l = getAffineDimExpr(0, ctx), base = getAffineDimExpr(1, ctx);
+    Coord at;
+    at.row = apply2(base + i * kTileM + l.floorDiv(4) + 8 * (r / 2), lane, rowBase);
+    at.col = apply2(base + j * kTileN + (l % 4) * 2, lane, colBase);
+    at.colAdd = r % 2;
+    return at;
+  }
+
+  void gemm() {
+    SmallVector<Value> acc;
+    for (int64_t i = 0; i < mTiles(); ++i)
+      for (int64_t j = 0; j < nTiles(); ++j)
+        for (int64_t r = 0; r < 4; ++r)
+          acc.push_back(initialValue(accCoord(i, j, r)));
+    acc = kforge::twoStageKLoop<Share>(
+        b, loc, llvm::divideCeil(plan.k, plan.blockK), plan.blockK, acc,
+        [&](Value kOff, Value stage) { return load(kOff, stage); },
+        [&](const Share &share, Value stage) { store(share, stage); },
+        [&](Value stage, SmallVector<Value> acc) {
+          for (int64_t kk = 0; kk < plan.blockK; kk += kTileK)
+            acc = multiply(stage, kk, acc);
+          return acc;
+        });
+    Value target = plan.neighbours.result(plan.c);
+    bool masked = plan.masked();
+    for (int64_t i = 0; i < mTiles(); ++i)
+      for (int64_t j = 0; j < nTiles(); ++j)
+        for (int64_t r = 0; r < 4; ++r) {
+          Coord coord = accCoord(i, j, r);
+          SmallVector<Value> at = positions(coord, /*clamped=*/false);
+          // (A masked element's epilogue reads at clamped positions; its value is not stored.)
+          SmallVector<Value> read = masked ? positions(coord, /*clamped=*/true) : at;
+          Value value = kforge::epilogueChainElement(b, loc, plan.neighbours.epilogue, plan.c,
+                                                     acc[(i * nTiles() + j) * 4 + r], outIndices(read));
+          Value col = coord.colAdd ? add(coord.col, coord.colAdd) : coord.col;
+          storeIf(masked ? stored(coord.row, col, at) : Value(), value, target, outIndices(at));
+        }
+  }
+
+  MmaImplicitGemmPlan &plan;
+  Value thread, lane, rowBase, colBase, aShared, bShared;
+};
+} // namespace
+
+LogicalResult kforge::implicitGemmToMmaSync(RewriterBase &rewriter, linalg::LinalgOp op,
+                                            const ImplicitGemmMmaOptions &options, std::string &why) {
+  FailureOr<MmaImplicitGemmPlan> plan = planMma(op, options, why);
+  if (failed(plan))
+    return failure();
+  MmaImplicitGemmEmitter(rewriter, *plan).emit();
+  kforge::eraseMatmulAndNeighbours(rewriter, plan->op, plan->neighbours);
+  return success();
+}

@@ -1,0 +1,174 @@
+//===- ImplicitGemm.cpp - stage and mma on a convolution's implicit GEMM --===//
+
+#include "ImplicitGemm.h"
+
+#include "../Renderer.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace kforge::tune;
+using llvm::StringRef;
+
+/// An action that rewrites the implicit GEMM whole (stage, mma) leaves nothing for the actions that schedule
+/// its loops.
+static void checkNothingElseSchedulesTheGemm(const Schedule &schedule, int index, StringRef kind,
+                                             const ProblemSink &problem) {
+  for (StringRef other : {"recompute", "lanes", "unroll", "vectorize"})
+    if (findSlot(schedule, other))
+      problem(index, "unsupported", kind + " computes the convolution itself: it does not combine with " + other);
+  if (findSlot(schedule, "tile", "reduction"))
+    problem(index, "unsupported",
+            kind + " walks K itself, in tiles of block_k: it does not combine with tile(reduction)");
+}
+
+/// Two stages of the implicit GEMM's A and B tiles (fp32, block_k rows of M or N elements padded by 4).
+static int64_t implicitGemmStageBytes(const ImplicitGemmTile &tile, int64_t blockK) {
+  return 2 * blockK * ((tile.paddedM() + 4) + (tile.paddedN() + 4)) * 4;
+}
+
+/// stage on a convolution root (those transform.kforge.implicit_gemm_to_simt_staged checks): fp32, no batch loop
+/// wider than 1 in a block unless walked serially, block_k a multiple of 4 up to K, 227 KB of shared memory.
+void kforge::tune::checkImplicitGemmStage(const Schedule &schedule, const PayloadFacts &facts, int index,
+                                          const ProblemSink &problem) {
+  if (facts.implicitGemmType != "f32") {
+    problem(index, "unsupported",
+            "stage on a convolution is the fp32 implicit GEMM (SIMT); this one multiplies " +
+                (facts.implicitGemmType.empty() ? std::string("mixed types") : facts.implicitGemmType));
+    return;
+  }
+  if (!findSlot(schedule, "tile", "thread")) {
+    problem(index, "precondition", "stage needs tile(thread) before it (each thread's share of the block tile)");
+    return;
+  }
+  checkNothingElseSchedulesTheGemm(schedule, index, "stage", problem);
+  ImplicitGemmTile tile = implicitGemmTile(schedule, facts);
+  if (!tile.problem.empty()) {
+    problem(index, "shape", "stage: " + tile.problem);
+    return;
+  }
+  int64_t blockK = schedule[index].value;
+  if (blockK <= 0 || blockK % 4 || blockK > facts.implicitGemmK)
+    problem(index, "shape",
+            "stage(" + std::to_string(blockK) + "): block_k must be a multiple of 4, at most K (" +
+                std::to_string(facts.implicitGemmK) + ")");
+  if (int64_t bytes = implicitGemmStageBytes(tile, blockK); bytes > kMaxSharedBytesPerBlock)
+    problem(index, "too-large",
+            "stage(" + std::to_string(blockK) + "): two stages of A and B take " + std::to_string(bytes) +
+                " bytes of shared memory; a block has at most " + std::to_string(kMaxSharedBytesPerBlock));
+}
+
+/// contiguous_copies' copy_order attribute of implicit_gemm_to_simt_staged (none: its default, k_groups).
+static std::string implicitGemmCopyOrder(const Schedule &schedule) {
+  const Action *contiguous = findSlot(schedule, "contiguous_copies");
+  if (!contiguous)
+    return "";
+  return contiguous->value ? ", copy_order = \"contiguous_longest_k\"" : ", copy_order = \"contiguous\"";
+}
+
+/// stage on a convolution: the block's convolution (marked kforge.implicit_gemm before tiling) as its implicit GEMM.
+void kforge::tune::renderImplicitGemmStage(Renderer &r, size_t index, const Schedule &schedule) {
+  ImplicitGemmTile tile = implicitGemmTile(schedule, r.facts);
+  r.line("    // action " + std::to_string(index) + ": " + describe(schedule[index]) +
+         ": the block's convolution as its implicit GEMM through shared memory, each thread's share in registers");
+  std::string stageFunc = r.fresh("stage_func"), roots = r.fresh("block_convolutions");
+  r.line("    " + stageFunc + " = " + r.matchFunc("%bufferized"));
+  r.line("    " + roots + " = transform.structured.match attributes{kforge.implicit_gemm} in " + stageFunc + " : " +
+         Renderer::kUnary);
+  r.line("    transform.kforge.implicit_gemm_to_simt_staged " + roots + " {block_k = " +
+         std::to_string(schedule[index].value) + ", thread_grid = array<i64: " + std::to_string(tile.threadRows) +
+         ", " + std::to_string(tile.threadCols) + ">" +
+         (tile.serialLoops.empty() ? std::string()
+                                   : ", serial_loops = array<i64: " + joinInts(tile.serialLoops, ", ") + ">") +
+         (findSlot(schedule, "pipeline") ? ", async_copies" : "") + implicitGemmCopyOrder(schedule) +
+         "} : (!transform.any_op) -> ()");
+  r.line("    transform.apply_cse to " + stageFunc + " : !transform.any_op");
+}
+
+
+/// The tensor-core implicit GEMM's block tile: rows padded to whole 16-row tiles per warp row, columns to whole
+/// 16-column pairs per warp column (transform.kforge.implicit_gemm_to_mma_sync).
+static std::pair<int64_t, int64_t> mmaPadded(const ImplicitGemmTile &tile) {
+  return {static_cast<int64_t>(llvm::alignTo(tile.m, 16 * tile.threadRows)),
+          static_cast<int64_t>(llvm::alignTo(tile.n, 16 * tile.threadCols))};
+}
+
+/// Two stages of A and B in 16-bit elements, each staged along K or along its rows or columns (whichever is
+/// larger: the op picks by the layout), rows padded by 8.
+static int64_t mmaStageBytes(const ImplicitGemmTile &tile, int64_t blockK) {
+  auto [m, n] = mmaPadded(tile);
+  auto side = [&](int64_t mn) { return std::max(mn * (blockK + 8), blockK * (mn + 8)); };
+  return 2 * (side(m) + side(n)) * 2;
+}
+
+void kforge::tune::checkImplicitGemmMma(const Schedule &schedule, const PayloadFacts &facts, int index,
+                                        const ProblemSink &problem) {
+  if (facts.implicitGemmMmaType.empty()) {
+    problem(index, "unsupported",
+            "mma on a convolution needs bf16 or f16 multiplicands (as read, or extended to f32 in the body) and "
+            "an f32 output; this one multiplies " +
+                (facts.implicitGemmType.empty() ? std::string("mixed types") : facts.implicitGemmType));
+    return;
+  }
+  if (!findSlot(schedule, "tile", "thread")) {
+    problem(index, "precondition", "mma needs tile(thread) before it (its tile is a warp's)");
+    return;
+  }
+  const Action *stage = findSlot(schedule, "stage");
+  if (!stage) {
+    problem(index, "precondition",
+            "mma on a convolution is staged: stage(block_k) after it (its implicit GEMM copies each K tile into "
+            "shared memory)");
+    return;
+  }
+  checkNothingElseSchedulesTheGemm(schedule, index, "mma", problem);
+  for (StringRef option : {"ldmatrix", "pipeline", "contiguous_copies", "wgmma", "tma", "overlap", "stage_epilogue",
+                           "tf32"})
+    if (findSlot(schedule, option))
+      problem(index, "unsupported",
+              "mma on a convolution takes stage alone (two stages, fragments by ldmatrix, 16-byte cp.async where "
+              "the layout allows): not " +
+                  option);
+  if (schedule[index].value != 1)
+    problem(index, "unsupported", "mma on a convolution takes block_k / 16 steps of K per tile: use mma(1)");
+  ImplicitGemmTile tile = implicitGemmTile(schedule, facts);
+  if (!tile.problem.empty()) {
+    problem(index, "shape", "mma: " + tile.problem);
+    return;
+  }
+  int64_t warps = tile.threadRows * tile.threadCols;
+  auto [m, n] = mmaPadded(tile);
+  if (warps > 32)
+    problem(index, "too-large",
+            "mma: the thread tile makes " + std::to_string(warps) + " warps; a block has at most 32");
+  else if ((m / tile.threadRows) * (n / tile.threadCols) > 64 * 64)
+    problem(index, "too-large",
+            "mma: each warp's tile (" + std::to_string(m / tile.threadRows) + "x" +
+                std::to_string(n / tile.threadCols) + " of the implicit GEMM, padded to whole 16x16 tiles) is above "
+                "64x64 (its accumulators live in registers)");
+  int64_t blockK = stage->value;
+  if (blockK <= 0 || blockK % 16 || blockK > static_cast<int64_t>(llvm::alignTo(facts.implicitGemmK, 16)))
+    problem(index, "shape",
+            "stage(" + std::to_string(blockK) + ") with mma: block_k must be a multiple of 16, at most K (" +
+                std::to_string(facts.implicitGemmK) + ") rounded up to 16");
+  else if (int64_t bytes = mmaStageBytes(tile, blockK); bytes > kMaxSharedBytesPerBlock)
+    problem(index, "too-large",
+            "stage(" + std::to_string(blockK) + "): two stages of A and B take " + std::to_string(bytes) +
+                " bytes of shared memory; a block has at most " + std::to_string(kMaxSharedBytesPerBlock));
+}
+
+void kforge::tune::renderImplicitGemmMma(Renderer &r, size_t index, const Schedule &schedule) {
+  ImplicitGemmTile tile = implicitGemmTile(schedule, r.facts);
+  r.line("    // action " + std::to_string(index) + ": " + describe(schedule[index]) +
+         ": the block's convolution as its implicit GEMM on tensor cores, each thread tile a warp's");
+  std::string mmaFunc = r.fresh("mma_func"), roots = r.fresh("block_convolutions");
+  r.line("    " + mmaFunc + " = " + r.matchFunc("%bufferized"));
+  r.line("    " + roots + " = transform.structured.match attributes{kforge.implicit_gemm} in " + mmaFunc + " : " +
+         Renderer::kUnary);
+  r.line("    transform.kforge.implicit_gemm_to_mma_sync " + roots + " {block_k = " +
+         std::to_string(findSlot(schedule, "stage")->value) + ", warp_grid = array<i64: " +
+         std::to_string(tile.threadRows) + ", " + std::to_string(tile.threadCols) + ">" +
+         (tile.serialLoops.empty() ? std::string()
+                                   : ", serial_loops = array<i64: " + joinInts(tile.serialLoops, ", ") + ">") +
+         "} : (!transform.any_op) -> ()");
+  r.line("    transform.apply_cse to " + mmaFunc + " : !transform.any_op");
+}
