@@ -39,8 +39,8 @@ constexpr int64_t kPad = 8; ///< Stage rows 16 bytes longer: ldmatrix's 8 rows f
 
 /// How one multiplicand is staged and copied.
 struct Side {
-  Value value;         ///< The 16-bit multiplicand in the body (an importer's extension to f32 removed).
-  bool kMajor = false; ///< Stage rows along K ([mn][k]); else along its M or N ([k][mn]).
+  Value value;          ///< The 16-bit multiplicand in the body (an importer's extension to f32 removed).
+  bool kMajor = false;  ///< Stage rows along K ([mn][k]); else along its M or N ([k][mn]).
   bool vectors = false; ///< 16-byte cp.async of 8 consecutive elements along the stage's rows.
 };
 
@@ -52,8 +52,8 @@ struct MmaImplicitGemmPlan : kforge::ImplicitGemmPlan {
   int64_t warpM() const { return mPadded / warpRows; }
   int64_t warpN() const { return nPadded / warpCols; }
   MemRefType stageType(const Side &side, int64_t mn, Attribute space) const {
-    SmallVector<int64_t> shape = side.kMajor ? SmallVector<int64_t>{2, mn, blockK + kPad}
-                                             : SmallVector<int64_t>{2, blockK, mn + kPad};
+    SmallVector<int64_t> shape =
+        side.kMajor ? SmallVector<int64_t>{2, mn, blockK + kPad} : SmallVector<int64_t>{2, blockK, mn + kPad};
     return MemRefType::get(shape, operandType, MemRefLayoutAttrInterface(), space);
   }
   int64_t smemBytes() const {
@@ -123,7 +123,8 @@ static bool innermostIsLoop(linalg::LinalgOp op, Value read, int64_t loop) {
     return map.getNumResults() > 0 && map.getResults().back() == getAffineDimExpr(loop, op->getContext());
   }
   auto load = read.getDefiningOp<memref::LoadOp>();
-  auto position = load.getIndices().empty() ? linalg::IndexOp() : load.getIndices().back().getDefiningOp<linalg::IndexOp>();
+  auto position =
+      load.getIndices().empty() ? linalg::IndexOp() : load.getIndices().back().getDefiningOp<linalg::IndexOp>();
   return position && static_cast<int64_t>(position.getDim()) == loop;
 }
 
@@ -135,9 +136,8 @@ static Side planSide(MmaImplicitGemmPlan &plan, Value multiplicand, int64_t fast
   auto [read, condition] = maskedRead(plan.op, side.value);
   if (!read || fast < 0 || plan.extents[fast] % kCopy || plan.sizes[fast])
     return side;
-  Value source = isa<BlockArgument>(read)
-                     ? plan.op.getMatchingOpOperand(cast<BlockArgument>(read))->get()
-                     : read.getDefiningOp<memref::LoadOp>().getMemRef();
+  Value source = isa<BlockArgument>(read) ? plan.op.getMatchingOpOperand(cast<BlockArgument>(read))->get()
+                                          : read.getDefiningOp<memref::LoadOp>().getMemRef();
   bool innermost = side.kMajor ? fast == plan.kLoops.back() : fast == own.back();
   Operation *sourceDef = source.getDefiningOp();
   bool fromOutside = !sourceDef || !plan.op->isAncestor(sourceDef); // (a memref the body does not compute)
@@ -176,8 +176,7 @@ static FailureOr<MmaImplicitGemmPlan> planMma(linalg::LinalgOp op, const kforge:
   // (B's fragments are read two column tiles at a time.)
   plan.nPadded = llvm::alignTo(plan.n, 2 * kTileN * plan.warpCols);
   if (plan.blockK > static_cast<int64_t>(llvm::alignTo(plan.k, kTileK))) {
-    why = "block_k (" + std::to_string(plan.blockK) + ") is above K (" + std::to_string(plan.k) +
-          ") rounded up to 16";
+    why = "block_k (" + std::to_string(plan.blockK) + ") is above K (" + std::to_string(plan.k) + ") rounded up to 16";
     return failure();
   }
   plan.a = planSide(plan, plan.gemm.a, plan.gemm.aFastLoop, plan.mLoops);
@@ -203,10 +202,9 @@ public:
     rowBase = apply(t.floorDiv(32 * plan.warpCols) * plan.warpM(), thread);
     colBase = apply((t.floorDiv(32) % plan.warpCols) * plan.warpN(), thread);
     Attribute workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-    SmallVector<Value> buffers =
-        kforge::sharedBuffers(b, loc, plan.launch,
-                              {plan.stageType(plan.a, plan.mPadded, workgroup),
-                               plan.stageType(plan.b, plan.nPadded, workgroup)});
+    SmallVector<Value> buffers = kforge::sharedBuffers(
+        b, loc, plan.launch,
+        {plan.stageType(plan.a, plan.mPadded, workgroup), plan.stageType(plan.b, plan.nPadded, workgroup)});
     aShared = buffers[0];
     bShared = buffers[1];
     if (plan.serialPositions == 1) {
@@ -229,8 +227,7 @@ private:
   Value sum(Value x, Value y) { return apply2(getAffineDimExpr(0, ctx) + getAffineDimExpr(1, ctx), x, y); }
   Value minIndex(Value x, int64_t most) {
     return affine::AffineMinOp::create(
-        b, loc, AffineMap::get(1, 0, {getAffineDimExpr(0, ctx), getAffineConstantExpr(most, ctx)}, ctx),
-        ValueRange{x});
+        b, loc, AffineMap::get(1, 0, {getAffineDimExpr(0, ctx), getAffineConstantExpr(most, ctx)}, ctx), ValueRange{x});
   }
 
   /// The thread's copies of a K tile: the asynchronous ones' group, and the elements it holds in registers
@@ -330,8 +327,8 @@ private:
   /// l / 8), as mma.sync's four 32-bit registers.
   SmallVector<Value> ldmatrix(Value buffer, Value stage, Value row, Value col, bool transpose) {
     auto type = VectorType::get({4, 2}, plan.operandType);
-    Value quad = nvgpu::LdMatrixOp::create(b, loc, type, buffer, ValueRange{stage, row, col},
-                                           b.getBoolAttr(transpose), b.getI32IntegerAttr(4));
+    Value quad = nvgpu::LdMatrixOp::create(b, loc, type, buffer, ValueRange{stage, row, col}, b.getBoolAttr(transpose),
+                                           b.getI32IntegerAttr(4));
     SmallVector<Value> regs;
     for (int64_t q = 0; q < 4; ++q) {
       Value pair = vector::ExtractOp::create(b, loc, quad, ArrayRef<int64_t>{q});

@@ -396,7 +396,8 @@ private:
         });
     Value target = plan.neighbours.result(plan.c);
     bool rows = groupsAreRows(target), masked = plan.masked();
-    auto vec = VectorType::get({kVector}, b.getF32Type());
+    // (The stored elements are the epilogue's: a rounding to bf16 makes them bf16.)
+    auto vec = VectorType::get({kVector}, cast<MemRefType>(target.getType()).getElementType());
     for (int64_t i = 0; i < plan.tileM(); ++i)
       for (int64_t j = 0; j < plan.tileN(); j += kVector) {
         SmallVector<Value> values, oks;

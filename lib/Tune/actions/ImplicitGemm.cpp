@@ -84,7 +84,6 @@ void kforge::tune::renderImplicitGemmStage(Renderer &r, size_t index, const Sche
   r.line("    transform.apply_cse to " + stageFunc + " : !transform.any_op");
 }
 
-
 /// The tensor-core implicit GEMM's block tile: rows padded to whole 16-row tiles per warp row, columns to whole
 /// 16-column pairs per warp column (transform.kforge.implicit_gemm_to_mma_sync).
 static std::pair<int64_t, int64_t> mmaPadded(const ImplicitGemmTile &tile) {
@@ -121,8 +120,8 @@ void kforge::tune::checkImplicitGemmMma(const Schedule &schedule, const PayloadF
     return;
   }
   checkNothingElseSchedulesTheGemm(schedule, index, "mma", problem);
-  for (StringRef option : {"ldmatrix", "pipeline", "contiguous_copies", "wgmma", "tma", "overlap", "stage_epilogue",
-                           "tf32"})
+  for (StringRef option :
+       {"ldmatrix", "pipeline", "contiguous_copies", "wgmma", "tma", "overlap", "stage_epilogue", "tf32"})
     if (findSlot(schedule, option))
       problem(index, "unsupported",
               "mma on a convolution takes stage alone (two stages, fragments by ldmatrix, 16-byte cp.async where "
@@ -143,7 +142,8 @@ void kforge::tune::checkImplicitGemmMma(const Schedule &schedule, const PayloadF
   else if ((m / tile.threadRows) * (n / tile.threadCols) > 64 * 64)
     problem(index, "too-large",
             "mma: each warp's tile (" + std::to_string(m / tile.threadRows) + "x" +
-                std::to_string(n / tile.threadCols) + " of the implicit GEMM, padded to whole 16x16 tiles) is above "
+                std::to_string(n / tile.threadCols) +
+                " of the implicit GEMM, padded to whole 16x16 tiles) is above "
                 "64x64 (its accumulators live in registers)");
   int64_t blockK = stage->value;
   if (blockK <= 0 || blockK % 16 || blockK > static_cast<int64_t>(llvm::alignTo(facts.implicitGemmK, 16)))
@@ -164,9 +164,9 @@ void kforge::tune::renderImplicitGemmMma(Renderer &r, size_t index, const Schedu
   r.line("    " + mmaFunc + " = " + r.matchFunc("%bufferized"));
   r.line("    " + roots + " = transform.structured.match attributes{kforge.implicit_gemm} in " + mmaFunc + " : " +
          Renderer::kUnary);
-  r.line("    transform.kforge.implicit_gemm_to_mma_sync " + roots + " {block_k = " +
-         std::to_string(findSlot(schedule, "stage")->value) + ", warp_grid = array<i64: " +
-         std::to_string(tile.threadRows) + ", " + std::to_string(tile.threadCols) + ">" +
+  r.line("    transform.kforge.implicit_gemm_to_mma_sync " + roots +
+         " {block_k = " + std::to_string(findSlot(schedule, "stage")->value) +
+         ", warp_grid = array<i64: " + std::to_string(tile.threadRows) + ", " + std::to_string(tile.threadCols) + ">" +
          (tile.serialLoops.empty() ? std::string()
                                    : ", serial_loops = array<i64: " + joinInts(tile.serialLoops, ", ") + ">") +
          "} : (!transform.any_op) -> ()");

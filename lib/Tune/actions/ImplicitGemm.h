@@ -14,8 +14,7 @@
 namespace kforge::tune {
 
 /// stage without mma on a convolution root: the fp32 SIMT implicit GEMM.
-void checkImplicitGemmStage(const Schedule &schedule, const PayloadFacts &facts, int index,
-                            const ProblemSink &problem);
+void checkImplicitGemmStage(const Schedule &schedule, const PayloadFacts &facts, int index, const ProblemSink &problem);
 void renderImplicitGemmStage(Renderer &r, size_t index, const Schedule &schedule);
 
 /// mma (at `index`) on a convolution root: its tensor-core implicit GEMM, staged (stage's block_k) with two

@@ -274,7 +274,10 @@ private:
     // block).
     bool threadsTile = action.level == "thread" || (action.level == "block" && !findSlot(schedule, "tile", "thread"));
     bool fusedHere = findSlot(schedule, "fuse", action.level == "thread" ? "thread" : "block") != nullptr;
-    if (threadsTile && gpu && facts.reductionSize > 0 && fusedHere && facts.rowIntermediates != 0) {
+    // (stage on a convolution computes its implicit GEMM whole, in tiles of K through shared memory: its thread
+    // tile keeps no rows.)
+    bool stagedGemm = stageIsImplicitGemm(facts) && findSlot(schedule, "stage");
+    if (threadsTile && gpu && facts.reductionSize > 0 && fusedHere && facts.rowIntermediates != 0 && !stagedGemm) {
       // A reduction fused into a thread's tile keeps whole rows of its intermediates in the thread's local
       // memory; CUDA allows 512 KB per thread (launches failed on the H200 at 1 MB, ran at 256 KB). Without
       // row-sized intermediates (a loss's sum of squared differences) nothing of a row is kept.
