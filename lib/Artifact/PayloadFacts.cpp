@@ -40,6 +40,7 @@ static void implicitGemmFacts(linalg::LinalgOp op, kforge::tune::PayloadFacts &f
   Type out = getElementTypeOrSelf(op.getDpsInits()[0].getType());
   if (a16 == b16 && out.isF32() && (a16.isBF16() || a16.isF16()))
     facts.implicitGemmMmaType = a16.isBF16() ? "bf16" : "f16";
+  facts.implicitGemmVectorCopies = kforge::copiesInVectors(op, *gemm, /*width=*/8);
 }
 using kforge::tune::PayloadFacts;
 

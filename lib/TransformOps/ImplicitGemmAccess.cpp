@@ -246,3 +246,13 @@ Value ImplicitGemmAccess::initialValue(const Coord &at) {
     return kforge::epilogueElement(b, loc, access.neighbours.initGeneric, access.c, Value(), indices);
   return memref::LoadOp::create(b, loc, initial, indices);
 }
+
+void ImplicitGemmAccess::forEachSerialPosition(function_ref<void()> gemm) {
+  if (access.serialPositions == 1)
+    return gemm();
+  auto loop = scf::ForOp::create(b, loc, index(0), index(access.serialPositions), index(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  serial = delinearize(loop.getInductionVar(), access.serialLoops);
+  gemm();
+}

@@ -118,6 +118,10 @@ protected:
   /// Stores `value` at `indices` of `target` where `ok` holds (always when null).
   void storeIf(mlir::Value ok, mlir::Value value, mlir::Value target, mlir::ValueRange indices);
 
+  /// Runs `gemm` at the builder's position: once, or in an scf.for over the serial loops' positions (`serial`
+  /// set to the step's).
+  void forEachSerialPosition(llvm::function_ref<void()> gemm);
+
   /// The initial accumulator of the output element at `at` (a Coord of row and column): the fill's value, an
   /// elementwise init's (a bias), else the output's own (copied into it by bufferization: read at the copy's
   /// source).

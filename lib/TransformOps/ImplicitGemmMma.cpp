@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ImplicitGemmAccess.h"
+#include "MmaEmitter.h"
 #include "Rewrites.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -33,7 +34,7 @@
 using namespace mlir;
 
 namespace {
-constexpr int64_t kTileM = 16, kTileN = 8, kTileK = 16; ///< mma.sync m16n8k16
+using kforge::mma::kTileK, kforge::mma::kTileM, kforge::mma::kTileN; // mma.sync m16n8k16
 constexpr int64_t kCopy = 8;                            ///< 16-bit elements per 16-byte copy
 constexpr int64_t kPad = 8; ///< Stage rows 16 bytes longer: ldmatrix's 8 rows fall in different banks.
 
@@ -46,6 +47,7 @@ struct Side {
 
 struct MmaImplicitGemmPlan : kforge::ImplicitGemmPlan {
   int64_t warpRows = 1, warpCols = 1;
+  int64_t stages = 2; ///< Above 2: filled by cp.async alone, stages - 1 tiles ahead.
   Type operandType;
   Side a, b;
   int64_t threads() const { return 32 * warpRows * warpCols; }
@@ -53,7 +55,7 @@ struct MmaImplicitGemmPlan : kforge::ImplicitGemmPlan {
   int64_t warpN() const { return nPadded / warpCols; }
   MemRefType stageType(const Side &side, int64_t mn, Attribute space) const {
     SmallVector<int64_t> shape =
-        side.kMajor ? SmallVector<int64_t>{2, mn, blockK + kPad} : SmallVector<int64_t>{2, blockK, mn + kPad};
+        side.kMajor ? SmallVector<int64_t>{stages, mn, blockK + kPad} : SmallVector<int64_t>{stages, blockK, mn + kPad};
     return MemRefType::get(shape, operandType, MemRefLayoutAttrInterface(), space);
   }
   int64_t smemBytes() const {
@@ -61,38 +63,6 @@ struct MmaImplicitGemmPlan : kforge::ImplicitGemmPlan {
   }
 };
 } // namespace
-
-/// The element read under `value` (select(c, read, 0.0) or a read): the read, and the select's condition (null
-/// when unmasked); a null read when `value` is neither.
-static std::pair<Value, Value> maskedRead(linalg::LinalgOp op, Value value) {
-  Value condition;
-  if (auto select = value.getDefiningOp<arith::SelectOp>()) {
-    if (!matchPattern(select.getFalseValue(), m_AnyZeroFloat()))
-      return {};
-    condition = select.getCondition();
-    value = select.getTrueValue();
-  }
-  if (auto arg = dyn_cast<BlockArgument>(value))
-    return arg.getOwner() == op.getBlock() && op.isDpsInput(op.getMatchingOpOperand(arg))
-               ? std::pair<Value, Value>{value, condition}
-               : std::pair<Value, Value>{};
-  if (value.getDefiningOp<memref::LoadOp>())
-    return {value, condition};
-  return {};
-}
-
-/// Whether `value`, computed in the op's body, depends on loop `loop`'s position (a linalg.index of it, or an
-/// input's element, which may).
-static bool dependsOnLoop(linalg::LinalgOp op, Value value, int64_t loop) {
-  if (auto arg = dyn_cast<BlockArgument>(value))
-    return arg.getOwner() == op.getBlock();
-  Operation *def = value.getDefiningOp();
-  if (!def || def->getBlock() != op.getBlock())
-    return false;
-  if (auto position = dyn_cast<linalg::IndexOp>(def))
-    return static_cast<int64_t>(position.getDim()) == loop;
-  return llvm::any_of(def->getOperands(), [&](Value operand) { return dependsOnLoop(op, operand, loop); });
-}
 
 /// Whether 8 elements of `memref` from an innermost index that is a multiple of 8 start on 16 bytes: its rows
 /// contiguous, every other stride a multiple of 8, and its offset one (static, or a subview's of such a memref
@@ -115,34 +85,20 @@ static bool vectorAligned(Value memref) {
   return !ShapedType::isDynamic(innermost) && innermost % kCopy == 0 && vectorAligned(subview.getSource());
 }
 
-/// Whether the read `read` (an input or a memref.load in the op's body) indexes its innermost dimension by
-/// loop `loop`'s position itself.
-static bool innermostIsLoop(linalg::LinalgOp op, Value read, int64_t loop) {
-  if (auto arg = dyn_cast<BlockArgument>(read)) {
-    AffineMap map = op.getMatchingIndexingMap(op.getMatchingOpOperand(arg));
-    return map.getNumResults() > 0 && map.getResults().back() == getAffineDimExpr(loop, op->getContext());
-  }
-  auto load = read.getDefiningOp<memref::LoadOp>();
-  auto position =
-      load.getIndices().empty() ? linalg::IndexOp() : load.getIndices().back().getDefiningOp<linalg::IndexOp>();
-  return position && static_cast<int64_t>(position.getDim()) == loop;
-}
-
 /// How a multiplicand (its contiguous loop `fast`; its own M or N loops `own`) is staged and copied.
 static Side planSide(MmaImplicitGemmPlan &plan, Value multiplicand, int64_t fast, ArrayRef<int64_t> own) {
   Side side;
   side.value = kforge::withoutExtension(multiplicand);
   side.kMajor = fast >= 0 && plan.gemm.roles[fast] == kforge::GemmRole::K;
-  auto [read, condition] = maskedRead(plan.op, side.value);
-  if (!read || fast < 0 || plan.extents[fast] % kCopy || plan.sizes[fast])
+  Value read = kforge::vectorCopyRead(plan.op, side.value, fast, kCopy);
+  if (!read || plan.sizes[fast])
     return side;
   Value source = isa<BlockArgument>(read) ? plan.op.getMatchingOpOperand(cast<BlockArgument>(read))->get()
                                           : read.getDefiningOp<memref::LoadOp>().getMemRef();
   bool innermost = side.kMajor ? fast == plan.kLoops.back() : fast == own.back();
   Operation *sourceDef = source.getDefiningOp();
   bool fromOutside = !sourceDef || !plan.op->isAncestor(sourceDef); // (a memref the body does not compute)
-  side.vectors = innermost && fromOutside && innermostIsLoop(plan.op, read, fast) && vectorAligned(source) &&
-                 (!condition || !dependsOnLoop(plan.op, condition, fast));
+  side.vectors = innermost && fromOutside && vectorAligned(source);
   return side;
 }
 
@@ -181,6 +137,15 @@ static FailureOr<MmaImplicitGemmPlan> planMma(linalg::LinalgOp op, const kforge:
   }
   plan.a = planSide(plan, plan.gemm.a, plan.gemm.aFastLoop, plan.mLoops);
   plan.b = planSide(plan, plan.gemm.b, plan.gemm.bFastLoop, plan.nLoops);
+  plan.stages = options.stages;
+  if (plan.stages > 2 && !(plan.a.vectors && plan.b.vectors)) {
+    why = "stages (" + std::to_string(plan.stages) +
+          ") above 2 are filled by cp.async alone: both multiplicands "
+          "must be copied in 16-byte vectors (contiguous along a loop of whole groups of 8, read at its own index "
+          "from aligned rows, any padding check independent of it); " +
+          std::string(plan.a.vectors ? "B" : "A") + " is copied element by element";
+    return failure();
+  }
   if (failed(kforge::stagedSimtBlock(op, plan.threads(), plan.smemBytes(), /*initOps=*/true, "the op", "the output",
                                      plan.launch, plan.neighbours, why)))
     return failure();
@@ -207,15 +172,7 @@ public:
         {plan.stageType(plan.a, plan.mPadded, workgroup), plan.stageType(plan.b, plan.nPadded, workgroup)});
     aShared = buffers[0];
     bShared = buffers[1];
-    if (plan.serialPositions == 1) {
-      gemm();
-      return;
-    }
-    auto loop = scf::ForOp::create(b, loc, index(0), index(plan.serialPositions), index(1));
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(loop.getBody()->getTerminator());
-    serial = delinearize(loop.getInductionVar(), plan.serialLoops);
-    gemm();
+    forEachSerialPosition([&] { gemm(); });
   }
 
 private:
@@ -378,21 +335,11 @@ private:
       bRegs.push_back(second);
     }
     auto ptxType = plan.operandType.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
-    Type f32 = b.getF32Type();
-    auto resultType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
     SmallVector<Value> next;
     for (int64_t i = 0; i < mTiles(); ++i)
-      for (int64_t j = 0; j < nTiles(); ++j) {
-        ArrayRef<Value> c = acc.slice((i * nTiles() + j) * 4, 4);
-        Value d = NVVM::MmaOp::create(b, loc, resultType, aRegs[i], bRegs[j], c,
-                                      /*shape=*/ArrayRef<int64_t>{kTileM, kTileN, kTileK},
-                                      /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
-                                      /*multiplicandPtxTypes=*/std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
-                                      /*multiplicandLayouts=*/
-                                      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
-        for (int64_t r = 0; r < 4; ++r)
-          next.push_back(LLVM::ExtractValueOp::create(b, loc, d, ArrayRef<int64_t>{r}));
-      }
+      for (int64_t j = 0; j < nTiles(); ++j)
+        llvm::append_range(next, kforge::mma::mmaSync(b, loc, aRegs[i], bRegs[j], acc.slice((i * nTiles() + j) * 4, 4),
+                                                      ptxType, kTileK));
     return next;
   }
 
@@ -407,21 +354,66 @@ private:
     return at;
   }
 
+  /// The K loop over S = stages stages filled by cp.async: tiles 0 .. S - 2 in flight before the loop; iteration
+  /// t waits for tile t (S - 2 groups may stay pending), meets the block at a barrier (tile t is visible; every
+  /// warp is done with tile t - 1), issues tile t + S - 1 into tile t - 1's stage (the last S - 1 iterations
+  /// reload the last tile into stages nothing reads again: no branch) and multiplies tile t.
+  SmallVector<Value> asyncKLoop(ArrayRef<Value> init) {
+    int64_t tiles = llvm::divideCeil(plan.k, plan.blockK), ahead = plan.stages - 1;
+    Value group;
+    auto issue = [&](Value kOff, Value stage) {
+      SmallVector<Value> tokens;
+      copyVectors(/*isA=*/true, kOff, stage, tokens);
+      copyVectors(/*isA=*/false, kOff, stage, tokens);
+      group = nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, nvgpu::DeviceAsyncTokenType::get(ctx), tokens);
+    };
+    for (int64_t s = 0; s < ahead; ++s)
+      issue(index(std::min(s, tiles - 1) * plan.blockK), index(s));
+    // nvgpu.device_async_wait names a group, but it lowers to cp.async.wait_group N, which counts the thread's
+    // pending groups: the prologue's last group stands for whichever group the count reaches.
+    Value prologueGroup = group;
+    auto loop = scf::ForOp::create(b, loc, index(0), index(tiles), index(1), init);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      AffineExpr t = getAffineDimExpr(0, ctx);
+      Value tile = loop.getInductionVar();
+      nvgpu::DeviceAsyncWaitOp::create(b, loc, prologueGroup, b.getI32IntegerAttr(ahead - 1));
+      gpu::BarrierOp::create(b, loc);
+      Value next = affine::AffineMinOp::create(
+          b, loc,
+          AffineMap::get(1, 0, {(t + ahead) * plan.blockK, getAffineConstantExpr((tiles - 1) * plan.blockK, ctx)}, ctx),
+          ValueRange{tile});
+      issue(next, apply((t + ahead) % plan.stages, tile));
+      Value stage = apply(t % plan.stages, tile);
+      SmallVector<Value> acc(loop.getRegionIterArgs());
+      for (int64_t kk = 0; kk < plan.blockK; kk += kTileK)
+        acc = multiply(stage, kk, acc);
+      scf::YieldOp::create(b, loc, acc);
+    }
+    // No copy may still be writing shared memory when the block's threads leave.
+    nvgpu::DeviceAsyncWaitOp::create(b, loc, prologueGroup, b.getI32IntegerAttr(0));
+    return SmallVector<Value>(loop.getResults());
+  }
+
   void gemm() {
     SmallVector<Value> acc;
     for (int64_t i = 0; i < mTiles(); ++i)
       for (int64_t j = 0; j < nTiles(); ++j)
         for (int64_t r = 0; r < 4; ++r)
           acc.push_back(initialValue(accCoord(i, j, r)));
-    acc = kforge::twoStageKLoop<Share>(
-        b, loc, llvm::divideCeil(plan.k, plan.blockK), plan.blockK, acc,
-        [&](Value kOff, Value stage) { return load(kOff, stage); },
-        [&](const Share &share, Value stage) { store(share, stage); },
-        [&](Value stage, SmallVector<Value> acc) {
-          for (int64_t kk = 0; kk < plan.blockK; kk += kTileK)
-            acc = multiply(stage, kk, acc);
-          return acc;
-        });
+    if (plan.stages > 2)
+      acc = asyncKLoop(acc);
+    else
+      acc = kforge::twoStageKLoop<Share>(
+          b, loc, llvm::divideCeil(plan.k, plan.blockK), plan.blockK, acc,
+          [&](Value kOff, Value stage) { return load(kOff, stage); },
+          [&](const Share &share, Value stage) { store(share, stage); },
+          [&](Value stage, SmallVector<Value> acc) {
+            for (int64_t kk = 0; kk < plan.blockK; kk += kTileK)
+              acc = multiply(stage, kk, acc);
+            return acc;
+          });
     Value target = plan.neighbours.result(plan.c);
     bool masked = plan.masked();
     for (int64_t i = 0; i < mTiles(); ++i)

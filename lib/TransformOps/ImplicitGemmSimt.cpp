@@ -171,15 +171,7 @@ public:
         b, loc, plan.launch, {plan.stageType(plan.mPadded, workgroup), plan.stageType(plan.nPadded, workgroup)});
     aShared = buffers[0];
     bShared = buffers[1];
-    if (plan.serialPositions == 1) {
-      gemm();
-      return;
-    }
-    auto loop = scf::ForOp::create(b, loc, index(0), index(plan.serialPositions), index(1));
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(loop.getBody()->getTerminator());
-    serial = delinearize(loop.getInductionVar(), plan.serialLoops);
-    gemm();
+    forEachSerialPosition([&] { gemm(); });
   }
 
 private:

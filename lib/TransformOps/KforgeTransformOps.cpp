@@ -364,6 +364,9 @@ LogicalResult transform::ImplicitGemmToMmaSyncOp::verify() {
   int64_t blockK = getBlockK(); // (signed: I64Attr's getter is unsigned)
   if (blockK < 1 || blockK % 16)
     return emitOpError() << "block_k (" << blockK << ") must be a positive multiple of 16";
+  int64_t stages = getStages();
+  if (stages < 2 || stages > 8)
+    return emitOpError() << "stages (" << stages << ") must be 2 to 8";
   return success();
 }
 
@@ -375,6 +378,7 @@ DiagnosedSilenceableFailure transform::ImplicitGemmToMmaSyncOp::applyToOne(trans
   options.blockK = getBlockK();
   options.warpGrid = llvm::to_vector_of<int64_t, 2>(getWarpGrid());
   options.serialLoops = llvm::to_vector(getSerialLoops());
+  options.stages = getStages();
   std::string why;
   if (failed(kforge::implicitGemmToMmaSync(rewriter, target, options, why)))
     return emitSilenceableError() << why;

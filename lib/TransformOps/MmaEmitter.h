@@ -28,6 +28,23 @@ namespace kforge::mma {
 // A private header of lib/TransformOps: the emitter is written in MLIR's names, as its .cpp files are.
 using namespace mlir;
 
+/// One mma.sync (m16n8 by `k`, row-major A, column-major B, f32 accumulators) of fragments `a` and `b` into the
+/// four accumulators `c`: the four results.
+inline SmallVector<Value> mmaSync(OpBuilder &b, Location loc, ValueRange a, ValueRange bFragment, ValueRange c,
+                                  NVVM::MMATypes type, int64_t k) {
+  Type f32 = b.getF32Type();
+  auto resultType = LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+  Value d = NVVM::MmaOp::create(b, loc, resultType, a, bFragment, c, /*shape=*/ArrayRef<int64_t>{kTileM, kTileN, k},
+                                /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
+                                /*multiplicandPtxTypes=*/std::array<NVVM::MMATypes, 2>{type, type},
+                                /*multiplicandLayouts=*/
+                                std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
+  SmallVector<Value> results;
+  for (int64_t r = 0; r < 4; ++r)
+    results.push_back(LLVM::ExtractValueOp::create(b, loc, d, ArrayRef<int64_t>{r}));
+  return results;
+}
+
 /// Emits the lane-level code for one plan at the matmul's position.
 class MmaEmitter {
 public:

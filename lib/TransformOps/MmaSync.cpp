@@ -368,21 +368,11 @@ SmallVector<Value> MmaEmitter::asyncKLoop(ArrayRef<Value> init) {
 SmallVector<Value> MmaEmitter::multiply(ArrayRef<SmallVector<Value>> aRegs, ArrayRef<SmallVector<Value>> bRegs,
                                         ArrayRef<Value> acc) {
   auto ptxType = plan.tf32 ? NVVM::MMATypes::tf32 : operandType.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
-  Type f32 = b.getF32Type();
-  auto resultType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
   SmallVector<Value> next;
   for (int64_t i = 0; i < mTiles(); ++i)
-    for (int64_t j = 0; j < nTiles(); ++j) {
-      ArrayRef<Value> c = acc.slice((i * nTiles() + j) * 4, 4);
-      Value d = NVVM::MmaOp::create(b, loc, resultType, aRegs[i], bRegs[j], c,
-                                    /*shape=*/ArrayRef<int64_t>{kTileM, kTileN, plan.instructionK()},
-                                    /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
-                                    /*multiplicandPtxTypes=*/std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
-                                    /*multiplicandLayouts=*/
-                                    std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
-      for (int64_t r = 0; r < 4; ++r)
-        next.push_back(LLVM::ExtractValueOp::create(b, loc, d, ArrayRef<int64_t>{r}));
-    }
+    for (int64_t j = 0; j < nTiles(); ++j)
+      llvm::append_range(next, mmaSync(b, loc, aRegs[i], bRegs[j], acc.slice((i * nTiles() + j) * 4, 4), ptxType,
+                                       plan.instructionK()));
   return next;
 }
 

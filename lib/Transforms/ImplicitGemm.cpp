@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "llvm/ADT/SmallBitVector.h"
@@ -187,4 +188,63 @@ Value kforge::withoutExtension(Value v) {
     if (ext.getIn().getType().getIntOrFloatBitWidth() == 16)
       return ext.getIn();
   return v;
+}
+
+/// The element read under `value` (select(c, read, 0.0) or a read): the read, and the select's condition (null
+/// when unmasked); a null read when `value` is neither.
+static std::pair<Value, Value> maskedRead(linalg::LinalgOp op, Value value) {
+  Value condition;
+  if (auto select = value.getDefiningOp<arith::SelectOp>()) {
+    if (!matchPattern(select.getFalseValue(), m_AnyZeroFloat()))
+      return {};
+    condition = select.getCondition();
+    value = select.getTrueValue();
+  }
+  return isRead(op, value) ? std::pair<Value, Value>{value, condition} : std::pair<Value, Value>{};
+}
+
+/// Whether `value`, computed in the op's body, depends on loop `loop`'s position (a linalg.index of it, or an
+/// input's element, which may).
+static bool dependsOnLoop(linalg::LinalgOp op, Value value, int64_t loop) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return arg.getOwner() == op.getBlock();
+  Operation *def = value.getDefiningOp();
+  if (!def || def->getBlock() != op.getBlock())
+    return false;
+  if (auto position = dyn_cast<linalg::IndexOp>(def))
+    return static_cast<int64_t>(position.getDim()) == loop;
+  return llvm::any_of(def->getOperands(), [&](Value operand) { return dependsOnLoop(op, operand, loop); });
+}
+
+/// Whether the read `read` (an input, a tensor.extract or a memref.load in the op's body) indexes its innermost
+/// dimension by loop `loop`'s position itself.
+static bool innermostIsLoop(linalg::LinalgOp op, Value read, int64_t loop) {
+  if (auto arg = dyn_cast<BlockArgument>(read)) {
+    AffineMap map = op.getMatchingIndexingMap(op.getMatchingOpOperand(arg));
+    return map.getNumResults() > 0 && map.getResults().back() == getAffineDimExpr(loop, op->getContext());
+  }
+  Operation *def = read.getDefiningOp();
+  ValueRange indices =
+      isa<tensor::ExtractOp>(def) ? cast<tensor::ExtractOp>(def).getIndices() : cast<memref::LoadOp>(def).getIndices();
+  auto position = indices.empty() ? linalg::IndexOp() : indices.back().getDefiningOp<linalg::IndexOp>();
+  return position && static_cast<int64_t>(position.getDim()) == loop;
+}
+
+Value kforge::vectorCopyRead(linalg::LinalgOp op, Value multiplicand, int64_t fast, int64_t width) {
+  if (fast < 0)
+    return Value();
+  auto [read, condition] = maskedRead(op, withoutExtension(multiplicand));
+  SmallVector<int64_t> extents = op.getStaticLoopRanges();
+  if (!read || ShapedType::isDynamic(extents[fast]) || extents[fast] % width || !innermostIsLoop(op, read, fast) ||
+      (condition && dependsOnLoop(op, condition, fast)))
+    return Value();
+  return read;
+}
+
+bool kforge::copiesInVectors(linalg::LinalgOp op, const ImplicitGemm &gemm, int64_t width) {
+  if (!vectorCopyRead(op, gemm.a, gemm.aFastLoop, width) || !vectorCopyRead(op, gemm.b, gemm.bFastLoop, width))
+    return false;
+  // (K has one innermost loop: two multiplicands contiguous along K must be so along the same loop.)
+  bool aAlongK = gemm.roles[gemm.aFastLoop] == GemmRole::K, bAlongK = gemm.roles[gemm.bFastLoop] == GemmRole::K;
+  return !(aAlongK && bAlongK) || gemm.aFastLoop == gemm.bFastLoop;
 }

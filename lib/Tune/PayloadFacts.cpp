@@ -33,6 +33,7 @@ llvm::json::Value kforge::tune::toJSON(const PayloadFacts &facts) {
                             {"implicit_gemm", facts.implicitGemm},
                             {"implicit_gemm_type", facts.implicitGemmType},
                             {"implicit_gemm_mma_type", facts.implicitGemmMmaType},
+                            {"implicit_gemm_vector_copies", facts.implicitGemmVectorCopies},
                             {"implicit_gemm_k", facts.implicitGemmK},
                             {"implicit_gemm_reads", facts.implicitGemmReads},
                             {"multi_result_reductions", facts.multiResultReductions},
@@ -64,6 +65,7 @@ bool kforge::tune::fromJSON(const llvm::json::Value &value, PayloadFacts &facts,
          o.mapOptional("implicit_gemm", facts.implicitGemm) &&
          o.mapOptional("implicit_gemm_type", facts.implicitGemmType) &&
          o.mapOptional("implicit_gemm_mma_type", facts.implicitGemmMmaType) &&
+         o.mapOptional("implicit_gemm_vector_copies", facts.implicitGemmVectorCopies) &&
          o.mapOptional("implicit_gemm_k", facts.implicitGemmK) &&
          o.mapOptional("implicit_gemm_reads", facts.implicitGemmReads) &&
          o.mapOptional("multi_result_reductions", facts.multiResultReductions) &&

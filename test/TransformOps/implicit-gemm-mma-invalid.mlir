@@ -86,3 +86,14 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %op = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{stages (9) must be 2 to 8}}
+    transform.kforge.implicit_gemm_to_mma_sync %op {block_k = 16, warp_grid = array<i64: 2, 2>, stages = 9} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}

@@ -507,9 +507,13 @@ def ImplicitGemmToMmaSyncOp : Kforge_ReplacingOp<"implicit_gemm_to_mma_sync", ":
     the multiplicand's contiguous loop is whole groups of 8 read at that loop's own index
     from 16-byte aligned rows and any padding check does not depend on it (zero-filled where
     the window leaves the input or K ends), else one element a thread through registers. A K
-    that block_k does not divide reads zeros past its end. The fill before the op, an
-    elementwise init (a bias) and an elementwise epilogue after it (a rounding to bf16) are
-    taken into the accumulators; `serial_loops` as in `kforge.implicit_gemm_to_simt_staged`.
+    that block_k does not divide reads zeros past its end. With `stages` above 2 (every copy
+    must then be a 16-byte cp.async), that many stages: tiles 0 .. stages - 2 are in flight
+    before the K loop, and each iteration waits for its tile, meets the block at a barrier,
+    issues the tile stages - 1 ahead into the stage the previous iteration read and multiplies
+    its own. The fill before the op, an elementwise init (a bias) and an elementwise epilogue
+    after it (a rounding to bf16) are taken into the accumulators; `serial_loops` as in
+    `kforge.implicit_gemm_to_simt_staged`.
 
     #### Return modes
 
@@ -517,17 +521,19 @@ def ImplicitGemmToMmaSyncOp : Kforge_ReplacingOp<"implicit_gemm_to_mma_sync", ":
     op: not on memrefs, not 16-bit multiplicands with an f32 output, a body other than `out
     + x * y` of pure ops and element reads, no M, N or K loop, a dynamic loop size that is
     not a partial block tile, a loop both sides read wider than 1 and not serial, `block_k`
-    above K rounded up to 16, more shared memory than a block has, a launch that is not the
-    grid's threads, or the output used after the op by an op other than the epilogue.
+    above K rounded up to 16, `stages` above 2 where a multiplicand is copied element by
+    element, more shared memory than a block has, a launch that is not the grid's threads, or
+    the output used after the op by an op other than the epilogue.
     Consumes the target handle and returns nothing (the op is gone).
 
     The op fails to verify when `warp_grid` is not two positive counts of at most 32 warps
-    in all, or `block_k` is not a positive multiple of 16.
+    in all, `block_k` is not a positive multiple of 16, or `stages` is not 2 to 8.
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        I64Attr:$block_k,
                        DenseI64ArrayAttr:$warp_grid,
-                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$serial_loops);
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$serial_loops,
+                       DefaultValuedAttr<I64Attr, "2">:$stages);
   let results = (outs);
   let hasVerifier = 1;
 }

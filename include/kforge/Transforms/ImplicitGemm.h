@@ -59,6 +59,16 @@ mlir::FailureOr<ImplicitGemm> analyzeImplicitGemm(mlir::linalg::LinalgOp op, std
 /// f32 in the body to accumulate in f32).
 mlir::Value withoutExtension(mlir::Value v);
 
+/// The element read a multiplicand of `op` makes (its extension from 16 bits removed; a read or select(c, read,
+/// 0.0)) when its layout lets a tile copy take `width` consecutive elements at once along its contiguous loop
+/// `fast`: the read indexes its innermost dimension by `fast`'s position itself, c does not depend on `fast`, and
+/// `fast`'s static extent is whole groups of `width`. Null otherwise. (Alignment is the rewrite's to check.)
+mlir::Value vectorCopyRead(mlir::linalg::LinalgOp op, mlir::Value multiplicand, int64_t fast, int64_t width);
+
+/// Whether both multiplicands' tiles can be copied `width` elements at a time (vectorCopyRead), along one K loop
+/// where both are contiguous along K.
+bool copiesInVectors(mlir::linalg::LinalgOp op, const ImplicitGemm &gemm, int64_t width);
+
 } // namespace kforge
 
 #endif // KFORGE_TRANSFORMS_IMPLICITGEMM_H

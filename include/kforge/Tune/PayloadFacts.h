@@ -84,6 +84,11 @@ struct PayloadFacts {
   /// "bf16" or "f16" when the implicit GEMM can run on tensor cores: both multiplicands of that type (as read,
   /// or extended to f32 in the body, as importers write a bf16 convolution) and an f32 output; else empty.
   std::string implicitGemmMmaType;
+  /// Both multiplicands' tiles can be copied 8 elements (16 bytes of 16-bit floats) at a time: each read along
+  /// its contiguous loop, at that loop's own index, whole groups of 8, any padding check independent of it (NHWC
+  /// input with its channels, an HWCF or FHWC filter; not NCHW). The tensor-core implicit GEMM's stages beyond
+  /// two need it.
+  bool implicitGemmVectorCopies = false;
   /// Its K: the product of the root's reduction loops' sizes.
   int64_t implicitGemmK = 0;
   /// Both its multiplicands are element reads (or padded ones): its tiles can be copied by cp.async.

@@ -91,12 +91,18 @@ static std::pair<int64_t, int64_t> mmaPadded(const ImplicitGemmTile &tile) {
           static_cast<int64_t>(llvm::alignTo(tile.n, 16 * tile.threadCols))};
 }
 
-/// Two stages of A and B in 16-bit elements, each staged along K or along its rows or columns (whichever is
+/// The stages of A and B in 16-bit elements, each staged along K or along its rows or columns (whichever is
 /// larger: the op picks by the layout), rows padded by 8.
-static int64_t mmaStageBytes(const ImplicitGemmTile &tile, int64_t blockK) {
+static int64_t mmaStageBytes(const ImplicitGemmTile &tile, int64_t blockK, int64_t stages) {
   auto [m, n] = mmaPadded(tile);
   auto side = [&](int64_t mn) { return std::max(mn * (blockK + 8), blockK * (mn + 8)); };
-  return 2 * (side(m) + side(n)) * 2;
+  return stages * (side(m) + side(n)) * 2;
+}
+
+/// The tensor-core implicit GEMM's stages: pipeline's, else two.
+static int64_t mmaStages(const Schedule &schedule) {
+  const Action *pipeline = findSlot(schedule, "pipeline");
+  return pipeline && pipeline->value > 2 ? pipeline->value : 2;
 }
 
 void kforge::tune::checkImplicitGemmMma(const Schedule &schedule, const PayloadFacts &facts, int index,
@@ -120,12 +126,11 @@ void kforge::tune::checkImplicitGemmMma(const Schedule &schedule, const PayloadF
     return;
   }
   checkNothingElseSchedulesTheGemm(schedule, index, "mma", problem);
-  for (StringRef option :
-       {"ldmatrix", "pipeline", "contiguous_copies", "wgmma", "tma", "overlap", "stage_epilogue", "tf32"})
+  for (StringRef option : {"ldmatrix", "contiguous_copies", "wgmma", "tma", "overlap", "stage_epilogue", "tf32"})
     if (findSlot(schedule, option))
       problem(index, "unsupported",
-              "mma on a convolution takes stage alone (two stages, fragments by ldmatrix, 16-byte cp.async where "
-              "the layout allows): not " +
+              "mma on a convolution takes stage and pipeline alone (fragments by ldmatrix, 16-byte cp.async "
+              "where the layout allows): not " +
                   option);
   if (schedule[index].value != 1)
     problem(index, "unsupported", "mma on a convolution takes block_k / 16 steps of K per tile: use mma(1)");
@@ -150,10 +155,11 @@ void kforge::tune::checkImplicitGemmMma(const Schedule &schedule, const PayloadF
     problem(index, "shape",
             "stage(" + std::to_string(blockK) + ") with mma: block_k must be a multiple of 16, at most K (" +
                 std::to_string(facts.implicitGemmK) + ") rounded up to 16");
-  else if (int64_t bytes = mmaStageBytes(tile, blockK); bytes > kMaxSharedBytesPerBlock)
+  else if (int64_t bytes = mmaStageBytes(tile, blockK, mmaStages(schedule)); bytes > kMaxSharedBytesPerBlock)
     problem(index, "too-large",
-            "stage(" + std::to_string(blockK) + "): two stages of A and B take " + std::to_string(bytes) +
-                " bytes of shared memory; a block has at most " + std::to_string(kMaxSharedBytesPerBlock));
+            "stage(" + std::to_string(blockK) + "): " + std::to_string(mmaStages(schedule)) +
+                " stages of A and B take " + std::to_string(bytes) + " bytes of shared memory; a block has at most " +
+                std::to_string(kMaxSharedBytesPerBlock));
 }
 
 void kforge::tune::renderImplicitGemmMma(Renderer &r, size_t index, const Schedule &schedule) {
@@ -169,6 +175,7 @@ void kforge::tune::renderImplicitGemmMma(Renderer &r, size_t index, const Schedu
          ", warp_grid = array<i64: " + std::to_string(tile.threadRows) + ", " + std::to_string(tile.threadCols) + ">" +
          (tile.serialLoops.empty() ? std::string()
                                    : ", serial_loops = array<i64: " + joinInts(tile.serialLoops, ", ") + ">") +
+         (mmaStages(schedule) > 2 ? ", stages = " + std::to_string(mmaStages(schedule)) : std::string()) +
          "} : (!transform.any_op) -> ()");
   r.line("    transform.apply_cse to " + mmaFunc + " : !transform.any_op");
 }

@@ -168,6 +168,20 @@ static void checkPipeline(const Schedule &schedule, const PayloadFacts &facts, i
     problem(index, "precondition", "pipeline needs stage before it (it fills the staged tiles)");
     return;
   }
+  if (findSlot(schedule, "mma") && stageIsImplicitGemm(facts)) {
+    // The tensor-core implicit GEMM: more stages, every copy a 16-byte cp.async.
+    if (schedule[index].value < 3)
+      problem(index, "shape",
+              "pipeline(" + std::to_string(schedule[index].value) +
+                  ") on a convolution's tensor-core implicit GEMM: it has two stages without pipeline; pipeline "
+                  "takes 3 or more");
+    else if (!facts.implicitGemmVectorCopies)
+      problem(index, "unsupported",
+              "pipeline on a convolution's tensor-core implicit GEMM fills its stages by 16-byte cp.async alone; "
+              "this convolution's multiplicands are not both read 8 consecutive elements at a time (an NCHW "
+              "input is not): drop pipeline");
+    return;
+  }
   if (!findSlot(schedule, "mma") && stageIsImplicitGemm(facts)) {
     // The implicit GEMM: pipeline(2) copies its tiles by cp.async, element by element (two stages).
     if (schedule[index].value != 2)
@@ -299,7 +313,10 @@ public:
                 "are "
                 "read from global memory (through L1), not staged in shared memory.",
                 "tile(thread) mapped to #gpu.warp; after bufferization and the GPU mapping, "
-                "transform.kforge.matmul_to_mma_sync {k_steps} on the warps' linalg.matmul (nvvm.mma.sync)",
+                "transform.kforge.matmul_to_mma_sync {k_steps} on the warps' linalg.matmul (nvvm.mma.sync); on a "
+                "convolution (payload facts' implicit_gemm_mma_type), with stage, its implicit GEMM: "
+                "transform.kforge.implicit_gemm_to_mma_sync {block_k, warp_grid, serial_loops} on the block's "
+                "convolution",
                 {{"k_steps",
                   ParamType::Int,
                   {1, 2, 4},
@@ -314,7 +331,10 @@ public:
                 "bufferization); "
                 "tile(thread) (and fuse(thread) when there are producers) whose tile is a multiple of 16 rows and 8 "
                 "columns, at most 64x64; K a multiple of 16; no tile(reduction), unroll, vectorize, recompute or "
-                "lanes"},
+                "lanes. Or a bf16/f16 convolution accumulating in f32 (an importer's: the operands extended in the "
+                "body), with stage (block_k a multiple of 16) and none of the matmul's staged options: each "
+                "thread tile is a warp's share of the block's implicit GEMM, padded to whole 16x16 tiles, at most "
+                "64x64"},
             {{"", 46}}) {}
 
   void validate(const ValidationContext &context) const override {
@@ -481,7 +501,10 @@ public:
                 "On a convolution's implicit GEMM (stage on a convolution) only pipeline(2), where both sides are "
                 "element reads (or padded ones): every element of both tiles by a 4-byte cp.async, zero-filled "
                 "where the read is in the padding or past K (the async_copies option of "
-                "transform.kforge.implicit_gemm_to_simt_staged)"},
+                "transform.kforge.implicit_gemm_to_simt_staged). With mma on a convolution, pipeline(3) or (4): "
+                "that many stages, where both multiplicands are read 8 consecutive elements at a time (payload "
+                "facts' implicit_gemm_vector_copies: NHWC, not NCHW; the stages option of "
+                "transform.kforge.implicit_gemm_to_mma_sync)"},
             49) {}
 
   void validate(const ValidationContext &context) const override {

@@ -85,7 +85,8 @@ static void serialBeyondThreeLoops(std::vector<int64_t> &block) {
 /// A bf16/f16 convolution accumulating in f32 as its implicit GEMM on tensor cores (mma then stage:
 /// transform.kforge.implicit_gemm_to_mma_sync): blocks of about 128 x 128 (or 128 x 64, 64 x 128, 64 x 64) of
 /// the GEMM's rows and columns, a 2 x 2 grid of warps (4 x 2 on 128 x 128: 64 x 64 a warp at most; fewer where
-/// a warp would get under 32 rows or columns), 32 of K per staged tile (16 when K is at most 16).
+/// a warp would get under 32 rows or columns), 32 of K per staged tile (16 when K is at most 16); three stages
+/// first where every copy can be a 16-byte cp.async (PayloadFacts::implicitGemmVectorCopies), then two.
 static void addImplicitGemmMmaProposals(const PayloadFacts &facts, AddProposal add) {
   size_t rank = facts.parallelSizes.size();
   auto [mLoops, nLoops] = gemmSides(facts);
@@ -113,14 +114,23 @@ static void addImplicitGemmMmaProposals(const PayloadFacts &facts, AddProposal a
     implicitGemmShare(mLoops, extents, llvm::divideCeil(m, warpRows), thread);
     implicitGemmShare(nLoops, extents, llvm::divideCeil(n, warpCols), thread);
     serialBeyondThreeLoops(block);
-    Schedule v;
-    v.push_back(tile("block", block));
-    v.push_back(tile("thread", thread));
-    v.push_back(intAction("mma", 1));
-    v.push_back(intAction("stage", blockK));
-    add(v, "",
-        "heuristic: the convolution as its implicit GEMM on tensor cores (mma.sync), " + std::to_string(bm) + "x" +
-            std::to_string(bn) + " a block, " + std::to_string(blockK) + " of K per staged tile");
+    // Where every copy can be a 16-byte cp.async, 3 stages first (the tiles' copies two tiles ahead of the
+    // warps), then 2.
+    for (int64_t stages : {3, 2}) {
+      if (stages > 2 && !facts.implicitGemmVectorCopies)
+        continue;
+      Schedule v;
+      v.push_back(tile("block", block));
+      v.push_back(tile("thread", thread));
+      v.push_back(intAction("mma", 1));
+      v.push_back(intAction("stage", blockK));
+      if (stages > 2)
+        v.push_back(intAction("pipeline", stages));
+      add(v, "",
+          "heuristic: the convolution as its implicit GEMM on tensor cores (mma.sync), " + std::to_string(bm) + "x" +
+              std::to_string(bn) + " a block, " + std::to_string(blockK) + " of K per staged tile, " +
+              std::to_string(stages) + " stages");
+    }
   }
 }
 
