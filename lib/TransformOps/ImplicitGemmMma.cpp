@@ -64,9 +64,19 @@ struct MmaImplicitGemmPlan : kforge::ImplicitGemmPlan {
 };
 } // namespace
 
+/// Whether an offset is a multiple of 8 elements: a constant, or an affine.apply whose expression is (a block's
+/// offset: the block's index times its tile).
+static bool wholeCopies(OpFoldResult offset) {
+  if (std::optional<int64_t> constant = getConstantIntValue(offset))
+    return *constant % kCopy == 0;
+  auto apply = dyn_cast<Value>(offset).getDefiningOp<affine::AffineApplyOp>();
+  return apply && apply.getAffineMap().getNumResults() == 1 &&
+         apply.getAffineMap().getResult(0).getLargestKnownDivisor() % kCopy == 0;
+}
+
 /// Whether 8 elements of `memref` from an innermost index that is a multiple of 8 start on 16 bytes: its rows
 /// contiguous, every other stride a multiple of 8, and its offset one (static, or a subview's of such a memref
-/// whose innermost offset is a static multiple of 8). Kernel buffers are 16-byte aligned.
+/// whose innermost offset is a multiple of 8: wholeCopies). Kernel buffers are 16-byte aligned.
 static bool vectorAligned(Value memref) {
   auto type = dyn_cast<MemRefType>(memref.getType());
   SmallVector<int64_t> strides;
@@ -81,8 +91,7 @@ static bool vectorAligned(Value memref) {
   auto subview = memref.getDefiningOp<memref::SubViewOp>();
   if (!subview)
     return false;
-  int64_t innermost = subview.getStaticOffsets().back();
-  return !ShapedType::isDynamic(innermost) && innermost % kCopy == 0 && vectorAligned(subview.getSource());
+  return wholeCopies(subview.getMixedOffsets().back()) && vectorAligned(subview.getSource());
 }
 
 /// How a multiplicand (its contiguous loop `fast`; its own M or N loops `own`) is staged and copied.

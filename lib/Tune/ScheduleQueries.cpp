@@ -214,6 +214,7 @@ bool kforge::tune::stageIsImplicitGemm(const PayloadFacts &facts) {
 kforge::tune::ImplicitGemmTile kforge::tune::implicitGemmTile(const Schedule &schedule, const PayloadFacts &facts) {
   ImplicitGemmTile tile;
   const Action *thread = findSlot(schedule, "tile", "thread");
+  bool rows = false, cols = false; // (a row or column loop the block's threads share)
   for (size_t d = 0; d < facts.parallelSizes.size() && d < facts.implicitGemm.size(); ++d) {
     int64_t extent = blockExtent(schedule, facts, d);
     int64_t size = thread && d < thread->sizes.size() ? thread->sizes[d] : 0;
@@ -226,10 +227,12 @@ kforge::tune::ImplicitGemmTile kforge::tune::implicitGemmTile(const Schedule &sc
     case 'm':
       tile.m *= extent;
       tile.threadRows *= threads;
+      rows = true;
       break;
     case 'n':
       tile.n *= extent;
       tile.threadCols *= threads;
+      cols = true;
       break;
     default:
       if (extent != 1 && tile.problem.empty())
@@ -238,6 +241,10 @@ kforge::tune::ImplicitGemmTile kforge::tune::implicitGemmTile(const Schedule &sc
                        "thread tile must leave it whole (walked serially)";
     }
   }
+  if ((!rows || !cols) && tile.problem.empty())
+    tile.problem = std::string("the thread tile leaves every ") + (rows ? "column (N)" : "row (M)") +
+                   " loop of the implicit GEMM whole (walked serially): its GEMM would have no " +
+                   (rows ? "columns" : "rows");
   return tile;
 }
 
