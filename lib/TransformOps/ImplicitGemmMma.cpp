@@ -8,10 +8,11 @@
 // channels, a filter's inputs), else rows along its M or N ([k][mn], read by ldmatrix.trans). Its copy into the
 // stage is a 16-byte cp.async of 8 consecutive elements where the layout allows it (its contiguous loop whole
 // groups of 8, read at that loop's own index from 16-byte aligned rows, the padding check not depending on it:
-// zero-filled where the window leaves the input or K ends), else one element a thread through registers,
-// consecutive threads along its contiguous side. Two stages, the next tile's copies in flight while the warps
-// multiply. The fill before the op, an elementwise init (a bias) and an elementwise epilogue after it (a
-// rounding to bf16) are taken into the accumulators.
+// zero-filled where the window leaves the input or K ends), else 8 consecutive elements a thread read one by one
+// into registers, consecutive threads along its contiguous side. Two stages, the next tile's copies in flight
+// while the warps multiply; or, where every copy is a cp.async, more (stages - 1 tiles ahead). The fill before
+// the op, an elementwise init (a bias) and an elementwise epilogue after it (a rounding to bf16) are taken into
+// the accumulators.
 //
 //===----------------------------------------------------------------------===//
 
@@ -200,8 +201,8 @@ private:
   /// with where they go.
   struct Share {
     Value copies;
-    SmallVector<Value> elements;
-    SmallVector<std::pair<bool, SmallVector<Value>>> targets; ///< (A's stage?, [row, col] in the stage)
+    SmallVector<Value> elements;                              ///< Groups of 8 consecutive elements of a stage row.
+    SmallVector<std::pair<bool, SmallVector<Value>>> targets; ///< (A's stage?, [row, col] of the group's first)
   };
 
   /// Row (K index when `kMajor` is false) and column of the thread's unit `first` + thread of a rows x cols
@@ -246,23 +247,32 @@ private:
     }
   }
 
-  /// The thread's elements of one multiplicand's tile at `kOff`, one a thread per round, consecutive threads
-  /// along the stage's rows (the multiplicand's contiguous side); zero past K.
+  /// The thread's elements of one multiplicand's tile at `kOff`, 8 consecutive ones along a stage row a thread
+  /// per round (consecutive threads on consecutive groups: along the multiplicand's contiguous side), read one by
+  /// one into registers; zero past K. The 8 share their positions but along the row's loop where it is whole
+  /// groups of 8 (one delinearization for 8; H100, session 56: one element a thread, each delinearized, left
+  /// NCHW's tensor-core implicit GEMM at 0.3x cuDNN), and go into the stage as one 16-byte vector.
   void loadElements(bool isA, Value kOff, Share &share) {
     const Side &side = isA ? plan.a : plan.b;
     int64_t mn = isA ? plan.mPadded : plan.nPadded;
     int64_t rows = side.kMajor ? mn : plan.blockK, cols = side.kMajor ? plan.blockK : mn;
-    for (int64_t first = 0; first < rows * cols; first += plan.threads()) {
-      auto [row, col] = unitPosition(first, rows, cols, 1);
-      Coord at;
-      at.k = sum(side.kMajor ? col : row, kOff);
-      (isA ? at.row : at.col) = side.kMajor ? row : col;
-      DenseMap<Value, Value> done;
-      Value v = evaluate(side.value, positions(at, /*clamped=*/true), done);
-      if (Value within = withinK(at))
-        v = arith::SelectOp::create(b, loc, within, v,
-                                    arith::ConstantOp::create(b, loc, b.getFloatAttr(plan.operandType, 0.0)));
-      share.elements.push_back(v);
+    Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(plan.operandType, 0.0));
+    for (int64_t first = 0; first < rows * cols / kCopy; first += plan.threads()) {
+      auto [row, col] = unitPosition(first, rows, cols, kCopy);
+      SmallVector<Value> elements;
+      for (int64_t e = 0; e < kCopy; ++e) {
+        Coord at;
+        at.k = sum(side.kMajor ? col : row, kOff);
+        (isA ? at.row : at.col) = side.kMajor ? row : col;
+        (side.kMajor ? at.kAdd : (isA ? at.rowAdd : at.colAdd)) = e;
+        DenseMap<Value, Value> done;
+        Value v = evaluate(side.value, positions(at, /*clamped=*/true), done);
+        if (Value within = withinK(at))
+          v = arith::SelectOp::create(b, loc, within, v, zero);
+        elements.push_back(v);
+      }
+      share.elements.push_back(
+          vector::FromElementsOp::create(b, loc, VectorType::get({kCopy}, plan.operandType), elements));
       share.targets.push_back({isA, {row, col}});
     }
   }
@@ -284,8 +294,8 @@ private:
   void store(const Share &share, Value stage) {
     if (share.copies) // (the barrier after the store covers the block's copies)
       nvgpu::DeviceAsyncWaitOp::create(b, loc, share.copies, b.getI32IntegerAttr(0));
-    for (auto [element, target] : llvm::zip(share.elements, share.targets))
-      memref::StoreOp::create(b, loc, element, target.first ? aShared : bShared,
+    for (auto [group, target] : llvm::zip(share.elements, share.targets))
+      vector::StoreOp::create(b, loc, group, target.first ? aShared : bShared,
                               ValueRange{stage, target.second[0], target.second[1]});
   }
 
