@@ -8,11 +8,11 @@
 // channels, a filter's inputs), else rows along its M or N ([k][mn], read by ldmatrix.trans). Its copy into the
 // stage is a 16-byte cp.async of 8 consecutive elements where the layout allows it (its contiguous loop whole
 // groups of 8, read at that loop's own index from 16-byte aligned rows, the padding check not depending on it:
-// zero-filled where the window leaves the input or K ends), else 8 consecutive elements a thread read one by one
-// into registers, consecutive threads along its contiguous side. Two stages, the next tile's copies in flight
-// while the warps multiply; or, where every copy is a cp.async, more (stages - 1 tiles ahead). The fill before
-// the op, an elementwise init (a bias) and an elementwise epilogue after it (a rounding to bf16) are taken into
-// the accumulators.
+// zero-filled where the window leaves the input or K ends), else element by element into registers, consecutive
+// threads along its contiguous side (8 consecutive elements a thread along K, one along M or N). Two stages, the next
+// tile's copies in flight while the warps multiply; or, where every copy is a cp.async, more (stages - 1 tiles ahead).
+// The fill before the op, an elementwise init (a bias) and an elementwise epilogue after it (a rounding to bf16) are
+// taken into the accumulators.
 //
 //===----------------------------------------------------------------------===//
 
@@ -247,24 +247,27 @@ private:
     }
   }
 
-  /// The thread's elements of one multiplicand's tile at `kOff`, 8 consecutive ones along a stage row a thread
-  /// per round (consecutive threads on consecutive groups: along the multiplicand's contiguous side), read one by
-  /// one into registers; zero past K. The 8 share their positions but along the row's loop where it is whole
-  /// groups of 8 (one delinearization for 8; H100, session 56: one element a thread, each delinearized, left
-  /// NCHW's tensor-core implicit GEMM at 0.3x cuDNN), and go into the stage as one 16-byte vector.
+  /// The thread's elements of one multiplicand's tile at `kOff`, read one by one into registers (zero past K),
+  /// consecutive threads along a stage row (the multiplicand's contiguous side). Staged along K (an NCHW filter),
+  /// 8 consecutive elements a thread per round: they share their positions but along K's innermost loop (one
+  /// delinearization for 8) and go into the stage as one 16-byte vector. Staged along M or N (NCHW's input along
+  /// the output's width), one element a thread per round, so that each load instruction of a warp reads 32
+  /// consecutive elements: a thread's column, and so its M or N positions, is the same in every round. (H100,
+  /// session 56: 8 a thread on both sides took the UNet 3x3's best from 0.297 to 0.553 ms; one a thread on both,
+  /// each delinearized, left the ResNet 3x3 at 0.19 ms, 0.108 at best.)
   void loadElements(bool isA, Value kOff, Share &share) {
     const Side &side = isA ? plan.a : plan.b;
-    int64_t mn = isA ? plan.mPadded : plan.nPadded;
+    int64_t mn = isA ? plan.mPadded : plan.nPadded, width = side.kMajor ? kCopy : 1;
     int64_t rows = side.kMajor ? mn : plan.blockK, cols = side.kMajor ? plan.blockK : mn;
     Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(plan.operandType, 0.0));
-    for (int64_t first = 0; first < rows * cols / kCopy; first += plan.threads()) {
-      auto [row, col] = unitPosition(first, rows, cols, kCopy);
+    for (int64_t first = 0; first < rows * cols / width; first += plan.threads()) {
+      auto [row, col] = unitPosition(first, rows, cols, width);
       SmallVector<Value> elements;
-      for (int64_t e = 0; e < kCopy; ++e) {
+      for (int64_t e = 0; e < width; ++e) {
         Coord at;
         at.k = sum(side.kMajor ? col : row, kOff);
         (isA ? at.row : at.col) = side.kMajor ? row : col;
-        (side.kMajor ? at.kAdd : (isA ? at.rowAdd : at.colAdd)) = e;
+        at.kAdd = e;
         DenseMap<Value, Value> done;
         Value v = evaluate(side.value, positions(at, /*clamped=*/true), done);
         if (Value within = withinK(at))
@@ -272,7 +275,7 @@ private:
         elements.push_back(v);
       }
       share.elements.push_back(
-          vector::FromElementsOp::create(b, loc, VectorType::get({kCopy}, plan.operandType), elements));
+          vector::FromElementsOp::create(b, loc, VectorType::get({width}, plan.operandType), elements));
       share.targets.push_back({isA, {row, col}});
     }
   }
