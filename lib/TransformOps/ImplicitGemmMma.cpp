@@ -8,11 +8,11 @@
 // channels, a filter's inputs), else rows along its M or N ([k][mn], read by ldmatrix.trans). Its copy into the
 // stage is a 16-byte cp.async of 8 consecutive elements where the layout allows it (its contiguous loop whole
 // groups of 8, read at that loop's own index from 16-byte aligned rows, the padding check not depending on it:
-// zero-filled where the window leaves the input or K ends), else element by element into registers, consecutive
-// threads along its contiguous side (8 consecutive elements a thread along K, one along M or N). Two stages, the next
-// tile's copies in flight while the warps multiply; or, where every copy is a cp.async, more (stages - 1 tiles ahead).
-// The fill before the op, an elementwise init (a bias) and an elementwise epilogue after it (a rounding to bf16) are
-// taken into the accumulators.
+// zero-filled where the window leaves the input or K ends), else one element a thread through registers,
+// consecutive threads along its contiguous side. Two stages, the next tile's copies in flight while the warps
+// multiply; or, where every copy is a cp.async, more (stages - 1 tiles ahead). The fill before the op, an
+// elementwise init (a bias) and an elementwise epilogue after it (a rounding to bf16) are taken into the
+// accumulators.
 //
 //===----------------------------------------------------------------------===//
 
@@ -201,8 +201,8 @@ private:
   /// with where they go.
   struct Share {
     Value copies;
-    SmallVector<Value> elements;                              ///< Groups of 8 consecutive elements of a stage row.
-    SmallVector<std::pair<bool, SmallVector<Value>>> targets; ///< (A's stage?, [row, col] of the group's first)
+    SmallVector<Value> elements;
+    SmallVector<std::pair<bool, SmallVector<Value>>> targets; ///< (A's stage?, [row, col] in the stage)
   };
 
   /// Row (K index when `kMajor` is false) and column of the thread's unit `first` + thread of a rows x cols
@@ -247,35 +247,26 @@ private:
     }
   }
 
-  /// The thread's elements of one multiplicand's tile at `kOff`, read one by one into registers (zero past K),
-  /// consecutive threads along a stage row (the multiplicand's contiguous side). Staged along K (an NCHW filter),
-  /// 8 consecutive elements a thread per round: they share their positions but along K's innermost loop (one
-  /// delinearization for 8) and go into the stage as one 16-byte vector. Staged along M or N (NCHW's input along
-  /// the output's width), one element a thread per round, so that each load instruction of a warp reads 32
-  /// consecutive elements: a thread's column, and so its M or N positions, is the same in every round. (H100,
-  /// session 56: 8 a thread on both sides took the UNet 3x3's best from 0.297 to 0.553 ms; one a thread on both,
-  /// each delinearized, left the ResNet 3x3 at 0.19 ms, 0.108 at best.)
+  /// The thread's elements of one multiplicand's tile at `kOff`, one a thread per round, consecutive threads
+  /// along the stage's rows (the multiplicand's contiguous side: a warp's loads on consecutive elements where the
+  /// layout has them); zero past K. (H100, session 56: 8 consecutive elements a thread, sharing one
+  /// delinearization and stored as one vector, made the UNet 3x3's best schedule 0.297 -> 0.553 ms on both sides,
+  /// 0.585 on the filter's side alone.)
   void loadElements(bool isA, Value kOff, Share &share) {
     const Side &side = isA ? plan.a : plan.b;
-    int64_t mn = isA ? plan.mPadded : plan.nPadded, width = side.kMajor ? kCopy : 1;
+    int64_t mn = isA ? plan.mPadded : plan.nPadded;
     int64_t rows = side.kMajor ? mn : plan.blockK, cols = side.kMajor ? plan.blockK : mn;
-    Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(plan.operandType, 0.0));
-    for (int64_t first = 0; first < rows * cols / width; first += plan.threads()) {
-      auto [row, col] = unitPosition(first, rows, cols, width);
-      SmallVector<Value> elements;
-      for (int64_t e = 0; e < width; ++e) {
-        Coord at;
-        at.k = sum(side.kMajor ? col : row, kOff);
-        (isA ? at.row : at.col) = side.kMajor ? row : col;
-        at.kAdd = e;
-        DenseMap<Value, Value> done;
-        Value v = evaluate(side.value, positions(at, /*clamped=*/true), done);
-        if (Value within = withinK(at))
-          v = arith::SelectOp::create(b, loc, within, v, zero);
-        elements.push_back(v);
-      }
-      share.elements.push_back(
-          vector::FromElementsOp::create(b, loc, VectorType::get({width}, plan.operandType), elements));
+    for (int64_t first = 0; first < rows * cols; first += plan.threads()) {
+      auto [row, col] = unitPosition(first, rows, cols, 1);
+      Coord at;
+      at.k = sum(side.kMajor ? col : row, kOff);
+      (isA ? at.row : at.col) = side.kMajor ? row : col;
+      DenseMap<Value, Value> done;
+      Value v = evaluate(side.value, positions(at, /*clamped=*/true), done);
+      if (Value within = withinK(at))
+        v = arith::SelectOp::create(b, loc, within, v,
+                                    arith::ConstantOp::create(b, loc, b.getFloatAttr(plan.operandType, 0.0)));
+      share.elements.push_back(v);
       share.targets.push_back({isA, {row, col}});
     }
   }
@@ -297,8 +288,8 @@ private:
   void store(const Share &share, Value stage) {
     if (share.copies) // (the barrier after the store covers the block's copies)
       nvgpu::DeviceAsyncWaitOp::create(b, loc, share.copies, b.getI32IntegerAttr(0));
-    for (auto [group, target] : llvm::zip(share.elements, share.targets))
-      vector::StoreOp::create(b, loc, group, target.first ? aShared : bShared,
+    for (auto [element, target] : llvm::zip(share.elements, share.targets))
+      memref::StoreOp::create(b, loc, element, target.first ? aShared : bShared,
                               ValueRange{stage, target.second[0], target.second[1]});
   }
 

@@ -506,9 +506,7 @@ def ImplicitGemmToMmaSyncOp : Kforge_ReplacingOp<"implicit_gemm_to_mma_sync", ":
     warps multiply: by 16-byte `cp.async` of 8 consecutive elements along a stage row where
     the multiplicand's contiguous loop is whole groups of 8 read at that loop's own index
     from 16-byte aligned rows and any padding check does not depend on it (zero-filled where
-    the window leaves the input or K ends), else through registers (8 consecutive elements a
-    thread when staged along K, one when along M or N: a warp's loads read consecutive
-    elements). A K
+    the window leaves the input or K ends), else one element a thread through registers. A K
     that block_k does not divide reads zeros past its end. With `stages` above 2 (every copy
     must then be a 16-byte cp.async), that many stages: tiles 0 .. stages - 2 are in flight
     before the K loop, and each iteration waits for its tile, meets the block at a barrier,
