@@ -65,12 +65,13 @@ struct MmaImplicitGemmPlan : kforge::ImplicitGemmPlan {
 };
 } // namespace
 
-/// Whether an offset is a multiple of 8 elements: a constant, or an affine.apply whose expression is (a block's
-/// offset: the block's index times its tile).
+/// Whether an offset is a multiple of 8 elements: a constant, or an affine.apply whose expression is, whatever
+/// its operands (a block's offset: the block's index times its tile).
 static bool wholeCopies(OpFoldResult offset) {
   if (std::optional<int64_t> constant = getConstantIntValue(offset))
     return *constant % kCopy == 0;
-  auto apply = dyn_cast<Value>(offset).getDefiningOp<affine::AffineApplyOp>();
+  auto value = dyn_cast<Value>(offset);
+  auto apply = value ? value.getDefiningOp<affine::AffineApplyOp>() : affine::AffineApplyOp();
   return apply && apply.getAffineMap().getNumResults() == 1 &&
          apply.getAffineMap().getResult(0).getLargestKnownDivisor() % kCopy == 0;
 }

@@ -43,6 +43,23 @@ static void implicitGemmSide(const PayloadFacts &facts, const std::vector<int64_
   }
 }
 
+/// The block sizes of a block of about bm x bn of the GEMM's rows and columns (loops of neither side by 1).
+static std::vector<int64_t> implicitGemmBlock(const PayloadFacts &facts, const std::vector<int64_t> &mLoops,
+                                              const std::vector<int64_t> &nLoops, int64_t bm, int64_t bn) {
+  std::vector<int64_t> block(facts.parallelSizes.size(), 1);
+  implicitGemmSide(facts, mLoops, bm, block);
+  implicitGemmSide(facts, nLoops, bn, block);
+  return block;
+}
+
+/// Each loop's extent in a block (a loop the block takes whole, size 0, is its size).
+static std::vector<int64_t> blockExtents(const PayloadFacts &facts, const std::vector<int64_t> &block) {
+  std::vector<int64_t> extents(block.size());
+  for (size_t d = 0; d < block.size(); ++d)
+    extents[d] = block[d] == 0 ? facts.parallelSizes[d] : block[d];
+  return extents;
+}
+
 /// Each thread's share along one side's loops (thread[d], 0 where the loop has one position): `want` elements
 /// from the innermost loop outwards, as much of each loop as is left (a share need not divide its loop: the
 /// implicit GEMM pads its grid).
@@ -94,12 +111,8 @@ static void addImplicitGemmMmaProposals(const PayloadFacts &facts, AddProposal a
   const std::pair<int64_t, int64_t> targets[] = {{128, 128}, {128, 64}, {64, 128}, {64, 64}};
   for (auto [bm, bn] : targets) {
     int64_t warpRows = bm == 128 && bn == 128 ? 4 : 2, warpCols = 2;
-    std::vector<int64_t> block(rank, 1), thread(rank, 0);
-    implicitGemmSide(facts, mLoops, bm, block);
-    implicitGemmSide(facts, nLoops, bn, block);
-    std::vector<int64_t> extents(rank);
-    for (size_t d = 0; d < rank; ++d)
-      extents[d] = block[d] == 0 ? facts.parallelSizes[d] : block[d];
+    std::vector<int64_t> block = implicitGemmBlock(facts, mLoops, nLoops, bm, bn), thread(rank, 0);
+    std::vector<int64_t> extents = blockExtents(facts, block);
     int64_t m = 1, n = 1;
     for (int64_t d : mLoops)
       m *= extents[d];
@@ -152,12 +165,8 @@ void addImplicitGemmProposals(const PayloadFacts &facts, const HardwareProfile &
   const std::pair<int64_t, int64_t> targets[] = {{128, 128}, {64, 128}, {128, 64}, {64, 256}, {64, 64}};
   for (auto [bm, bn] : targets)
     for (int64_t share : {8, 4}) {
-      std::vector<int64_t> block(rank, 1), thread(rank, 0);
-      implicitGemmSide(facts, mLoops, bm, block);
-      implicitGemmSide(facts, nLoops, bn, block);
-      std::vector<int64_t> extents(rank);
-      for (size_t d = 0; d < rank; ++d)
-        extents[d] = block[d] == 0 ? facts.parallelSizes[d] : block[d];
+      std::vector<int64_t> block = implicitGemmBlock(facts, mLoops, nLoops, bm, bn), thread(rank, 0);
+      std::vector<int64_t> extents = blockExtents(facts, block);
       implicitGemmShare(mLoops, extents, share, thread);
       implicitGemmShare(nLoops, extents, share, thread);
       serialBeyondThreeLoops(block);
