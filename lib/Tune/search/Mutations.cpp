@@ -184,11 +184,15 @@ static void neighbourSlots(const Schedule &s, const PayloadFacts &facts, const H
     (slot(s, "mma") ? removes : adds).push_back("mma");
   bool simtStage = gpu(profile) && facts.contractionOp == "linalg.matmul" && facts.contractionOperandType == "f32" &&
                    slot(s, "tile", "thread");
-  if (slot(s, "mma") || simtStage)
+  // mma on a convolution: its implicit GEMM is staged, with ldmatrix, and takes pipeline(3|4) alone, where every
+  // copy can be a 16-byte cp.async.
+  bool mmaConvolution = slot(s, "mma") && stageIsImplicitGemm(facts);
+  if ((slot(s, "mma") || simtStage) && !mmaConvolution)
     (slot(s, "stage") ? removes : adds).push_back("stage");
-  if (slot(s, "stage"))
+  if (slot(s, "stage") && !mmaConvolution)
     (slot(s, "ldmatrix") ? removes : adds).push_back("ldmatrix");
-  if (slot(s, "stage")) // with mma: S cp.async stages; the fp32 staged SGEMM: pipeline(2), B by cp.async
+  // (with mma: S cp.async stages; the fp32 staged SGEMM: pipeline(2), B by cp.async)
+  if (slot(s, "stage") && (!mmaConvolution || facts.implicitGemmVectorCopies))
     (slot(s, "pipeline") ? removes : adds).push_back("pipeline");
   if (slot(s, "wgmma")) // proposed by the heuristic with its own tiles; the search may take it away
     removes.push_back("wgmma");
@@ -196,7 +200,7 @@ static void neighbourSlots(const Schedule &s, const PayloadFacts &facts, const H
     (slot(s, "tma") ? removes : adds).push_back("tma");
   if (slot(s, "wgmma") && (slot(s, "overlap") || (slot(s, "pipeline") && slot(s, "pipeline")->value >= 3)))
     (slot(s, "overlap") ? removes : adds).push_back("overlap");
-  if (slot(s, "mma") && slot(s, "pipeline"))
+  if (slot(s, "mma") && slot(s, "pipeline") && !mmaConvolution)
     (slot(s, "stage_epilogue") ? removes : adds).push_back("stage_epilogue");
   // The implicit GEMM's cp.async copies (stage and pipeline on a convolution): their order.
   if (!slot(s, "mma") && slot(s, "stage") && slot(s, "pipeline") && stageIsImplicitGemm(facts))
@@ -261,8 +265,10 @@ static const Addition kAdditions[] = {
        return added;
      }},
     {"pipeline",
-     [](Schedule &s, const PayloadFacts &, const HardwareProfile &, std::mt19937_64 &rng,
+     [](Schedule &s, const PayloadFacts &facts, const HardwareProfile &, std::mt19937_64 &rng,
         StringRef) -> std::optional<Action> {
+       if (slot(s, "mma") && stageIsImplicitGemm(facts)) // (two stages without pipeline)
+         return intAction("pipeline", pick(rng, std::vector<int64_t>{3, 4}));
        return intAction("pipeline", slot(s, "mma") ? pick(rng, std::vector<int64_t>{2, 3, 4}) : 2);
      }},
     {"stage",

@@ -342,6 +342,57 @@ TEST(Policies, ContiguousCopiesAreProposedAndMutatedOnImplicitGemms) {
   EXPECT_TRUE(flipped);
 }
 
+TEST(Policies, TensorCoreImplicitGemmsAreProposedAndMutated) {
+  // A 3x3 NHWC convolution of bf16 accumulated in f32 (test/Tune/Inputs/conv-nhwc-bf16-f32acc.mlir's facts, as
+  // kforge-compile --facts-json writes them): the heuristic proposes its tensor-core implicit GEMM first, three
+  // stages before two, every proposal valid; mutation keeps mma's schedules valid, adds and removes pipeline
+  // (3 or 4 stages, never 2) and never takes stage away.
+  llvm::Expected<llvm::json::Value> parsed =
+      llvm::json::parse(R"({"allow_tf32": false, "bytes": 135168, "contraction_a_transposed": false,
+    "contraction_b_transposed": false, "contraction_k": 0, "contraction_op": "", "contraction_operand_type": "",
+    "contraction_ops": 0, "contraction_result_type": "", "contraction_sizes": [], "contractions_after_reductions": 0,
+    "convolutions_before_windows": 0, "element_type": "bf16", "entry": "conv_nhwc_bf16", "flops": 18874368,
+    "implicit_gemm": "mmmnkkk", "implicit_gemm_k": 288, "implicit_gemm_mma_type": "bf16",
+    "implicit_gemm_reads": false, "implicit_gemm_type": "f32", "implicit_gemm_vector_copies": true,
+    "linalg_ops": 3, "multi_result_reductions": 0, "nested_reductions": 0, "parallel_sizes": [2, 16, 16, 64],
+    "reduction_innermost": -1, "reduction_ops": 1, "reduction_size": 32, "root_loops": 4,
+    "root_op": "linalg.generic", "root_reshapes": 0, "row_intermediates": 1, "row_moments": 0,
+    "structural_hash": "conv-bf16", "whole_dims": [], "window_ops": 1})");
+  ASSERT_TRUE(bool(parsed));
+  PayloadFacts conv;
+  llvm::json::Path::Root root;
+  ASSERT_TRUE(fromJSON(*parsed, conv, root));
+  std::vector<Proposal> guesses = heuristicSchedules(conv, h200());
+  ASSERT_GE(guesses.size(), 2u);
+  EXPECT_TRUE(findSlot(guesses[0].schedule, "mma") && findSlot(guesses[0].schedule, "pipeline"))
+      << describe(guesses[0].schedule);
+  EXPECT_TRUE(findSlot(guesses[1].schedule, "mma") && !findSlot(guesses[1].schedule, "pipeline"))
+      << describe(guesses[1].schedule);
+  std::vector<Schedule> tensorCores;
+  for (const Proposal &p : guesses) {
+    EXPECT_TRUE(validateSchedule(p.schedule, conv, "gpu").empty()) << describe(p.schedule);
+    if (findSlot(p.schedule, "mma"))
+      tensorCores.push_back(p.schedule);
+  }
+  ASSERT_FALSE(tensorCores.empty());
+  std::mt19937_64 rng(5);
+  bool added = false, removed = false;
+  for (int i = 0; i < 400; ++i) {
+    std::string step;
+    const Schedule &parent = tensorCores[i % tensorCores.size()];
+    Schedule mutated = mutateSchedule(parent, conv, h200(), rng, i % 4 == 0, step);
+    EXPECT_TRUE(validateSchedule(mutated, conv, "gpu").empty()) << describe(mutated) << " (" << step << ")";
+    if (findSlot(mutated, "mma"))
+      EXPECT_TRUE(findSlot(mutated, "stage")) << describe(mutated) << " (" << step << ")";
+    if (const Action *pipeline = findSlot(mutated, "pipeline"))
+      EXPECT_GE(pipeline->value, 3) << describe(mutated);
+    added |= llvm::StringRef(step).starts_with("add pipeline");
+    removed |= step == "remove pipeline";
+  }
+  EXPECT_TRUE(added);
+  EXPECT_TRUE(removed);
+}
+
 TEST(Policies, LaneVectorsAndRowPrefetchesAreProposedAndMutatedOnRowKernels) {
   // The heuristic proposes rows over lanes of 4 consecutive columns for a 4096-wide softmax, valid, with 16
   // values per lane (256 lanes) first among them.
