@@ -613,6 +613,8 @@ TASKS += [
     _bf16_twin("conv2d_nhwc", lambda s: _conv_mlir(s, "bf16", "conv2d_nhwc_bf16")),
     _bf16_twin("conv_resnet_3x3", _conv_nchw_mlir("conv_resnet_3x3_bf16", dtype="bf16")),
     _bf16_twin("conv_unet_3x3", _conv_nchw_mlir("conv_unet_3x3_bf16", dtype="bf16")),
+    _bf16_twin("conv_resnet_3x3_s2", _conv_nchw_mlir("conv_resnet_3x3_s2_bf16", dtype="bf16")),
+    _bf16_twin("conv_pointwise", _conv_nchw_mlir("conv_pointwise_bf16", dtype="bf16")),
     Task("linear_square", 1, (4096, 4096, 4096), (32, 48, 64), _linear_mlir("linear_square"),
          lambda a, w: a @ w.T, "lambda a, w: a @ w.T", lambda s: [(s[0], s[2]), (s[1], s[2])], _mm_flops,
          note="nn.Linear without a bias: x W^T"),

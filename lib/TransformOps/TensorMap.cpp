@@ -11,31 +11,44 @@
 
 using namespace mlir;
 
+/// Why a memref defined outside `launch` cannot be a TMA tensor (a row-major memref with a static shape, rows of
+/// whole 16-byte units), or "".
+static std::string tensorProblem(Value global, gpu::LaunchOp launch) {
+  if (launch.getBody().isAncestor(global.getParentRegion()))
+    return "a subview of a memref defined outside the gpu.launch (the host builds its tensor map)";
+  auto type = cast<MemRefType>(global.getType());
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+    return "a subview of a row-major memref with a static shape";
+  if ((type.getDimSize(type.getRank() - 1) * type.getElementTypeBitWidth() / 8) % 16)
+    return "a subview of a memref whose rows are a multiple of 16 bytes (TMA's global strides)";
+  return "";
+}
+
 FailureOr<kforge::GlobalTile> kforge::globalTileOf(Value tile, gpu::LaunchOp launch, std::string &why) {
   auto subview = tile.getDefiningOp<memref::SubViewOp>();
+  // A whole 2-D memref from outside the launch (a block tile that takes every row and column: a 1x1
+  // convolution's filter, shared by the batch) is its own box at (0, 0).
+  if (auto type = dyn_cast<MemRefType>(tile.getType()); !subview && type && type.getRank() == 2) {
+    why = tensorProblem(tile, launch);
+    if (!why.empty())
+      return failure();
+    OpBuilder b = OpBuilder::atBlockBegin(&launch.getBody().front());
+    Value zero = arith::ConstantIndexOp::create(b, launch.getLoc(), 0);
+    return GlobalTile{tile, zero, zero};
+  }
   int64_t sourceRank = subview ? subview.getSourceType().getRank() : 0;
   // A 2-D tile of a 2-D memref, or of a 3-D one with the leading dim dropped (a batch_matmul's block: one batch),
   // which TMA sees as a 2-D tensor of batch x rows rows.
   bool batched = sourceRank == 3 && subview.getStaticSizes()[0] == 1;
   if (!subview || (sourceRank != 2 && !batched) || subview.getType().getRank() != 2 || !subview.hasUnitStride()) {
-    why = "a unit-stride 2-D memref.subview (of a 2-D memref, or of one batch of a 3-D one)";
+    why = "a unit-stride 2-D memref.subview (of a 2-D memref, or of one batch of a 3-D one), or a whole 2-D memref";
     return failure();
   }
   Value global = subview.getSource();
-  if (launch.getBody().isAncestor(global.getParentRegion())) {
-    why = "a subview of a memref defined outside the gpu.launch (the host builds its tensor map)";
+  why = tensorProblem(global, launch);
+  if (!why.empty())
     return failure();
-  }
   auto type = cast<MemRefType>(global.getType());
-  if (!type.hasStaticShape() || !type.getLayout().isIdentity()) {
-    why = "a subview of a row-major memref with a static shape";
-    return failure();
-  }
-  int64_t rowBytes = type.getDimSize(sourceRank - 1) * type.getElementTypeBitWidth() / 8;
-  if (rowBytes % 16) {
-    why = "a subview of a memref whose rows are a multiple of 16 bytes (TMA's global strides)";
-    return failure();
-  }
   OpBuilder b(subview);
   Location loc = subview.getLoc();
   auto offset = [&](int64_t dim) {

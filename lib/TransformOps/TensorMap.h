@@ -27,7 +27,8 @@ struct GlobalTile {
   mlir::Value row, col;
 };
 
-/// `tile` as a unit-stride memref.subview of a memref defined outside `launch`, or failure with `why` set.
+/// `tile` as a unit-stride memref.subview of a memref defined outside `launch` (or such a 2-D memref whole), or
+/// failure with `why` set.
 mlir::FailureOr<GlobalTile> globalTileOf(mlir::Value tile, mlir::gpu::LaunchOp launch, std::string &why);
 
 /// The runtime function that builds a tensor map (declared in the module on first use).
