@@ -675,12 +675,15 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
-func.func @tma_not_a_subview(%a: memref<128x256xbf16>, %b: memref<256x128xbf16>, %c: memref<128x128xf32>) {
+// A's rows every other row of its memref: no box of TMA's (a whole 2-D memref, as a block tile that takes every
+// row and column leaves it, is one: test/Tune/tma-whole-operand.test).
+func.func @tma_strided_subview(%a2: memref<256x256xbf16>, %b: memref<256x128xbf16>, %c: memref<128x128xf32>) {
   %c1 = arith.constant 1 : index
   %c256 = arith.constant 256 : index
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
              threads(%tx, %ty, %tz) in (%sx = %c256, %sy = %c1, %sz = %c1) {
-    linalg.matmul ins(%a, %b : memref<128x256xbf16>, memref<256x128xbf16>) outs(%c : memref<128x128xf32>)
+    %a = memref.subview %a2[0, 0] [128, 256] [2, 1] : memref<256x256xbf16> to memref<128x256xbf16, strided<[512, 1]>>
+    linalg.matmul ins(%a, %b : memref<128x256xbf16, strided<[512, 1]>>, memref<256x128xbf16>) outs(%c : memref<128x128xf32>)
     gpu.terminator
   }
   return
