@@ -281,8 +281,9 @@ std::string kforge::tune::raggedTilesBlocker(const Schedule &schedule, const Pay
                                                "wgmma", "tma",   "overlap",  "stage_epilogue"};
   bool mma = findSlot(schedule, "mma") != nullptr;
   bool pipelinedMma = mma && findSlot(schedule, "stage") && findSlot(schedule, "pipeline");
-  // The implicit GEMM (stage on a convolution) clamps its reads and masks its stores, its cp.async copies too.
-  bool implicitGemm = !mma && findSlot(schedule, "stage") && stageIsImplicitGemm(facts);
+  // The implicit GEMM (stage on a convolution, SIMT or with mma) clamps its reads and masks its stores, its
+  // cp.async copies too.
+  bool implicitGemm = findSlot(schedule, "stage") && stageIsImplicitGemm(facts);
   for (const Action &action : schedule) {
     if (action.kind == "tile" && action.level == "reduction")
       return "tile(reduction)";
@@ -291,7 +292,7 @@ std::string kforge::tune::raggedTilesBlocker(const Schedule &schedule, const Pay
       continue;
     if (pipelinedMma && llvm::is_contained(kStagedMma, llvm::StringRef(action.kind)))
       continue;
-    if (implicitGemm && (action.kind == "pipeline" || action.kind == "contiguous_copies"))
+    if (implicitGemm && llvm::is_contained({"stage", "pipeline", "contiguous_copies", "mma"}, action.kind))
       continue;
     if (!llvm::is_contained(kMasked, llvm::StringRef(action.kind)))
       return action.kind;

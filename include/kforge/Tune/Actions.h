@@ -198,7 +198,7 @@ bool raggedTiles(const Schedule &schedule, const PayloadFacts &facts);
 /// Why the schedule cannot take ragged tiles (an action whose lowering needs static, dividing tiles: a K tile,
 /// stage with mma, lanes, a kernel split, ...), or empty when it can: tile, fuse, vectorize, reorder, the
 /// launch bounds, the staged SIMT gemm (stage without mma) and the implicit GEMM (stage on a convolution, its
-/// pipeline too) are what the masked path covers.
+/// pipeline and mma too) are what the masked path covers.
 std::string raggedTilesBlocker(const Schedule &schedule, const PayloadFacts &facts);
 
 /// A transform library (module with `@__transform_main`) applying `schedule` to the payload. Each action's
