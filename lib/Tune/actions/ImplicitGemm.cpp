@@ -65,23 +65,35 @@ static std::string implicitGemmCopyOrder(const Schedule &schedule) {
   return contiguous->value ? ", copy_order = \"contiguous_longest_k\"" : ", copy_order = \"contiguous\"";
 }
 
-/// stage on a convolution: the block's convolution (marked kforge.implicit_gemm before tiling) as its implicit GEMM.
+/// The fragment of an implicit GEMM's rewrite: `op` on the block's convolution (marked kforge.implicit_gemm
+/// before tiling) in the bufferized function (`funcBase`: its handle's name), its attributes `head`, the tile's
+/// serial loops, then `tail`; then CSE.
+static void renderOnBlockConvolution(Renderer &r, size_t index, const Schedule &schedule, const std::string &what,
+                                     StringRef funcBase, StringRef op, const std::string &head,
+                                     const std::string &tail) {
+  ImplicitGemmTile tile = implicitGemmTile(schedule, r.facts);
+  r.line("    // action " + std::to_string(index) + ": " + describe(schedule[index]) + ": " + what);
+  std::string func = r.fresh(funcBase), roots = r.fresh("block_convolutions");
+  r.line("    " + func + " = " + r.matchFunc("%bufferized"));
+  r.line("    " + roots + " = transform.structured.match attributes{kforge.implicit_gemm} in " + func + " : " +
+         Renderer::kUnary);
+  std::string serial = tile.serialLoops.empty()
+                           ? std::string()
+                           : ", serial_loops = array<i64: " + joinInts(tile.serialLoops, ", ") + ">";
+  r.line("    " + op.str() + " " + roots + " {" + head + serial + tail + "} : (!transform.any_op) -> ()");
+  r.line("    transform.apply_cse to " + func + " : !transform.any_op");
+}
+
+/// stage on a convolution: the block's convolution as its implicit GEMM.
 void kforge::tune::renderImplicitGemmStage(Renderer &r, size_t index, const Schedule &schedule) {
   ImplicitGemmTile tile = implicitGemmTile(schedule, r.facts);
-  r.line("    // action " + std::to_string(index) + ": " + describe(schedule[index]) +
-         ": the block's convolution as its implicit GEMM through shared memory, each thread's share in registers");
-  std::string stageFunc = r.fresh("stage_func"), roots = r.fresh("block_convolutions");
-  r.line("    " + stageFunc + " = " + r.matchFunc("%bufferized"));
-  r.line("    " + roots + " = transform.structured.match attributes{kforge.implicit_gemm} in " + stageFunc + " : " +
-         Renderer::kUnary);
-  r.line("    transform.kforge.implicit_gemm_to_simt_staged " + roots + " {block_k = " +
-         std::to_string(schedule[index].value) + ", thread_grid = array<i64: " + std::to_string(tile.threadRows) +
-         ", " + std::to_string(tile.threadCols) + ">" +
-         (tile.serialLoops.empty() ? std::string()
-                                   : ", serial_loops = array<i64: " + joinInts(tile.serialLoops, ", ") + ">") +
-         (findSlot(schedule, "pipeline") ? ", async_copies" : "") + implicitGemmCopyOrder(schedule) +
-         "} : (!transform.any_op) -> ()");
-  r.line("    transform.apply_cse to " + stageFunc + " : !transform.any_op");
+  renderOnBlockConvolution(
+      r, index, schedule,
+      "the block's convolution as its implicit GEMM through shared memory, each thread's share in registers",
+      "stage_func", "transform.kforge.implicit_gemm_to_simt_staged",
+      "block_k = " + std::to_string(schedule[index].value) + ", thread_grid = array<i64: " +
+          std::to_string(tile.threadRows) + ", " + std::to_string(tile.threadCols) + ">",
+      (findSlot(schedule, "pipeline") ? ", async_copies" : "") + implicitGemmCopyOrder(schedule));
 }
 
 /// The tensor-core implicit GEMM's block tile: rows padded to whole 16-row tiles per warp row, columns to whole
@@ -164,18 +176,10 @@ void kforge::tune::checkImplicitGemmMma(const Schedule &schedule, const PayloadF
 
 void kforge::tune::renderImplicitGemmMma(Renderer &r, size_t index, const Schedule &schedule) {
   ImplicitGemmTile tile = implicitGemmTile(schedule, r.facts);
-  r.line("    // action " + std::to_string(index) + ": " + describe(schedule[index]) +
-         ": the block's convolution as its implicit GEMM on tensor cores, each thread tile a warp's");
-  std::string mmaFunc = r.fresh("mma_func"), roots = r.fresh("block_convolutions");
-  r.line("    " + mmaFunc + " = " + r.matchFunc("%bufferized"));
-  r.line("    " + roots + " = transform.structured.match attributes{kforge.implicit_gemm} in " + mmaFunc + " : " +
-         Renderer::kUnary);
-  r.line("    transform.kforge.implicit_gemm_to_mma_sync " + roots +
-         " {block_k = " + std::to_string(findSlot(schedule, "stage")->value) +
-         ", warp_grid = array<i64: " + std::to_string(tile.threadRows) + ", " + std::to_string(tile.threadCols) + ">" +
-         (tile.serialLoops.empty() ? std::string()
-                                   : ", serial_loops = array<i64: " + joinInts(tile.serialLoops, ", ") + ">") +
-         (mmaStages(schedule) > 2 ? ", stages = " + std::to_string(mmaStages(schedule)) : std::string()) +
-         "} : (!transform.any_op) -> ()");
-  r.line("    transform.apply_cse to " + mmaFunc + " : !transform.any_op");
+  renderOnBlockConvolution(
+      r, index, schedule, "the block's convolution as its implicit GEMM on tensor cores, each thread tile a warp's",
+      "mma_func", "transform.kforge.implicit_gemm_to_mma_sync",
+      "block_k = " + std::to_string(findSlot(schedule, "stage")->value) +
+          ", warp_grid = array<i64: " + std::to_string(tile.threadRows) + ", " + std::to_string(tile.threadCols) + ">",
+      mmaStages(schedule) > 2 ? ", stages = " + std::to_string(mmaStages(schedule)) : "");
 }
