@@ -12,7 +12,9 @@
 // consecutive threads along its contiguous side. Two stages, the next tile's copies in flight while the warps
 // multiply; or, where every copy is a cp.async, more (stages - 1 tiles ahead). The fill before the op, an
 // elementwise init (a bias) and an elementwise epilogue after it (a rounding to bf16) are taken into the
-// accumulators.
+// accumulators. With wgmma (Hopper), the same copies fill 128-byte swizzled stages of 64 of K, and each
+// warpgroup multiplies its 64 rows by its share of the columns with wgmma.mma_async
+// (kforge::mma::wgmmaMultiply, shared with matmul_to_mma_sync): no ldmatrix, the accumulators in the same order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +40,7 @@ namespace {
 using kforge::mma::kTileK, kforge::mma::kTileM, kforge::mma::kTileN; // mma.sync m16n8k16
 constexpr int64_t kCopy = 8;                            ///< 16-bit elements per 16-byte copy
 constexpr int64_t kPad = 8; ///< Stage rows 16 bytes longer: ldmatrix's 8 rows fall in different banks.
+constexpr int64_t kWgmmaRow = 64; ///< 16-bit elements of a 128-byte swizzled row (wgmma's stages)
 
 /// How one multiplicand is staged and copied.
 struct Side {
@@ -49,14 +52,20 @@ struct Side {
 struct MmaImplicitGemmPlan : kforge::ImplicitGemmPlan {
   int64_t warpRows = 1, warpCols = 1;
   int64_t stages = 2; ///< Above 2: filled by cp.async alone, stages - 1 tiles ahead.
+  /// Hopper's warpgroup MMA: each warpgroup (4 warp rows) multiplies 64 rows by all nPadded columns, from
+  /// 128-byte swizzled stages of 64 of K (kforge::mma::WgmmaTileLayout), instead of mma.sync.
+  bool wgmma = false;
   Type operandType;
   Side a, b;
   int64_t threads() const { return 32 * warpRows * warpCols; }
   int64_t warpM() const { return mPadded / warpRows; }
   int64_t warpN() const { return nPadded / warpCols; }
+  /// A stage of one side: [mn][k] or [k][mn] with rows padded by 16 bytes (ldmatrix); wgmma: mn rows of 128
+  /// swizzled bytes either way (K-major: a row of 64 of K; else 64-row atoms of K, 64 of M or N per row).
   MemRefType stageType(const Side &side, int64_t mn, Attribute space) const {
-    SmallVector<int64_t> shape =
-        side.kMajor ? SmallVector<int64_t>{stages, mn, blockK + kPad} : SmallVector<int64_t>{stages, blockK, mn + kPad};
+    SmallVector<int64_t> shape = wgmma         ? SmallVector<int64_t>{stages, mn, kWgmmaRow}
+                                 : side.kMajor ? SmallVector<int64_t>{stages, mn, blockK + kPad}
+                                               : SmallVector<int64_t>{stages, blockK, mn + kPad};
     return MemRefType::get(shape, operandType, MemRefLayoutAttrInterface(), space);
   }
   int64_t smemBytes() const {
@@ -113,6 +122,40 @@ static Side planSide(MmaImplicitGemmPlan &plan, Value multiplicand, int64_t fast
   return side;
 }
 
+/// mma.sync's block: whole 16-row tiles per warp row, 16-column pairs per warp column (B's fragments are read
+/// two column tiles at a time).
+static LogicalResult padForMmaSync(MmaImplicitGemmPlan &plan, std::string &) {
+  plan.mPadded = llvm::alignTo(plan.m, kTileM * plan.warpRows);
+  plan.nPadded = llvm::alignTo(plan.n, 2 * kTileN * plan.warpCols);
+  return success();
+}
+
+/// wgmma's block: warp_grid [4 gm, gn] is gm x gn warpgroups, each 64 rows (4 warps of 16) by a gn-th of
+/// the columns in one instruction (N at most 256, whole 64-column atoms where B is staged along N, else whole
+/// 8-column tiles); one swizzled row of K per tile.
+static LogicalResult padForWgmma(MmaImplicitGemmPlan &plan, std::string &why) {
+  if (plan.blockK != kWgmmaRow) {
+    why = "wgmma takes block_k = 64 (one 128-byte swizzled row of K per tile), not " + std::to_string(plan.blockK);
+    return failure();
+  }
+  if (plan.warpRows % 4) {
+    why = "wgmma takes warp_grid = [4 x warpgroup rows, warpgroup columns] (a warpgroup is 4 warps of 16 rows), "
+          "not [" +
+          std::to_string(plan.warpRows) + ", " + std::to_string(plan.warpCols) + "]";
+    return failure();
+  }
+  plan.mPadded = kTileM * plan.warpRows;
+  plan.nPadded = llvm::alignTo(plan.n, plan.warpCols * (plan.b.kMajor ? kTileN : kWgmmaRow));
+  if (plan.m > plan.mPadded || plan.warpN() > 256) {
+    why = "wgmma: the block's " + std::to_string(plan.m) + " rows must fit its warpgroups' " +
+          std::to_string(plan.mPadded) + " (64 each), and its " + std::to_string(plan.n) + " columns (padded to " +
+          std::to_string(plan.nPadded) + ") over " + std::to_string(plan.warpCols) +
+          " warpgroup columns one instruction's N each, at most 256";
+    return failure();
+  }
+  return success();
+}
+
 static FailureOr<MmaImplicitGemmPlan> planMma(linalg::LinalgOp op, const kforge::ImplicitGemmMmaOptions &options,
                                               std::string &why) {
   FailureOr<kforge::ImplicitGemmPlan> loops = kforge::planImplicitGemmLoops(op, options.serialLoops, why);
@@ -139,15 +182,15 @@ static FailureOr<MmaImplicitGemmPlan> planMma(linalg::LinalgOp op, const kforge:
   plan.warpRows = options.warpGrid[0];
   plan.warpCols = options.warpGrid[1];
   plan.blockK = options.blockK;
-  plan.mPadded = llvm::alignTo(plan.m, kTileM * plan.warpRows);
-  // (B's fragments are read two column tiles at a time.)
-  plan.nPadded = llvm::alignTo(plan.n, 2 * kTileN * plan.warpCols);
+  plan.wgmma = options.wgmma;
   if (plan.blockK > static_cast<int64_t>(llvm::alignTo(plan.k, kTileK))) {
     why = "block_k (" + std::to_string(plan.blockK) + ") is above K (" + std::to_string(plan.k) + ") rounded up to 16";
     return failure();
   }
   plan.a = planSide(plan, plan.gemm.a, plan.gemm.aFastLoop, plan.mLoops);
   plan.b = planSide(plan, plan.gemm.b, plan.gemm.bFastLoop, plan.nLoops);
+  if (plan.wgmma ? failed(padForWgmma(plan, why)) : failed(padForMmaSync(plan, why)))
+    return failure();
   plan.stages = options.stages;
   if (plan.stages > 2 && !(plan.a.vectors && plan.b.vectors)) {
     why = "stages (" + std::to_string(plan.stages) +
@@ -177,10 +220,15 @@ public:
     lane = apply(t % 32, thread);
     rowBase = apply(t.floorDiv(32 * plan.warpCols) * plan.warpM(), thread);
     colBase = apply((t.floorDiv(32) % plan.warpCols) * plan.warpN(), thread);
+    if (plan.wgmma) { // warpgroup g: row (g / columns) of 64, column g % columns; its warp q: 16 rows from 16 q
+      rowBase = apply(t.floorDiv(128 * plan.warpCols) * 64 + (t.floorDiv(32) % 4) * kTileM, thread);
+      colBase = apply((t.floorDiv(128) % plan.warpCols) * plan.warpN(), thread);
+    }
     Attribute workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
     SmallVector<Value> buffers = kforge::sharedBuffers(
         b, loc, plan.launch,
-        {plan.stageType(plan.a, plan.mPadded, workgroup), plan.stageType(plan.b, plan.nPadded, workgroup)});
+        {plan.stageType(plan.a, plan.mPadded, workgroup), plan.stageType(plan.b, plan.nPadded, workgroup)},
+        /*swizzled=*/plan.wgmma);
     aShared = buffers[0];
     bShared = buffers[1];
     forEachSerialPosition([&] { gemm(); });
@@ -196,6 +244,30 @@ private:
   Value minIndex(Value x, int64_t most) {
     return affine::AffineMinOp::create(
         b, loc, AffineMap::get(1, 0, {getAffineDimExpr(0, ctx), getAffineConstantExpr(most, ctx)}, ctx), ValueRange{x});
+  }
+
+  /// Where the element at (row, col) of a side's [mn][k] or [k][mn] tile goes in its stage: there (mma.sync),
+  /// or (wgmma) at its 128-byte swizzled place: K-major, row mn and chunk (k / 8) ^ (mn % 8); else row
+  /// 64 (mn / 64) + k (64-row atoms of K) and chunk ((mn % 64) / 8) ^ (k % 8). An 8-element vector starting on
+  /// a chunk (a copy's) moves as one.
+  std::pair<Value, Value> stagePlace(const Side &side, Value row, Value col) {
+    if (!plan.wgmma)
+      return {row, col};
+    AffineExpr r = getAffineDimExpr(0, ctx), c = getAffineDimExpr(1, ctx);
+    Value mn = side.kMajor ? row : col, k = side.kMajor ? col : row;
+    Value chunk = side.kMajor ? apply(r.floorDiv(kCopy), k) : apply((r % kWgmmaRow).floorDiv(kCopy), mn);
+    Value phase = apply(r % 8, side.kMajor ? mn : k);
+    Value xored = arith::XOrIOp::create(b, loc, chunk, phase);
+    Value placeRow = side.kMajor ? mn : apply2(c.floorDiv(kWgmmaRow) * kWgmmaRow + r, k, mn);
+    return {placeRow, apply2(r * kCopy + c % kCopy, xored, side.kMajor ? k : mn)};
+  }
+
+  /// wgmma's tensor cores read shared memory through the async proxy: the block's writes are made visible to
+  /// it before the barrier that publishes them.
+  void fenceForWgmma() {
+    if (plan.wgmma)
+      NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
+                                 NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
   }
 
   /// The thread's copies of a K tile: the asynchronous ones' group, and the elements it holds in registers
@@ -242,8 +314,10 @@ private:
         valid = valid ? arith::AndIOp::create(b, loc, valid, within).getResult() : within;
       }
       Value elements = valid ? arith::SelectOp::create(b, loc, valid, index(kCopy), index(0)).getResult() : Value();
-      tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(b, loc, isA ? aShared : bShared, ValueRange{stage, row, col},
-                                                        read.source, read.indices, b.getIndexAttr(kCopy), elements,
+      auto [placeRow, placeCol] = stagePlace(side, row, col);
+      tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(b, loc, isA ? aShared : bShared,
+                                                        ValueRange{stage, placeRow, placeCol}, read.source,
+                                                        read.indices, b.getIndexAttr(kCopy), elements,
                                                         /*bypassL1=*/b.getUnitAttr()));
     }
   }
@@ -289,9 +363,11 @@ private:
   void store(const Share &share, Value stage) {
     if (share.copies) // (the barrier after the store covers the block's copies)
       nvgpu::DeviceAsyncWaitOp::create(b, loc, share.copies, b.getI32IntegerAttr(0));
-    for (auto [element, target] : llvm::zip(share.elements, share.targets))
-      memref::StoreOp::create(b, loc, element, target.first ? aShared : bShared,
-                              ValueRange{stage, target.second[0], target.second[1]});
+    for (auto [element, target] : llvm::zip(share.elements, share.targets)) {
+      auto [row, col] = stagePlace(target.first ? plan.a : plan.b, target.second[0], target.second[1]);
+      memref::StoreOp::create(b, loc, element, target.first ? aShared : bShared, ValueRange{stage, row, col});
+    }
+    fenceForWgmma();
   }
 
   /// Four 8x8 matrices of 16-bit elements from the stage (lane l gives the address of row l % 8 of matrix
@@ -357,6 +433,35 @@ private:
     return next;
   }
 
+  /// One staged tile: the warps' mma.sync steps of 16 along K, or (wgmma) the warpgroup's wgmma.mma_async on
+  /// its 64 rows of A and its columns of B (each 128-byte rows of the stage: K-major, its rows or columns; else
+  /// their 64-row atoms of K).
+  SmallVector<Value> multiplyTile(Value stage, SmallVector<Value> acc) {
+    if (!plan.wgmma) {
+      for (int64_t kk = 0; kk < plan.blockK; kk += kTileK)
+        acc = multiply(stage, kk, acc);
+      return acc;
+    }
+    AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
+    int64_t rowBytes = kWgmmaRow * 2;
+    auto address = [&](Value buffer, int64_t rows, Value part, int64_t partRows) -> Value {
+      Value bytes = apply2((d0 * rows + d1 * partRows) * rowBytes, stage, part);
+      Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+      return arith::IndexCastOp::create(b, loc, b.getI64Type(), sum(base, bytes));
+    };
+    kforge::mma::WgmmaTileLayout layout;
+    layout.n = plan.warpN();
+    layout.blockK = plan.blockK;
+    layout.instructionK = kTileK;
+    layout.aMMajor = !plan.a.kMajor;
+    layout.bKMajor = plan.b.kMajor;
+    layout.type = plan.operandType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+    Value warpgroupRow = apply(d0.floorDiv(128 * plan.warpCols), thread);
+    Value warpgroupCol = apply(d0.floorDiv(128) % plan.warpCols, thread);
+    return kforge::mma::wgmmaMultiply(b, loc, layout, address(aShared, plan.mPadded, warpgroupRow, kWgmmaRow),
+                                      address(bShared, plan.nPadded, warpgroupCol, plan.warpN()), acc);
+  }
+
   /// Accumulator r of tile (i, j) is the GEMM's element (row g + 8 (r / 2), column 2t + r % 2) of the tile,
   /// g = lane / 4, t = lane % 4: its Coord (the pair's second element as the first's column plus 1).
   Coord accCoord(int64_t i, int64_t j, int64_t r) {
@@ -393,6 +498,7 @@ private:
       AffineExpr t = getAffineDimExpr(0, ctx);
       Value tile = loop.getInductionVar();
       nvgpu::DeviceAsyncWaitOp::create(b, loc, prologueGroup, b.getI32IntegerAttr(ahead - 1));
+      fenceForWgmma();
       gpu::BarrierOp::create(b, loc);
       Value next = affine::AffineMinOp::create(
           b, loc,
@@ -400,10 +506,7 @@ private:
           ValueRange{tile});
       issue(next, apply((t + ahead) % plan.stages, tile));
       Value stage = apply(t % plan.stages, tile);
-      SmallVector<Value> acc(loop.getRegionIterArgs());
-      for (int64_t kk = 0; kk < plan.blockK; kk += kTileK)
-        acc = multiply(stage, kk, acc);
-      scf::YieldOp::create(b, loc, acc);
+      scf::YieldOp::create(b, loc, multiplyTile(stage, SmallVector<Value>(loop.getRegionIterArgs())));
     }
     // No copy may still be writing shared memory when the block's threads leave.
     nvgpu::DeviceAsyncWaitOp::create(b, loc, prologueGroup, b.getI32IntegerAttr(0));
@@ -423,11 +526,7 @@ private:
           b, loc, llvm::divideCeil(plan.k, plan.blockK), plan.blockK, acc,
           [&](Value kOff, Value stage) { return load(kOff, stage); },
           [&](const Share &share, Value stage) { store(share, stage); },
-          [&](Value stage, SmallVector<Value> acc) {
-            for (int64_t kk = 0; kk < plan.blockK; kk += kTileK)
-              acc = multiply(stage, kk, acc);
-            return acc;
-          });
+          [&](Value stage, SmallVector<Value> acc) { return multiplyTile(stage, std::move(acc)); });
     Value target = plan.neighbours.result(plan.c);
     bool masked = plan.masked();
     for (int64_t i = 0; i < mTiles(); ++i)

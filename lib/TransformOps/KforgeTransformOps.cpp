@@ -379,6 +379,7 @@ DiagnosedSilenceableFailure transform::ImplicitGemmToMmaSyncOp::applyToOne(trans
   options.warpGrid = llvm::to_vector_of<int64_t, 2>(getWarpGrid());
   options.serialLoops = llvm::to_vector(getSerialLoops());
   options.stages = getStages();
+  options.wgmma = getWgmma();
   std::string why;
   if (failed(kforge::implicitGemmToMmaSync(rewriter, target, options, why)))
     return emitSilenceableError() << why;

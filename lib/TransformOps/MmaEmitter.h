@@ -28,6 +28,31 @@ namespace kforge::mma {
 // A private header of lib/TransformOps: the emitter is written in MLIR's names, as its .cpp files are.
 using namespace mlir;
 
+/// What one staged tile's warpgroup MMAs read: 128-byte swizzled stages (a row's 16-byte chunks permuted by
+/// chunk ^ (row % 8); 8-row groups 1024 bytes apart). A K-major side is rows of K (its M or N rows, `blockK` =
+/// one swizzled row of K); an M- or N-major side is atoms of 64 of its rows or columns, each `blockK` rows of K.
+struct WgmmaTileLayout {
+  int64_t n = 0;            ///< The block's columns: the instruction's N.
+  int64_t blockK = 0;       ///< K of a tile.
+  int64_t instructionK = 0; ///< K of one instruction: 16 (bf16/f16) or 8 (tf32), 32 bytes either way.
+  bool aMMajor = false;     ///< A staged as K x M (atoms of 64 columns of M), else M x K.
+  bool bKMajor = false;     ///< B staged as N x K, else K x N (atoms of 64 columns of N).
+  NVVM::WGMMATypes type = NVVM::WGMMATypes::bf16;
+  int64_t inFlight = 0; ///< Tiles of wgmma left running when it returns (0 or 1).
+};
+
+/// A wgmma shared-memory descriptor: the start address and the two byte offsets in 16-byte units, the 128-byte
+/// swizzle in bits 62-63.
+Value wgmmaDescriptor(OpBuilder &b, Location loc, Value address, int64_t leadingBytes, int64_t strideBytes);
+
+/// One staged tile on Hopper's tensor cores: the warpgroup's wgmma.mma_async m64nNk (blockK / instructionK of
+/// them) on descriptors of its 64 rows of A (starting at shared address `aStart`, an i64) and of B (`bStart`),
+/// committed and waited for (`inFlight` groups may stay running). The accumulators go in and out as one struct:
+/// lane l of warp w holds rows 16 (w % 4) + l / 4 (+ 8), columns 8 j + 2 (l % 4) (+ 1), in the order of the
+/// mma.sync tiles (j, then the four).
+SmallVector<Value> wgmmaMultiply(OpBuilder &b, Location loc, const WgmmaTileLayout &layout, Value aStart, Value bStart,
+                                 ArrayRef<Value> acc);
+
 /// One mma.sync (m16n8 by `k`, row-major A, column-major B, f32 accumulators) of fragments `a` and `b` into the
 /// four accumulators `c`: the four results.
 inline SmallVector<Value> mmaSync(OpBuilder &b, Location loc, ValueRange a, ValueRange bFragment, ValueRange c,
@@ -243,9 +268,6 @@ private:
   /// The suspend-time hint of mbarrier.try_wait (ns), as CUTLASS and MLIR's nvgpu lowering use.
   static constexpr int64_t kTryWaitTicks = 10000000;
 
-  /// A wgmma shared-memory descriptor: the start address and the two byte offsets in 16-byte units, the
-  /// 128-byte swizzle in bits 62-63.
-  Value descriptor(Value address, int64_t leadingBytes, int64_t strideBytes);
   /// The shared-memory address, as an i64, of `buffer`'s stage `stage` (each `stageBytes` long) plus `part`
   /// times `partBytes`.
   Value sharedAddress(Value buffer, Value stage, int64_t stageBytes, Value part, int64_t partBytes);

@@ -117,7 +117,8 @@ SmallVector<Value> MmaEmitter::tmaKLoop(Value barrierBuffer, ArrayRef<Value> ini
   return afterWgmmaLoop(loop);
 }
 
-Value MmaEmitter::descriptor(Value address, int64_t leadingBytes, int64_t strideBytes) {
+Value kforge::mma::wgmmaDescriptor(OpBuilder &b, Location loc, Value address, int64_t leadingBytes,
+                                   int64_t strideBytes) {
   Type i64 = b.getI64Type();
   auto constant = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, i64, v); };
   Value start = arith::ShRUIOp::create(b, loc, arith::AndIOp::create(b, loc, address, constant(0x3FFFF)), constant(4));
@@ -138,9 +139,6 @@ Value MmaEmitter::sharedByteAddress(Value buffer, Value bytes) {
 }
 
 SmallVector<Value> MmaEmitter::wgmmaTile(Value stage, SmallVector<Value> acc) {
-  Type f32 = b.getF32Type();
-  SmallVector<Type> fields(acc.size(), f32);
-  auto structType = LLVM::LLVMStructType::getLiteral(ctx, fields);
   AffineExpr t = getAffineDimExpr(0, ctx);
   Value group = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t.floorDiv(128)), ValueRange{thread});
   int64_t rowBytes = 128; // a swizzled row: 64 16-bit elements or 32 f32
@@ -150,46 +148,63 @@ SmallVector<Value> MmaEmitter::wgmmaTile(Value stage, SmallVector<Value> acc) {
   Value aStart =
       sharedAddress(aShared, stage, aStageBytes, group, plan.aTransposed ? plan.blockK * rowBytes : 64 * rowBytes);
   Value bStart = sharedAddress(bShared, stage, bStageBytes, index(0), 0);
+  WgmmaTileLayout layout;
+  layout.n = plan.n;
+  layout.blockK = plan.blockK;
+  layout.instructionK = plan.instructionK();
+  layout.aMMajor = plan.aTransposed;
+  layout.bKMajor = plan.bTransposed;
+  layout.type = plan.tf32              ? NVVM::WGMMATypes::tf32
+                : operandType.isBF16() ? NVVM::WGMMATypes::bf16
+                                       : NVVM::WGMMATypes::f16;
+  layout.inFlight = plan.wgmmaInFlight;
+  return wgmmaMultiply(b, loc, layout, aStart, bStart, acc);
+}
+
+SmallVector<Value> kforge::mma::wgmmaMultiply(OpBuilder &b, Location loc, const WgmmaTileLayout &layout, Value aStart,
+                                              Value bStart, ArrayRef<Value> acc) {
+  MLIRContext *ctx = b.getContext();
+  Type f32 = b.getF32Type();
+  SmallVector<Type> fields(acc.size(), f32);
+  auto structType = LLVM::LLVMStructType::getLiteral(ctx, fields);
+  int64_t rowBytes = 128; // a swizzled row: 64 16-bit elements or 32 f32
   Value packed = LLVM::UndefOp::create(b, loc, structType);
   for (auto [i, v] : llvm::enumerate(acc))
     packed = LLVM::InsertValueOp::create(b, loc, packed, v, ArrayRef<int64_t>{int64_t(i)});
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
-  auto ptxType = plan.tf32              ? NVVM::WGMMATypes::tf32
-                 : operandType.isBF16() ? NVVM::WGMMATypes::bf16
-                                        : NVVM::WGMMATypes::f16;
   Type i64 = b.getI64Type();
   // One instruction's K along a K-major row: 16 bf16/f16 or 8 tf32, 32 bytes either way.
-  int64_t stepK = plan.instructionK(), stepBytes = stepK * plan.elementBytes();
-  for (int64_t step = 0; step < plan.blockK / stepK; ++step) {
+  int64_t stepK = layout.instructionK, stepBytes = 32;
+  for (int64_t step = 0; step < layout.blockK / stepK; ++step) {
     // A as K x M is M-major like B as K x N (16 of K: two 8-row groups; the instruction transposes it).
     Value aAddress = arith::AddIOp::create(
         b, loc, aStart,
-        arith::ConstantIntOp::create(b, loc, i64, plan.aTransposed ? step * 16 * rowBytes : step * stepBytes));
+        arith::ConstantIntOp::create(b, loc, i64, layout.aMMajor ? step * 16 * rowBytes : step * stepBytes));
     // B as N x K is K-major like A (32 bytes along its rows per step; the instruction does not transpose it).
     Value bAddress = arith::AddIOp::create(
         b, loc, bStart,
-        arith::ConstantIntOp::create(b, loc, i64, plan.bTransposed ? step * stepBytes : step * 16 * rowBytes));
-    Value descA = plan.aTransposed
-                      ? descriptor(aAddress, /*leadingBytes=*/plan.blockK * rowBytes, /*strideBytes=*/8 * rowBytes)
-                      : descriptor(aAddress, /*leadingBytes=*/16, /*strideBytes=*/8 * rowBytes);
-    Value descB = plan.bTransposed
-                      ? descriptor(bAddress, /*leadingBytes=*/16, /*strideBytes=*/8 * rowBytes)
-                      : descriptor(bAddress, /*leadingBytes=*/plan.blockK * rowBytes, /*strideBytes=*/8 * rowBytes);
+        arith::ConstantIntOp::create(b, loc, i64, layout.bKMajor ? step * stepBytes : step * 16 * rowBytes));
+    Value descA = layout.aMMajor ? wgmmaDescriptor(b, loc, aAddress, /*leadingBytes=*/layout.blockK * rowBytes,
+                                                   /*strideBytes=*/8 * rowBytes)
+                                 : wgmmaDescriptor(b, loc, aAddress, /*leadingBytes=*/16, /*strideBytes=*/8 * rowBytes);
+    Value descB = layout.bKMajor ? wgmmaDescriptor(b, loc, bAddress, /*leadingBytes=*/16, /*strideBytes=*/8 * rowBytes)
+                                 : wgmmaDescriptor(b, loc, bAddress, /*leadingBytes=*/layout.blockK * rowBytes,
+                                                   /*strideBytes=*/8 * rowBytes);
     packed = NVVM::WgmmaMmaAsyncOp::create(
-        b, loc, structType, packed, descA, descB, NVVM::MMAShapeAttr::get(ctx, 64, plan.n, stepK),
-        NVVM::WGMMATypesAttr::get(ctx, ptxType), NVVM::WGMMATypesAttr::get(ctx, ptxType),
+        b, loc, structType, packed, descA, descB, NVVM::MMAShapeAttr::get(ctx, 64, layout.n, stepK),
+        NVVM::WGMMATypesAttr::get(ctx, layout.type), NVVM::WGMMATypesAttr::get(ctx, layout.type),
         NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
         NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
         NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
         NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-        NVVM::MMALayoutAttr::get(ctx, plan.aTransposed ? NVVM::MMALayout::col : NVVM::MMALayout::row),
-        NVVM::MMALayoutAttr::get(ctx, plan.bTransposed ? NVVM::MMALayout::col : NVVM::MMALayout::row),
+        NVVM::MMALayoutAttr::get(ctx, layout.aMMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row),
+        NVVM::MMALayoutAttr::get(ctx, layout.bKMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row),
         /*satfinite=*/NVVM::MMAIntOverflowAttr());
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-  // Wait for this tile's wgmma, or (wgmma_in_flight) for the previous tile's: this one's may still run
-  // while the next tile is awaited and its wgmma issued; they accumulate into the same registers in order.
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, uint64_t(plan.wgmmaInFlight));
+  // Wait for this tile's wgmma, or (in flight) for the previous tile's: this one's may still run while the
+  // next tile is awaited and its wgmma issued; they accumulate into the same registers in order.
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, uint64_t(layout.inFlight));
   SmallVector<Value> next;
   for (int64_t i = 0; i < int64_t(acc.size()); ++i)
     next.push_back(LLVM::ExtractValueOp::create(b, loc, packed, ArrayRef<int64_t>{i}));

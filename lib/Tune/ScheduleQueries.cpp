@@ -292,7 +292,7 @@ std::string kforge::tune::raggedTilesBlocker(const Schedule &schedule, const Pay
       continue;
     if (pipelinedMma && llvm::is_contained(kStagedMma, llvm::StringRef(action.kind)))
       continue;
-    if (implicitGemm && llvm::is_contained({"stage", "pipeline", "contiguous_copies", "mma"}, action.kind))
+    if (implicitGemm && llvm::is_contained({"stage", "pipeline", "contiguous_copies", "mma", "wgmma"}, action.kind))
       continue;
     if (!llvm::is_contained(kMasked, llvm::StringRef(action.kind)))
       return action.kind;

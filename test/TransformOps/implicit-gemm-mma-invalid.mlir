@@ -97,3 +97,66 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// wgmma reads one 128-byte swizzled row of K per tile: block_k 64.
+func.func @wgmma_block_k(%a: memref<64x128xbf16>, %b: memref<128x64xbf16>, %c: memref<64x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<64x128xbf16>, memref<128x64xbf16>) outs(%c : memref<64x64xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %op = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{wgmma takes block_k = 64 (one 128-byte swizzled row of K per tile), not 32}}
+    transform.kforge.implicit_gemm_to_mma_sync %op {block_k = 32, warp_grid = array<i64: 4, 1>, wgmma} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+// A warpgroup is 4 warps of 16 rows: warp_grid's rows a multiple of 4.
+func.func @wgmma_warp_rows(%a: memref<64x128xbf16>, %b: memref<128x64xbf16>, %c: memref<64x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<64x128xbf16>, memref<128x64xbf16>) outs(%c : memref<64x64xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %op = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{wgmma takes warp_grid = [4 x warpgroup rows, warpgroup columns] (a warpgroup is 4 warps of 16 rows), not [2, 2]}}
+    transform.kforge.implicit_gemm_to_mma_sync %op {block_k = 64, warp_grid = array<i64: 2, 2>, wgmma} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+// 128 rows on one warpgroup (64 rows), and 512 columns past one instruction's N (256).
+func.func @wgmma_rows(%a: memref<128x128xbf16>, %b: memref<128x64xbf16>, %c: memref<128x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<128x128xbf16>, memref<128x64xbf16>) outs(%c : memref<128x64xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %op = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{wgmma: the block's 128 rows must fit its warpgroups' 64 (64 each)}}
+    transform.kforge.implicit_gemm_to_mma_sync %op {block_k = 64, warp_grid = array<i64: 4, 1>, wgmma} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+func.func @wgmma_columns(%a: memref<64x128xbf16>, %b: memref<128x512xbf16>, %c: memref<64x512xf32>) {
+  linalg.matmul ins(%a, %b : memref<64x128xbf16>, memref<128x512xbf16>) outs(%c : memref<64x512xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %op = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{and its 512 columns (padded to 512) over 1 warpgroup columns one instruction's N each, at most 256}}
+    transform.kforge.implicit_gemm_to_mma_sync %op {block_k = 64, warp_grid = array<i64: 4, 1>, wgmma} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}

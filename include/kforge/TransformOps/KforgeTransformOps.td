@@ -526,6 +526,16 @@ def ImplicitGemmToMmaSyncOp : Kforge_ReplacingOp<"implicit_gemm_to_mma_sync", ":
     the output used after the op by an op other than the epilogue.
     Consumes the target handle and returns nothing (the op is gone).
 
+    With `wgmma` (Hopper, sm_90a), each warpgroup of 4 warps multiplies 64 rows of the block
+    by all its columns with `wgmma.mma_async` m64nNk16, reading both stages through
+    shared-memory descriptors: the stages are 128-byte swizzled (a multiplicand staged along
+    K as rows of the 64 of K a tile has, one staged along M or N in atoms of 64 of its rows
+    or columns, each 64 rows of K), written by the same copies at swizzled places and made
+    visible to the tensor cores by a proxy fence before the block's barrier. `block_k` must
+    then be 64, `warp_grid` [4 x warpgroups, 1] with 16 x rows covering the block's rows,
+    and the block's columns, padded to 64 where B is staged along N (else to 16), at most
+    256; it fails (silenceably) otherwise.
+
     The op fails to verify when `warp_grid` is not two positive counts of at most 32 warps
     in all, `block_k` is not a positive multiple of 16, or `stages` is not 2 to 8.
   }];
@@ -533,7 +543,8 @@ def ImplicitGemmToMmaSyncOp : Kforge_ReplacingOp<"implicit_gemm_to_mma_sync", ":
                        I64Attr:$block_k,
                        DenseI64ArrayAttr:$warp_grid,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$serial_loops,
-                       DefaultValuedAttr<I64Attr, "2">:$stages);
+                       DefaultValuedAttr<I64Attr, "2">:$stages,
+                       UnitAttr:$wgmma);
   let results = (outs);
   let hasVerifier = 1;
 }

@@ -6,6 +6,8 @@
 
 #include "llvm/Support/MathExtras.h"
 
+#include <optional>
+
 using namespace kforge::tune;
 using llvm::StringRef;
 
@@ -111,10 +113,58 @@ static int64_t mmaStageBytes(const ImplicitGemmTile &tile, int64_t blockK, int64
   return stages * (side(m) + side(n)) * 2;
 }
 
+/// wgmma's warp grid on the tile: [4 gm, gn], gm = ceil(m / 64) warpgroup rows of 64 rows and the tile's
+/// other warpgroups along the columns; nullopt when its warps are not whole warpgroups of gm rows.
+static std::optional<std::pair<int64_t, int64_t>> wgmmaGrid(const ImplicitGemmTile &tile) {
+  int64_t warps = tile.threadRows * tile.threadCols, gm = llvm::divideCeil(tile.m, 64);
+  if (warps % (4 * gm))
+    return std::nullopt;
+  return std::make_pair(4 * gm, warps / (4 * gm));
+}
+
+/// wgmma's columns: padded to whole 64-column atoms per warpgroup column (the op pads to 8-column tiles where
+/// its B is staged along K; this bound is the larger).
+static int64_t wgmmaColumns(const ImplicitGemmTile &tile, int64_t warpgroupCols) {
+  return static_cast<int64_t>(llvm::alignTo(tile.n, 64 * warpgroupCols));
+}
+
 /// The tensor-core implicit GEMM's stages: pipeline's, else two.
 static int64_t mmaStages(const Schedule &schedule) {
   const Action *pipeline = findSlot(schedule, "pipeline");
   return pipeline && pipeline->value > 2 ? pipeline->value : 2;
+}
+
+/// wgmma on a convolution's implicit GEMM (transform.kforge.implicit_gemm_to_mma_sync's wgmma): one swizzled
+/// row of K per tile, whole warpgroups of 64 rows covering the block's rows, each warpgroup column's share of
+/// the columns one instruction's N, the stages within a block's shared memory.
+static void checkImplicitGemmWgmma(const Schedule &schedule, const ImplicitGemmTile &tile, int64_t blockK, int index,
+                                   const ProblemSink &problem) {
+  if (blockK != 64)
+    problem(index, "shape",
+            "mma with wgmma on a convolution takes stage(64) (one 128-byte swizzled row of K per tile), not stage(" +
+                std::to_string(blockK) + ")");
+  int64_t warps = tile.threadRows * tile.threadCols;
+  std::optional<std::pair<int64_t, int64_t>> grid = wgmmaGrid(tile);
+  if (!grid || warps > 32) {
+    problem(index, "shape",
+            "wgmma: the thread tile makes " + std::to_string(warps) + " warps; the block's " + std::to_string(tile.m) +
+                " rows take " + std::to_string(llvm::divideCeil(tile.m, 64)) +
+                " warpgroup rows of 64 (4 warps each), and its warps must be whole such rows of warpgroups, at most "
+                "32 warps");
+    return;
+  }
+  int64_t columns = wgmmaColumns(tile, grid->second);
+  if (columns / grid->second > 256)
+    problem(index, "too-large",
+            "wgmma: the block's " + std::to_string(tile.n) + " columns over " + std::to_string(grid->second) +
+                " warpgroup columns are " + std::to_string(columns / grid->second) +
+                " a warpgroup (padded to 64); one instruction's N is at most 256");
+  int64_t stages = mmaStages(schedule);
+  int64_t bytes = stages * (16 * grid->first + columns) * 128;
+  if (bytes > kMaxSharedBytesPerBlock)
+    problem(index, "too-large",
+            "wgmma: " + std::to_string(stages) + " swizzled stages of A and B take " + std::to_string(bytes) +
+                " bytes of shared memory; a block has at most " + std::to_string(kMaxSharedBytesPerBlock));
 }
 
 void kforge::tune::checkImplicitGemmMma(const Schedule &schedule, const PayloadFacts &facts, int index,
@@ -138,17 +188,21 @@ void kforge::tune::checkImplicitGemmMma(const Schedule &schedule, const PayloadF
     return;
   }
   checkNothingElseSchedulesTheGemm(schedule, index, "mma", problem);
-  for (StringRef option : {"ldmatrix", "contiguous_copies", "wgmma", "tma", "overlap", "stage_epilogue", "tf32"})
+  for (StringRef option : {"ldmatrix", "contiguous_copies", "tma", "overlap", "stage_epilogue", "tf32"})
     if (findSlot(schedule, option))
       problem(index, "unsupported",
-              "mma on a convolution takes stage and pipeline alone (fragments by ldmatrix, 16-byte cp.async "
-              "where the layout allows): not " +
+              "mma on a convolution takes stage, pipeline and wgmma alone (fragments by ldmatrix or wgmma's "
+              "descriptors, 16-byte cp.async where the layout allows): not " +
                   option);
   if (schedule[index].value != 1)
     problem(index, "unsupported", "mma on a convolution takes block_k / 16 steps of K per tile: use mma(1)");
   ImplicitGemmTile tile = implicitGemmTile(schedule, facts);
   if (!tile.problem.empty()) {
     problem(index, "shape", "mma: " + tile.problem);
+    return;
+  }
+  if (findSlot(schedule, "wgmma")) {
+    checkImplicitGemmWgmma(schedule, tile, stage->value, index, problem);
     return;
   }
   int64_t warps = tile.threadRows * tile.threadCols;
@@ -176,10 +230,19 @@ void kforge::tune::checkImplicitGemmMma(const Schedule &schedule, const PayloadF
 
 void kforge::tune::renderImplicitGemmMma(Renderer &r, size_t index, const Schedule &schedule) {
   ImplicitGemmTile tile = implicitGemmTile(schedule, r.facts);
+  bool wgmma = findSlot(schedule, "wgmma");
+  // (wgmma: the same warps as warpgroups, 64 rows each, stacked over the block's rows.)
+  std::pair<int64_t, int64_t> grid = {tile.threadRows, tile.threadCols};
+  if (wgmma)
+    grid = *wgmmaGrid(tile);
   renderOnBlockConvolution(
-      r, index, schedule, "the block's convolution as its implicit GEMM on tensor cores, each thread tile a warp's",
+      r, index, schedule,
+      wgmma ? "the block's convolution as its implicit GEMM on Hopper's warpgroup MMA, the thread tiles' warps as "
+              "warpgroups"
+            : "the block's convolution as its implicit GEMM on tensor cores, each thread tile a warp's",
       "mma_func", "transform.kforge.implicit_gemm_to_mma_sync",
       "block_k = " + std::to_string(findSlot(schedule, "stage")->value) +
-          ", warp_grid = array<i64: " + std::to_string(tile.threadRows) + ", " + std::to_string(tile.threadCols) + ">",
-      mmaStages(schedule) > 2 ? ", stages = " + std::to_string(mmaStages(schedule)) : "");
+          ", warp_grid = array<i64: " + std::to_string(grid.first) + ", " + std::to_string(grid.second) + ">",
+      (mmaStages(schedule) > 2 ? ", stages = " + std::to_string(mmaStages(schedule)) : "") +
+          (wgmma ? std::string(", wgmma") : std::string()));
 }

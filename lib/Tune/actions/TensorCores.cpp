@@ -224,6 +224,13 @@ static void checkPipeline(const Schedule &schedule, const PayloadFacts &facts, i
 template <typename Report>
 static void checkWgmma(const Schedule &schedule, const PayloadFacts &facts, int index, Report problem) {
   const Action *stage = findSlot(schedule, "stage");
+  if (stageIsImplicitGemm(facts)) { // (a convolution's: checkImplicitGemmMma checks wgmma with mma's rules)
+    if (!findSlot(schedule, "mma") || !stage)
+      problem(index, "precondition",
+              "wgmma on a convolution needs mma and stage before it (it multiplies the staged "
+              "tiles of its implicit GEMM)");
+    return;
+  }
   if (!findSlot(schedule, "mma") || !stage || !findSlot(schedule, "pipeline")) {
     problem(index, "precondition",
             "wgmma needs mma, stage and pipeline before it (it multiplies the pipelined stages)");
@@ -562,13 +569,20 @@ public:
                 "by "
                 "the instruction through shared-memory descriptors); each warpgroup of 4 warps multiplies 64 rows by "
                 "the "
-                "block's columns, its accumulators in registers and the epilogue applied there. Not yet run on a GPU.",
-                "the wgmma option of transform.kforge.matmul_to_mma_sync (nvvm.wgmma.mma_async; the candidate is "
-                "compiled for sm_90a)",
+                "block's columns, its accumulators in registers and the epilogue applied there. On a convolution's "
+                "implicit GEMM (mma and stage(64) on a bf16/f16 convolution), the thread tile's warps become "
+                "warpgroups, 64 rows each over the block's rows and the rest side by side over its columns, and the "
+                "implicit GEMM's own copies (16-byte cp.async, or elements through registers) fill the swizzled "
+                "stages.",
+                "the wgmma option of transform.kforge.matmul_to_mma_sync, or on a convolution of "
+                "transform.kforge.implicit_gemm_to_mma_sync (nvvm.wgmma.mma_async; the candidate is compiled for "
+                "sm_90a)",
                 {},
                 {"gpu"},
                 "mma, stage(64) and pipeline before it, no ldmatrix; tile(thread) of 16 rows and the block's columns "
-                "(warps stacked: 64 rows per warpgroup); the block's columns a multiple of 64, at most 256"},
+                "(warps stacked: 64 rows per warpgroup); the block's columns a multiple of 64, at most 256. On a "
+                "convolution: mma and stage(64) before it (pipeline optional, as mma's); whole warpgroups of 64 rows "
+                "covering the block's rows, each warpgroup's columns (padded to 64) at most 256"},
             50) {}
 
   void validate(const ValidationContext &context) const override {

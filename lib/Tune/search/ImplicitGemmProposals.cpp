@@ -147,9 +147,66 @@ static void addImplicitGemmMmaProposals(const PayloadFacts &facts, AddProposal a
   }
 }
 
+/// The same on Hopper's warpgroup MMA (mma, stage(64), wgmma: 128-byte swizzled stages of 64 of K), first on
+/// sm_90: blocks of about 128 x 128, 128 x 256, 64 x 256 and 64 x 128, a warpgroup (4 warps) per 64 rows of the
+/// block. Where every copy is a 16-byte cp.async, one warpgroup column (each warpgroup all the block's columns,
+/// at most 256) and 4 then 3 stages; where copies go element by element through registers (an NCHW input),
+/// two warpgroup columns on 128 columns or more (each thread's share of a tile held in registers halves) and
+/// two stages. A block whose rows or columns the padding would leave under 3/4 used is skipped.
+static void addImplicitGemmWgmmaProposals(const PayloadFacts &facts, AddProposal add) {
+  if (facts.implicitGemmK < 64)
+    return;
+  size_t rank = facts.parallelSizes.size();
+  auto [mLoops, nLoops] = gemmSides(facts);
+  const std::pair<int64_t, int64_t> targets[] = {{128, 128}, {128, 256}, {64, 256}, {64, 128}};
+  for (auto [bm, bn] : targets) {
+    std::vector<int64_t> block = implicitGemmBlock(facts, mLoops, nLoops, bm, bn), thread(rank, 0);
+    std::vector<int64_t> extents = blockExtents(facts, block);
+    int64_t m = 1, n = 1;
+    for (int64_t d : mLoops)
+      m *= extents[d];
+    for (int64_t d : nLoops)
+      n *= extents[d];
+    int64_t rows = llvm::divideCeil(m, 64);
+    int64_t cols = !facts.implicitGemmVectorCopies && n >= 128 ? 2 : 1;
+    int64_t columns = static_cast<int64_t>(llvm::alignTo(n, 64 * cols));
+    if (rows > 4 || columns / cols > 256 || 4 * m < 3 * 64 * rows || 4 * n < 3 * columns)
+      continue;
+    implicitGemmShare(mLoops, extents, llvm::divideCeil(m, 4 * rows), thread);
+    implicitGemmShare(nLoops, extents, llvm::divideCeil(n, cols), thread);
+    serialBeyondThreeLoops(block);
+    int64_t warps = 1;
+    for (size_t d = 0; d < rank; ++d)
+      if (thread[d] > 0)
+        warps *= llvm::divideCeil(extents[d], thread[d]);
+    if (warps != 4 * rows * cols) // (the loops' extents do not split into these warps)
+      continue;
+    for (int64_t stages : {4, 3, 2}) {
+      if ((stages > 2) != facts.implicitGemmVectorCopies || stages * (64 * rows + columns) * 128 > 227 * 1024)
+        continue;
+      Schedule v;
+      v.push_back(tile("block", block));
+      v.push_back(tile("thread", thread));
+      v.push_back(intAction("mma", 1));
+      v.push_back(intAction("stage", 64));
+      if (stages > 2)
+        v.push_back(intAction("pipeline", stages));
+      v.push_back(Action{"wgmma"});
+      add(v, "",
+          "heuristic: the convolution as its implicit GEMM on Hopper's warpgroup MMA, " + std::to_string(bm) + "x" +
+              std::to_string(bn) + " a block, " + std::to_string(rows * cols) + " warpgroups, " +
+              std::to_string(stages) + " stages of 64 of K");
+    }
+  }
+}
+
 void addImplicitGemmProposals(const PayloadFacts &facts, const HardwareProfile &profile, AddProposal add) {
   if (!gpu(profile) || !stageIsImplicitGemm(facts))
     return;
+  // (wgmma only on Hopper, sm_90; an unknown chip gets it too, as the matmul's proposals do.)
+  bool hopper = profile.chip.empty() || llvm::StringRef(profile.chip).starts_with("sm_90");
+  if (!facts.implicitGemmMmaType.empty() && hopper)
+    addImplicitGemmWgmmaProposals(facts, add);
   if (!facts.implicitGemmMmaType.empty())
     addImplicitGemmMmaProposals(facts, add);
   if (facts.implicitGemmType != "f32")

@@ -196,9 +196,11 @@ static void neighbourSlots(const Schedule &s, const PayloadFacts &facts, const H
     (slot(s, "pipeline") ? removes : adds).push_back("pipeline");
   if (slot(s, "wgmma")) // proposed by the heuristic with its own tiles; the search may take it away
     removes.push_back("wgmma");
-  if (slot(s, "wgmma"))
+  // (a convolution's wgmma is filled by its own copies, each tile waited for)
+  if (slot(s, "wgmma") && !mmaConvolution)
     (slot(s, "tma") ? removes : adds).push_back("tma");
-  if (slot(s, "wgmma") && (slot(s, "overlap") || (slot(s, "pipeline") && slot(s, "pipeline")->value >= 3)))
+  if (slot(s, "wgmma") && !mmaConvolution &&
+      (slot(s, "overlap") || (slot(s, "pipeline") && slot(s, "pipeline")->value >= 3)))
     (slot(s, "overlap") ? removes : adds).push_back("overlap");
   if (slot(s, "mma") && slot(s, "pipeline") && !mmaConvolution)
     (slot(s, "stage_epilogue") ? removes : adds).push_back("stage_epilogue");

@@ -95,6 +95,8 @@ int kforge::tune::printDryRun(const Tools &tools, const std::string &payloadPath
   if (target != "cpu") { // the GPU's profile if there is one, else the H200's shape
     std::optional<HardwareProfile> gpu = probeGpu(tools, chip);
     profile = gpu ? *gpu : placeholderGpuProfile();
+    if (!gpu) // (--chip names the GPU the proposals are for: sm_80 gets no wgmma)
+      profile.chip = chip;
   }
   std::string error;
   std::unique_ptr<Policy> p = createPolicy(policy, *facts, profile, seed, error);

@@ -344,9 +344,9 @@ TEST(Policies, ContiguousCopiesAreProposedAndMutatedOnImplicitGemms) {
 
 TEST(Policies, TensorCoreImplicitGemmsAreProposedAndMutated) {
   // A 3x3 NHWC convolution of bf16 accumulated in f32 (test/Tune/Inputs/conv-nhwc-bf16-f32acc.mlir's facts, as
-  // kforge-compile --facts-json writes them): the heuristic proposes its tensor-core implicit GEMM first, three
-  // stages before two, every proposal valid; mutation keeps mma's schedules valid, adds and removes pipeline
-  // (3 or 4 stages, never 2) and never takes stage away.
+  // kforge-compile --facts-json writes them): the heuristic proposes its tensor-core implicit GEMM first (wgmma,
+  // then mma.sync), three stages before two, every proposal valid; mutation keeps mma's schedules valid, adds and
+  // removes pipeline (3 or 4 stages, never 2) and wgmma, and never takes stage away.
   llvm::Expected<llvm::json::Value> parsed =
       llvm::json::parse(R"({"allow_tf32": false, "bytes": 135168, "contraction_a_transposed": false,
     "contraction_b_transposed": false, "contraction_k": 0, "contraction_op": "", "contraction_operand_type": "",
@@ -364,10 +364,15 @@ TEST(Policies, TensorCoreImplicitGemmsAreProposedAndMutated) {
   ASSERT_TRUE(fromJSON(*parsed, conv, root));
   std::vector<Proposal> guesses = heuristicSchedules(conv, h200());
   ASSERT_GE(guesses.size(), 2u);
-  EXPECT_TRUE(findSlot(guesses[0].schedule, "mma") && findSlot(guesses[0].schedule, "pipeline"))
+  // On Hopper, wgmma's first (4 stages, then 3); then mma.sync's, three stages before two.
+  EXPECT_TRUE(findSlot(guesses[0].schedule, "wgmma") && findSlot(guesses[0].schedule, "pipeline"))
       << describe(guesses[0].schedule);
-  EXPECT_TRUE(findSlot(guesses[1].schedule, "mma") && !findSlot(guesses[1].schedule, "pipeline"))
-      << describe(guesses[1].schedule);
+  auto sync = llvm::find_if(
+      guesses, [](const Proposal &p) { return findSlot(p.schedule, "mma") && !findSlot(p.schedule, "wgmma"); });
+  ASSERT_TRUE(sync != guesses.end() && sync + 1 != guesses.end());
+  EXPECT_TRUE(findSlot(sync->schedule, "pipeline")) << describe(sync->schedule);
+  EXPECT_TRUE(findSlot((sync + 1)->schedule, "mma") && !findSlot((sync + 1)->schedule, "pipeline"))
+      << describe((sync + 1)->schedule);
   std::vector<Schedule> tensorCores;
   for (const Proposal &p : guesses) {
     EXPECT_TRUE(validateSchedule(p.schedule, conv, "gpu").empty()) << describe(p.schedule);
@@ -376,7 +381,7 @@ TEST(Policies, TensorCoreImplicitGemmsAreProposedAndMutated) {
   }
   ASSERT_FALSE(tensorCores.empty());
   std::mt19937_64 rng(5);
-  bool added = false, removed = false;
+  bool added = false, removed = false, wgmmaRemoved = false;
   for (int i = 0; i < 400; ++i) {
     std::string step;
     const Schedule &parent = tensorCores[i % tensorCores.size()];
@@ -388,9 +393,11 @@ TEST(Policies, TensorCoreImplicitGemmsAreProposedAndMutated) {
       EXPECT_GE(pipeline->value, 3) << describe(mutated);
     added |= llvm::StringRef(step).starts_with("add pipeline");
     removed |= step == "remove pipeline";
+    wgmmaRemoved |= step == "remove wgmma";
   }
   EXPECT_TRUE(added);
   EXPECT_TRUE(removed);
+  EXPECT_TRUE(wgmmaRemoved);
 }
 
 TEST(Policies, LaneVectorsAndRowPrefetchesAreProposedAndMutatedOnRowKernels) {
