@@ -367,6 +367,9 @@ LogicalResult transform::ImplicitGemmToMmaSyncOp::verify() {
   int64_t stages = getStages();
   if (stages < 2 || stages > 8)
     return emitOpError() << "stages (" << stages << ") must be 2 to 8";
+  int64_t inFlight = getWgmmaInFlight();
+  if (inFlight < 0 || inFlight > 1 || (inFlight && !getWgmma()))
+    return emitOpError() << "wgmma_in_flight (" << inFlight << ") must be 0, or 1 with wgmma";
   return success();
 }
 
@@ -380,6 +383,7 @@ DiagnosedSilenceableFailure transform::ImplicitGemmToMmaSyncOp::applyToOne(trans
   options.serialLoops = llvm::to_vector(getSerialLoops());
   options.stages = getStages();
   options.wgmma = getWgmma();
+  options.wgmmaInFlight = getWgmmaInFlight();
   std::string why;
   if (failed(kforge::implicitGemmToMmaSync(rewriter, target, options, why)))
     return emitSilenceableError() << why;

@@ -534,17 +534,21 @@ def ImplicitGemmToMmaSyncOp : Kforge_ReplacingOp<"implicit_gemm_to_mma_sync", ":
     visible to the tensor cores by a proxy fence before the block's barrier. `block_k` must
     then be 64, `warp_grid` [4 x warpgroups, 1] with 16 x rows covering the block's rows,
     and the block's columns, padded to 64 where B is staged along N (else to 16), at most
-    256; it fails (silenceably) otherwise.
+    256; it fails (silenceably) otherwise. `wgmma_in_flight = 1` waits for each tile's wgmma
+    one tile later, so they run while the block waits for, copies and fences the next tile:
+    cp.async stages are then filled stages - 2 tiles ahead (3 stages or more).
 
     The op fails to verify when `warp_grid` is not two positive counts of at most 32 warps
-    in all, `block_k` is not a positive multiple of 16, or `stages` is not 2 to 8.
+    in all, `block_k` is not a positive multiple of 16, `stages` is not 2 to 8, or
+    `wgmma_in_flight` is not 0 or 1 (1 only with `wgmma`, and with 2 stages or at least 3).
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        I64Attr:$block_k,
                        DenseI64ArrayAttr:$warp_grid,
                        DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$serial_loops,
                        DefaultValuedAttr<I64Attr, "2">:$stages,
-                       UnitAttr:$wgmma);
+                       UnitAttr:$wgmma,
+                       DefaultValuedAttr<I64Attr, "0">:$wgmma_in_flight);
   let results = (outs);
   let hasVerifier = 1;
 }

@@ -188,11 +188,11 @@ void kforge::tune::checkImplicitGemmMma(const Schedule &schedule, const PayloadF
     return;
   }
   checkNothingElseSchedulesTheGemm(schedule, index, "mma", problem);
-  for (StringRef option : {"ldmatrix", "contiguous_copies", "tma", "overlap", "stage_epilogue", "tf32"})
+  for (StringRef option : {"ldmatrix", "contiguous_copies", "tma", "stage_epilogue", "tf32"})
     if (findSlot(schedule, option))
       problem(index, "unsupported",
-              "mma on a convolution takes stage, pipeline and wgmma alone (fragments by ldmatrix or wgmma's "
-              "descriptors, 16-byte cp.async where the layout allows): not " +
+              "mma on a convolution takes stage, pipeline, wgmma and overlap alone (fragments by ldmatrix or "
+              "wgmma's descriptors, 16-byte cp.async where the layout allows): not " +
                   option);
   if (schedule[index].value != 1)
     problem(index, "unsupported", "mma on a convolution takes block_k / 16 steps of K per tile: use mma(1)");
@@ -244,5 +244,6 @@ void kforge::tune::renderImplicitGemmMma(Renderer &r, size_t index, const Schedu
       "block_k = " + std::to_string(findSlot(schedule, "stage")->value) +
           ", warp_grid = array<i64: " + std::to_string(grid.first) + ", " + std::to_string(grid.second) + ">",
       (mmaStages(schedule) > 2 ? ", stages = " + std::to_string(mmaStages(schedule)) : "") +
-          (wgmma ? std::string(", wgmma") : std::string()));
+          (wgmma ? std::string(", wgmma") : std::string()) +
+          (findSlot(schedule, "overlap") ? std::string(", wgmma_in_flight = 1") : std::string()));
 }

@@ -627,14 +627,21 @@ public:
                                    "1), so they overlap the wait for the next tile and the issue of its MMAs; the "
                                    "copies then run stages - 2 "
                                    "tiles ahead.",
-                                   "the wgmma_in_flight = 1 option of transform.kforge.matmul_to_mma_sync",
+                                   "the wgmma_in_flight = 1 option of transform.kforge.matmul_to_mma_sync (on a "
+                                   "convolution, of transform.kforge.implicit_gemm_to_mma_sync)",
                                    {},
                                    {"gpu"},
-                                   "wgmma and pipeline(3) or more before it"},
+                                   "wgmma and pipeline(3) or more before it; on a convolution, wgmma (its two "
+                                   "stages, or pipeline's)"},
                         52) {}
 
   void validate(const ValidationContext &context) const override {
     const Action *pipeline = findSlot(context.schedule, "pipeline");
+    if (stageIsImplicitGemm(context.facts)) { // (a convolution's: two stages, or cp.async ones 3 or more)
+      if (!findSlot(context.schedule, "wgmma"))
+        context.problem("precondition", "overlap needs wgmma before it (it keeps one tile's wgmma in flight)");
+      return;
+    }
     if (!findSlot(context.schedule, "wgmma") || !pipeline || pipeline->value < 3)
       context.problem("precondition",
                       "overlap needs wgmma and pipeline(3) or more before it (the copies run stages - 2 tiles ahead)");

@@ -150,9 +150,10 @@ static void addImplicitGemmMmaProposals(const PayloadFacts &facts, AddProposal a
 /// The same on Hopper's warpgroup MMA (mma, stage(64), wgmma: 128-byte swizzled stages of 64 of K), first on
 /// sm_90: blocks of about 128 x 128, 128 x 256, 64 x 256 and 64 x 128, a warpgroup (4 warps) per 64 rows of the
 /// block. Where every copy is a 16-byte cp.async, one warpgroup column (each warpgroup all the block's columns,
-/// at most 256) and 4 then 3 stages; where copies go element by element through registers (an NCHW input),
+/// at most 256) and 4 or 3 stages; where copies go element by element through registers (an NCHW input),
 /// two warpgroup columns on 128 columns or more (each thread's share of a tile held in registers halves) and
-/// two stages. A block whose rows or columns the padding would leave under 3/4 used is skipped.
+/// two stages. Each with one tile's wgmma in flight first (overlap: with 4 stages, the copies then 2 tiles
+/// ahead), then without. A block whose rows or columns the padding would leave under 3/4 used is skipped.
 static void addImplicitGemmWgmmaProposals(const PayloadFacts &facts, AddProposal add) {
   if (facts.implicitGemmK < 64)
     return;
@@ -181,7 +182,7 @@ static void addImplicitGemmWgmmaProposals(const PayloadFacts &facts, AddProposal
         warps *= llvm::divideCeil(extents[d], thread[d]);
     if (warps != 4 * rows * cols) // (the loops' extents do not split into these warps)
       continue;
-    for (int64_t stages : {4, 3, 2}) {
+    for (auto [stages, overlap] : {std::pair{4, true}, {3, false}, {4, false}, {2, true}, {2, false}}) {
       if ((stages > 2) != facts.implicitGemmVectorCopies || stages * (64 * rows + columns) * 128 > 227 * 1024)
         continue;
       Schedule v;
@@ -192,10 +193,12 @@ static void addImplicitGemmWgmmaProposals(const PayloadFacts &facts, AddProposal
       if (stages > 2)
         v.push_back(intAction("pipeline", stages));
       v.push_back(Action{"wgmma"});
+      if (overlap)
+        v.push_back(Action{"overlap"});
       add(v, "",
           "heuristic: the convolution as its implicit GEMM on Hopper's warpgroup MMA, " + std::to_string(bm) + "x" +
               std::to_string(bn) + " a block, " + std::to_string(rows * cols) + " warpgroups, " +
-              std::to_string(stages) + " stages of 64 of K");
+              std::to_string(stages) + " stages of 64 of K" + (overlap ? ", one tile's wgmma in flight" : ""));
     }
   }
 }

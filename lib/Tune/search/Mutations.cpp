@@ -199,8 +199,8 @@ static void neighbourSlots(const Schedule &s, const PayloadFacts &facts, const H
   // (a convolution's wgmma is filled by its own copies, each tile waited for)
   if (slot(s, "wgmma") && !mmaConvolution)
     (slot(s, "tma") ? removes : adds).push_back("tma");
-  if (slot(s, "wgmma") && !mmaConvolution &&
-      (slot(s, "overlap") || (slot(s, "pipeline") && slot(s, "pipeline")->value >= 3)))
+  if (slot(s, "wgmma") &&
+      (mmaConvolution || slot(s, "overlap") || (slot(s, "pipeline") && slot(s, "pipeline")->value >= 3)))
     (slot(s, "overlap") ? removes : adds).push_back("overlap");
   if (slot(s, "mma") && slot(s, "pipeline") && !mmaConvolution)
     (slot(s, "stage_epilogue") ? removes : adds).push_back("stage_epilogue");
