@@ -106,76 +106,11 @@ static bool vectorAligned(Value memref) {
   return wholeCopies(subview.getMixedOffsets().back()) && vectorAligned(subview.getSource());
 }
 
-/// Whether `memref`'s trailing `run` dims start on 16 bytes wherever its leading indices are: its leading
-/// strides whole copies, its offset one (static; or a subview's at 0 in the trailing dims of such a memref).
-static bool runAligned(Value memref, int64_t run) {
-  auto type = dyn_cast<MemRefType>(memref.getType());
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (!type || failed(type.getStridesAndOffset(strides, offset)) || int64_t(strides.size()) < run)
-    return false;
-  for (int64_t stride : ArrayRef<int64_t>(strides).drop_back(run))
-    if (ShapedType::isDynamic(stride) || stride % kCopy)
-      return false;
-  if (!ShapedType::isDynamic(offset))
-    return offset % kCopy == 0;
-  auto subview = memref.getDefiningOp<memref::SubViewOp>();
-  if (!subview)
-    return false;
-  for (OpFoldResult trailing : ArrayRef<OpFoldResult>(subview.getMixedOffsets()).take_back(run))
-    if (getConstantIntValue(trailing) != 0)
-      return false;
-  return runAligned(subview.getSource(), run);
-}
-
-/// The K loops in the order `multiplicand` lays them out in memory (outermost first) where it reads all of K as
-/// one contiguous run: an input read (no guard) whose trailing indices are exactly the K loops, each by itself
-/// and whole, over trailing dims contiguous in memory that start on 16 bytes (a PyTorch filter, F x C x KH x KW:
-/// C x KH x KW in a row). Its copies are then 8 consecutive K indices a vector when K's loops are walked in that
-/// order. Empty otherwise.
-static SmallVector<int64_t> contiguousKOrder(const MmaImplicitGemmPlan &plan, Value multiplicand) {
-  linalg::LinalgOp op = plan.op;
-  auto argument = dyn_cast<BlockArgument>(kforge::withoutExtension(multiplicand));
-  if (!argument || argument.getOwner() != op.getBlock() || plan.k % kCopy)
-    return {};
-  OpOperand *operand = op.getMatchingOpOperand(argument);
-  AffineMap map = op.getMatchingIndexingMap(operand);
-  auto type = dyn_cast<MemRefType>(operand->get().getType());
-  int64_t run = plan.kLoops.size();
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (!type || !type.hasStaticShape() || map.getNumResults() < run || failed(type.getStridesAndOffset(strides, offset)))
-    return {};
-  SmallVector<int64_t> order;
-  int64_t contiguous = 1;
-  for (int64_t r = map.getNumResults() - 1; r >= map.getNumResults() - run; --r) {
-    auto dim = dyn_cast<AffineDimExpr>(map.getResult(r));
-    if (!dim || !llvm::is_contained(plan.kLoops, int64_t(dim.getPosition())) ||
-        llvm::is_contained(order, int64_t(dim.getPosition())) || plan.sizes[dim.getPosition()] ||
-        type.getDimSize(r) != plan.extents[dim.getPosition()] || strides[r] != contiguous)
-      return {};
-    contiguous *= type.getDimSize(r);
-    order.insert(order.begin(), dim.getPosition());
-  }
-  for (AffineExpr leading : map.getResults().drop_back(run))
-    for (int64_t k : plan.kLoops)
-      if (leading.isFunctionOfDim(k))
-        return {};
-  if (!runAligned(operand->get(), run))
-    return {};
-  return order;
-}
-
 /// How a multiplicand (its contiguous loop `fast`; its own M or N loops `own`) is staged and copied.
 static Side planSide(MmaImplicitGemmPlan &plan, Value multiplicand, int64_t fast, ArrayRef<int64_t> own) {
   Side side;
   side.value = kforge::withoutExtension(multiplicand);
   side.kMajor = fast >= 0 && plan.gemm.roles[fast] == kforge::GemmRole::K;
-  if (side.kMajor && !contiguousKOrder(plan, multiplicand).empty() &&
-      contiguousKOrder(plan, multiplicand) == ArrayRef<int64_t>(plan.kLoops)) {
-    side.vectors = true; // (K walked in its memory order: 8 consecutive K indices are 8 consecutive elements)
-    return side;
-  }
   Value read = kforge::vectorCopyRead(plan.op, side.value, fast, kCopy);
   if (!read || plan.sizes[fast])
     return side;
@@ -242,19 +177,12 @@ static FailureOr<MmaImplicitGemmPlan> planMma(linalg::LinalgOp op, const kforge:
       llvm::max_element(plan.kLoops, [&](int64_t x, int64_t y) { return plan.extents[x] < plan.extents[y]; });
   if (longest != plan.kLoops.end())
     kforge::makeInnermostK(plan, *longest);
-  bool alongOneLoop = false;
+  // (Not the order a multiplicand holding all of K in one contiguous run lays K out in, NCHW's filter C x KH x KW,
+  // to copy it 8 K indices at a time: on an H100 that made the input's element copies dearer, each K index its
+  // own divisions, and the UNet and stride-2 3x3 bf16 convolutions 2.2-2.8x slower on wgmma, session 57 call 2.)
   for (int64_t fast : {plan.gemm.bFastLoop, plan.gemm.aFastLoop})
-    if (fast >= 0 && plan.gemm.roles[fast] == kforge::GemmRole::K && plan.extents[fast] % kCopy == 0) {
+    if (fast >= 0 && plan.gemm.roles[fast] == kforge::GemmRole::K && plan.extents[fast] % kCopy == 0)
       kforge::makeInnermostK(plan, fast);
-      alongOneLoop = true;
-    }
-  // Else a multiplicand that reads all of K in one contiguous run (NCHW's filter) walks K in its memory order,
-  // copied 8 K indices at a time.
-  for (Value multiplicand : {plan.gemm.b, plan.gemm.a})
-    if (SmallVector<int64_t> order = contiguousKOrder(plan, multiplicand); !alongOneLoop && !order.empty()) {
-      plan.kLoops = order;
-      break;
-    }
   plan.warpRows = options.warpGrid[0];
   plan.warpCols = options.warpGrid[1];
   plan.blockK = options.blockK;
