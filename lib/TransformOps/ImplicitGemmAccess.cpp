@@ -131,6 +131,10 @@ SmallVector<Value> ImplicitGemmAccess::positions(const Coord &at, bool clamped) 
   place(at.row, at.rowAdd, access.mLoops, access.m, access.mPadded != access.m);
   place(at.col, at.colAdd, access.nLoops, access.n, access.nPadded != access.n);
   place(at.k, at.kAdd, access.kLoops, access.k, access.k % access.blockK != 0);
+  if (at.kInTile) // (kTileCoord: the innermost K loop is whole tiles long, so no carry leaves it)
+    where[access.kLoops.back()] =
+        affine::AffineApplyOp::create(b, loc, AffineMap::get(2, 0, getAffineDimExpr(0, ctx) + getAffineDimExpr(1, ctx)),
+                                      ValueRange{where[access.kLoops.back()], at.kInTile});
   for (auto [d, position] : llvm::zip(access.serialLoops, serial))
     where[d] = position;
   Value zero;
@@ -212,10 +216,27 @@ ImplicitGemmAccess::Read ImplicitGemmAccess::evaluateRead(Value multiplicand, Ar
   return read;
 }
 
+ImplicitGemmAccess::Coord ImplicitGemmAccess::kTileCoord(Value kInTile, Value kOff) {
+  Coord at;
+  if (access.blockK > 0 && !access.kLoops.empty() && access.extents[access.kLoops.back()] % access.blockK == 0 &&
+      !access.sizes[access.kLoops.back()]) {
+    at.k = kOff;
+    at.kInTile = kInTile;
+  } else {
+    at.k = affine::AffineApplyOp::create(
+        b, loc, AffineMap::get(2, 0, getAffineDimExpr(0, ctx) + getAffineDimExpr(1, ctx)), ValueRange{kInTile, kOff});
+  }
+  return at;
+}
+
 Value ImplicitGemmAccess::withinK(const Coord &at) {
   if (access.k % access.blockK == 0)
     return Value();
   Value kIndex = at.kAdd ? add(at.k, at.kAdd) : at.k;
+  if (at.kInTile)
+    kIndex =
+        affine::AffineApplyOp::create(b, loc, AffineMap::get(2, 0, getAffineDimExpr(0, ctx) + getAffineDimExpr(1, ctx)),
+                                      ValueRange{kIndex, at.kInTile});
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, kIndex, index(access.k));
 }
 

@@ -69,7 +69,15 @@ public:
   struct Coord {
     mlir::Value row, col, k;
     int64_t rowAdd = 0, colAdd = 0, kAdd = 0;
+    /// A K index below block_k added to `k` (then a K tile's start, a multiple of block_k) on K's innermost loop
+    /// alone: set (kTileCoord) only where that loop is whole K tiles long, so the tile's start is delinearized
+    /// once per tile, not once per element.
+    mlir::Value kInTile;
   };
+
+  /// The Coord of K index kOff + kInTile (kOff a K tile's start, kInTile below block_k): split as Coord::kInTile
+  /// where K's innermost loop is whole tiles long, else their sum.
+  Coord kTileCoord(mlir::Value kInTile, mlir::Value kOff);
 
   /// A multiplicand that is an element read (or select(c, read, 0.0)) at loop positions: the memref, its
   /// indices, and the condition under which the read counts (null: always).

@@ -303,13 +303,12 @@ private:
     for (int64_t first = 0; first < rows * cols / kCopy; first += plan.threads()) {
       auto [row, col] = unitPosition(first, rows, cols, kCopy);
       Value kInTile = side.kMajor ? col : row, position = side.kMajor ? row : col;
-      Value kIndex = sum(kInTile, kOff);
-      Coord at;
-      at.k = kIndex;
+      Value kIndex = plan.k % plan.blockK ? sum(kInTile, kOff) : Value();
+      Coord at = kIndex ? Coord() : kTileCoord(kInTile, kOff);
+      if (kIndex)
+        at.k = side.kMajor ? minIndex(kIndex, plan.k - kCopy) : kIndex;
       if (!side.kMajor && mn != mnReal)
         position = minIndex(position, mnReal - kCopy);
-      if (side.kMajor && plan.k % plan.blockK)
-        at.k = minIndex(kIndex, plan.k - kCopy);
       (isA ? at.row : at.col) = position;
       DenseMap<Value, Value> done;
       Read read = evaluateRead(side.value, positions(at, /*clamped=*/true), done);
@@ -338,8 +337,7 @@ private:
     int64_t rows = side.kMajor ? mn : plan.blockK, cols = side.kMajor ? plan.blockK : mn;
     for (int64_t first = 0; first < rows * cols; first += plan.threads()) {
       auto [row, col] = unitPosition(first, rows, cols, 1);
-      Coord at;
-      at.k = sum(side.kMajor ? col : row, kOff);
+      Coord at = kTileCoord(side.kMajor ? col : row, kOff); // (K's tile start delinearized once per tile)
       (isA ? at.row : at.col) = side.kMajor ? row : col;
       DenseMap<Value, Value> done;
       Value v = evaluate(side.value, positions(at, /*clamped=*/true), done);
