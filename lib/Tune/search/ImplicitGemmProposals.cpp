@@ -99,6 +99,17 @@ static void serialBeyondThreeLoops(std::vector<int64_t> &block) {
       block[d] = 0;
 }
 
+/// The block's rows and columns of the implicit GEMM: the products of its M and N loops' extents.
+static std::pair<int64_t, int64_t> gemmTile(const std::vector<int64_t> &extents, const std::vector<int64_t> &mLoops,
+                                            const std::vector<int64_t> &nLoops) {
+  int64_t m = 1, n = 1;
+  for (int64_t d : mLoops)
+    m *= extents[d];
+  for (int64_t d : nLoops)
+    n *= extents[d];
+  return {m, n};
+}
+
 /// A bf16/f16 convolution accumulating in f32 as its implicit GEMM on tensor cores (mma then stage:
 /// transform.kforge.implicit_gemm_to_mma_sync): blocks of about 128 x 128 (or 128 x 64, 64 x 128, 64 x 64) of
 /// the GEMM's rows and columns, a 2 x 2 grid of warps (4 x 2 on 128 x 128: 64 x 64 a warp at most; fewer where
@@ -113,11 +124,7 @@ static void addImplicitGemmMmaProposals(const PayloadFacts &facts, AddProposal a
     int64_t warpRows = bm == 128 && bn == 128 ? 4 : 2, warpCols = 2;
     std::vector<int64_t> block = implicitGemmBlock(facts, mLoops, nLoops, bm, bn), thread(rank, 0);
     std::vector<int64_t> extents = blockExtents(facts, block);
-    int64_t m = 1, n = 1;
-    for (int64_t d : mLoops)
-      m *= extents[d];
-    for (int64_t d : nLoops)
-      n *= extents[d];
+    auto [m, n] = gemmTile(extents, mLoops, nLoops);
     // At least 32 rows and columns a warp where the block has them (16 is one instruction tile; below, the
     // padding to whole tiles is wasted work).
     while (warpRows > 1 && m / warpRows < 32)
@@ -165,11 +172,7 @@ static void addImplicitGemmWgmmaProposals(const PayloadFacts &facts, AddProposal
   for (auto [bm, bn] : targets) {
     std::vector<int64_t> block = implicitGemmBlock(facts, mLoops, nLoops, bm, bn), thread(rank, 0);
     std::vector<int64_t> extents = blockExtents(facts, block);
-    int64_t m = 1, n = 1;
-    for (int64_t d : mLoops)
-      m *= extents[d];
-    for (int64_t d : nLoops)
-      n *= extents[d];
+    auto [m, n] = gemmTile(extents, mLoops, nLoops);
     int64_t rows = llvm::divideCeil(m, 64);
     int64_t cols = !facts.implicitGemmVectorCopies && n >= 128 ? 2 : 1;
     int64_t columns = static_cast<int64_t>(llvm::alignTo(n, 64 * cols));
