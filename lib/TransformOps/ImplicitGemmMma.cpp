@@ -536,11 +536,16 @@ private:
     else
       acc = kforge::twoStageKLoop<Share>(
           b, loc, llvm::divideCeil(plan.k, plan.blockK), plan.blockK, acc,
-          [&](Value kOff, Value stage) { return load(kOff, stage); },
+          [&](Value kOff, Value stage) {
+            // (A cp.async copy goes into the stage the previous tile's wgmma, still in flight, may be reading:
+            // wait for it first. Element copies go in after this tile's wgmma were issued and waited down to
+            // one group, when the previous tile's are done.)
+            if (plan.wgmmaInFlight && (plan.a.vectors || plan.b.vectors))
+              NVVM::WgmmaWaitGroupSyncOp::create(b, loc, uint64_t(0));
+            return load(kOff, stage);
+          },
           [&](const Share &share, Value stage) { store(share, stage); },
           [&](Value stage, SmallVector<Value> acc) { return multiplyTile(stage, std::move(acc)); });
-    // (Two stages with a tile's wgmma in flight: tile t's stores into t - 1's stage come after tile t's wgmma
-    // were issued and waited down to one group: t - 1's are done.)
     if (plan.stages == 2 && plan.wgmmaInFlight)
       NVVM::WgmmaWaitGroupSyncOp::create(b, loc, uint64_t(0));
     Value target = plan.neighbours.result(plan.c);

@@ -536,7 +536,9 @@ def ImplicitGemmToMmaSyncOp : Kforge_ReplacingOp<"implicit_gemm_to_mma_sync", ":
     and the block's columns, padded to 64 where B is staged along N (else to 16), at most
     256; it fails (silenceably) otherwise. `wgmma_in_flight = 1` waits for each tile's wgmma
     one tile later, so they run while the block waits for, copies and fences the next tile:
-    cp.async stages are then filled stages - 2 tiles ahead (3 stages or more).
+    cp.async stages are then filled stages - 2 tiles ahead (3 stages or more); with two
+    stages, a tile's cp.async copies (which go into the stage the previous tile's wgmma read)
+    wait for those wgmma first.
 
     The op fails to verify when `warp_grid` is not two positive counts of at most 32 warps
     in all, `block_k` is not a positive multiple of 16, `stages` is not 2 to 8, or
