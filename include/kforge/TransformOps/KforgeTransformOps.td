@@ -526,15 +526,16 @@ def ImplicitGemmToMmaSyncOp : Kforge_ReplacingOp<"implicit_gemm_to_mma_sync", ":
     the output used after the op by an op other than the epilogue.
     Consumes the target handle and returns nothing (the op is gone).
 
-    With `wgmma` (Hopper, sm_90a), each warpgroup of 4 warps multiplies 64 rows of the block
-    by all its columns with `wgmma.mma_async` m64nNk16, reading both stages through
+    With `wgmma` (Hopper, sm_90a), `warp_grid = [4 gm, gn]` is gm x gn warpgroups of 4 warps,
+    each multiplying 64 rows of the block by a gn-th of its columns with `wgmma.mma_async`
+    m64nNk16, reading both stages through
     shared-memory descriptors: the stages are 128-byte swizzled (a multiplicand staged along
     K as rows of the 64 of K a tile has, one staged along M or N in atoms of 64 of its rows
     or columns, each 64 rows of K), written by the same copies at swizzled places and made
     visible to the tensor cores by a proxy fence before the block's barrier. `block_k` must
-    then be 64, `warp_grid` [4 x warpgroups, 1] with 16 x rows covering the block's rows,
-    and the block's columns, padded to 64 where B is staged along N (else to 16), at most
-    256; it fails (silenceably) otherwise. `wgmma_in_flight = 1` waits for each tile's wgmma
+    then be 64, the warpgroup rows' 64 gm rows must cover the block's rows, and each
+    warpgroup's columns (the block's padded to gn x 64 where B is staged along N, else to
+    gn x 8) be at most 256; it fails (silenceably) otherwise. `wgmma_in_flight = 1` waits for each tile's wgmma
     one tile later, so they run while the block waits for, copies and fences the next tile:
     cp.async stages are then filled stages - 2 tiles ahead (3 stages or more); with two
     stages, a tile's cp.async copies (which go into the stage the previous tile's wgmma read)
@@ -542,7 +543,7 @@ def ImplicitGemmToMmaSyncOp : Kforge_ReplacingOp<"implicit_gemm_to_mma_sync", ":
 
     The op fails to verify when `warp_grid` is not two positive counts of at most 32 warps
     in all, `block_k` is not a positive multiple of 16, `stages` is not 2 to 8, or
-    `wgmma_in_flight` is not 0 or 1 (1 only with `wgmma`, and with 2 stages or at least 3).
+    `wgmma_in_flight` is not 0 or 1 (1 only with `wgmma`).
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        I64Attr:$block_k,
