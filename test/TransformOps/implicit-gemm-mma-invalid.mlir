@@ -100,6 +100,29 @@ module attributes {transform.with_named_sequence} {
 
 // -----
 
+// One tile's wgmma in flight needs wgmma; and it is 0 or 1.
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %op = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{wgmma_in_flight (1) must be 0, or 1 with wgmma}}
+    transform.kforge.implicit_gemm_to_mma_sync %op {block_k = 64, warp_grid = array<i64: 4, 1>, wgmma_in_flight = 1} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %op = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{wgmma_in_flight (2) must be 0, or 1 with wgmma}}
+    transform.kforge.implicit_gemm_to_mma_sync %op {block_k = 64, warp_grid = array<i64: 4, 1>, wgmma, wgmma_in_flight = 2} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
 // wgmma reads one 128-byte swizzled row of K per tile: block_k 64.
 func.func @wgmma_block_k(%a: memref<64x128xbf16>, %b: memref<128x64xbf16>, %c: memref<64x64xf32>) {
   linalg.matmul ins(%a, %b : memref<64x128xbf16>, memref<128x64xbf16>) outs(%c : memref<64x64xf32>)
