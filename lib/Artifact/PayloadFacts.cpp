@@ -2,6 +2,7 @@
 
 #include "kforge/Tune/PayloadFacts.h"
 #include "kforge/Artifact/Artifact.h"
+#include "kforge/Transforms/ChannelsLast.h"
 #include "kforge/Transforms/ImplicitGemm.h"
 #include "kforge/Transforms/Passes.h"
 #include "kforge/Transforms/RowMoments.h"
@@ -9,6 +10,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -20,6 +22,56 @@
 #include <functional>
 
 using namespace mlir;
+
+/// What the channels_last action would copy (kforge/Transforms/ChannelsLast.h), and whether the convolution
+/// reading the copies has its tiles copied in vectors: the rewrite applied to `op`'s copy in a copy of its module.
+static void channelsLastFacts(linalg::LinalgOp op, kforge::tune::PayloadFacts &facts) {
+  facts.channelsLastMultiplicands.clear();
+  facts.channelsLastShapes.clear();
+  facts.channelsLastVectorCopies = false;
+  std::string why;
+  FailureOr<SmallVector<kforge::ChannelsLastOperand>> planned = kforge::planChannelsLast(op, why);
+  auto module = op->getParentOfType<ModuleOp>();
+  if (failed(planned) || !module)
+    return;
+  int64_t position = 0, index = -1;
+  module.walk([&](Operation *each) {
+    if (each == op.getOperation())
+      index = position;
+    ++position;
+  });
+  OwningOpRef<ModuleOp> copy = module.clone();
+  Operation *copied = nullptr;
+  position = 0;
+  copy->walk([&](Operation *each) {
+    if (position++ == index)
+      copied = each;
+  });
+  IRRewriter rewriter(op->getContext());
+  auto generic = dyn_cast_if_present<linalg::GenericOp>(copied);
+  if (!generic) {
+    auto named = dyn_cast_if_present<linalg::LinalgOp>(copied);
+    rewriter.setInsertionPoint(copied);
+    if (!named)
+      return;
+    FailureOr<linalg::GenericOp> generalized = linalg::generalizeNamedOp(rewriter, named);
+    if (failed(generalized))
+      return;
+    generic = *generalized;
+  }
+  for (const kforge::ChannelsLastOperand &operand : *planned)
+    if (failed(kforge::moveChannelsInnermost(rewriter, generic, operand.multiplicand, why)))
+      return;
+  FailureOr<kforge::ImplicitGemm> gemm = kforge::analyzeImplicitGemm(generic, why);
+  if (failed(gemm))
+    return;
+  for (const kforge::ChannelsLastOperand &operand : *planned) {
+    facts.channelsLastMultiplicands.push_back(operand.multiplicand);
+    facts.channelsLastShapes.push_back(
+        std::vector<int64_t>(operand.transposedShape.begin(), operand.transposedShape.end()));
+  }
+  facts.channelsLastVectorCopies = kforge::copiesInVectors(generic, *gemm, /*width=*/8);
+}
 
 /// The implicit GEMM facts of `op` (a window op), when it reads as one.
 static void implicitGemmFacts(linalg::LinalgOp op, kforge::tune::PayloadFacts &facts) {
@@ -41,6 +93,7 @@ static void implicitGemmFacts(linalg::LinalgOp op, kforge::tune::PayloadFacts &f
   if (a16 == b16 && out.isF32() && (a16.isBF16() || a16.isF16()))
     facts.implicitGemmMmaType = a16.isBF16() ? "bf16" : "f16";
   facts.implicitGemmVectorCopies = kforge::copiesInVectors(op, *gemm, /*width=*/8);
+  channelsLastFacts(op, facts);
 }
 using kforge::tune::PayloadFacts;
 

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kforge/TransformOps/KforgeTransformOps.h"
+#include "kforge/Transforms/ChannelsLast.h"
 #include "kforge/Transforms/KernelRequests.h"
 
 #include "Rewrites.h"
@@ -16,6 +17,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -112,6 +114,44 @@ DiagnosedSilenceableFailure transform::NameMatmulOp::applyToOne(transform::Trans
                                          {rewriter.getNamedAttr("indexing_maps", target.getIndexingMaps())});
   rewriter.replaceOp(target, matmul->getResults());
   results.push_back(matmul);
+  return DiagnosedSilenceableFailure::success();
+}
+
+//===----------------------------------------------------------------------===//
+// ConvChannelsLastOp
+//===----------------------------------------------------------------------===//
+
+DiagnosedSilenceableFailure transform::ConvChannelsLastOp::applyToOne(transform::TransformRewriter &rewriter,
+                                                                      linalg::LinalgOp target,
+                                                                      transform::ApplyToEachResultList &results,
+                                                                      transform::TransformState &state) {
+  if (!target.hasPureTensorSemantics())
+    return emitSilenceableError() << "expected a linalg op on tensors";
+  // Checked on the op as it is, so that a failure leaves it untouched (not generalized).
+  std::string why;
+  FailureOr<SmallVector<kforge::ChannelsLastOperand>> planned = kforge::planChannelsLast(target, why);
+  if (failed(planned))
+    return emitSilenceableError() << "no channels-last copy: " << why;
+  if (!llvm::any_of(*planned,
+                    [&](const kforge::ChannelsLastOperand &o) { return o.multiplicand == getMultiplicand(); }))
+    return emitSilenceableError() << "no channels-last copy: multiplicand " << getMultiplicand()
+                                  << " has its channels innermost already (or is not 0 or 1)";
+  auto generic = dyn_cast<linalg::GenericOp>(target.getOperation());
+  if (!generic) {
+    SmallVector<NamedAttribute> marks(target->getDiscardableAttrs());
+    rewriter.setInsertionPoint(target);
+    FailureOr<linalg::GenericOp> generalized = linalg::generalizeNamedOp(rewriter, target);
+    if (failed(generalized))
+      return emitDefiniteFailure() << "could not generalize " << target->getName();
+    generic = *generalized;
+    for (NamedAttribute mark : marks)
+      generic->setAttr(mark.getName(), mark.getValue());
+  }
+  FailureOr<linalg::TransposeOp> transpose = kforge::moveChannelsInnermost(rewriter, generic, getMultiplicand(), why);
+  if (failed(transpose))
+    return emitDefiniteFailure() << "channels-last copy failed after planning: " << why;
+  results.push_back(generic);
+  results.push_back(*transpose);
   return DiagnosedSilenceableFailure::success();
 }
 

@@ -115,6 +115,10 @@ public:
   /// multiplies the blocks: a long shot elsewhere).
   virtual bool splitApplies(const PayloadFacts &facts) const { return false; }
   virtual bool multipliesBlocks() const { return false; }
+  /// Before the payload's root is matched (its rewrite may replace the root): channels_last's transposes.
+  virtual void renderBeforeRoot(Renderer &renderer, const Action &action, std::vector<int> &starts) const {}
+  /// Whether the split's fragments find the convolution by the implicit-GEMM mark (rendered whatever follows).
+  virtual bool needsImplicitGemmMark() const { return false; }
   virtual void renderFirstKernel(Renderer &renderer, const Action &action, std::vector<int> &starts) const {}
   virtual void renderSecondKernel(Renderer &renderer, const Action &action, std::vector<int> &starts) const {}
 

@@ -8,6 +8,9 @@ llvm::json::Value kforge::tune::toJSON(const PayloadFacts &facts) {
   llvm::json::Array sizes;
   for (int64_t s : facts.parallelSizes)
     sizes.push_back(s);
+  llvm::json::Array channelsLastShapes;
+  for (const std::vector<int64_t> &shape : facts.channelsLastShapes)
+    channelsLastShapes.push_back(llvm::json::Array(shape));
   return llvm::json::Object{{"entry", facts.entry},
                             {"root_op", facts.rootOp},
                             {"root_loops", facts.rootLoops},
@@ -36,6 +39,9 @@ llvm::json::Value kforge::tune::toJSON(const PayloadFacts &facts) {
                             {"implicit_gemm_vector_copies", facts.implicitGemmVectorCopies},
                             {"implicit_gemm_k", facts.implicitGemmK},
                             {"implicit_gemm_reads", facts.implicitGemmReads},
+                            {"channels_last_multiplicands", llvm::json::Array(facts.channelsLastMultiplicands)},
+                            {"channels_last_shapes", std::move(channelsLastShapes)},
+                            {"channels_last_vector_copies", facts.channelsLastVectorCopies},
                             {"multi_result_reductions", facts.multiResultReductions},
                             {"contractions_after_reductions", facts.contractionsAfterReductions},
                             {"nested_reductions", facts.nestedReductions},
@@ -68,6 +74,9 @@ bool kforge::tune::fromJSON(const llvm::json::Value &value, PayloadFacts &facts,
          o.mapOptional("implicit_gemm_vector_copies", facts.implicitGemmVectorCopies) &&
          o.mapOptional("implicit_gemm_k", facts.implicitGemmK) &&
          o.mapOptional("implicit_gemm_reads", facts.implicitGemmReads) &&
+         o.mapOptional("channels_last_multiplicands", facts.channelsLastMultiplicands) &&
+         o.mapOptional("channels_last_shapes", facts.channelsLastShapes) &&
+         o.mapOptional("channels_last_vector_copies", facts.channelsLastVectorCopies) &&
          o.mapOptional("multi_result_reductions", facts.multiResultReductions) &&
          o.mapOptional("contractions_after_reductions", facts.contractionsAfterReductions) &&
          o.mapOptional("nested_reductions", facts.nestedReductions) &&

@@ -24,7 +24,8 @@ std::string Renderer::render(const Schedule &schedule, std::vector<int> *actionL
   if (twoKernels)
     renderKernelLoopMatcher();
   // stage on a convolution: the convolution (the op with a reduction loop) is marked for the implicit GEMM.
-  bool implicitGemm = findSlot(schedule, "stage") && stageIsImplicitGemm(facts);
+  bool implicitGemm = (findSlot(schedule, "stage") && stageIsImplicitGemm(facts)) ||
+                      (splitDefinition && splitDefinition->needsImplicitGemmMark());
   if (implicitGemm)
     renderImplicitGemmMatcher();
   line("  transform.named_sequence @__transform_main(%module: !transform.any_op {transform.consumed}) {");
@@ -45,14 +46,16 @@ std::string Renderer::render(const Schedule &schedule, std::vector<int> *actionL
   }
   if (implicitGemm)
     line("    %func = transform.foreach_match in %unmarked @match_implicit_gemm -> @mark_implicit_gemm : " + kUnary);
+  func = "%func";
+  inner = "%func";
+  std::vector<int> starts(schedule.size(), -1);
+  if (splitDefinition)
+    splitDefinition->renderBeforeRoot(*this, *twoKernels, starts);
   line("    %return = transform.structured.match ops{[\"func.return\"]} in %func : " + kUnary);
   line("    %root = " + rootProducer("%return"));
   root = "%root";
-  func = "%func";
-  inner = "%func";
   if (findSlot(schedule, "reorder")) // reorder finds the root's innermost tile by this mark
     line("    transform.annotate %root \"kforge.root\" : !transform.any_op");
-  std::vector<int> starts(schedule.size(), -1);
   if (splitDefinition)
     splitDefinition->renderFirstKernel(*this, *twoKernels, starts);
   Schedule scheduled = twoKernels ? withoutSplit(schedule) : schedule; // what the actions below act on
@@ -249,7 +252,42 @@ void Renderer::renderPartialsSum() {
   Schedule sum = {blockTile, blockFuse, threadTile, threadFuse, vectorizeAction};
   for (size_t i = 0; i < sum.size(); ++i)
     renderLoopAction(i, sum);
-  secondKernelDims = {bn / tn, bm, 1};
+  kernelsAfter.push_back({bn / tn, bm, 1});
+}
+
+void Renderer::renderTransposeKernel(const std::string &transpose, llvm::ArrayRef<int64_t> shape) {
+  auto largest = [](int64_t extent, int64_t multipleOf, int64_t atMost) {
+    int64_t best = multipleOf;
+    for (int64_t s = multipleOf; s <= std::min(extent, atMost); s += multipleOf)
+      if (extent % s == 0)
+        best = s;
+    return best;
+  };
+  // Each thread moves up to 8 x 8 elements (a 16-byte vector along each side for 16-bit types); a block up to
+  // 64 channels and 256 threads.
+  int64_t inner = shape[shape.size() - 2], channels = shape.back();
+  int64_t tc = largest(channels, 1, 8), ts = largest(inner, 1, 8);
+  int64_t bc = largest(channels, tc, 64);
+  int64_t bs = largest(inner, ts, 256 / (bc / tc) * ts);
+  std::vector<int64_t> block = {bs, bc}, thread = {ts, tc};
+  if (shape.size() == 3) {
+    block.insert(block.begin(), 1);
+    thread.insert(thread.begin(), 0);
+  }
+  std::string blockOp = fresh("transpose_block"), blockLoopName = fresh("transpose_block_loop");
+  std::string threadOp = fresh("transpose_thread"), threadLoopName = fresh("transpose_thread_loop");
+  std::string blockMap = gpu ? " (mapping = " + mapping(block, "block") + ")" : "";
+  std::string threadMap = gpu ? " (mapping = " + mapping(thread, "thread") + ")" : "";
+  line("    " + blockOp + ", " + blockLoopName + " = transform.structured.tile_using_forall " + transpose +
+       " tile_sizes [" + joinInts(block, ", ") + "]" + blockMap + " : " + kPair);
+  line("    " + threadOp + ", " + threadLoopName + " = transform.structured.tile_using_forall " + blockOp +
+       " tile_sizes [" + joinInts(thread, ", ") + "]" + threadMap + " : " + kPair);
+  std::string ops = fresh("transpose_ops");
+  line("    " + ops + " = transform.structured.match ops{[\"linalg.transpose\"]} in " + threadLoopName + " : " +
+       kUnary);
+  line("    transform.structured.vectorize " + ops + " : !transform.any_op");
+  vectorized = true;
+  kernelsBefore.push_back({bc / tc, bs / ts, 1});
 }
 
 /// split's row kernel, on the root: one row per block over `lanes` lanes, producers fused, the row in
@@ -343,20 +381,28 @@ void Renderer::renderFinish(const Schedule &schedule) {
     line("      transform.apply_patterns.memref.fold_memref_alias_ops");
   line("    } : !transform.any_op");
   line("    transform.apply_cse to %bfunc : !transform.any_op");
-  if (gpu && (!secondKernelDims.empty() || !firstKernelDims.empty())) {
-    // Two kernels, in program order: the contraction's (split_k: the partial matmul's; split_rows: the rows'
-    // partials), then the rows' (the partials' sum). The schedule's actions size the one they schedule.
-    std::vector<int64_t> dims = firstKernelDims.empty() ? blockDims(schedule, facts) : firstKernelDims;
-    std::vector<int64_t> second = firstKernelDims.empty() ? secondKernelDims : blockDims(schedule, facts);
+  if (gpu && (!kernelsBefore.empty() || !kernelsAfter.empty())) {
+    // Several kernels, in program order: those a split renders with fixed schedules before the one the
+    // schedule's actions size (split_rows' partials, channels_last's transposes), that one, then those after
+    // it (split's rows, split_k's sum).
+    std::vector<std::vector<int64_t>> kernels = kernelsBefore;
+    kernels.push_back(blockDims(schedule, facts));
+    kernels.insert(kernels.end(), kernelsAfter.begin(), kernelsAfter.end());
+    std::vector<std::string> handles, types;
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      handles.push_back("%kernel" + std::to_string(i));
+      types.push_back("!transform.any_op");
+    }
     line("    %kernel_loops = transform.collect_matching @match_kernel_loop in %bfunc : " + kUnary);
-    line("    %first_kernel, %second_kernel = transform.split_handle %kernel_loops : "
-         "(!transform.any_op) -> (!transform.any_op, !transform.any_op)");
-    line("    %launch = transform.gpu.map_forall_to_blocks %first_kernel generate_gpu_launch : " + kUnary);
-    line("    transform.gpu.map_nested_forall_to_threads %launch block_dims = [" + joinInts(dims, ", ") +
-         "] : " + kUnary);
-    line("    %second_launch = transform.gpu.map_forall_to_blocks %second_kernel generate_gpu_launch : " + kUnary);
-    line("    transform.gpu.map_nested_forall_to_threads %second_launch block_dims = [" + joinInts(second, ", ") +
-         "] : " + kUnary);
+    line("    " + joinStrings(handles, ", ") + " = transform.split_handle %kernel_loops : (!transform.any_op) -> (" +
+         joinStrings(types, ", ") + ")");
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      std::string launch = "%launch" + std::to_string(i);
+      line("    " + launch + " = transform.gpu.map_forall_to_blocks " + handles[i] +
+           " generate_gpu_launch : " + kUnary);
+      line("    transform.gpu.map_nested_forall_to_threads " + launch + " block_dims = [" + joinInts(kernels[i], ", ") +
+           "] : " + kUnary);
+    }
     line("    %mfunc = " + matchFunc("%bufferized"));
     line("    transform.apply_patterns to %mfunc {");
     if (!splitKSchedule)

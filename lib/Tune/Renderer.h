@@ -53,6 +53,9 @@ public:
   void renderRowKernel(int64_t lanes);
   /// split_k's second kernel: the sum of the partials.
   void renderPartialsSum();
+  /// A kernel of its own for the linalg.transpose `transpose` of a [outer, inner, C] (or [inner, C]) result
+  /// `shape`: 16-byte vectors along both sides where the extents allow (kernelsBefore gets its block).
+  void renderTransposeKernel(const std::string &transpose, llvm::ArrayRef<int64_t> shape);
 
   // State the fragments share.
   const PayloadFacts payloadFacts; ///< The payload's.
@@ -63,9 +66,10 @@ public:
   bool leftoverPasses = true;                   ///< fuse's extra passes for producers used twice.
   bool vectorized = false;                      ///< Some fragment vectorized: the finish lowers vectors.
   bool masked = false; ///< Vectorized under masks (partial tiles): the finish lowers the masks.
-  std::vector<int64_t> secondKernelDims;        ///< split / split_k: the second kernel's block.
-  /// split_rows: the first kernel's block (its schedule is fixed; the actions after schedule the second).
-  std::vector<int64_t> firstKernelDims;
+  /// The blocks of the kernels a split renders with fixed schedules, in program order before and after the one
+  /// the schedule's actions size (split_rows' partials and channels_last's transposes before it; split's row
+  /// kernel and split_k's sum after it).
+  std::vector<std::vector<int64_t>> kernelsBefore, kernelsAfter;
   bool splitKSchedule = false;                  ///< The schedule starts with split_k.
 
 private:

@@ -124,6 +124,36 @@ def CopyToLinalgOp : Kforge_ReplacingOp<"copy_to_linalg", "::mlir::memref::CopyO
   let results = (outs TransformHandleTypeInterface:$transformed);
 }
 
+def ConvChannelsLastOp : Kforge_ReplacingOp<"conv_channels_last", "::mlir::linalg::LinalgOp", "expected a linalg op on tensors"> {
+  let summary = "Read one multiplicand of a convolution from a copy with its channels innermost";
+  let description = [{
+    Targets a linalg op on tensors whose body is `out + x * y` (a convolution, named or the
+    guarded generic a padded one becomes in `kforge-normalize-importer`), `multiplicand`
+    naming x (0) or y (1). Its channel loop is a reduction loop that both multiplicands index
+    a whole dimension of their tensors by (a convolution's input channels), the longest if
+    several. The named multiplicand's tensor is collapsed to [outer, C, inner] (or [C,
+    inner]), transposed by a `linalg.transpose` to [outer, inner, C] and expanded back with
+    the channel dimension moved last (NCHW to NHWC, FCHW to FHWC: PyTorch's channels_last),
+    and the op reads that copy, its indexing map (or the `tensor.extract` of a padded input)
+    permuted alike. A named op becomes its generic form first (its discardable attributes
+    kept). Returns the op and the transpose, which the schedule maps to a kernel of its own.
+
+    Why: an NCHW convolution's K (its channels) is the outer dimension of both its input and
+    its FCHW filter, so its implicit GEMM copies K tiles element by element, and on tensor
+    cores those copies bound it (session 57, H100: NCHW bf16 at 0.47-0.61x cuDNN, NHWC at
+    0.88x). cuDNN transposes NCHW for its tensor cores too.
+
+    #### Return modes
+
+    Produces a silenceable failure, leaving the IR untouched, when the target is not on
+    tensors, its body is not `out + x * y` of element reads of statically shaped tensors of
+    rank 2 or more, it has no channel loop, or the named multiplicand has its channels
+    innermost already. Consumes the target handle.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target, I64Attr:$multiplicand);
+  let results = (outs TransformHandleTypeInterface:$transformed, TransformHandleTypeInterface:$transpose);
+}
+
 def SetKernelAttributesOp : Kforge_InPlaceOp<"set_kernel_attributes", "::mlir::gpu::LaunchOp", "expected a gpu.launch"> {
   let summary = "Ask for register and occupancy limits, streaming stores, read-only input loads or an L2 load policy on the kernel a gpu.launch becomes";
   let description = [{

@@ -93,6 +93,14 @@ struct PayloadFacts {
   int64_t implicitGemmK = 0;
   /// Both its multiplicands are element reads (or padded ones): its tiles can be copied by cp.async.
   bool implicitGemmReads = false;
+  /// The multiplicands (0: x, 1: y of the body's out + x * y) whose tensors the channels_last action copies with
+  /// their channels innermost (kforge/Transforms/ChannelsLast.h: an NCHW input, an FCHW filter), and each copy's
+  /// transpose's shape ([outer, inner, C] or [inner, C]); empty when the implicit GEMM has no channel loop or
+  /// both are channels-last already.
+  std::vector<int64_t> channelsLastMultiplicands;
+  std::vector<std::vector<int64_t>> channelsLastShapes;
+  /// implicitGemmVectorCopies of the convolution reading those copies.
+  bool channelsLastVectorCopies = false;
   /// Matmul-like contractions (M and N loops) that read (through any chain of linalg ops and reshapes) the result
   /// of an op with a reduction loop: two chained Linear layers, a matmul after a norm. Fused into the reading op's
   /// tiles, the reduction would be recomputed for every tile along the reader's other parallel loops, each a K-long

@@ -89,7 +89,7 @@ public:
     r.root = r.fresh("contraction_root");
     r.line("    " + r.root + " = transform.structured.match ops{[\"" + r.facts.contractionOp +
            "\"]} in %func : " + Renderer::kUnary);
-    r.secondKernelDims = {split.value, 1, 1};
+    r.kernelsAfter.push_back({split.value, 1, 1});
   }
 
   /// Then the row kernel, on the payload's root.
@@ -276,7 +276,7 @@ public:
                       Action{"tile", "thread", {1, 0, 1}}, Action{"fuse", "thread"}};
     for (size_t i = 0; i < fixed.size(); ++i)
       r.renderLoopAction(i, fixed);
-    r.firstKernelDims = {perBlock, 1, 1};
+    r.kernelsBefore.push_back({perBlock, 1, 1});
     // The second kernel: the payload's root (the split reduction itself when it was the root), the partials'
     // reduction among the producers its fusions take.
     bool rootIsReduction = r.payloadFacts.rootLoops > static_cast<int64_t>(r.payloadFacts.parallelSizes.size());
@@ -290,10 +290,85 @@ public:
   }
 };
 
+/// Whether the payload has a convolution channels_last would copy (an NCHW input or an FCHW filter).
+static bool channelsLastApplies(const PayloadFacts &facts) {
+  return !facts.channelsLastMultiplicands.empty() &&
+         facts.channelsLastMultiplicands.size() == facts.channelsLastShapes.size();
+}
+
+class ChannelsLastAction : public ActionDefinition {
+public:
+  ChannelsLastAction()
+      : ActionDefinition(
+            ActionSpec{
+                "channels_last",
+                "Copy a convolution's input and filter with their channels innermost (NCHW to NHWC, FCHW to FHWC: "
+                "PyTorch's channels_last), each by a transpose kernel of its own (up to 8 x 8 elements a thread, "
+                "16-byte vectors along both sides where the extents allow), and run the convolution on the copies: "
+                "its implicit GEMM's K (the channels) is then contiguous in both, so its tiles are copied 16 bytes at "
+                "a time (the tensor-core paths' cp.async and extra stages need it) instead of element by element. "
+                "Costs a read and a write of each copied tensor. The actions after it schedule the convolution.",
+                "transform.kforge.conv_channels_last on the convolution (once per copied operand), each transpose "
+                "tiled (tile_using_forall, block and thread) and vectorized; each kernel's scf.forall mapped to a "
+                "gpu.launch of its own",
+                {},
+                {"gpu", "cpu"},
+                "first; a convolution read as an implicit GEMM whose channels are not the innermost dimension of its "
+                "input or filter; on the GPU, stage (the implicit GEMM) after it"},
+            {{"", 5}}) {}
+
+  void validate(const ValidationContext &context) const override {
+    if (!channelsLastApplies(context.facts))
+      context.problem("precondition",
+                      "channels_last needs a convolution read as an implicit GEMM whose channels are not the innermost "
+                      "dimension of its input or filter (NCHW, FCHW); this payload has none");
+    else if (context.facts.reductionOps != 1)
+      context.problem("unsupported", "channels_last: the payload has reductions besides its convolution");
+    else if (context.gpu && !findSlot(context.schedule, "stage"))
+      context.problem("precondition", "channels_last on the GPU is for the implicit GEMM: it needs stage after it");
+  }
+
+  bool splitsKernels() const override { return true; }
+  bool splitApplies(const PayloadFacts &facts) const override { return channelsLastApplies(facts); }
+  bool needsImplicitGemmMark() const override { return true; }
+  /// The convolution reading the copies: its tiles' copies those of the channels-last layout; a named root is a
+  /// generic now.
+  PayloadFacts splitFacts(const Action &, const PayloadFacts &facts) const override {
+    PayloadFacts copied = facts;
+    copied.implicitGemmVectorCopies = facts.channelsLastVectorCopies;
+    if (!facts.implicitGemm.empty() && facts.rootLoops > static_cast<int64_t>(facts.parallelSizes.size()))
+      copied.rootOp = "linalg.generic";
+    copied.channelsLastMultiplicands.clear();
+    copied.channelsLastShapes.clear();
+    return copied;
+  }
+
+  /// The copies, before the root is matched: the convolution may be the root, and it becomes a generic.
+  void renderBeforeRoot(Renderer &r, const Action &action, std::vector<int> &starts) const override {
+    starts[0] = r.nextLine();
+    r.line("    // action 0: " + describe(action) + ": the convolution's operands copied channels-last, a kernel each");
+    std::string conv = r.fresh("conv");
+    r.line("    " + conv + " = transform.structured.match attributes{kforge.implicit_gemm} in %func : " + r.kUnary);
+    for (auto [multiplicand, shape] :
+         llvm::zip(r.payloadFacts.channelsLastMultiplicands, r.payloadFacts.channelsLastShapes)) {
+      std::string next = r.fresh("conv"), transpose = r.fresh("transpose");
+      r.line("    " + next + ", " + transpose + " = transform.kforge.conv_channels_last " + conv + " {multiplicand = " +
+             std::to_string(multiplicand) + "} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)");
+      r.renderTransposeKernel(transpose, shape);
+      conv = next;
+    }
+  }
+
+  void renderFirstKernel(Renderer &r, const Action &action, std::vector<int> &) const override {
+    r.facts = splitFacts(action, r.payloadFacts);
+  }
+};
+
 } // namespace
 
 void kforge::tune::addKernelSplitActions(ActionDefinitions &definitions) {
   definitions.push_back(std::make_unique<SplitAction>());
   definitions.push_back(std::make_unique<SplitKAction>());
   definitions.push_back(std::make_unique<SplitRowsAction>());
+  definitions.push_back(std::make_unique<ChannelsLastAction>());
 }

@@ -501,9 +501,10 @@ Schedule kforge::tune::randomSchedule(const PayloadFacts &facts, const HardwareP
     std::vector<int64_t> values = intValues(kind, facts);
     // split_k is a long shot on a matmul whose output tiles already fill the GPU.
     double chance = definition.multipliesBlocks() && !fewBlocks(facts, profile) ? 0.1 : 0.5;
-    if (!gpu(profile) || !applies || values.empty() || !coin(rng, chance))
+    bool parameterless = definition.intParam() == nullptr; // channels_last
+    if (!gpu(profile) || !applies || (values.empty() && !parameterless) || !coin(rng, chance))
       continue;
-    Action first = intAction(kind, pick(rng, values));
+    Action first = parameterless ? Action{std::string(kind)} : intAction(kind, pick(rng, values));
     Schedule rest = randomScheduleOn(scheduledFacts({first}, facts), profile, rng);
     if (!rest.empty())
       return withSplit(first, rest);

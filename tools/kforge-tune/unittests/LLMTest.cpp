@@ -198,8 +198,10 @@ static PayloadFacts cpuGemmBiasRelu() {
 
 TEST(LLMPolicy, CompactActionsHoldOnlyTheTargetsActions) {
   std::string cpu = compactActions("cpu");
-  EXPECT_NE(cpu.find("in this order: split_k, split_rows, tile(block), fuse(block), tile(thread), fuse(thread)"),
-            std::string::npos)
+  EXPECT_NE(
+      cpu.find(
+          "in this order: split_k, split_rows, channels_last, tile(block), fuse(block), tile(thread), fuse(thread)"),
+      std::string::npos)
       << cpu;
   EXPECT_NE(cpu.find("- vectorize: "), std::string::npos);
   EXPECT_EQ(cpu.find("- mma: "), std::string::npos); // GPU only
