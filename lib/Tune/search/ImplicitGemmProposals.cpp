@@ -12,6 +12,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <optional>
 
 using namespace kforge::tune;
 
@@ -208,40 +209,9 @@ static void addImplicitGemmWgmmaProposals(const PayloadFacts &facts, AddProposal
   }
 }
 
-void addImplicitGemmProposals(const PayloadFacts &facts, const HardwareProfile &profile, AddProposal add) {
-  if (!gpu(profile) || !stageIsImplicitGemm(facts))
-    return;
-  // (wgmma only on Hopper, sm_90; an unknown chip gets it too, as the matmul's proposals do.)
-  bool hopper = profile.chip.empty() || llvm::StringRef(profile.chip).starts_with("sm_90");
-  // An NCHW convolution on tensor cores copies its tiles element by element, which bounded it at 0.47-0.61x
-  // cuDNN (session 57, H100); on channels-last copies of its operands they are 16-byte copies, as on NHWC
-  // (0.88x). Where the copies allow that and the layout as it is does not, the first four tensor-core schedules
-  // on the copies go first, the rest after the plain layout's. (Estimated from those two measurements, not yet
-  // measured itself.)
-  std::vector<std::pair<Schedule, std::string>> onCopies;
-  if (!facts.implicitGemmMmaType.empty() && facts.channelsLastVectorCopies && !facts.implicitGemmVectorCopies) {
-    Action copy{"channels_last"};
-    PayloadFacts copied = scheduledFacts({copy}, facts);
-    auto keep = [&](Schedule v, std::string, std::string why) {
-      v.insert(v.begin(), copy);
-      onCopies.push_back({std::move(v), why + ", on channels-last copies of its operands"});
-      return std::string();
-    };
-    if (hopper)
-      addImplicitGemmWgmmaProposals(copied, keep);
-    addImplicitGemmMmaProposals(copied, keep);
-  }
-  size_t first = std::min<size_t>(4, onCopies.size());
-  for (size_t i = 0; i < first; ++i)
-    add(onCopies[i].first, "", onCopies[i].second);
-  if (!facts.implicitGemmMmaType.empty() && hopper)
-    addImplicitGemmWgmmaProposals(facts, add);
-  if (!facts.implicitGemmMmaType.empty())
-    addImplicitGemmMmaProposals(facts, add);
-  for (size_t i = first; i < onCopies.size(); ++i)
-    add(onCopies[i].first, "", onCopies[i].second);
-  if (facts.implicitGemmType != "f32")
-    return;
+/// The fp32 convolution's implicit GEMM on the staged SIMT path (stage on a convolution root:
+/// transform.kforge.implicit_gemm_to_simt_staged).
+static void addImplicitGemmSimtProposals(const PayloadFacts &facts, AddProposal add) {
   size_t rank = facts.parallelSizes.size();
   auto [mLoops, nLoops] = gemmSides(facts);
   int64_t k = facts.implicitGemmK;
@@ -298,6 +268,62 @@ void addImplicitGemmProposals(const PayloadFacts &facts, const HardwareProfile &
                 " per thread, " + std::to_string(blockK) + " of K per staged tile" + how);
       }
     }
+}
+
+void addImplicitGemmProposals(const PayloadFacts &facts, const HardwareProfile &profile, AddProposal add) {
+  if (!gpu(profile) || !stageIsImplicitGemm(facts))
+    return;
+  // (wgmma only on Hopper, sm_90; an unknown chip gets it too, as the matmul's proposals do.)
+  bool hopper = profile.chip.empty() || llvm::StringRef(profile.chip).starts_with("sm_90");
+  // Where an operand's channels are not innermost (NCHW, FCHW) and channels-last copies of the operands would let
+  // the tiles be copied along K in 16-byte groups (channels_last): an NCHW convolution on tensor cores copies its
+  // tiles element by element, which bounded it at 0.47-0.61x cuDNN (session 57, H100), against 0.88x on NHWC;
+  // the fp32 SIMT implicit GEMM reached 77% of cuBLAS's rate on NHWC and 26-65% on NCHW (session 54). The gain
+  // on the copies is estimated from those measurements, not yet measured itself: the first four schedules on
+  // the copies go first on tensor cores, after the first four of the layout as it is on the SIMT path, and the
+  // rest of each after the layout's own.
+  bool copies = facts.channelsLastVectorCopies && !facts.implicitGemmVectorCopies;
+  Action copy{"channels_last"};
+  PayloadFacts copied = scheduledFacts({copy}, facts);
+  using Proposals = std::vector<std::pair<Schedule, std::string>>;
+  auto collect = [](Proposals &into, std::optional<Action> first) {
+    return [&into, first](Schedule v, std::string, std::string why) {
+      if (first) {
+        v.insert(v.begin(), *first);
+        why += ", on channels-last copies of its operands";
+      }
+      into.push_back({std::move(v), std::move(why)});
+      return std::string();
+    };
+  };
+  Proposals plain, onCopies;
+  auto both = [&](auto &&propose) {
+    propose(facts, collect(plain, std::nullopt));
+    if (copies)
+      propose(copied, collect(onCopies, copy));
+  };
+  if (!facts.implicitGemmMmaType.empty()) {
+    if (hopper)
+      both([](const PayloadFacts &f, AddProposal a) { addImplicitGemmWgmmaProposals(f, a); });
+    both([](const PayloadFacts &f, AddProposal a) { addImplicitGemmMmaProposals(f, a); });
+  }
+  size_t tensorCore = plain.size(), tensorCoreOnCopies = onCopies.size();
+  if (facts.implicitGemmType == "f32")
+    both([](const PayloadFacts &f, AddProposal a) { addImplicitGemmSimtProposals(f, a); });
+  // Tensor cores: 4 on the copies, the layout's own, the rest on the copies; then SIMT: 4 of the layout's own,
+  // 4 on the copies, the rest of each.
+  auto emit = [&](const Proposals &from, size_t begin, size_t end) {
+    for (size_t i = begin; i < std::min(end, from.size()); ++i)
+      add(from[i].first, "", from[i].second);
+  };
+  size_t firstCopies = std::min<size_t>(4, tensorCoreOnCopies);
+  emit(onCopies, 0, firstCopies);
+  emit(plain, 0, tensorCore);
+  emit(onCopies, firstCopies, tensorCoreOnCopies);
+  emit(plain, tensorCore, tensorCore + 4);
+  emit(onCopies, tensorCoreOnCopies, tensorCoreOnCopies + 4);
+  emit(plain, tensorCore + 4, plain.size());
+  emit(onCopies, tensorCoreOnCopies + 4, onCopies.size());
 }
 
 } // namespace kforge::tune::search
