@@ -36,6 +36,7 @@ import tempfile
 import time
 
 from .tune import TuneError, _find_tune
+from .tune_many_summary import summary_markdown
 
 ray = None  # imported on first use (import kforge stays fast; the rest of kforge does not need Ray)
 
@@ -733,29 +734,11 @@ class _Driver:
             json.dump(summary, f, indent=2)
             f.write("\n")
         with open(os.path.join(self.output, "summary.md"), "w") as f:
-            f.write(_summary_markdown(summary))
+            f.write(summary_markdown(summary))
         self.event("summary", f"kforge-tune-many: {trials} trials in {wall:.1f} s ({summary['trials_per_minute']:.1f} "
                    f"per minute); {sum(r['state'] == 'done' for r in rows)}/{len(rows)} payloads done; "
                    f"{os.path.join(self.output, 'summary.md')}")
         return summary
-
-
-def _summary_markdown(summary):
-    lines = [f"# kforge-tune-many: {len(summary['payloads'])} payloads on the {summary['target'].upper()}", "",
-             f"{summary['trials']} trials in {summary['wall_s']:.1f} s ({summary['trials_per_minute']:.1f} per "
-             f"minute), {summary['measurers']} measurers, {summary['cpus']} CPUs in the cluster; budget "
-             f"{summary['trials_per_payload']} trials" + (f", {summary['time_budget_s']} s" if summary["time_budget_s"]
-                                                          else "") + " per payload.", "",
-             "| payload | state | trials | failed | baseline ms | best ms | speed-up | best schedule |",
-             "|---|---|---|---|---|---|---|---|"]
-    for r in summary["payloads"]:
-        def number(value, form):
-            return form.format(value) if value is not None else "-"
-        state = r["state"] if not r["error"] else f"{r['state']}: {r['error']}"
-        lines.append(f"| [{r['name']}]({r['name']}/report.md) | {state.replace('|', '/')} | {r['trials']} | "
-                     f"{r['failures']} | {number(r['baseline_ms'], '{:.3f}')} | {number(r['best_ms'], '{:.3f}')} | "
-                     f"{number(r['speedup_vs_baseline'], '{:.2f}x')} | {r['best_schedule'] or '-'} |")
-    return "\n".join(lines) + "\n"
 
 
 def main(argv=None):
