@@ -121,6 +121,12 @@ DiagnosedSilenceableFailure transform::NameMatmulOp::applyToOne(transform::Trans
 // ConvChannelsLastOp
 //===----------------------------------------------------------------------===//
 
+LogicalResult transform::ConvChannelsLastOp::verify() {
+  if (getMultiplicand() != 0 && getMultiplicand() != 1)
+    return emitOpError() << "multiplicand is 0 (x of the body's out + x * y) or 1 (y), not " << getMultiplicand();
+  return success();
+}
+
 DiagnosedSilenceableFailure transform::ConvChannelsLastOp::applyToOne(transform::TransformRewriter &rewriter,
                                                                       linalg::LinalgOp target,
                                                                       transform::ApplyToEachResultList &results,
@@ -135,7 +141,7 @@ DiagnosedSilenceableFailure transform::ConvChannelsLastOp::applyToOne(transform:
   if (!llvm::any_of(*planned,
                     [&](const kforge::ChannelsLastOperand &o) { return o.multiplicand == getMultiplicand(); }))
     return emitSilenceableError() << "no channels-last copy: multiplicand " << getMultiplicand()
-                                  << " has its channels innermost already (or is not 0 or 1)";
+                                  << " has its channels innermost already";
   auto generic = dyn_cast<linalg::GenericOp>(target.getOperation());
   if (!generic) {
     SmallVector<NamedAttribute> marks(target->getDiscardableAttrs());

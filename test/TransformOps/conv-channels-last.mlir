@@ -135,3 +135,15 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// Only x (0) and y (1) of the body's out + x * y are multiplicands.
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %c = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{multiplicand is 0 (x of the body's out + x * y) or 1 (y), not 2}}
+    %c1, %t0 = transform.kforge.conv_channels_last %c {multiplicand = 2} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}

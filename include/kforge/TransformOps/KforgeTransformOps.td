@@ -148,10 +148,12 @@ def ConvChannelsLastOp : Kforge_ReplacingOp<"conv_channels_last", "::mlir::linal
     Produces a silenceable failure, leaving the IR untouched, when the target is not on
     tensors, its body is not `out + x * y` of element reads of statically shaped tensors of
     rank 2 or more, it has no channel loop, or the named multiplicand has its channels
-    innermost already. Consumes the target handle.
+    innermost already. Consumes the target handle. The op fails to verify when `multiplicand`
+    is not 0 or 1.
   }];
   let arguments = (ins TransformHandleTypeInterface:$target, I64Attr:$multiplicand);
   let results = (outs TransformHandleTypeInterface:$transformed, TransformHandleTypeInterface:$transpose);
+  let hasVerifier = 1;
 }
 
 def SetKernelAttributesOp : Kforge_InPlaceOp<"set_kernel_attributes", "::mlir::gpu::LaunchOp", "expected a gpu.launch"> {
