@@ -134,14 +134,8 @@ DiagnosedSilenceableFailure transform::ConvChannelsLastOp::applyToOne(transform:
   if (!target.hasPureTensorSemantics())
     return emitSilenceableError() << "expected a linalg op on tensors";
   // Checked on the op as it is, so that a failure leaves it untouched (not generalized).
-  std::string why;
-  FailureOr<SmallVector<kforge::ChannelsLastOperand>> planned = kforge::planChannelsLast(target, why);
-  if (failed(planned))
+  if (std::string why = kforge::whyNotChannelsLast(target, getMultiplicand()); !why.empty())
     return emitSilenceableError() << "no channels-last copy: " << why;
-  if (!llvm::any_of(*planned,
-                    [&](const kforge::ChannelsLastOperand &o) { return o.multiplicand == getMultiplicand(); }))
-    return emitSilenceableError() << "no channels-last copy: multiplicand " << getMultiplicand()
-                                  << " has its channels innermost already";
   auto generic = dyn_cast<linalg::GenericOp>(target.getOperation());
   if (!generic) {
     SmallVector<NamedAttribute> marks(target->getDiscardableAttrs());
@@ -153,6 +147,7 @@ DiagnosedSilenceableFailure transform::ConvChannelsLastOp::applyToOne(transform:
     for (NamedAttribute mark : marks)
       generic->setAttr(mark.getName(), mark.getValue());
   }
+  std::string why;
   FailureOr<linalg::TransposeOp> transpose = kforge::moveChannelsInnermost(rewriter, generic, getMultiplicand(), why);
   if (failed(transpose))
     return emitDefiniteFailure() << "channels-last copy failed after planning: " << why;

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 
@@ -138,6 +139,19 @@ static SmallVector<int64_t> transposedShape(ArrayRef<int64_t> shape, int64_t dim
   return {outer, inner, shape[dim]};
 }
 
+/// Why multiplicand `i`'s tensor is not copied, or "" when it is: its channels are innermost already, or it is
+/// computed in the payload (only a function argument is copied: the op computing it would be left between the
+/// copy and the kernels, outside every one of them).
+static std::string notCopied(const Plan &plan, unsigned i) {
+  Value tensor = plan.reads[i].tensor();
+  if (plan.channelDim[i] == cast<RankedTensorType>(tensor.getType()).getRank() - 1)
+    return "has its channels innermost already";
+  auto argument = dyn_cast<BlockArgument>(tensor);
+  if (!argument || !isa_and_nonnull<FunctionOpInterface>(argument.getOwner()->getParentOp()))
+    return "is computed in the payload, not a function argument (its producer would be left outside the kernels)";
+  return "";
+}
+
 FailureOr<SmallVector<kforge::ChannelsLastOperand>> kforge::planChannelsLast(linalg::LinalgOp op, std::string &why) {
   FailureOr<Plan> found = plan(op, why);
   if (failed(found))
@@ -145,34 +159,39 @@ FailureOr<SmallVector<kforge::ChannelsLastOperand>> kforge::planChannelsLast(lin
   SmallVector<ChannelsLastOperand> operands;
   for (unsigned i = 0; i < 2; ++i) {
     auto type = cast<RankedTensorType>(found->reads[i].tensor().getType());
-    if (found->channelDim[i] == type.getRank() - 1)
+    if (!notCopied(*found, i).empty())
       continue;
     operands.push_back({i, transposedShape(type.getShape(), found->channelDim[i])});
   }
   if (operands.empty()) {
-    why = "both multiplicands have their channels innermost already";
+    why = "multiplicand 0 " + notCopied(*found, 0) + "; multiplicand 1 " + notCopied(*found, 1);
     return failure();
   }
   return operands;
 }
 
-FailureOr<linalg::TransposeOp> kforge::moveChannelsInnermost(RewriterBase &rewriter, linalg::GenericOp op,
-                                                             unsigned multiplicand, std::string &why) {
-  if (multiplicand > 1) {
-    why = "the multiplicand is 0 (x of out + x * y) or 1 (y)";
-    return failure();
-  }
+std::string kforge::whyNotChannelsLast(linalg::LinalgOp op, unsigned multiplicand) {
+  std::string why;
   FailureOr<Plan> found = plan(op, why);
   if (failed(found))
+    return why;
+  if (multiplicand > 1)
+    return "the multiplicand is 0 (x of out + x * y) or 1 (y)";
+  if (std::string reason = notCopied(*found, multiplicand); !reason.empty())
+    return "multiplicand " + std::to_string(multiplicand) + " " + reason;
+  return "";
+}
+
+FailureOr<linalg::TransposeOp> kforge::moveChannelsInnermost(RewriterBase &rewriter, linalg::GenericOp op,
+                                                             unsigned multiplicand, std::string &why) {
+  why = whyNotChannelsLast(op, multiplicand);
+  if (!why.empty())
     return failure();
+  FailureOr<Plan> found = plan(op, why);
   const TensorRead &read = found->reads[multiplicand];
   Value source = read.tensor();
   auto type = cast<RankedTensorType>(source.getType());
   int64_t rank = type.getRank(), dim = found->channelDim[multiplicand];
-  if (dim == rank - 1) {
-    why = "that multiplicand has its channels innermost already";
-    return failure();
-  }
   // The dimensions in their new order: all but the channels', then the channels'.
   SmallVector<int64_t> order;
   for (int64_t d = 0; d < rank; ++d)

@@ -109,7 +109,7 @@ module attributes {transform.with_named_sequence} {
     %c = transform.structured.match ops{["linalg.conv_2d_nhwc_fhwc"]} in %root : (!transform.any_op) -> !transform.any_op
     transform.sequence %c : !transform.any_op failures(propagate) {
     ^bb0(%each: !transform.any_op):
-      // expected-error @below {{no channels-last copy: both multiplicands have their channels innermost already}}
+      // expected-error @below {{no channels-last copy: multiplicand 0 has its channels innermost already}}
       %c1, %t0 = transform.kforge.conv_channels_last %each {multiplicand = 0} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     }
     transform.yield
@@ -144,6 +144,64 @@ module attributes {transform.with_named_sequence} {
     %c = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
     // expected-error @below {{multiplicand is 0 (x of the body's out + x * y) or 1 (y), not 2}}
     %c1, %t0 = transform.kforge.conv_channels_last %c {multiplicand = 2} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+// An input computed in the payload (a ReLU before the convolution) is not copied: its producer would be left
+// between the copy and the kernels (next case). The filter still is.
+// CHECK-LABEL: func.func @computed_input
+// CHECK:      linalg.transpose ins(%{{.*}} : tensor<32x16x9xf32>)
+// CHECK:      linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x16x8x8xf32>, tensor<32x3x3x16xf32>)
+func.func @computed_input(%x: tensor<2x16x8x8xf32>, %w: tensor<32x16x3x3xf32>) -> tensor<2x32x6x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %xe = tensor.empty() : tensor<2x16x8x8xf32>
+  %relu = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>],
+                          iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<2x16x8x8xf32>) outs(%xe : tensor<2x16x8x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.maximumf %v, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x8x8xf32>
+  %empty = tensor.empty() : tensor<2x32x6x6xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<2x32x6x6xf32>) -> tensor<2x32x6x6xf32>
+  %conv = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%relu, %w : tensor<2x16x8x8xf32>, tensor<32x16x3x3xf32>) outs(%init : tensor<2x32x6x6xf32>) -> tensor<2x32x6x6xf32>
+  return %conv : tensor<2x32x6x6xf32>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %c = transform.structured.match ops{["linalg.conv_2d_nchw_fchw"]} in %root : (!transform.any_op) -> !transform.any_op
+    %c1, %t1 = transform.kforge.conv_channels_last %c {multiplicand = 1} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
+
+// -----
+
+func.func @computed_input_refused(%x: tensor<2x16x8x8xf32>, %w: tensor<32x16x3x3xf32>) -> tensor<2x32x6x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %xe = tensor.empty() : tensor<2x16x8x8xf32>
+  %relu = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>],
+                          iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<2x16x8x8xf32>) outs(%xe : tensor<2x16x8x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.maximumf %v, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16x8x8xf32>
+  %empty = tensor.empty() : tensor<2x32x6x6xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<2x32x6x6xf32>) -> tensor<2x32x6x6xf32>
+  %conv = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%relu, %w : tensor<2x16x8x8xf32>, tensor<32x16x3x3xf32>) outs(%init : tensor<2x32x6x6xf32>) -> tensor<2x32x6x6xf32>
+  return %conv : tensor<2x32x6x6xf32>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %c = transform.structured.match ops{["linalg.conv_2d_nchw_fchw"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{no channels-last copy: multiplicand 0 is computed in the payload, not a function argument (its producer would be left outside the kernels)}}
+    %c1, %t0 = transform.kforge.conv_channels_last %c {multiplicand = 0} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     transform.yield
   }
 }

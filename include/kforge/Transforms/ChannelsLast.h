@@ -33,13 +33,17 @@ struct ChannelsLastOperand {
 };
 
 /// The multiplicands of `op` (an implicit GEMM: a body `out + x * y`) whose tensors would be transposed, in
-/// multiplicand order; failure with `why` when there is no channel loop or every multiplicand has its
-/// channels innermost already.
+/// multiplicand order (whyNotChannelsLast says why the others are not); failure with `why` when there are none.
 mlir::FailureOr<llvm::SmallVector<ChannelsLastOperand>> planChannelsLast(mlir::linalg::LinalgOp op, std::string &why);
+
+/// Why multiplicand `multiplicand` (0: x, 1: y) of `op` is not copied channels-last, or "" when it is: no
+/// channel loop, its channels innermost already, or its tensor computed in the payload (only a function
+/// argument is copied: the op computing it would be left outside the kernels).
+std::string whyNotChannelsLast(mlir::linalg::LinalgOp op, unsigned multiplicand);
 
 /// Transposes multiplicand `multiplicand`'s tensor of `op` (a generic) to channels-last and permutes the op's
 /// reads of it, in place. Returns the linalg.transpose (inserted before `op`); failure with `why`, the IR
-/// untouched, when that multiplicand is not to be transposed (planChannelsLast).
+/// untouched, when that multiplicand is not to be transposed (whyNotChannelsLast).
 mlir::FailureOr<mlir::linalg::TransposeOp> moveChannelsInnermost(mlir::RewriterBase &rewriter,
                                                                  mlir::linalg::GenericOp op, unsigned multiplicand,
                                                                  std::string &why);
