@@ -144,8 +144,11 @@ static SmallVector<int64_t> transposedShape(ArrayRef<int64_t> shape, int64_t dim
 /// copy and the kernels, outside every one of them).
 static std::string notCopied(const Plan &plan, unsigned i) {
   Value tensor = plan.reads[i].tensor();
-  if (plan.channelDim[i] == cast<RankedTensorType>(tensor.getType()).getRank() - 1)
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(tensor.getType()).getShape();
+  if (llvm::all_of(shape.drop_front(plan.channelDim[i] + 1), [](int64_t extent) { return extent == 1; }))
     return "has its channels innermost already";
+  if (shape[plan.channelDim[i]] == 1)
+    return "has one channel (its layout is channels-last already)";
   auto argument = dyn_cast<BlockArgument>(tensor);
   if (!argument || !isa_and_nonnull<FunctionOpInterface>(argument.getOwner()->getParentOp()))
     return "is computed in the payload, not a function argument (its producer would be left outside the kernels)";

@@ -282,11 +282,15 @@ void Renderer::renderTransposeKernel(const std::string &transpose, llvm::ArrayRe
        " tile_sizes [" + joinInts(block, ", ") + "]" + blockMap + " : " + kPair);
   line("    " + threadOp + ", " + threadLoopName + " = transform.structured.tile_using_forall " + blockOp +
        " tile_sizes [" + joinInts(thread, ", ") + "]" + threadMap + " : " + kPair);
-  std::string ops = fresh("transpose_ops");
-  line("    " + ops + " = transform.structured.match ops{[\"linalg.transpose\"]} in " + threadLoopName + " : " +
-       kUnary);
-  line("    transform.structured.vectorize " + ops + " : !transform.any_op");
-  vectorized = true;
+  // A thread's single channel (no divisor of the channels up to 8 but 1) would be a column of single elements,
+  // on which MLIR 22's vector lowering does not finish: such a thread loops over its elements instead.
+  if (tc > 1) {
+    std::string ops = fresh("transpose_ops");
+    line("    " + ops + " = transform.structured.match ops{[\"linalg.transpose\"]} in " + threadLoopName + " : " +
+         kUnary);
+    line("    transform.structured.vectorize " + ops + " : !transform.any_op");
+    vectorized = true;
+  }
   kernelsBefore.push_back({bc / tc, bs / ts, 1});
 }
 

@@ -205,3 +205,23 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+// One channel (a grayscale image): NCHW is NHWC already, nothing to copy.
+func.func @one_channel(%x: tensor<1x1x8x8xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<1x4x6x6xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %conv = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%x, %w : tensor<1x1x8x8xf32>, tensor<4x1x3x3xf32>) outs(%init : tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  return %conv : tensor<1x4x6x6xf32>
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %c = transform.structured.match ops{["linalg.conv_2d_nchw_fchw"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @below {{no channels-last copy: multiplicand 0 has one channel (its layout is channels-last already)}}
+    %c1, %t0 = transform.kforge.conv_channels_last %c {multiplicand = 0} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+}
