@@ -280,8 +280,8 @@ void addImplicitGemmProposals(const PayloadFacts &facts, const HardwareProfile &
   // tiles element by element, which bounded it at 0.47-0.61x cuDNN (session 57, H100), against 0.88x on NHWC;
   // the fp32 SIMT implicit GEMM reached 77% of cuBLAS's rate on NHWC and 26-65% on NCHW (session 54). The gain
   // on the copies is estimated from those measurements, not yet measured itself: the first four schedules on
-  // the copies go first on tensor cores, after the first four of the layout as it is on the SIMT path, and the
-  // rest of each after the layout's own.
+  // the copies go first on tensor cores (the rest of them after the layout's own), and after the first four of the
+  // layout as it is on the SIMT path.
   bool copies = facts.channelsLastVectorCopies && !facts.implicitGemmVectorCopies;
   Action copy{"channels_last"};
   PayloadFacts copied = scheduledFacts({copy}, facts);
@@ -311,7 +311,7 @@ void addImplicitGemmProposals(const PayloadFacts &facts, const HardwareProfile &
   if (facts.implicitGemmType == "f32")
     both([](const PayloadFacts &f, AddProposal a) { addImplicitGemmSimtProposals(f, a); });
   // Tensor cores: 4 on the copies, the layout's own, the rest on the copies; then SIMT: 4 of the layout's own,
-  // 4 on the copies, the rest of each.
+  // 4 on the copies (its first block's forms), the rest of the layout's own.
   auto emit = [&](const Proposals &from, size_t begin, size_t end) {
     for (size_t i = begin; i < std::min(end, from.size()); ++i)
       add(from[i].first, "", from[i].second);
@@ -323,7 +323,6 @@ void addImplicitGemmProposals(const PayloadFacts &facts, const HardwareProfile &
   emit(plain, tensorCore, tensorCore + 4);
   emit(onCopies, tensorCoreOnCopies, tensorCoreOnCopies + 4);
   emit(plain, tensorCore + 4, plain.size());
-  emit(onCopies, tensorCoreOnCopies + 4, onCopies.size());
 }
 
 } // namespace kforge::tune::search
