@@ -105,9 +105,10 @@ public:
   /// Kernel attributes (set_kernel_attributes on the gpu.launch): they need tile(block) and the finish.
   virtual bool actsOnKernel() const { return false; }
 
-  /// Kernel splits (split, split_k: the schedule's first action, two kernels of the payload). The facts the
-  /// actions after it act on; its fragments before the contraction's actions and after them (its second
-  /// kernel); whether the contraction's producers are marked apart from the second kernel's.
+  /// Kernel splits (split, split_k, split_rows, channels_last: the schedule's first action, several kernels of
+  /// the payload). The facts the actions after it act on; its fragments before the root is matched, before the
+  /// scheduled op's actions and after them (its other kernels); whether the contraction's producers are marked
+  /// apart from the second kernel's.
   virtual bool splitsKernels() const { return false; }
   virtual PayloadFacts splitFacts(const Action &action, const PayloadFacts &facts) const { return facts; }
   virtual bool marksContractionProducers() const { return false; }

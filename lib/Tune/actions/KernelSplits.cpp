@@ -1,8 +1,9 @@
-//===- KernelSplits.cpp - split, split_k, split_rows: two kernels of one payload ===//
+//===- KernelSplits.cpp - split, split_k, split_rows, channels_last: kernels of one payload ===//
 //
 // Each comes first in a schedule. After split and split_k the actions schedule the op they leave to the first
 // kernel (split: the contraction; split_k: the partial matmul over slices of K), and they render the second
-// kernel themselves; split_rows renders its first kernel (the rows' partials) and leaves the second to them.
+// kernel themselves; split_rows renders its first kernel (the rows' partials) and leaves the second to them;
+// channels_last renders a transpose kernel per copied operand and leaves the convolution to them.
 //
 //===----------------------------------------------------------------------===//
 
