@@ -23,12 +23,18 @@
 
 using namespace mlir;
 
+/// Both multiplicands contiguous along a K loop (each staged K-major).
+static bool kMajor(const kforge::ImplicitGemm &gemm) {
+  auto alongK = [&](int64_t loop) { return loop >= 0 && gemm.roles[loop] == kforge::GemmRole::K; };
+  return alongK(gemm.aFastLoop) && alongK(gemm.bFastLoop);
+}
+
 /// What the channels_last action would copy (kforge/Transforms/ChannelsLast.h), and whether the convolution
 /// reading the copies has its tiles copied in vectors: the rewrite applied to `op`'s copy in a copy of its module.
 static void channelsLastFacts(linalg::LinalgOp op, kforge::tune::PayloadFacts &facts) {
   facts.channelsLastMultiplicands.clear();
   facts.channelsLastShapes.clear();
-  facts.channelsLastVectorCopies = false;
+  facts.channelsLastVectorCopies = facts.channelsLastKMajor = false;
   std::string why;
   FailureOr<SmallVector<kforge::ChannelsLastOperand>> planned = kforge::planChannelsLast(op, why);
   auto module = op->getParentOfType<ModuleOp>();
@@ -71,6 +77,7 @@ static void channelsLastFacts(linalg::LinalgOp op, kforge::tune::PayloadFacts &f
         std::vector<int64_t>(operand.transposedShape.begin(), operand.transposedShape.end()));
   }
   facts.channelsLastVectorCopies = kforge::copiesInVectors(generic, *gemm, /*width=*/8);
+  facts.channelsLastKMajor = kMajor(*gemm);
 }
 
 /// The implicit GEMM facts of `op` (a window op), when it reads as one.
@@ -93,6 +100,7 @@ static void implicitGemmFacts(linalg::LinalgOp op, kforge::tune::PayloadFacts &f
   if (a16 == b16 && out.isF32() && (a16.isBF16() || a16.isF16()))
     facts.implicitGemmMmaType = a16.isBF16() ? "bf16" : "f16";
   facts.implicitGemmVectorCopies = kforge::copiesInVectors(op, *gemm, /*width=*/8);
+  facts.implicitGemmKMajor = kMajor(*gemm);
   channelsLastFacts(op, facts);
 }
 using kforge::tune::PayloadFacts;

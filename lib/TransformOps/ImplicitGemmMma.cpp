@@ -15,6 +15,8 @@
 // accumulators. With wgmma (Hopper), the same copies fill 128-byte swizzled stages of 64 of K, and each
 // warpgroup multiplies its 64 rows by its share of the columns with wgmma.mma_async
 // (kforge::mma::wgmmaMultiply, shared with matmul_to_mma_sync): no ldmatrix, the accumulators in the same order.
+// With tf32, f32 multiplicands both staged along K (the .tf32 form reads no transposed operand) are multiplied
+// as TF32 on wgmma: a 16-byte copy is 4 f32 and a swizzled row 32 (copyWidth, rowElements).
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,9 +40,8 @@ using namespace mlir;
 
 namespace {
 using kforge::mma::kTileK, kforge::mma::kTileM, kforge::mma::kTileN; // mma.sync m16n8k16
-constexpr int64_t kCopy = 8;                            ///< 16-bit elements per 16-byte copy
 constexpr int64_t kPad = 8; ///< Stage rows 16 bytes longer: ldmatrix's 8 rows fall in different banks.
-constexpr int64_t kWgmmaRow = 64; ///< 16-bit elements of a 128-byte swizzled row (wgmma's stages)
+constexpr int64_t kWarpgroupRows = 64; ///< A warpgroup's rows of the block (4 warps of 16)
 
 /// How one multiplicand is staged and copied.
 struct Side {
@@ -56,7 +57,12 @@ struct MmaImplicitGemmPlan : kforge::ImplicitGemmPlan {
   /// 128-byte swizzled stages of 64 of K (kforge::mma::WgmmaTileLayout), instead of mma.sync.
   bool wgmma = false;
   int64_t wgmmaInFlight = 0; ///< wgmma: each tile's waited for this many tiles later (0 or 1).
+  /// f32 multiplicands multiplied as TF32 (wgmma only, both staged along K: m64nNk8 .tf32 has no transpose).
+  bool tf32 = false;
   Type operandType;
+  /// Elements of a 16-byte copy (8 16-bit, 4 f32) and of a 128-byte swizzled row of a wgmma stage (64, 32).
+  int64_t copyWidth() const { return tf32 ? 4 : 8; }
+  int64_t rowElements() const { return tf32 ? 32 : 64; }
   Side a, b;
   int64_t threads() const { return 32 * warpRows * warpCols; }
   int64_t warpM() const { return mPadded / warpRows; }
@@ -64,7 +70,7 @@ struct MmaImplicitGemmPlan : kforge::ImplicitGemmPlan {
   /// A stage of one side: [mn][k] or [k][mn] with rows padded by 16 bytes (ldmatrix); wgmma: mn rows of 128
   /// swizzled bytes either way (K-major: a row of 64 of K; else 64-row atoms of K, 64 of M or N per row).
   MemRefType stageType(const Side &side, int64_t mn, Attribute space) const {
-    SmallVector<int64_t> shape = wgmma         ? SmallVector<int64_t>{stages, mn, kWgmmaRow}
+    SmallVector<int64_t> shape = wgmma         ? SmallVector<int64_t>{stages, mn, rowElements()}
                                  : side.kMajor ? SmallVector<int64_t>{stages, mn, blockK + kPad}
                                                : SmallVector<int64_t>{stages, blockK, mn + kPad};
     return MemRefType::get(shape, operandType, MemRefLayoutAttrInterface(), space);
@@ -75,35 +81,36 @@ struct MmaImplicitGemmPlan : kforge::ImplicitGemmPlan {
 };
 } // namespace
 
-/// Whether an offset is a multiple of 8 elements: a constant, or an affine.apply whose expression is, whatever
-/// its operands (a block's offset: the block's index times its tile).
-static bool wholeCopies(OpFoldResult offset) {
+/// Whether an offset is a multiple of `width` elements (a copy's): a constant, or an affine.apply whose
+/// expression is, whatever its operands (a block's offset: the block's index times its tile).
+static bool wholeCopies(OpFoldResult offset, int64_t width) {
   if (std::optional<int64_t> constant = getConstantIntValue(offset))
-    return *constant % kCopy == 0;
+    return *constant % width == 0;
   auto value = dyn_cast<Value>(offset);
   auto apply = value ? value.getDefiningOp<affine::AffineApplyOp>() : affine::AffineApplyOp();
   return apply && apply.getAffineMap().getNumResults() == 1 &&
-         apply.getAffineMap().getResult(0).getLargestKnownDivisor() % kCopy == 0;
+         apply.getAffineMap().getResult(0).getLargestKnownDivisor() % width == 0;
 }
 
-/// Whether 8 elements of `memref` from an innermost index that is a multiple of 8 start on 16 bytes: its rows
-/// contiguous, every other stride a multiple of 8, and its offset one (static, or a subview's of such a memref
-/// whose innermost offset is a multiple of 8: wholeCopies). Kernel buffers are 16-byte aligned.
-static bool vectorAligned(Value memref) {
+/// Whether `width` elements (16 bytes) of `memref` from an innermost index that is a multiple of `width` start on
+/// 16 bytes: its rows contiguous, every other stride a multiple of `width`, and its offset one (static, or a
+/// subview's of such a memref whose innermost offset is a multiple of `width`: wholeCopies). Kernel buffers are
+/// 16-byte aligned.
+static bool vectorAligned(Value memref, int64_t width) {
   auto type = dyn_cast<MemRefType>(memref.getType());
   SmallVector<int64_t> strides;
   int64_t offset;
   if (!type || failed(type.getStridesAndOffset(strides, offset)) || strides.empty() || strides.back() != 1)
     return false;
   for (int64_t stride : ArrayRef<int64_t>(strides).drop_back())
-    if (ShapedType::isDynamic(stride) || stride % kCopy)
+    if (ShapedType::isDynamic(stride) || stride % width)
       return false;
   if (!ShapedType::isDynamic(offset))
-    return offset % kCopy == 0;
+    return offset % width == 0;
   auto subview = memref.getDefiningOp<memref::SubViewOp>();
   if (!subview)
     return false;
-  return wholeCopies(subview.getMixedOffsets().back()) && vectorAligned(subview.getSource());
+  return wholeCopies(subview.getMixedOffsets().back(), width) && vectorAligned(subview.getSource(), width);
 }
 
 /// How a multiplicand (its contiguous loop `fast`; its own M or N loops `own`) is staged and copied.
@@ -111,7 +118,7 @@ static Side planSide(MmaImplicitGemmPlan &plan, Value multiplicand, int64_t fast
   Side side;
   side.value = kforge::withoutExtension(multiplicand);
   side.kMajor = fast >= 0 && plan.gemm.roles[fast] == kforge::GemmRole::K;
-  Value read = kforge::vectorCopyRead(plan.op, side.value, fast, kCopy);
+  Value read = kforge::vectorCopyRead(plan.op, side.value, fast, plan.copyWidth());
   if (!read || plan.sizes[fast])
     return side;
   Value source = isa<BlockArgument>(read) ? plan.op.getMatchingOpOperand(cast<BlockArgument>(read))->get()
@@ -119,7 +126,7 @@ static Side planSide(MmaImplicitGemmPlan &plan, Value multiplicand, int64_t fast
   bool innermost = side.kMajor ? fast == plan.kLoops.back() : fast == own.back();
   Operation *sourceDef = source.getDefiningOp();
   bool fromOutside = !sourceDef || !plan.op->isAncestor(sourceDef); // (a memref the body does not compute)
-  side.vectors = innermost && fromOutside && vectorAligned(source);
+  side.vectors = innermost && fromOutside && vectorAligned(source, plan.copyWidth());
   return side;
 }
 
@@ -135,8 +142,9 @@ static LogicalResult padForMmaSync(MmaImplicitGemmPlan &plan, std::string &) {
 /// the columns in one instruction (N at most 256, whole 64-column atoms where B is staged along N, else whole
 /// 8-column tiles); one swizzled row of K per tile.
 static LogicalResult padForWgmma(MmaImplicitGemmPlan &plan, std::string &why) {
-  if (plan.blockK != kWgmmaRow) {
-    why = "wgmma takes block_k = 64 (one 128-byte swizzled row of K per tile), not " + std::to_string(plan.blockK);
+  if (plan.blockK != plan.rowElements()) {
+    why = "wgmma takes block_k = " + std::to_string(plan.rowElements()) + " (one 128-byte swizzled row of " +
+          (plan.tf32 ? "f32" : "16-bit elements") + " of K per tile), not " + std::to_string(plan.blockK);
     return failure();
   }
   if (plan.warpRows % 4) {
@@ -146,7 +154,7 @@ static LogicalResult padForWgmma(MmaImplicitGemmPlan &plan, std::string &why) {
     return failure();
   }
   plan.mPadded = kTileM * plan.warpRows;
-  plan.nPadded = llvm::alignTo(plan.n, plan.warpCols * (plan.b.kMajor ? kTileN : kWgmmaRow));
+  plan.nPadded = llvm::alignTo(plan.n, plan.warpCols * (plan.b.kMajor ? kTileN : plan.rowElements()));
   if (plan.m > plan.mPadded || plan.warpN() > 256) {
     why = "wgmma: the block's " + std::to_string(plan.m) + " rows must fit its warpgroups' " +
           std::to_string(plan.mPadded) + " (64 each), and its " + std::to_string(plan.n) + " columns (padded to " +
@@ -165,9 +173,19 @@ static FailureOr<MmaImplicitGemmPlan> planMma(linalg::LinalgOp op, const kforge:
   MmaImplicitGemmPlan plan;
   static_cast<kforge::ImplicitGemmPlan &>(plan) = std::move(*loops);
   Type aType = kforge::withoutExtension(plan.gemm.a).getType(), bType = kforge::withoutExtension(plan.gemm.b).getType();
-  if (!getElementTypeOrSelf(plan.c.getType()).isF32() || aType != bType || !(aType.isBF16() || aType.isF16())) {
+  plan.tf32 = options.tf32;
+  if (options.tf32 && (!getElementTypeOrSelf(plan.c.getType()).isF32() || !aType.isF32() || !bType.isF32())) {
+    why = "tf32 multiplies f32 multiplicands into an f32 output";
+    return failure();
+  }
+  if (options.tf32 && !options.wgmma) {
+    why = "tf32 on a convolution takes wgmma (the mma.sync path is 16-bit)";
+    return failure();
+  }
+  if (!options.tf32 &&
+      (!getElementTypeOrSelf(plan.c.getType()).isF32() || aType != bType || !(aType.isBF16() || aType.isF16()))) {
     why = "expected bf16 or f16 multiplicands (both the same, as read or extended to f32 in the body) and an f32 "
-          "output";
+          "output (f32 ones with tf32)";
     return failure();
   }
   plan.operandType = aType;
@@ -181,7 +199,7 @@ static FailureOr<MmaImplicitGemmPlan> planMma(linalg::LinalgOp op, const kforge:
   // to copy it 8 K indices at a time: on an H100 that made the input's element copies dearer, each K index its
   // own divisions, and the UNet and stride-2 3x3 bf16 convolutions 2.2-2.8x slower on wgmma, session 57 call 2.)
   for (int64_t fast : {plan.gemm.bFastLoop, plan.gemm.aFastLoop})
-    if (fast >= 0 && plan.gemm.roles[fast] == kforge::GemmRole::K && plan.extents[fast] % kCopy == 0)
+    if (fast >= 0 && plan.gemm.roles[fast] == kforge::GemmRole::K && plan.extents[fast] % plan.copyWidth() == 0)
       kforge::makeInnermostK(plan, fast);
   plan.warpRows = options.warpGrid[0];
   plan.warpCols = options.warpGrid[1];
@@ -194,6 +212,11 @@ static FailureOr<MmaImplicitGemmPlan> planMma(linalg::LinalgOp op, const kforge:
   }
   plan.a = planSide(plan, plan.gemm.a, plan.gemm.aFastLoop, plan.mLoops);
   plan.b = planSide(plan, plan.gemm.b, plan.gemm.bFastLoop, plan.nLoops);
+  if (plan.tf32 && !(plan.a.kMajor && plan.b.kMajor)) {
+    why = "tf32 on wgmma reads both multiplicands K-major (its .tf32 form has no transpose): each must be "
+          "contiguous along a K loop (NHWC's input, an FHWC filter; channels_last copies NCHW and FCHW so)";
+    return failure();
+  }
   if (plan.wgmma ? failed(padForWgmma(plan, why)) : failed(padForMmaSync(plan, why)))
     return failure();
   plan.stages = options.stages;
@@ -215,7 +238,7 @@ namespace {
 class MmaImplicitGemmEmitter : kforge::ImplicitGemmAccess {
 public:
   MmaImplicitGemmEmitter(RewriterBase &rewriter, MmaImplicitGemmPlan &plan)
-      : ImplicitGemmAccess(rewriter, plan, kCopy), plan(plan) {}
+      : ImplicitGemmAccess(rewriter, plan, plan.copyWidth()), plan(plan) {}
 
   void emit() {
     b.setInsertionPoint(plan.neighbours.epilogue.empty() ? plan.op.getOperation()
@@ -252,19 +275,20 @@ private:
   }
 
   /// Where the element at (row, col) of a side's [mn][k] or [k][mn] tile goes in its stage: there (mma.sync),
-  /// or (wgmma) at its 128-byte swizzled place: K-major, row mn and chunk (k / 8) ^ (mn % 8); else row
-  /// 64 (mn / 64) + k (64-row atoms of K) and chunk ((mn % 64) / 8) ^ (k % 8). An 8-element vector starting on
-  /// a chunk (a copy's) moves as one.
+  /// or (wgmma) at its 128-byte swizzled place, E elements a 16-byte chunk (8 16-bit, 4 f32) and R a row (64,
+  /// 32): K-major, row mn and chunk (k / E) ^ (mn % 8); else row R (mn / R) + k (R-row atoms of K) and chunk
+  /// ((mn % R) / E) ^ (k % 8). An E-element vector starting on a chunk (a copy's) moves as one.
   std::pair<Value, Value> stagePlace(const Side &side, Value row, Value col) {
     if (!plan.wgmma)
       return {row, col};
+    int64_t e = plan.copyWidth(), rowElements = plan.rowElements();
     AffineExpr r = getAffineDimExpr(0, ctx), c = getAffineDimExpr(1, ctx);
     Value mn = side.kMajor ? row : col, k = side.kMajor ? col : row;
-    Value chunk = side.kMajor ? apply(r.floorDiv(kCopy), k) : apply((r % kWgmmaRow).floorDiv(kCopy), mn);
+    Value chunk = side.kMajor ? apply(r.floorDiv(e), k) : apply((r % rowElements).floorDiv(e), mn);
     Value phase = apply(r % 8, side.kMajor ? mn : k);
     Value xored = arith::XOrIOp::create(b, loc, chunk, phase);
-    Value placeRow = side.kMajor ? mn : apply2(c.floorDiv(kWgmmaRow) * kWgmmaRow + r, k, mn);
-    return {placeRow, apply2(r * kCopy + c % kCopy, xored, side.kMajor ? k : mn)};
+    Value placeRow = side.kMajor ? mn : apply2(c.floorDiv(rowElements) * rowElements + r, k, mn);
+    return {placeRow, apply2(r * e + c % e, xored, side.kMajor ? k : mn)};
   }
 
   /// wgmma's tensor cores read shared memory through the async proxy: the block's writes are made visible to
@@ -298,17 +322,18 @@ private:
   /// where it is clamped (a row past m or n, a K past its end: never stored, or zero-filled).
   void copyVectors(bool isA, Value kOff, Value stage, SmallVector<Value> &tokens) {
     const Side &side = isA ? plan.a : plan.b;
+    int64_t width = plan.copyWidth();
     int64_t mn = isA ? plan.mPadded : plan.nPadded, mnReal = isA ? plan.m : plan.n;
     int64_t rows = side.kMajor ? mn : plan.blockK, cols = side.kMajor ? plan.blockK : mn;
-    for (int64_t first = 0; first < rows * cols / kCopy; first += plan.threads()) {
-      auto [row, col] = unitPosition(first, rows, cols, kCopy);
+    for (int64_t first = 0; first < rows * cols / width; first += plan.threads()) {
+      auto [row, col] = unitPosition(first, rows, cols, width);
       Value kInTile = side.kMajor ? col : row, position = side.kMajor ? row : col;
       Value kIndex = plan.k % plan.blockK ? sum(kInTile, kOff) : Value();
       Coord at = kIndex ? Coord() : kTileCoord(kInTile, kOff);
       if (kIndex)
-        at.k = side.kMajor ? minIndex(kIndex, plan.k - kCopy) : kIndex;
+        at.k = side.kMajor ? minIndex(kIndex, plan.k - width) : kIndex;
       if (!side.kMajor && mn != mnReal)
-        position = minIndex(position, mnReal - kCopy);
+        position = minIndex(position, mnReal - width);
       (isA ? at.row : at.col) = position;
       DenseMap<Value, Value> done;
       Read read = evaluateRead(side.value, positions(at, /*clamped=*/true), done);
@@ -317,11 +342,11 @@ private:
         Value within = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, kIndex, index(plan.k));
         valid = valid ? arith::AndIOp::create(b, loc, valid, within).getResult() : within;
       }
-      Value elements = valid ? arith::SelectOp::create(b, loc, valid, index(kCopy), index(0)).getResult() : Value();
+      Value elements = valid ? arith::SelectOp::create(b, loc, valid, index(width), index(0)).getResult() : Value();
       auto [placeRow, placeCol] = stagePlace(side, row, col);
       tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(b, loc, isA ? aShared : bShared,
                                                         ValueRange{stage, placeRow, placeCol}, read.source,
-                                                        read.indices, b.getIndexAttr(kCopy), elements,
+                                                        read.indices, b.getIndexAttr(width), elements,
                                                         /*bypassL1=*/b.getUnitAttr()));
     }
   }
@@ -446,7 +471,7 @@ private:
       return acc;
     }
     AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
-    int64_t rowBytes = kWgmmaRow * 2;
+    int64_t rowBytes = 128;
     auto address = [&](Value buffer, int64_t rows, Value part, int64_t partRows) -> Value {
       Value bytes = apply2((d0 * rows + d1 * partRows) * rowBytes, stage, part);
       Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
@@ -455,14 +480,16 @@ private:
     kforge::mma::WgmmaTileLayout layout;
     layout.n = plan.warpN();
     layout.blockK = plan.blockK;
-    layout.instructionK = kTileK;
+    layout.instructionK = plan.tf32 ? 8 : kTileK; // (32 bytes of K either way)
     layout.aMMajor = !plan.a.kMajor;
     layout.bKMajor = plan.b.kMajor;
-    layout.type = plan.operandType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+    layout.type = plan.tf32                   ? NVVM::WGMMATypes::tf32
+                  : plan.operandType.isBF16() ? NVVM::WGMMATypes::bf16
+                                              : NVVM::WGMMATypes::f16;
     layout.inFlight = plan.wgmmaInFlight;
     Value warpgroupRow = apply(d0.floorDiv(128 * plan.warpCols), thread);
     Value warpgroupCol = apply(d0.floorDiv(128) % plan.warpCols, thread);
-    return kforge::mma::wgmmaMultiply(b, loc, layout, address(aShared, plan.mPadded, warpgroupRow, kWgmmaRow),
+    return kforge::mma::wgmmaMultiply(b, loc, layout, address(aShared, plan.mPadded, warpgroupRow, kWarpgroupRows),
                                       address(bShared, plan.nPadded, warpgroupCol, plan.warpN()), acc);
   }
 

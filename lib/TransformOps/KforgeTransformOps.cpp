@@ -411,6 +411,8 @@ LogicalResult transform::ImplicitGemmToMmaSyncOp::verify() {
   int64_t inFlight = getWgmmaInFlight();
   if (inFlight < 0 || inFlight > 1 || (inFlight && !getWgmma()))
     return emitOpError() << "wgmma_in_flight (" << inFlight << ") must be 0, or 1 with wgmma";
+  if (getTf32() && !getWgmma())
+    return emitOpError() << "tf32 takes wgmma (the mma.sync path multiplies 16-bit floats)";
   return success();
 }
 
@@ -425,6 +427,7 @@ DiagnosedSilenceableFailure transform::ImplicitGemmToMmaSyncOp::applyToOne(trans
   options.stages = getStages();
   options.wgmma = getWgmma();
   options.wgmmaInFlight = getWgmmaInFlight();
+  options.tf32 = getTf32();
   std::string why;
   if (failed(kforge::implicitGemmToMmaSync(rewriter, target, options, why)))
     return emitSilenceableError() << why;

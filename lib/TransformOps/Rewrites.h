@@ -98,6 +98,7 @@ struct ImplicitGemmMmaOptions {
   int64_t stages = 2;                     ///< Shared-memory stages, 2 to 8 (above 2: every copy a 16-byte cp.async).
   bool wgmma = false;                     ///< Hopper's warpgroup MMA on swizzled stages instead of mma.sync.
   int64_t wgmmaInFlight = 0;              ///< wgmma: tiles whose wgmma may still run while the next is issued (0, 1).
+  bool tf32 = false;                      ///< wgmma: f32 multiplicands as TF32 (both staged along K, block_k 32).
 };
 
 /// transform.kforge.implicit_gemm_to_mma_sync: replaces a block's contraction of 16-bit floats accumulated in

@@ -42,6 +42,8 @@ llvm::json::Value kforge::tune::toJSON(const PayloadFacts &facts) {
                             {"channels_last_multiplicands", llvm::json::Array(facts.channelsLastMultiplicands)},
                             {"channels_last_shapes", std::move(channelsLastShapes)},
                             {"channels_last_vector_copies", facts.channelsLastVectorCopies},
+                            {"implicit_gemm_k_major", facts.implicitGemmKMajor},
+                            {"channels_last_k_major", facts.channelsLastKMajor},
                             {"multi_result_reductions", facts.multiResultReductions},
                             {"contractions_after_reductions", facts.contractionsAfterReductions},
                             {"nested_reductions", facts.nestedReductions},
@@ -77,6 +79,8 @@ bool kforge::tune::fromJSON(const llvm::json::Value &value, PayloadFacts &facts,
          o.mapOptional("channels_last_multiplicands", facts.channelsLastMultiplicands) &&
          o.mapOptional("channels_last_shapes", facts.channelsLastShapes) &&
          o.mapOptional("channels_last_vector_copies", facts.channelsLastVectorCopies) &&
+         o.mapOptional("implicit_gemm_k_major", facts.implicitGemmKMajor) &&
+         o.mapOptional("channels_last_k_major", facts.channelsLastKMajor) &&
          o.mapOptional("multi_result_reductions", facts.multiResultReductions) &&
          o.mapOptional("contractions_after_reductions", facts.contractionsAfterReductions) &&
          o.mapOptional("nested_reductions", facts.nestedReductions) &&

@@ -131,7 +131,7 @@ func.func @wgmma_block_k(%a: memref<64x128xbf16>, %b: memref<128x64xbf16>, %c: m
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %op = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
-    // expected-error @+1 {{wgmma takes block_k = 64 (one 128-byte swizzled row of K per tile), not 32}}
+    // expected-error @+1 {{wgmma takes block_k = 64 (one 128-byte swizzled row of 16-bit elements of K per tile), not 32}}
     transform.kforge.implicit_gemm_to_mma_sync %op {block_k = 32, warp_grid = array<i64: 4, 1>, wgmma} : (!transform.any_op) -> ()
     transform.yield
   }
@@ -180,6 +180,50 @@ module attributes {transform.with_named_sequence} {
     %op = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
     // expected-error @+1 {{and its 512 columns (padded to 512) over 1 warpgroup columns one instruction's N each, at most 256}}
     transform.kforge.implicit_gemm_to_mma_sync %op {block_k = 64, warp_grid = array<i64: 4, 1>, wgmma} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+// tf32: wgmma's alone (the mma.sync path multiplies 16-bit floats).
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %op = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{tf32 takes wgmma (the mma.sync path multiplies 16-bit floats)}}
+    transform.kforge.implicit_gemm_to_mma_sync %op {block_k = 32, warp_grid = array<i64: 4, 1>, tf32} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+// tf32 multiplies f32, not bf16.
+func.func @tf32_bf16(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %c: memref<64x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<64x64xbf16>, memref<64x64xbf16>) outs(%c : memref<64x64xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %op = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{tf32 multiplies f32 multiplicands into an f32 output}}
+    transform.kforge.implicit_gemm_to_mma_sync %op {block_k = 32, warp_grid = array<i64: 4, 1>, wgmma, tf32} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}
+
+// -----
+
+// tf32 on wgmma reads both multiplicands K-major: B stored K x N (contiguous along N) is not.
+func.func @tf32_b_along_n(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%c : memref<64x64xf32>)
+  return
+}
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %op = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{tf32 on wgmma reads both multiplicands K-major (its .tf32 form has no transpose)}}
+    transform.kforge.implicit_gemm_to_mma_sync %op {block_k = 32, warp_grid = array<i64: 4, 1>, wgmma, tf32} : (!transform.any_op) -> ()
     transform.yield
   }
 }

@@ -573,9 +573,15 @@ def ImplicitGemmToMmaSyncOp : Kforge_ReplacingOp<"implicit_gemm_to_mma_sync", ":
     stages, a tile's cp.async copies (which go into the stage the previous tile's wgmma read)
     wait for those wgmma first.
 
+    With `tf32` (and `wgmma`), f32 multiplicands and an f32 output are multiplied as TF32
+    (`wgmma.mma_async` m64nNk8 `.tf32`, the precision torch's allow_tf32 allows): both
+    multiplicands must be contiguous along a K loop (staged K-major: the `.tf32` form reads no
+    transposed operand; NHWC's input, an FHWC filter, or channels-last copies of NCHW and
+    FCHW), 16-byte copies are 4 f32 and a swizzled row 32 of them, so `block_k` is 32.
+
     The op fails to verify when `warp_grid` is not two positive counts of at most 32 warps
-    in all, `block_k` is not a positive multiple of 16, `stages` is not 2 to 8, or
-    `wgmma_in_flight` is not 0 or 1 (1 only with `wgmma`).
+    in all, `block_k` is not a positive multiple of 16, `stages` is not 2 to 8,
+    `wgmma_in_flight` is not 0 or 1 (1 only with `wgmma`), or `tf32` is set without `wgmma`.
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        I64Attr:$block_k,
@@ -583,7 +589,8 @@ def ImplicitGemmToMmaSyncOp : Kforge_ReplacingOp<"implicit_gemm_to_mma_sync", ":
                        DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$serial_loops,
                        DefaultValuedAttr<I64Attr, "2">:$stages,
                        UnitAttr:$wgmma,
-                       DefaultValuedAttr<I64Attr, "0">:$wgmma_in_flight);
+                       DefaultValuedAttr<I64Attr, "0">:$wgmma_in_flight,
+                       UnitAttr:$tf32);
   let results = (outs);
   let hasVerifier = 1;
 }

@@ -101,6 +101,10 @@ struct PayloadFacts {
   std::vector<std::vector<int64_t>> channelsLastShapes;
   /// implicitGemmVectorCopies of the convolution reading those copies.
   bool channelsLastVectorCopies = false;
+  /// Both multiplicands are contiguous along a K loop (staged K-major: what TF32 wgmma reads), as the payload
+  /// is and on the channels-last copies.
+  bool implicitGemmKMajor = false;
+  bool channelsLastKMajor = false;
   /// Matmul-like contractions (M and N loops) that read (through any chain of linalg ops and reshapes) the result
   /// of an op with a reduction loop: two chained Linear layers, a matmul after a norm. Fused into the reading op's
   /// tiles, the reduction would be recomputed for every tile along the reader's other parallel loops, each a K-long

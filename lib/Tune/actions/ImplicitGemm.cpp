@@ -139,10 +139,12 @@ static int64_t mmaStages(const Schedule &schedule) {
 /// the columns one instruction's N, the stages within a block's shared memory.
 static void checkImplicitGemmWgmma(const Schedule &schedule, const ImplicitGemmTile &tile, int64_t blockK, int index,
                                    const ProblemSink &problem) {
-  if (blockK != 64)
+  // (One 128-byte swizzled row of K per tile: 64 16-bit elements, or 32 f32 with tf32.)
+  int64_t row = findSlot(schedule, "tf32") ? 32 : 64;
+  if (blockK != row)
     problem(index, "shape",
-            "mma with wgmma on a convolution takes stage(64) (one 128-byte swizzled row of K per tile), not stage(" +
-                std::to_string(blockK) + ")");
+            "mma with wgmma on a convolution takes stage(" + std::to_string(row) +
+                ") (one 128-byte swizzled row of K per tile), not stage(" + std::to_string(blockK) + ")");
   int64_t warps = tile.threadRows * tile.threadCols;
   std::optional<std::pair<int64_t, int64_t>> grid = wgmmaGrid(tile);
   if (!grid || warps > 32) {
@@ -169,10 +171,12 @@ static void checkImplicitGemmWgmma(const Schedule &schedule, const ImplicitGemmT
 
 void kforge::tune::checkImplicitGemmMma(const Schedule &schedule, const PayloadFacts &facts, int index,
                                         const ProblemSink &problem) {
-  if (facts.implicitGemmMmaType.empty()) {
+  // (f32 multiplicands as TF32: the tf32 action checks the rest.)
+  bool tf32 = findSlot(schedule, "tf32") && facts.implicitGemmType == "f32";
+  if (facts.implicitGemmMmaType.empty() && !tf32) {
     problem(index, "unsupported",
             "mma on a convolution needs bf16 or f16 multiplicands (as read, or extended to f32 in the body) and "
-            "an f32 output; this one multiplies " +
+            "an f32 output, or f32 ones with tf32 (--allow-tf32); this one multiplies " +
                 (facts.implicitGemmType.empty() ? std::string("mixed types") : facts.implicitGemmType));
     return;
   }
@@ -188,10 +192,10 @@ void kforge::tune::checkImplicitGemmMma(const Schedule &schedule, const PayloadF
     return;
   }
   checkNothingElseSchedulesTheGemm(schedule, index, "mma", problem);
-  for (StringRef option : {"ldmatrix", "contiguous_copies", "tma", "stage_epilogue", "tf32"})
+  for (StringRef option : {"ldmatrix", "contiguous_copies", "tma", "stage_epilogue"})
     if (findSlot(schedule, option))
       problem(index, "unsupported",
-              "mma on a convolution takes stage, pipeline, wgmma and overlap alone (fragments by ldmatrix or "
+              "mma on a convolution takes stage, pipeline, wgmma, overlap and tf32 alone (fragments by ldmatrix or "
               "wgmma's descriptors, 16-byte cp.async where the layout allows): not " +
                   option);
   if (schedule[index].value != 1)
@@ -245,5 +249,6 @@ void kforge::tune::renderImplicitGemmMma(Renderer &r, size_t index, const Schedu
           ", warp_grid = array<i64: " + std::to_string(grid.first) + ", " + std::to_string(grid.second) + ">",
       (mmaStages(schedule) > 2 ? ", stages = " + std::to_string(mmaStages(schedule)) : "") +
           (wgmma ? std::string(", wgmma") : std::string()) +
-          (findSlot(schedule, "overlap") ? std::string(", wgmma_in_flight = 1") : std::string()));
+          (findSlot(schedule, "overlap") ? std::string(", wgmma_in_flight = 1") : std::string()) +
+          (findSlot(schedule, "tf32") ? std::string(", tf32") : std::string()));
 }

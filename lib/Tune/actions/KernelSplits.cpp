@@ -337,6 +337,7 @@ public:
   PayloadFacts splitFacts(const Action &, const PayloadFacts &facts) const override {
     PayloadFacts copied = facts;
     copied.implicitGemmVectorCopies = facts.channelsLastVectorCopies;
+    copied.implicitGemmKMajor = facts.channelsLastKMajor;
     if (!facts.implicitGemm.empty() && facts.rootLoops > static_cast<int64_t>(facts.parallelSizes.size()))
       copied.rootOp = "linalg.generic";
     copied.channelsLastMultiplicands.clear();

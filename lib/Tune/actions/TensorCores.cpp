@@ -717,14 +717,16 @@ public:
                        "m16n8k8 .tf32 on the pipelined stages, fragments read element by element or (ldmatrix) A's, "
                        "and B's when it is N x K, by ldmatrix (8 rows of 4 f32 per matrix). Only when the "
                        "tuning request allows TF32 (kforge-tune --allow-tf32); its kernels are verified against "
-                       "TF32's tolerance.",
+                       "TF32's tolerance. A convolution's implicit GEMM takes it on wgmma (the transform op's tf32 "
+                       "option).",
                        "the tf32 option of transform.kforge.matmul_to_mma_sync (nvvm.wgmma.mma_async or "
                        "nvvm.mma.sync on tf32 operands)",
                        {},
                        {"gpu"},
                        "--allow-tf32; an f32 x f32 -> f32 linalg.matmul with A as M x K, K a multiple of 4; mma, "
                        "stage and pipeline before it; with wgmma, stage(32) and B as N x K (nn.Linear's weight: TF32 "
-                       "wgmma reads both operands K-major)"},
+                       "wgmma reads both operands K-major). On a convolution's implicit GEMM: mma, stage(32) and "
+                       "wgmma before it, both multiplicands contiguous along K (NHWC and FHWC, or channels_last)"},
             54) {}
 
   void validate(const ValidationContext &context) const override {
@@ -735,6 +737,10 @@ public:
       return;
     }
     const Schedule &schedule = context.schedule;
+    if (stageIsImplicitGemm(facts)) {
+      validateOnConvolution(context);
+      return;
+    }
     if (!findSlot(schedule, "mma") || !findSlot(schedule, "stage") || !findSlot(schedule, "pipeline")) {
       context.problem("precondition", "tf32 needs mma, stage and pipeline before it (it multiplies the pipelined "
                                       "stages, on wgmma or mma.sync)");
@@ -753,6 +759,25 @@ public:
                           ": drop wgmma (mma.sync's TF32 form)");
   }
   std::string mmaOption(const Action &) const override { return ", tf32"; }
+
+private:
+  /// On a convolution's implicit GEMM: wgmma only (the mma.sync path is 16-bit), on f32 multiplicands both
+  /// contiguous along K (TF32 wgmma reads both K-major).
+  static void validateOnConvolution(const ValidationContext &context) {
+    const PayloadFacts &facts = context.facts;
+    const Schedule &schedule = context.schedule;
+    if (!findSlot(schedule, "mma") || !findSlot(schedule, "stage") || !findSlot(schedule, "wgmma"))
+      context.problem("precondition", "tf32 on a convolution needs mma, stage and wgmma before it (the implicit "
+                                      "GEMM's TF32 form is wgmma's)");
+    else if (facts.implicitGemmType != "f32")
+      context.problem("unsupported",
+                      "tf32 multiplies f32 multiplicands; this convolution's are " +
+                          (facts.implicitGemmType.empty() ? std::string("mixed") : facts.implicitGemmType));
+    else if (!facts.implicitGemmKMajor)
+      context.problem("unsupported",
+                      "TF32 wgmma reads both multiplicands K-major: each must be contiguous along a K loop (NHWC's "
+                      "input and an FHWC filter; channels_last copies an NCHW input and FCHW filter so)");
+  }
 };
 
 } // namespace

@@ -164,8 +164,10 @@ static void addImplicitGemmMmaProposals(const PayloadFacts &facts, AddProposal a
 /// (H100, session 57 call 2, fixed kernels: 3 stages fastest on the NHWC task, 0.037 ms against 0.042 with 4;
 /// overlap within 3% either way.) A block whose rows or columns the padding would leave under 3/4 used is
 /// skipped.
-static void addImplicitGemmWgmmaProposals(const PayloadFacts &facts, AddProposal add) {
-  if (facts.implicitGemmK < 64)
+static void addImplicitGemmWgmmaProposals(const PayloadFacts &facts, AddProposal add, bool tf32 = false) {
+  // (A stage row is 128 bytes of K: 64 16-bit elements, or 32 f32 multiplied as TF32.)
+  int64_t blockK = tf32 ? 32 : 64;
+  if (facts.implicitGemmK < blockK)
     return;
   size_t rank = facts.parallelSizes.size();
   auto [mLoops, nLoops] = gemmSides(facts);
@@ -195,16 +197,20 @@ static void addImplicitGemmWgmmaProposals(const PayloadFacts &facts, AddProposal
       v.push_back(tile("block", block));
       v.push_back(tile("thread", thread));
       v.push_back(intAction("mma", 1));
-      v.push_back(intAction("stage", 64));
+      v.push_back(intAction("stage", blockK));
       if (stages > 2)
         v.push_back(intAction("pipeline", stages));
       v.push_back(Action{"wgmma"});
       if (overlap)
         v.push_back(Action{"overlap"});
+      if (tf32)
+        v.push_back(Action{"tf32"});
       add(v, "",
-          "heuristic: the convolution as its implicit GEMM on Hopper's warpgroup MMA, " + std::to_string(bm) + "x" +
+          "heuristic: the convolution as its implicit GEMM on Hopper's warpgroup MMA" +
+              std::string(tf32 ? " in TF32 (allowed by the request)" : "") + ", " + std::to_string(bm) + "x" +
               std::to_string(bn) + " a block, " + std::to_string(rows * cols) + " warpgroups, " +
-              std::to_string(stages) + " stages of 64 of K" + (overlap ? ", one tile's wgmma in flight" : ""));
+              std::to_string(stages) + " stages of " + std::to_string(blockK) + " of K" +
+              (overlap ? ", one tile's wgmma in flight" : ""));
     }
   }
 }
@@ -307,15 +313,26 @@ void addImplicitGemmProposals(const PayloadFacts &facts, const HardwareProfile &
       both([](const PayloadFacts &f, AddProposal a) { addImplicitGemmWgmmaProposals(f, a); });
     both([](const PayloadFacts &f, AddProposal a) { addImplicitGemmMmaProposals(f, a); });
   }
+  // An fp32 convolution the request allows TF32 for, on Hopper: TF32 wgmma (both multiplicands contiguous along
+  // K: NHWC and FHWC as they are, else on channels-last copies) before everything else, as the tensor cores'
+  // rate is several times the SIMT path's.
+  Proposals tf32;
+  if (hopper && facts.allowTf32 && facts.implicitGemmType == "f32") {
+    if (facts.implicitGemmKMajor)
+      addImplicitGemmWgmmaProposals(facts, collect(tf32, std::nullopt), /*tf32=*/true);
+    else if (facts.channelsLastKMajor && !facts.channelsLastMultiplicands.empty())
+      addImplicitGemmWgmmaProposals(copied, collect(tf32, copy), /*tf32=*/true);
+  }
   size_t tensorCore = plain.size(), tensorCoreOnCopies = onCopies.size();
   if (facts.implicitGemmType == "f32")
     both([](const PayloadFacts &f, AddProposal a) { addImplicitGemmSimtProposals(f, a); });
-  // Tensor cores: 4 on the copies, the layout's own, the rest on the copies; then SIMT: 4 of the layout's own,
+  // TF32; tensor cores: 4 on the copies, the layout's own, the rest on the copies; then SIMT: 4 of the layout's own,
   // 4 on the copies (its first block's forms), the rest of the layout's own.
   auto emit = [&](const Proposals &from, size_t begin, size_t end) {
     for (size_t i = begin; i < std::min(end, from.size()); ++i)
       add(from[i].first, "", from[i].second);
   };
+  emit(tf32, 0, tf32.size());
   size_t firstCopies = std::min<size_t>(4, tensorCoreOnCopies);
   emit(onCopies, 0, firstCopies);
   emit(plain, 0, tensorCore);
