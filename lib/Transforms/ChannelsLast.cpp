@@ -5,7 +5,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
@@ -22,32 +21,14 @@ struct TensorRead {
 
 } // namespace
 
-/// The body's `out + x * y` multiplicands x and y, or none.
-static std::optional<std::pair<Value, Value>> multiplicands(linalg::LinalgOp op) {
-  if (op.getNumDpsInits() != 1 || !op.getBlock())
-    return std::nullopt;
-  auto yield = cast<linalg::YieldOp>(op.getBlock()->getTerminator());
-  BlockArgument out = op.getMatchingBlockArgument(op.getDpsInitOperand(0));
-  auto add = yield.getNumOperands() == 1 ? yield.getOperand(0).getDefiningOp<arith::AddFOp>() : arith::AddFOp();
-  if (!add || (add.getLhs() != out && add.getRhs() != out))
-    return std::nullopt;
-  auto mul = (add.getLhs() == out ? add.getRhs() : add.getLhs()).getDefiningOp<arith::MulFOp>();
-  if (!mul || mul->getBlock() != op.getBlock())
-    return std::nullopt;
-  return std::pair{mul.getLhs(), mul.getRhs()};
-}
-
 /// The tensor read under a multiplicand (its extension from 16 bits and a padding select(c, read, 0.0) looked
 /// through), when it reads a statically shaped tensor of rank 2 or more.
 static std::optional<TensorRead> tensorRead(linalg::LinalgOp op, Value multiplicand) {
-  Value value = kforge::withoutExtension(multiplicand);
-  if (auto select = value.getDefiningOp<arith::SelectOp>();
-      select && matchPattern(select.getFalseValue(), m_AnyZeroFloat()))
-    value = select.getTrueValue();
+  Value value = kforge::maskedElementRead(op, kforge::withoutExtension(multiplicand));
+  if (!value)
+    return std::nullopt;
   TensorRead read;
   if (auto arg = dyn_cast<BlockArgument>(value)) {
-    if (arg.getOwner() != op.getBlock() || !op.isDpsInput(op.getMatchingOpOperand(arg)))
-      return std::nullopt;
     read.input = op.getMatchingOpOperand(arg);
   } else if (auto extract = value.getDefiningOp<tensor::ExtractOp>()) {
     if (extract->getBlock() != op.getBlock() || op->isAncestor(extract.getTensor().getParentBlock()->getParentOp()))
@@ -89,13 +70,13 @@ struct Plan {
 } // namespace
 
 static FailureOr<Plan> plan(linalg::LinalgOp op, std::string &why) {
-  std::optional<std::pair<Value, Value>> xy = multiplicands(op);
-  if (!xy) {
+  arith::MulFOp product = kforge::bodyProduct(op);
+  if (!product) {
     why = "the body is not out + x * y";
     return failure();
   }
   Plan plan;
-  Value values[2] = {xy->first, xy->second};
+  Value values[2] = {product.getLhs(), product.getRhs()};
   SmallVector<int64_t> loops[2];
   for (int i = 0; i < 2; ++i) {
     std::optional<TensorRead> read = tensorRead(op, values[i]);

@@ -136,16 +136,8 @@ FailureOr<kforge::ImplicitGemm> kforge::analyzeImplicitGemm(linalg::LinalgOp op,
     why = "the output is not indexed by the parallel loops, each once";
     return failure();
   }
-  Block *body = op.getBlock();
-  auto yield = cast<linalg::YieldOp>(body->getTerminator());
-  BlockArgument out = op.getMatchingBlockArgument(init);
-  auto add = yield.getNumOperands() == 1 ? yield.getOperand(0).getDefiningOp<arith::AddFOp>() : arith::AddFOp();
-  if (!add || !out.hasOneUse() || (add.getLhs() != out && add.getRhs() != out)) {
-    why = "the body is not out + x * y";
-    return failure();
-  }
-  auto mul = (add.getLhs() == out ? add.getRhs() : add.getLhs()).getDefiningOp<arith::MulFOp>();
-  if (!mul || mul->getBlock() != body) {
+  arith::MulFOp mul = bodyProduct(op);
+  if (!mul) {
     why = "the body is not out + x * y";
     return failure();
   }
@@ -183,6 +175,19 @@ FailureOr<kforge::ImplicitGemm> kforge::analyzeImplicitGemm(linalg::LinalgOp op,
   return gemm;
 }
 
+arith::MulFOp kforge::bodyProduct(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() != 1 || !op.getBlock())
+    return {};
+  Block *body = op.getBlock();
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  BlockArgument out = op.getMatchingBlockArgument(op.getDpsInitOperand(0));
+  auto add = yield.getNumOperands() == 1 ? yield.getOperand(0).getDefiningOp<arith::AddFOp>() : arith::AddFOp();
+  if (!add || !out.hasOneUse() || (add.getLhs() != out && add.getRhs() != out))
+    return {};
+  auto mul = (add.getLhs() == out ? add.getRhs() : add.getLhs()).getDefiningOp<arith::MulFOp>();
+  return mul && mul->getBlock() == body ? mul : arith::MulFOp();
+}
+
 Value kforge::withoutExtension(Value v) {
   if (auto ext = v.getDefiningOp<arith::ExtFOp>())
     if (ext.getIn().getType().getIntOrFloatBitWidth() == 16)
@@ -202,6 +207,8 @@ static std::pair<Value, Value> maskedRead(linalg::LinalgOp op, Value value) {
   }
   return isRead(op, value) ? std::pair<Value, Value>{value, condition} : std::pair<Value, Value>{};
 }
+
+Value kforge::maskedElementRead(linalg::LinalgOp op, Value value) { return maskedRead(op, value).first; }
 
 /// Whether `value`, computed in the op's body, depends on loop `loop`'s position (a linalg.index of it, or an
 /// input's element, which may).

@@ -11,6 +11,7 @@
 #ifndef KFORGE_TRANSFORMS_IMPLICITGEMM_H
 #define KFORGE_TRANSFORMS_IMPLICITGEMM_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
 #include <string>
@@ -54,6 +55,14 @@ struct ImplicitGemm {
 /// memref.load) and the inputs, the output's map a permutation of the parallel loops, and at least one M, N
 /// and K loop.
 mlir::FailureOr<ImplicitGemm> analyzeImplicitGemm(mlir::linalg::LinalgOp op, std::string &why);
+
+/// The product of `op`'s body `out + x * y` (the sum in either order; `out`, its one output's value, read only
+/// there): its lhs is x, its rhs y. Null when the body is not of that form.
+mlir::arith::MulFOp bodyProduct(mlir::linalg::LinalgOp op);
+
+/// The element read under `value` in `op`'s body (an input's block argument, a tensor.extract or a memref.load),
+/// looking through a padding's select(c, read, 0.0); null when it is neither.
+mlir::Value maskedElementRead(mlir::linalg::LinalgOp op, mlir::Value value);
 
 /// `v` with an `arith.extf` from a 16-bit float removed (an importer's bf16 convolution extends its operands to
 /// f32 in the body to accumulate in f32).

@@ -70,12 +70,9 @@ void addIrregularMmaProposals(const PayloadFacts &facts, const HardwareProfile &
   // Ranked by the useful share of the work the grid does (padding past the edges, and the idle multiprocessors
   // of the last wave, one block each) times the block's arithmetic intensity (bm bn / (bm + bn): products per
   // operand element staged), so a large block that leaves half a wave idle does not outrank a smaller one.
-  int64_t sms = std::max<int64_t>(1, profile.multiprocessors);
   auto score = [&](std::pair<int64_t, int64_t> block) {
     auto [bm, bn] = block;
-    int64_t count = llvm::divideCeil(m, bm) * llvm::divideCeil(n, bn);
-    double useful = double(m) * double(n) / (double(llvm::divideCeil(count, sms) * sms) * double(bm * bn));
-    return useful * double(bm * bn) / double(bm + bn);
+    return wavesFilled(m, n, bm, bn, profile) * double(bm * bn) / double(bm + bn);
   };
   std::stable_sort(blocks.begin(), blocks.end(), [&](const auto &x, const auto &y) { return score(x) > score(y); });
   // Blocks of 4 to 32 warps; an output too small for any (M or N under a block: 100 x 100) takes blocks of
