@@ -1,11 +1,14 @@
 //===- LoopOrderAndPadding.cpp - importer loop orders and paddings, normalized ===//
 //
-// Part of kforge-normalize-importer: a generic's reduction loops after its parallel ones, and constant
-// paddings as generics that fuse into the convolutions reading them.
+// Part of kforge-normalize-importer: a generic's reduction loops after its parallel ones, a window op's
+// parallel loops in its output's order, and constant paddings as generics that fuse into the convolutions
+// reading them.
 //
 //===----------------------------------------------------------------------===//
 
 #include "LoopOrderAndPadding.h"
+
+#include "kforge/Transforms/WindowOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -38,6 +41,44 @@ struct ReductionLoopsLast : OpRewritePattern<linalg::GenericOp> {
         llvm::all_of(llvm::seq<unsigned>(0, parallel), [&](unsigned i) { return order[i] == i; }))
       return failure();
     return linalg::interchangeGenericOp(rewriter, op, order);
+  }
+};
+
+/// A window op (a convolution or pooling, named or gathered) whose parallel loops are not in its output's
+/// order, with them reordered so that they are, as a generic: linalg's NCHW depthwise convolutions iterate (n,
+/// oh, ow, c) but store (n, c, oh, ow). kforge's GPU tiles map a root's last tiled loop to the threads' x, so in
+/// the op's own order consecutive threads took consecutive channels, H x W elements apart in the output and
+/// the input (every store and load its own cache line); in the output's order they take consecutive columns.
+/// Only a single-result op whose output reads every parallel loop once, each as its own dimension, and whose
+/// reduction loops come last; the reduction loops keep their order.
+struct WindowLoopsInOutputOrder : OpInterfaceRewritePattern<linalg::LinalgOp> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+  LogicalResult matchAndRewrite(linalg::LinalgOp op, PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || op->getNumResults() != 1 || op.getNumDpsInits() != 1 || !kforge::isWindowOp(op))
+      return failure();
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    unsigned parallel = op.getNumParallelLoops();
+    if (llvm::any_of(llvm::seq<unsigned>(0, parallel),
+                     [&](unsigned d) { return iterators[d] != utils::IteratorType::parallel; }))
+      return failure(); // (ReductionLoopsLast puts a generic's reductions last first)
+    AffineMap output = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+    if (output.getNumResults() != parallel || !output.isProjectedPermutation())
+      return failure();
+    SmallVector<unsigned> order;
+    for (AffineExpr result : output.getResults())
+      order.push_back(cast<AffineDimExpr>(result).getPosition());
+    if (llvm::is_sorted(order))
+      return failure();
+    for (unsigned d = parallel; d < iterators.size(); ++d)
+      order.push_back(d);
+    auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+    if (!generic) {
+      FailureOr<linalg::GenericOp> generalized = linalg::generalizeNamedOp(rewriter, op);
+      if (failed(generalized))
+        return failure();
+      generic = *generalized;
+    }
+    return linalg::interchangeGenericOp(rewriter, generic, order);
   }
 };
 
@@ -162,6 +203,6 @@ struct GeneralizeWindowOfGather : OpInterfaceRewritePattern<linalg::LinalgOp> {
 } // namespace
 
 void kforge::populateLoopOrderAndPaddingPatterns(RewritePatternSet &patterns) {
-  patterns.add<ReductionLoopsLast, PadAsGeneric, InsertIntoFillAsGeneric, GeneralizeWindowOfGather>(
+  patterns.add<ReductionLoopsLast, WindowLoopsInOutputOrder, PadAsGeneric, InsertIntoFillAsGeneric, GeneralizeWindowOfGather>(
       patterns.getContext());
 }

@@ -472,6 +472,11 @@ def KforgeNormalizeImporter : Pass<"kforge-normalize-importer", "mlir::ModuleOp"
       expanded on return. A LayerNorm over C x H x W becomes a reduction over rows of C*H*W, an RMS norm
       over NCHW's channels a reduction over C of (N, C, H*W), a 4-D elementwise op 1-D. When a reshape
       would be left between two ops (a tensor a matmul also reads), the function stays as it was.
+    - Window ops (convolutions and poolings, named or with their padding fused) whose parallel loops are
+      not in their output's order (linalg's NCHW depthwise convolutions iterate n, oh, ow, c and store n, c,
+      oh, ow) become generics with the parallel loops reordered as the output's dimensions, the window loops
+      after them: GPU tiles map a root's last tiled loop to the threads' x, which is then the output's
+      contiguous dimension. LoopOrderAndPadding.cpp.
     - Rank-0 results (a loss's total reduction and the scalar arithmetic after it): each such op gets a
       leading parallel loop of size 1 and `tensor<1x...>` results, read by the next such op as an operand
       through that loop (not a `tensor.extract` in its body); other users read it through a

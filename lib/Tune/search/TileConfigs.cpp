@@ -181,7 +181,9 @@ std::vector<TileConfig> rowConfigs(const PayloadFacts &facts, const HardwareProf
   }
   if ((configs.empty() || windows) && rank >= 3) {
     // Convolution-like roots: the innermost three loops tiled (a GPU grid has 3 dims), up to 4 x 4 x 32 outputs
-    // per block and one per thread; the outer loops run inside each thread. Where every reduction is a window,
+    // per block and one per thread, an extent up to its cap taken whole; the outer loops run inside each thread
+    // (kforge-normalize-importer orders a window op's loops as its output's dimensions, so the innermost is
+    // the output's contiguous one, on the threads' x). Where every reduction is a window,
     // the innermost (contiguous) loop takes 32 even where 32 does not divide it, its last tile partial (masked),
     // unless a divisor of at least 16 exists: an output width of 1028 (4 x 257) gets 32-wide blocks, not 4-wide.
     TileConfig c;
@@ -196,6 +198,8 @@ std::vector<TileConfig> rowConfigs(const PayloadFacts &facts, const HardwareProf
           size = candidate;
           break;
         }
+      if (extent <= caps[i])
+        size = extent; // taken whole: a 28-wide output row is one tile of 28, not seven of 4
       if (i == 2 && size < 16 && extent >= caps[i] && windows)
         size = caps[i];
       c.block[d] = size;
