@@ -203,6 +203,6 @@ struct GeneralizeWindowOfGather : OpInterfaceRewritePattern<linalg::LinalgOp> {
 } // namespace
 
 void kforge::populateLoopOrderAndPaddingPatterns(RewritePatternSet &patterns) {
-  patterns.add<ReductionLoopsLast, WindowLoopsInOutputOrder, PadAsGeneric, InsertIntoFillAsGeneric, GeneralizeWindowOfGather>(
-      patterns.getContext());
+  patterns.add<ReductionLoopsLast, WindowLoopsInOutputOrder, PadAsGeneric, InsertIntoFillAsGeneric,
+               GeneralizeWindowOfGather>(patterns.getContext());
 }

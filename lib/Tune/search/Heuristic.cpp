@@ -390,11 +390,10 @@ static void proposeWindowBatchOverThreads(Heuristic &heuristic) {
   reorder.sizes = {2, 3, 1, 4, 0, 5}; // rows, columns, channels, window row, images, window column
   ordered.insert(ordered.begin() + 4, reorder);
   ordered.insert(ordered.begin() + 5, intAction("occupancy", 3));
-  std::string first = heuristic.add(ordered, "",
-                                    "heuristic: a window op's batch over the threads' z, each thread walking its "
-                                    "block's channels (images inside the window rows)");
+  heuristic.add(ordered, "",
+                "heuristic: a window op's batch over the threads' z, each thread walking its block's channels (images "
+                "inside the window rows)");
   heuristic.add(v, "", "heuristic: a window op's batch over the threads' z, each thread walking its block's channels");
-  (void)first;
 }
 
 /// The best-ranked configuration, built one action at a time (each step a trial).
