@@ -10,7 +10,7 @@
 #     runs every kernel of BEFORE and its namesake in AFTER with kforge-run against BEFORE's reference (3 seeds
 #     verified, 30 timed repetitions), alternating before/after for ROUNDS rounds (default 2); writes
 #     OUT/summary.txt (kernel, side, round, status, median ms) and OUT/reports.tgz. RUNTIME: the mgpu runtime
-#     (default gpu-artifacts/tuner/lib/libkforge_mgpu.so).
+#     (default gpu-artifacts/tuner/lib/libkforge_mgpu.so); KFORGE_RUN: kforge-run (default the unpacked tuner's).
 set -u
 mode=${1:-}
 case "$mode" in
@@ -49,7 +49,7 @@ run)
       for side in before after; do
         dir=$before; [ $side = after ] && dir=$after
         report=$out/reports/$line.$side.$round.json
-        timeout 300 gpu-artifacts/tuner/bin/kforge-run --candidate "$dir/$line" --reference "$before/$task-ref" --seeds 3 \
+        timeout 300 "${KFORGE_RUN:-gpu-artifacts/tuner/bin/kforge-run}" --candidate "$dir/$line" --reference "$before/$task-ref" --seeds 3 \
           --reps 30 --runtime "$runtime" --output "$report" > /dev/null 2> "$report.err"
         python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(sys.argv[2], r.get('status'), r.get('timing',{}).get('median_ms'), r.get('why',''))" \
           "$report" "$line $side $round" >> "$out/summary.txt" 2> /dev/null ||
