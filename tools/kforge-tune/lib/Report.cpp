@@ -166,6 +166,17 @@ std::string kforge::tune::bestSoFarSvg(const std::vector<std::pair<int, double>>
   return svg;
 }
 
+std::string kforge::tune::slowerThanBaselineWarning(llvm::ArrayRef<DatabaseRecord> records) {
+  const DatabaseRecord *baseline = findBaseline(records), *best = findBest(records);
+  if (!baseline || !best || !baseline->timeMs || !best->timeMs || *best->timeMs <= *baseline->timeMs)
+    return std::string();
+  return llvm::formatv("no candidate beat the baseline: the best, trial {0}, took {1:F4} ms against the baseline's "
+                       "{2:F4} ms ({3:F2}x); best/ holds the slower kernel (kforge-compile --naive builds the "
+                       "baseline's)",
+                       best->id, *best->timeMs, *baseline->timeMs, *baseline->timeMs / *best->timeMs)
+      .str();
+}
+
 void kforge::tune::writeReport(const std::string &runDir, llvm::ArrayRef<DatabaseRecord> records,
                                const json::Object &run) {
   double baselineMs = 0;
@@ -248,6 +259,8 @@ void kforge::tune::writeReport(const std::string &runDir, llvm::ArrayRef<Databas
     double t = *top->timeMs;
     os << llvm::formatv("- best: trial {0}, {1:F4} ms, {2:F2}x the baseline\n", top->id, t,
                         baselineMs > 0 ? baselineMs / t : 0.0);
+    if (std::string slower = slowerThanBaselineWarning(records); !slower.empty())
+      os << "- warning: " << slower << "\n";
     os << "\nBest schedule (`best.mlir` replays it; `best/` holds the kernel):\n\n    " << printableText(top->description)
        << "\n";
   }

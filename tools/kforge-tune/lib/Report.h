@@ -32,6 +32,11 @@ std::string xmlText(llvm::StringRef text);
 /// RUN/report.svg (best-so-far time against trials) from the database's records.
 void writeReport(const std::string &runDir, llvm::ArrayRef<DatabaseRecord> records, const llvm::json::Object &run);
 
+/// Empty, or what to tell the user when no correct candidate is faster than the baseline (the naive mapping the
+/// search verifies against): then the tuned kernel in best/ is the slower one (an NCHW depthwise convolution whose
+/// naive kernel ran 0.163 ms on an H100, its best candidate 0.183).
+std::string slowerThanBaselineWarning(llvm::ArrayRef<DatabaseRecord> records);
+
 /// The SVG plot alone, for tests: best-so-far time (ms, log scale) at each trial.
 std::string bestSoFarSvg(const std::vector<std::pair<int, double>> &bestSoFar, double baselineMs,
                          const std::string &title);

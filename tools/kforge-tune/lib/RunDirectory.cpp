@@ -248,6 +248,8 @@ bool kforge::tune::finishRun(const TuneConfig &config, const PayloadFacts &facts
   note(best ? "kforge-tune: best schedule in " + joinPath(config.runDir, "best.mlir") + ", kernel in " +
                   joinPath(config.runDir, "best") + ", report in " + joinPath(config.runDir, "report.md")
             : "kforge-tune: no correct kernel found; report in " + joinPath(config.runDir, "report.md"));
+  if (std::string slower = slowerThanBaselineWarning(db.entries()); !slower.empty())
+    note("kforge-tune: warning: " + slower);
   return true;
 }
 

@@ -12,6 +12,7 @@
 #include "Database.h"
 #include "Evaluate.h"
 #include "Files.h"
+#include "Report.h"
 #include "RunDirectory.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -502,6 +503,8 @@ void Tuner::printSummary(const std::string &why) const {
                                    {"speedup_vs_baseline", baselineMs / *best->timeMs},
                                    {"schedule", best->schedule},
                                    {"description", best->description}};
+    if (std::string slower = slowerThanBaselineWarning(db.entries()); !slower.empty())
+      summary["warning"] = slower;
     summary["best_schedule"] = joinPath(config.runDir, "best.mlir");
     summary["best_artifact"] = joinPath(config.runDir, "best");
   }

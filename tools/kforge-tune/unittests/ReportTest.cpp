@@ -115,3 +115,37 @@ TEST(Files, ChildrenNeverSeeKeyVariables) {
   llvm::sys::fs::remove(log);
   unsetenv("KFORGE_UNIT_CUSTOM_KEY");
 }
+
+TEST(Report, WarnsWhenNoCandidateBeatsTheBaseline) {
+  DatabaseRecord baseline;
+  baseline.kind = "baseline";
+  baseline.status = "correct";
+  baseline.timeMs = 0.163;
+  DatabaseRecord slow;
+  slow.id = 7;
+  slow.kind = "candidate";
+  slow.status = "correct";
+  slow.timeMs = 0.183;
+  DatabaseRecord failedFast = slow; // a failed trial's time never counts
+  failedFast.id = 8;
+  failedFast.status = "failed";
+  failedFast.timeMs = 0.01;
+  std::vector<DatabaseRecord> records = {baseline, slow, failedFast};
+  std::string warning = slowerThanBaselineWarning(records);
+  EXPECT_NE(warning.find("no candidate beat the baseline"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("trial 7, took 0.1830 ms against the baseline's 0.1630 ms"), std::string::npos) << warning;
+
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("kforge-report-slow", dir));
+  writeReport(std::string(dir), records, llvm::json::Object{{"target", "gpu"}});
+  std::string md = readText(joinPath(std::string(dir), "report.md"));
+  EXPECT_NE(md.find("- warning: no candidate beat the baseline"), std::string::npos) << md;
+
+  // A faster candidate, or none correct: nothing to say.
+  DatabaseRecord fast = slow;
+  fast.id = 9;
+  fast.timeMs = 0.1;
+  EXPECT_EQ(slowerThanBaselineWarning({baseline, slow, fast}), "");
+  EXPECT_EQ(slowerThanBaselineWarning({baseline, failedFast}), "");
+  llvm::sys::fs::remove_directories(dir);
+}
