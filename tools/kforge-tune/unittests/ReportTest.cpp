@@ -12,6 +12,16 @@
 
 using namespace kforge::tune;
 
+/// A timed record: the baseline (id 0) or a candidate.
+static DatabaseRecord timedRecord(const std::string &kind, int id, const std::string &status, double ms) {
+  DatabaseRecord r;
+  r.kind = kind;
+  r.id = id;
+  r.status = status;
+  r.timeMs = ms;
+  return r;
+}
+
 TEST(Report, PrintableTextDropsControlsAndKeepsValidUTF8) {
   EXPECT_EQ(printableText("\x1b[31mred\x1b[0m"), "[31mred[0m"); // ESC gone: the terminal sees no sequence
   EXPECT_EQ(printableText("a\xc2\x9b" "31mb"), "a31mb");          // C1 CSI, the one-byte ESC [
@@ -38,15 +48,8 @@ TEST(Report, UntrustedStringsAreEscapedInReportMdAndSvg) {
   llvm::SmallString<128> dir;
   ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("kforge-report-test", dir));
   const std::string hostile = "\x1b[31m<script>alert(1)</script>|x|\n# heading";
-  DatabaseRecord baseline;
-  baseline.kind = "baseline";
-  baseline.status = "correct";
-  baseline.timeMs = 2.0;
-  DatabaseRecord good;
-  good.id = 1;
-  good.kind = "candidate";
-  good.status = "correct";
-  good.timeMs = 1.0;
+  DatabaseRecord baseline = timedRecord("baseline", 0, "correct", 2.0);
+  DatabaseRecord good = timedRecord("candidate", 1, "correct", 1.0);
   good.policy = "llm";
   good.step = "llm: " + hostile;
   good.description = hostile;
@@ -117,19 +120,9 @@ TEST(Files, ChildrenNeverSeeKeyVariables) {
 }
 
 TEST(Report, WarnsWhenNoCandidateBeatsTheBaseline) {
-  DatabaseRecord baseline;
-  baseline.kind = "baseline";
-  baseline.status = "correct";
-  baseline.timeMs = 0.163;
-  DatabaseRecord slow;
-  slow.id = 7;
-  slow.kind = "candidate";
-  slow.status = "correct";
-  slow.timeMs = 0.183;
-  DatabaseRecord failedFast = slow; // a failed trial's time never counts
-  failedFast.id = 8;
-  failedFast.status = "failed";
-  failedFast.timeMs = 0.01;
+  DatabaseRecord baseline = timedRecord("baseline", 0, "correct", 0.163);
+  DatabaseRecord slow = timedRecord("candidate", 7, "correct", 0.183);
+  DatabaseRecord failedFast = timedRecord("candidate", 8, "failed", 0.01); // a failed trial's time never counts
   std::vector<DatabaseRecord> records = {baseline, slow, failedFast};
   std::string warning = slowerThanBaselineWarning(records);
   EXPECT_NE(warning.find("no candidate beat the baseline"), std::string::npos) << warning;
@@ -142,10 +135,7 @@ TEST(Report, WarnsWhenNoCandidateBeatsTheBaseline) {
   EXPECT_NE(md.find("- warning: no candidate beat the baseline"), std::string::npos) << md;
 
   // A faster candidate, or none correct: nothing to say.
-  DatabaseRecord fast = slow;
-  fast.id = 9;
-  fast.timeMs = 0.1;
-  EXPECT_EQ(slowerThanBaselineWarning({baseline, slow, fast}), "");
+  EXPECT_EQ(slowerThanBaselineWarning({baseline, slow, timedRecord("candidate", 9, "correct", 0.1)}), "");
   EXPECT_EQ(slowerThanBaselineWarning({baseline, failedFast}), "");
   llvm::sys::fs::remove_directories(dir);
 }
