@@ -99,6 +99,8 @@ using AddProposal = llvm::function_ref<std::string(Schedule, std::string, std::s
 void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &profile, AddProposal add);
 /// stage on an fp32 convolution, its implicit GEMM (ImplicitGemmProposals.cpp): proposals for `add`.
 void addImplicitGemmProposals(const PayloadFacts &facts, const HardwareProfile &profile, AddProposal add);
+/// A direct window op (NCHW depthwise convolution, pooling): its batch over the threads (WindowProposals.cpp).
+void addWindowBatchProposals(const PayloadFacts &facts, const HardwareProfile &profile, AddProposal add);
 /// The heuristic's ordered first guesses for the op a schedule schedules.
 std::vector<Proposal> heuristicSchedulesOn(const PayloadFacts &facts, const HardwareProfile &profile);
 
