@@ -490,6 +490,9 @@ TASKS = [
          lambda s: [s], lambda s: 0, softmax_rows=True),
     Task("softmax_wide", 1, (1024, 32000), (8, 512), _softmax_mlir, _np_softmax,
          "lambda x: torch.softmax(x, dim=1)", lambda s: [s], lambda s: 0, softmax_rows=True),
+    # A GPT-2 vocabulary's logits: rows no warp multiple or 16-byte vector divides (issue 27).
+    Task("softmax_vocab", 1, (1024, 50257), (8, 1003), _softmax_mlir, _np_softmax,
+         "lambda x: torch.softmax(x, dim=1)", lambda s: [s], lambda s: 0, softmax_rows=True),
     Task("layernorm", 1, (8192, 4096), (32, 64), _layernorm_mlir,
          lambda x, g, b: (x - x.mean(1, keepdims=True)) / np.sqrt(x.var(1, keepdims=True) + 1e-5) * g + b,
          "lambda x, g, b: torch.nn.functional.layer_norm(x, x.shape[1:], g, b, eps=1e-5)",

@@ -24,11 +24,15 @@ namespace {
 struct RowInput {
   Value memref;
   int64_t rows, rowBytes, rowStride, offset, elementBytes;
+  /// Whether every row starts 16-byte aligned and is whole 16-byte pieces (the bulk prefetch takes it as it is);
+  /// otherwise the prefetch takes the 16-byte pieces from the one holding the row's start to the last one that
+  /// ends inside the row.
+  bool aligned;
 };
 } // namespace
 
 /// The kernel inputs the launch reads a row of at [block_id x, 0], each once, in the order first read; only
-/// those a bulk prefetch can take (16-byte aligned rows of whole 16-byte multiples, static layout).
+/// those a bulk prefetch can take (a static layout, rows of at least 16 bytes).
 static SmallVector<RowInput> rowInputs(gpu::LaunchOp launch) {
   DenseSet<Value> written = kforge::writtenRoots(launch);
   SmallVector<RowInput> inputs;
@@ -45,12 +49,15 @@ static SmallVector<RowInput> rowInputs(gpu::LaunchOp launch) {
       return;
     int64_t elementBytes = type.getElementTypeBitWidth() / 8;
     int64_t rowBytes = type.getDimSize(1) * elementBytes;
-    // kforge's ABI aligns every buffer to 16 bytes; each row start and size must keep that.
-    if (elementBytes == 0 || rowBytes % 16 || (strides[0] * elementBytes) % 16 || (offset * elementBytes) % 16 ||
-        rowBytes >= (int64_t(1) << 31))
+    // kforge's ABI aligns every buffer to 16 bytes. A row whose start or size is not a multiple of 16 bytes (a
+    // 50257-wide f32 row) is prefetched as the 16-byte pieces from the one holding its start to the last one
+    // ending inside it: a few bytes of the row before it, none past the buffer, at most 12 bytes of its end left
+    // to the loads.
+    if (elementBytes == 0 || rowBytes < 16 || rowBytes >= (int64_t(1) << 31))
       return;
+    bool aligned = rowBytes % 16 == 0 && (strides[0] * elementBytes) % 16 == 0 && (offset * elementBytes) % 16 == 0;
     seen.insert(source);
-    inputs.push_back({source, type.getDimSize(0), rowBytes, strides[0], offset, elementBytes});
+    inputs.push_back({source, type.getDimSize(0), rowBytes, strides[0], offset, elementBytes, aligned});
   });
   return inputs;
 }
@@ -60,7 +67,7 @@ FailureOr<gpu::LaunchOp> kforge::prefetchRowsToL2(RewriterBase &rewriter, gpu::L
   SmallVector<RowInput> inputs = rowInputs(launch);
   if (inputs.empty())
     return reject(why, "the launch reads no row of a kernel input at [block_id x, 0] (sizes [1, N], unit strides, "
-                       "not written by the kernel, rows of whole 16-byte multiples)");
+                       "not written by the kernel, rows of at least 16 bytes)");
 
   // Thread (0, 0, 0) of block b: if b + ahead is a row, prefetch that row of every input.
   Location loc = launch.getLoc();
@@ -90,11 +97,21 @@ FailureOr<gpu::LaunchOp> kforge::prefetchRowsToL2(RewriterBase &rewriter, gpu::L
     Value element = arith::AddIOp::create(rewriter, loc, index(input.offset),
                                           arith::MulIOp::create(rewriter, loc, next, index(input.rowStride)));
     Value bytes = arith::MulIOp::create(rewriter, loc, element, index(input.elementBytes));
-    Value address = arith::IndexCastUIOp::create(rewriter, loc, rewriter.getI64Type(),
-                                                 arith::AddIOp::create(rewriter, loc, base, bytes));
+    Value start = arith::AddIOp::create(rewriter, loc, base, bytes);
+    Value size;
+    if (input.aligned) {
+      size = arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(), input.rowBytes);
+    } else {
+      // [start rounded down, end rounded down to 16 bytes): inside the buffer, at least 16 bytes for rows of 16.
+      Value pieces = index(~int64_t(15));
+      Value end = arith::AddIOp::create(rewriter, loc, start, index(input.rowBytes));
+      start = arith::AndIOp::create(rewriter, loc, start, pieces);
+      Value length = arith::SubIOp::create(rewriter, loc, arith::AndIOp::create(rewriter, loc, end, pieces), start);
+      size = arith::IndexCastUIOp::create(rewriter, loc, rewriter.getI32Type(), length);
+    }
+    Value address = arith::IndexCastUIOp::create(rewriter, loc, rewriter.getI64Type(), start);
     Value generic = LLVM::IntToPtrOp::create(rewriter, loc, LLVM::LLVMPointerType::get(ctx), address);
     Value global = LLVM::AddrSpaceCastOp::create(rewriter, loc, LLVM::LLVMPointerType::get(ctx, 1), generic);
-    Value size = arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(), input.rowBytes);
     NVVM::CpAsyncBulkPrefetchOp::create(rewriter, loc, global, size, /*l2CacheHint=*/Value());
   }
   return launch;

@@ -31,8 +31,10 @@ static std::optional<int64_t> constantBound(Value value, presburger::BoundType t
 }
 
 /// A main loop of at most this many iterations over a private array is unrolled here: LLVM's threshold leaves a
-/// 15-iteration loop computing exp() rolled (by 3), and its array then stays in local memory.
-constexpr int64_t kFullUnrollLimit = 32;
+/// 15-iteration loop computing exp() rolled (by 3) and a 49-iteration one (a 50257-wide row over 1024 lanes)
+/// whole, and its array then stays in local memory. 128: what a thread's 255 registers can hold beside its
+/// other values; a larger array spills whatever the unrolling.
+constexpr int64_t kFullUnrollLimit = 128;
 
 /// Whether `loop` reads or writes a thread's private array (an alloca, possibly through views): only with every
 /// index static does it become registers.

@@ -606,13 +606,17 @@ def PrefetchRowsToL2Op : Kforge_InPlaceOp<"prefetch_rows_to_l2", "::mlir::gpu::L
     exists. With `ahead` the number of blocks resident at once (a wave), the next wave's rows
     stream from DRAM while this wave computes, and its loads then hit L2: a row kernel with one
     block per multiprocessor otherwise leaves DRAM idle while each block reduces and
-    normalises its row. Only a hint: the kernel's results do not depend on it.
+    normalises its row. Only a hint: the kernel's results do not depend on it. The bulk
+    prefetch takes 16-byte pieces at 16-byte aligned addresses: a row whose start or size is
+    not a multiple of 16 bytes (a 50257-wide f32 row) is prefetched from the 16-byte piece
+    holding its start to the last piece that ends inside it (a few bytes of the row before it,
+    nothing past the buffer, which kforge's ABI aligns to 16 bytes).
 
     #### Return modes
 
     Produces a silenceable failure, leaving the IR untouched, if a target is not a
-    `gpu.launch` or reads no such row (or none whose rows are whole 16-byte multiples at
-    16-byte aligned, static offsets, as the bulk prefetch needs). Only reads the target
+    `gpu.launch` or reads no such row (or none of at least 16 bytes at static offsets and
+    strides). Only reads the target
     handle. The op fails to verify when `ahead` is not positive.
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,

@@ -368,9 +368,11 @@ def KforgePeelBoundedLoops : Pass<"kforge-peel-bounded-loops", "mlir::ModuleOp">
     (ValueBoundsOpInterface) such that at least one iteration always runs and at most one more than
     the guaranteed number may run is split into a loop of the guaranteed iterations (a constant bound:
     unrolled, its array accesses at static positions, so registers) and its possible last iteration
-    under an `scf.if`, which carries the loop's values on. A main loop of at most 32 iterations that
-    reads or writes a private array (an alloca) is unrolled fully here (LLVM's own threshold leaves a
-    loop computing exp() partly rolled, and the array in local memory). Other loops are left alone.
+    under an `scf.if`, which carries the loop's values on. A main loop of at most 128 iterations
+    (what a thread's 255 registers can hold beside its other values) that reads or writes a private
+    array (an alloca) is unrolled fully here (LLVM's own threshold leaves a loop computing exp() partly
+    rolled, and a 49-iteration one whole: the array then stays in local memory, one load in flight a
+    lane). Other loops are left alone.
   }];
   let dependentDialects = ["mlir::scf::SCFDialect", "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"];
 }

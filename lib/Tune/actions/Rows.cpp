@@ -277,7 +277,8 @@ public:
                   "these, "
                   "any count from 1 to 65536"}},
                 {"gpu"},
-                "lanes with one row per block (tile(block) of one row); rows of whole 16-byte multiples"},
+                "lanes with one row per block (tile(block) of one row); rows of at least 16 bytes (a row not of whole "
+                "16-byte pieces is prefetched from the piece holding its start to the last one ending inside it)"},
             {{"", 75}}) {}
 
   std::optional<std::string> outOfDomain(int64_t value) const override { return countOutOfDomain(*this, value); }
@@ -295,11 +296,11 @@ public:
               "prefetch_rows prefetches the row of each block: tile(block) must hold one "
               "row (size 1 on the rows), not " +
                   std::to_string(blockExtent(schedule, facts, 0)));
-    else if (int64_t rowBytes = lanesRowWidth(schedule, facts) * facts.elementBytes(); rowBytes % 16)
+    else if (int64_t rowBytes = lanesRowWidth(schedule, facts) * facts.elementBytes(); rowBytes < 16)
       problem(index, "shape",
-              "prefetch_rows prefetches whole 16-byte pieces of a row; a row of " +
+              "prefetch_rows prefetches 16-byte pieces of a row; a row of " +
                   std::to_string(lanesRowWidth(schedule, facts)) + " elements is " + std::to_string(rowBytes) +
-                  " bytes (the rewrite found no row to prefetch in such kernels on the H200)");
+                  " bytes");
   }
 
   RenderPoint renderPoint() const override { return RenderPoint::AfterFinish; }

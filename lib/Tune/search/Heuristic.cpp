@@ -278,6 +278,17 @@ static void proposeBlockLaneRows(Heuristic &heuristic) {
     std::string inRegisters = heuristic.add(v, "",
                                             "heuristic: a row per block over " + std::to_string(lanes) + " lanes" +
                                                 (rowSums ? "" : ", the row in registers"));
+    // A ragged row (its lane slices differ in length: no vectors, so no pipeline_rows) whose registers leave one
+    // block per multiprocessor: DRAM idles while each block reduces its row. The first such form also with the
+    // next wave's rows prefetched into L2 meanwhile, where a wave's rows fill at most half of L2 (when known).
+    if (firstLanes && !rowSums && rows.width % lanes != 0 && profile.multiprocessors > 0 &&
+        residentRowBlocks(lanes, rows.width, profile.threadsPerMultiprocessor) == 1 &&
+        (profile.l2Bytes <= 0 || 2 * profile.multiprocessors * rows.width * rows.elementBytes <= profile.l2Bytes)) {
+      Schedule prefetched = v;
+      prefetched.push_back(intAction("prefetch_rows", profile.multiprocessors));
+      heuristic.add(prefetched, inRegisters,
+                    "add " + describe(prefetched.back()) + " (the next wave's rows into L2 while each block reduces)");
+    }
     // The first such form, where its row leaves registers for one block per multiprocessor, also pipelined with
     // its bulk copies evict-last in L2, then also with read_only_inputs. Measurements: docs/perf/heuristic.md
     // (proposeBlockLaneRows).
