@@ -9,6 +9,7 @@
 #define KFORGE_RUNNER_EVALUATION_H
 
 #include "DType.h"
+#include "DeviceInputs.h"
 #include "Judge.h"
 #include "Metrics.h"
 #include "Parallel.h"
@@ -27,19 +28,23 @@ namespace kforge {
 
 using json = nlohmann::json;
 
-/// Inputs are drawn in blocks of this many elements, each by a generator of its own (Verify.cpp).
+/// Inputs are drawn on the host in blocks of this many elements, a block per task (Verify.cpp).
 inline constexpr size_t kInputBlock = size_t(1) << 20;
-/// Elements [first, first + count) of input argument `argument` for `seed`, exactly as makeInputs draws them:
-/// `first` a multiple of kInputBlock, `count` at most kInputBlock (less only in the argument's last block).
-/// Anyone may draw any block alone (kforge-compile --sample-outputs draws only the blocks it reads).
+/// The values input argument `argument` takes for `seed` (Random.h; its manifest's domain: normal, positive,
+/// or indices below a bound): what the host draws and what a GPU executor makes on the device.
+DeviceInputSpec inputSpec(const ManifestArgument &arg, int seed, size_t argument);
+/// Elements [first, first + count) of input argument `argument` for `seed`, exactly as makeInputs draws them
+/// (any range: each element is a function of its index; kforge-compile --sample-outputs draws only the blocks
+/// of kInputBlock it reads).
 void drawInputBlock(const ManifestArgument &arg, DType type, int seed, size_t argument, size_t first,
                     size_t count, float *out);
 /// Normal random inputs for `seed` (outputs left empty), rounded to the candidate's element types; the same
 /// values however many threads draw them (Verify.cpp).
 std::vector<Floats> makeInputs(const std::vector<ManifestArgument> &args, const std::vector<DType> &types, int seed);
 /// The same, into `inputs`, whose vectors keep their memory where they already have the right size.
+/// Arguments with `skip[i]` (made on the device instead) are left as they are.
 void makeInputs(const std::vector<ManifestArgument> &args, const std::vector<DType> &types, int seed,
-                std::vector<Floats> &inputs);
+                std::vector<Floats> &inputs, const std::vector<bool> &skip = {});
 
 /// Pointers to each vector's values (null for an empty one).
 inline std::vector<const float *> pointersTo(const std::vector<Floats> &values) {
@@ -92,10 +97,15 @@ private:
   /// Sends a command; an executor that ends or answers an error becomes `error`.
   std::optional<json> call(ExecutorProcess &executor, const json &command, const std::string &what,
                            std::string &error);
-  /// Runs `slot` of `executor` on `inputs` (one pointer per argument, copied into its shared memory); its outputs
-  /// in `outputs`.
+  /// Runs `slot` of `executor` on `inputs` (one pointer per argument, copied into its shared memory; with a
+  /// `seed`, the device inputs made by the executor for it instead); its outputs in `outputs`.
   std::string runOn(ExecutorProcess &executor, const std::string &slot, const std::vector<const float *> &inputs,
-                    std::vector<Floats> &outputs);
+                    std::vector<Floats> &outputs, int seed = -1);
+  /// The run command for `slot`; with a `seed` (not -1), asking for the device inputs of that seed.
+  json runCommand(const std::string &slot, int seed) const;
+  /// The executor's report of the inputs it made on the device for `seed`, checked against Random.h's values.
+  /// Empty, or the disagreement.
+  std::string checkDeviceInputs(const json &reply, int seed) const;
   /// Copies `inputs` (one pointer per argument) into `executor`'s shared memory and poisons its outputs.
   void fillArguments(ExecutorProcess &executor, const std::vector<const float *> &inputs);
   std::string checkReference();
@@ -141,6 +151,9 @@ private:
   double tolerance = 0;
   std::string cacheKey;
   std::vector<size_t> inputIndices, outputIndices, sizes;
+  /// Inputs each GPU executor makes on the device for a seed (DeviceInputs.h), and those drawn here and copied.
+  std::vector<size_t> deviceInputIndices, hostInputIndices;
+  std::vector<bool> deviceInput; ///< Per argument: made on the device.
   std::string overall = "correct";
   double lastRunMs = 0;
   double fastestLaterMs = std::numeric_limits<double>::infinity();

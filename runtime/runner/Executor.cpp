@@ -5,8 +5,9 @@
 // carries the options; the executor contains itself (Containment.h) before it answers, so nothing it loads
 // afterwards runs uncontained. Commands after that:
 //   load {slot, dir, name}            loads an artifact (staged by the judge) into a slot
-//   run {slot}                        buffers rewritten whole (inputs from the shared memory, outputs
-//                                     poisoned), one call, outputs copied into the shared memory
+//   run {slot, generate?}             buffers rewritten whole (inputs from the shared memory, or those in
+//                                     generate made on the device: DeviceInputs.h; outputs poisoned), one
+//                                     call, outputs copied into the shared memory
 //   time {slot, reps, warmup, ...}    times the slot's artifact on its current buffers (Timing.h); with
 //                                     calibrate, the same protocol without the calls (the judge's overhead
 //                                     measure, asked only of the reference's executor)
@@ -20,6 +21,7 @@
 #include "Executor.h"
 
 #include "LoadedArtifact.h"
+#include "Random.h"
 #include "Timing.h"
 
 #include <chrono>
@@ -159,7 +161,23 @@ json Executor::runSlot(const json &command) {
   std::vector<const float *> inputs(args.size(), nullptr);
   for (size_t i = 0; i < args.size(); ++i)
     inputs[i] = shared + offsets[i];
-  if (std::string error = prepare(artifact, inputs); !error.empty())
+  // Inputs the judge asks to have made on the device (DeviceInputs.h) instead of read from the shared memory.
+  std::vector<std::optional<DeviceInputSpec>> generate;
+  if (const json &asked = command.value("generate", json::array()); asked.is_array() && !asked.empty()) {
+    generate.assign(args.size(), std::nullopt);
+    for (const json &one : asked) {
+      size_t i = one.value("argument", args.size());
+      if (i >= args.size() || !one.value("key", json()).is_number_unsigned() || one.value("mode", 0u) > 2)
+        return {{"error", "run: a malformed generate entry"}};
+      DeviceInputSpec spec;
+      spec.key = one["key"].get<uint64_t>();
+      spec.mode = static_cast<InputMode>(one.value("mode", 0u));
+      spec.bound = one.value("bound", uint64_t(0));
+      generate[i] = spec;
+    }
+  }
+  std::vector<std::vector<uint32_t>> checked;
+  if (std::string error = prepare(artifact, inputs, generate, &checked); !error.empty())
     return {{"error", error}};
   int before = kernelCount();
   auto started = std::chrono::steady_clock::now();
@@ -170,7 +188,11 @@ json Executor::runSlot(const json &command) {
     if (args[i].isOutput)
       if (std::string error = readOutput(artifact, i, shared + offsets[i]); !error.empty())
         return {{"error", error}};
-  return {{"ok", true}, {"run_ms", ms}, {"kernels", {before, kernelCount()}}};
+  json reply = {{"ok", true}, {"run_ms", ms}, {"kernels", {before, kernelCount()}}};
+  for (size_t i = 0; i < checked.size(); ++i)
+    if (!checked[i].empty())
+      reply["generated"][std::to_string(i)] = checked[i];
+  return reply;
 }
 
 json Executor::time(const json &command) {

@@ -40,7 +40,7 @@ const char *kforge::l2ReadFlushPtx() {
     mov.b32 %r5, 0;
 $L_loop:
     setp.ge.u64 %p1, %rd4, %rd2;
-    @%p1 bra.uni $L_done;
+    @%p1 bra $L_done;
     shl.b64 %rd7, %rd4, 4;
     add.u64 %rd8, %rd1, %rd7;
     ld.global.v4.u32 {%r6, %r7, %r8, %r9}, [%rd8];
@@ -49,10 +49,10 @@ $L_loop:
     xor.b32 %r5, %r5, %r8;
     xor.b32 %r5, %r5, %r9;
     add.u64 %rd4, %rd4, %rd6;
-    bra.uni $L_loop;
+    bra $L_loop;
 $L_done:
     setp.ne.u32 %p2, %r5, 0x9E3779B9;
-    @%p2 bra.uni $L_end;
+    @%p2 bra $L_end;
     st.global.u32 [%rd3], %r5;
 $L_end:
     ret;

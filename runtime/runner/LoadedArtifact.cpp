@@ -164,13 +164,34 @@ static std::string prepareDirect(LoadedArtifact &artifact, size_t i, const float
   return cuda.check(cuda.memsetD8(buffer + bytes, kGuardByte, artifact.storage[i].size()), "cuMemsetD8");
 }
 
-std::string kforge::prepare(LoadedArtifact &artifact, const std::vector<const float *> &inputs) {
+std::string kforge::prepare(LoadedArtifact &artifact, const std::vector<const float *> &inputs,
+                            const std::vector<std::optional<DeviceInputSpec>> &generate,
+                            std::vector<std::vector<uint32_t>> *checked) {
   const auto &args = artifact.manifest.arguments;
-  if (inputs.size() != args.size())
+  if (inputs.size() != args.size() || (!generate.empty() && generate.size() != args.size()))
     return "prepare: one input pointer per argument expected";
   if (std::string e = allocateOnce(artifact); !e.empty())
     return e;
+  if (checked)
+    checked->assign(args.size(), {});
   for (size_t i = 0; i < args.size(); ++i) {
+    if (!generate.empty() && generate[i]) {
+      if (!artifact.direct[i] || args[i].isOutput)
+        return "argument " + std::to_string(i) + " (" + args[i].dtype +
+               ") cannot be made on the device: only a GPU artifact's f32 inputs are";
+      std::vector<uint32_t> bits;
+      if (std::string e = fillInputsOnDevice(cuda, artifact.device[i], artifact.bytes[i] / 4, *generate[i], bits);
+          !e.empty())
+        return e;
+      if (checked)
+        (*checked)[i] = std::move(bits);
+      if (std::string e =
+              cuda.check(cuda.memsetD8(artifact.device[i] + artifact.bytes[i], kGuardByte, artifact.storage[i].size()),
+                         "cuMemsetD8");
+          !e.empty())
+        return e;
+      continue;
+    }
     if (artifact.direct[i]) {
       if (std::string e = prepareDirect(artifact, i, inputs[i]); !e.empty())
         return e;

@@ -12,10 +12,12 @@
 
 #include "CudaDriver.h"
 #include "DType.h"
+#include "DeviceInputs.h"
 #include "Manifest.h"
 #include "RunnerOptions.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,8 +66,12 @@ inline constexpr uint8_t kGuardByte = 0xFE;
 
 /// The buffers for a run, rewritten whole: inputs packed from `inputs[i]` (numElements floats; ignored for
 /// outputs), outputs filled with the poison (NaN), each followed by its guard bytes (and copied to the device
-/// for a GPU artifact). Nothing an earlier run left in them survives. Empty, or the failed call.
-std::string prepare(LoadedArtifact &artifact, const std::vector<const float *> &inputs);
+/// for a GPU artifact). Nothing an earlier run left in them survives. An input with a `generate` spec (only a
+/// direct argument: GPU f32) is made on the device instead (DeviceInputs.h; `inputs[i]` ignored), and the
+/// bits of its values at checkedInputPositions go to `checked[i]`. Empty, or the failed call.
+std::string prepare(LoadedArtifact &artifact, const std::vector<const float *> &inputs,
+                    const std::vector<std::optional<DeviceInputSpec>> &generate = {},
+                    std::vector<std::vector<uint32_t>> *checked = nullptr);
 
 /// Calls the C entry point with one memref descriptor pointer per argument.
 void callEntry(LoadedArtifact &artifact);

@@ -23,7 +23,8 @@ void kforge::printUsage() {
                "                  [--check-reference-against DIR] [--check-reference-samples FILE]\n"
                "                  [--cutoff-ms MS] [--cache-dir DIR]\n"
                "                  [--timing-budget-ms MS] [--first-run-allowance-ms 1000]\n"
-               "                  [--l2-flush dirty|clean] [--precision ieee|tf32] [--output FILE]\n"
+               "                  [--l2-flush dirty|clean] [--precision ieee|tf32] [--host-inputs 0|1]\n"
+               "                  [--output FILE]\n"
                "       kforge-run --print-l2-read-kernel   (the PTX of --l2-flush clean's read kernel)\n";
 }
 
@@ -101,6 +102,9 @@ bool kforge::parseRunnerOptions(int argc, char **argv, RunnerOptions &options) {
     else if (flag == "--time-reference") {
       ok = value == "0" || value == "1";
       options.timeReference = value == "1";
+    } else if (flag == "--host-inputs") {
+      ok = value == "0" || value == "1";
+      options.hostInputs = value == "1";
     } else if (flag == "--memory-limit-mb")
       ok = number(options.memoryLimitMB);
     else if (flag == "--l2-flush") {

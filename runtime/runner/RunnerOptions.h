@@ -33,6 +33,9 @@ struct RunnerOptions {
   /// milliseconds in total. A search needs a median, not 20 samples of a kernel far from the best.
   double timingBudgetMs = 0;
   bool timeReference = false;
+  /// --host-inputs 1: every input drawn by the judge and copied to the executors, also a GPU executor's f32
+  /// inputs, which it otherwise makes on the device (DeviceInputs.h).
+  bool hostInputs = false;
   bool serve = false; ///< --serve: evaluate candidates named on stdin, one JSON report line each (Runner.h).
   long memoryLimitMB = 16384;
 };

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DeviceInputs.h"
 #include "Evaluation.h"
-#include "Random.h"
 
 #include <nlohmann/json.hpp>
 
@@ -23,7 +23,6 @@
 #include <fcntl.h>
 #include <iostream>
 #include <limits>
-#include <random>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -145,24 +144,25 @@ std::string Workers::stage(const Manifest &manifest, const std::string &name, st
 // Inputs
 //===----------------------------------------------------------------------===//
 
-/// Normal random inputs for `seed` (outputs left empty), rounded to the candidate's element types. Each
-/// block of kInputBlock elements has its own generator (Random.h), seeded from (seed, argument, block), so the
-/// values do not depend on how many threads draw them; the blocks are drawn on all cores (a 16384^2 matrix
-/// took ~10 s per seed on one with the standard library's generator and normal distribution).
+DeviceInputSpec kforge::inputSpec(const ManifestArgument &arg, int seed, size_t argument) {
+  DeviceInputSpec spec;
+  spec.key = inputKey(static_cast<uint64_t>(seed), static_cast<uint64_t>(argument));
+  if (int64_t bound = parseDomain(arg.domain).value_or(0); bound > 0) {
+    spec.mode = InputMode::Index;
+    spec.bound = static_cast<uint64_t>(bound);
+  } else if (arg.domain == "positive") {
+    spec.mode = InputMode::Positive;
+  }
+  return spec;
+}
+
+/// Random inputs for `seed` (Random.h: each element a function of the seed, the argument and its index),
+/// rounded to the candidate's element types; drawn in blocks of kInputBlock elements on all cores.
 void kforge::drawInputBlock(const ManifestArgument &arg, DType type, int seed, size_t argument, size_t first,
                             size_t count, float *out) {
-  Xoshiro256 generator(static_cast<uint64_t>(seed), static_cast<uint64_t>(argument), static_cast<uint64_t>(first));
-  if (int64_t bound = parseDomain(arg.domain).value_or(0); bound > 0) {
-    std::uniform_int_distribution<int64_t> index(0, bound - 1);
-    for (size_t e = 0; e < count; ++e)
-      out[e] = static_cast<float>(index(generator));
-    return;
-  }
-  bool positive = arg.domain == "positive";
-  for (size_t e = 0; e < count; ++e) {
-    float value = standardNormal(generator);
-    out[e] = roundTo(type, positive ? std::fabs(value) : value);
-  }
+  DeviceInputSpec spec = inputSpec(arg, seed, argument);
+  for (size_t e = 0; e < count; ++e)
+    out[e] = roundTo(type, inputValue(spec.key, first + e, spec.mode, spec.bound));
 }
 
 std::vector<Floats> kforge::makeInputs(const std::vector<ManifestArgument> &args, const std::vector<DType> &types,
@@ -173,11 +173,11 @@ std::vector<Floats> kforge::makeInputs(const std::vector<ManifestArgument> &args
 }
 
 void kforge::makeInputs(const std::vector<ManifestArgument> &args, const std::vector<DType> &types, int seed,
-                        std::vector<Floats> &inputs) {
+                        std::vector<Floats> &inputs, const std::vector<bool> &skip) {
   inputs.resize(args.size());
   std::vector<std::pair<size_t, size_t>> blocks; // (argument, first element)
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i].isOutput)
+    if (args[i].isOutput || (i < skip.size() && skip[i]))
       continue;
     inputs[i].resize(static_cast<size_t>(args[i].numElements())); // kept from an earlier seed where it fits
     for (size_t first = 0; first < inputs[i].size(); first += kInputBlock)
@@ -376,21 +376,57 @@ static double msSince(std::chrono::steady_clock::time_point start) {
 
 void Evaluation::fillArguments(ExecutorProcess &executor, const std::vector<const float *> &inputs) {
   auto started = std::chrono::steady_clock::now();
-  for (size_t i : inputIndices)
+  for (size_t i : hostInputIndices)
     copyFloats(executor.argument(i), inputs[i], layout.counts[i]);
   poisonOutputs(executor);
   phases.copies += msSince(started);
 }
 
+json Evaluation::runCommand(const std::string &slot, int seed) const {
+  json command = {{"op", "run"}, {"slot", slot}};
+  if (seed < 0)
+    return command;
+  for (size_t i : deviceInputIndices) {
+    DeviceInputSpec spec = inputSpec(candidate.arguments[i], seed, i);
+    command["generate"].push_back(
+        {{"argument", i}, {"key", spec.key}, {"mode", static_cast<uint32_t>(spec.mode)}, {"bound", spec.bound}});
+  }
+  return command;
+}
+
+std::string Evaluation::checkDeviceInputs(const json &reply, int seed) const {
+  for (size_t i : deviceInputIndices) {
+    DeviceInputSpec spec = inputSpec(candidate.arguments[i], seed, i);
+    std::vector<uint64_t> positions = checkedInputPositions(layout.counts[i]);
+    const json &bits = reply.value("generated", json::object()).value(std::to_string(i), json::array());
+    if (!bits.is_array() || bits.size() != positions.size())
+      return "the executor did not report the inputs it made on the device (argument " + std::to_string(i) + ")";
+    for (size_t j = 0; j < positions.size(); ++j) {
+      float value = inputValue(spec.key, positions[j], spec.mode, spec.bound);
+      uint32_t expected;
+      std::memcpy(&expected, &value, 4);
+      if (!bits[j].is_number_unsigned() || bits[j].get<uint64_t>() != expected)
+        return "input argument " + std::to_string(i) +
+               " made on the device differs from the judge's values at element " + std::to_string(positions[j]) +
+               " (bits " + bits[j].dump() + ", expected " + std::to_string(expected) +
+               "): the GPU generator and Random.h disagree; kforge-run --host-inputs copies the judge's inputs instead";
+    }
+  }
+  return "";
+}
+
 std::string Evaluation::runOn(ExecutorProcess &executor, const std::string &slot,
-                              const std::vector<const float *> &inputs, std::vector<Floats> &outputs) {
+                              const std::vector<const float *> &inputs, std::vector<Floats> &outputs, int seed) {
   fillArguments(executor, inputs);
   std::string error;
   auto started = std::chrono::steady_clock::now();
-  bool ran = call(executor, {{"op", "run"}, {"slot", slot}}, slot, error).has_value();
+  std::optional<json> reply = call(executor, runCommand(slot, seed), slot, error);
   phases.reference += msSince(started);
-  if (!ran)
+  if (!reply)
     return error;
+  if (seed >= 0)
+    if (std::string e = checkDeviceInputs(*reply, seed); !e.empty())
+      return e;
   started = std::chrono::steady_clock::now();
   outputs.resize(candidate.arguments.size()); // each output's vector kept from an earlier seed
   for (size_t i : outputIndices) {
@@ -473,16 +509,24 @@ std::string Evaluation::load() {
 }
 
 void Evaluation::layOutSeeds() {
-  // The reference build, and the arguments' shapes and types, name the cached inputs and outputs ("inputs3":
-  // makeInputs' block-wise ziggurat draws; files from the earlier schemes are not reused).
+  // The reference build, and the arguments' shapes and types, name the cached inputs and outputs ("inputs4":
+  // Random.h's hashed values; files from the earlier schemes are not reused).
   const auto &cArgs = candidate.arguments;
-  cacheKey = (reference.hash.empty() ? reference.directory : reference.hash) + "-inputs3";
+  cacheKey = (reference.hash.empty() ? reference.directory : reference.hash) + "-inputs4";
   for (size_t i = 0; i < cArgs.size(); ++i) {
     cacheKey += "-" + cArgs[i].dtype + (cArgs[i].domain.empty() ? "" : "+" + cArgs[i].domain);
     for (int64_t d : cArgs[i].shape)
       cacheKey += "x" + std::to_string(d);
     (cArgs[i].isOutput ? outputIndices : inputIndices).push_back(i);
     sizes.push_back(static_cast<size_t>(cArgs[i].numElements()));
+  }
+  // f32 inputs of a GPU candidate checked against a GPU reference are made on the device by each executor
+  // (DeviceInputs.h), not drawn here and copied over PCIe for every seed and candidate.
+  bool bothOnGpu = candidate.target == "gpu" && reference.target == "gpu" && !options.hostInputs;
+  deviceInput.assign(cArgs.size(), false);
+  for (size_t i : inputIndices) {
+    deviceInput[i] = bothOnGpu && types[i] == DType::F32 && reference.arguments[i].dtype == "f32";
+    (deviceInput[i] ? deviceInputIndices : hostInputIndices).push_back(i);
   }
 }
 
@@ -552,13 +596,13 @@ Evaluation::SeedEnd Evaluation::verifySeed(int seed, const SeedCache &cache, std
   size_t arguments = candidate.arguments.size();
   std::vector<const float *> inputs(arguments), actual(arguments), expected(arguments);
   auto started = std::chrono::steady_clock::now();
-  if (!cache.view(seed, "inputs", inputIndices, sizes, inputs)) {
+  if (!hostInputIndices.empty() && !cache.view(seed, "inputs", hostInputIndices, sizes, inputs)) {
     seedInputs.resize(arguments);
     bool held = false; // by the in-memory cache, which took the vectors over (no multi-GB copy)
-    if (!cache.load(seed, "inputs", inputIndices, sizes, seedInputs)) {
-      makeInputs(candidate.arguments, types, seed, seedInputs);
-      held = cache.adopt(seed, "inputs", inputIndices, seedInputs) &&
-             cache.view(seed, "inputs", inputIndices, sizes, inputs);
+    if (!cache.load(seed, "inputs", hostInputIndices, sizes, seedInputs)) {
+      makeInputs(candidate.arguments, types, seed, seedInputs, deviceInput);
+      held = cache.adopt(seed, "inputs", hostInputIndices, seedInputs) &&
+             cache.view(seed, "inputs", hostInputIndices, sizes, inputs);
     }
     if (!held)
       inputs = pointersTo(seedInputs);
@@ -567,10 +611,14 @@ Evaluation::SeedEnd Evaluation::verifySeed(int seed, const SeedCache &cache, std
   // The candidate first, then the reference (unless the candidate is the reference), each in its own executor.
   fillArguments(workers.candidate, inputs);
   started = std::chrono::steady_clock::now();
-  std::optional<json> reply = call(workers.candidate, {{"op", "run"}, {"slot", "candidate"}}, "candidate", error);
+  std::optional<json> reply = call(workers.candidate, runCommand("candidate", seed), "candidate", error);
   double wallMs = msSince(started);
   phases.candidate += wallMs;
   if (!reply)
+    return SeedEnd::Failed;
+  // Inputs the candidate's executor made on the device are checked too: a candidate that disagrees answers for
+  // other inputs than the reference's, and fails.
+  if ((error = checkDeviceInputs(*reply, seed)).size())
     return SeedEnd::Failed;
   // The executor's own measure of the call (without the judge's round trip), but never more than the judge
   // saw pass, and never a non-number.
@@ -610,7 +658,7 @@ Evaluation::SeedEnd Evaluation::verifySeed(int seed, const SeedCache &cache, std
       } else {
         if ((error = ensureReference()).size())
           return SeedEnd::Failed;
-        if ((error = runOn(workers.reference, "reference", inputs, seedExpected)).size())
+        if ((error = runOn(workers.reference, "reference", inputs, seedExpected, seed)).size())
           return SeedEnd::Failed;
       }
       // (A baseline's `actual` points into the same buffers, which the cache may now own: moving a vector

@@ -15,6 +15,37 @@ static unsigned long long htodBytes, dtodBytes, dtohBytes;
 /* kforge-run's L2 flushes are logged (test/Runner/l2-flush.test): fills of a buffer of at least 4 MB (4x the
  * mock's L2) and launches of its read kernel, the only module this mock loads. */
 static char flushKernel; /* its function handle */
+/* And the generator of a GPU executor's inputs (runtime/runner/DeviceInputs.cpp), run here on the host by a
+ * C model of runtime/runner/Random.h written apart from it: the judge checks the values it reads back against
+ * its own, so a disagreement between the two fails every GPU test that uses the mock. */
+static char fillModule, fillKernel;
+
+static uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+static void fillInputs(float *out, unsigned long long count, uint64_t key, unsigned long long mode,
+                       unsigned long long bound) {
+  for (unsigned long long i = 0; i < count; ++i) {
+    uint64_t first = mix64(key + i * 0x9e3779b97f4a7c15ull);
+    if (mode == 2) {
+      out[i] = (float)(first % bound);
+      continue;
+    }
+    uint64_t second = mix64(first ^ 0x2545f4914f6cdd1dull);
+    long long sum = -262140;
+    for (int shift = 0; shift < 64; shift += 16)
+      sum += (long long)((first >> shift) & 0xffff) + (long long)((second >> shift) & 0xffff);
+    float value = (float)sum * 0x1.3988e2p-16f;
+    out[i] = mode == 1 && value < 0 ? -value : value;
+  }
+#ifdef MOCK_WRONG_INPUTS /* a generator that disagrees with the judge's (test/Runner/serve-device-seeds.test) */
+  if (count > 0)
+    out[0] += 1;
+#endif
+  fprintf(stderr, "mock-cuda: %llu inputs made on the device\n", count);
+}
 
 static void report(void) {
   fprintf(stderr, "mock-cuda: htod %llu dtod %llu dtoh %llu\n", htodBytes, dtodBytes, dtohBytes);
@@ -118,6 +149,11 @@ CUresult cuStreamSynchronize(void *stream) { fprintf(stderr, "mock-cuda: synchro
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned shared, void *stream, void **params, void **extra) {
   (void)gy, (void)gz, (void)by, (void)bz, (void)shared, (void)extra;
+  if (f == &fillKernel) {
+    fillInputs((float *)(uintptr_t) * (CUdeviceptr *)params[0], *(unsigned long long *)params[1],
+               *(unsigned long long *)params[2], *(unsigned long long *)params[3], *(unsigned long long *)params[4]);
+    return 0;
+  }
   if (f == &flushKernel) { /* the read flush: a grid over the whole buffer, nothing written */
     fprintf(stderr, "mock-cuda: L2 read flush of %llu vectors, %u x %u threads, stream %p\n",
             *(unsigned long long *)params[1], gx, bx, stream);
@@ -135,10 +171,15 @@ CUresult cuMemFreeAsync(CUdeviceptr pointer, void *stream) {
   fprintf(stderr, "mock-cuda: stream-ordered free on stream %p\n", stream);
   return cuMemFree_v2(pointer);
 }
-/* The rest of what the runtime links against, so it loads with RTLD_NOW; a mock has no GPU modules. */
+/* The rest of what the runtime links against, so it loads with RTLD_NOW; a mock has no GPU modules but
+ * kforge-run's own two. */
 CUresult cuGetErrorString(CUresult result, const char **text) { (void)result; *text = "mock"; return 0; }
 #ifndef MOCK_NO_MODULES
 CUresult cuModuleLoadData(void **module, const void *image) {
+  if (strstr((const char *)image, ".entry kforge_fill_inputs(")) {
+    *module = &fillModule;
+    return 0;
+  }
   if (!strstr((const char *)image, ".entry kforge_l2_read_flush("))
     return 200;
   *module = &flushKernel;
@@ -146,6 +187,10 @@ CUresult cuModuleLoadData(void **module, const void *image) {
 }
 CUresult cuModuleUnload(void *module) { (void)module; return 0; }
 CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
+  if (module == &fillModule && !strcmp(name, "kforge_fill_inputs")) {
+    *function = &fillKernel;
+    return 0;
+  }
   if (module != &flushKernel || strcmp(name, "kforge_l2_read_flush"))
     return 500;
   *function = &flushKernel;
