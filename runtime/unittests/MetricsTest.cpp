@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <optional>
 
 using namespace kforge;
@@ -191,3 +193,39 @@ TEST(MetricsTest, ZerosAgainstARealOutputAreIncorrect) {
 }
 
 } // namespace
+
+// The AVX2 comparison adds and compares the same values in the same order as the scalar one (interleaved
+// lanes, merged in order): the same bits, on outputs with NaN (unwritten), infinities on both sides, zeros and
+// a length no lane count divides, over enough elements to be split across threads.
+TEST(Metrics, VectorAndScalarComparisonsAgreeToTheBit) {
+  if (!__builtin_cpu_supports("avx2"))
+    GTEST_SKIP() << "no AVX2 on this CPU";
+  size_t n = (size_t(1) << 21) + 3;
+  std::vector<float> ref(n), cand(n);
+  for (size_t i = 0; i < n; ++i) {
+    ref[i] = std::sin(0.001f * float(i)) * (i % 7 == 0 ? 1e-3f : 1.0f);
+    cand[i] = ref[i] * (1.0f + 1e-6f * float(i % 13)) + (i % 101 == 0 ? 1e-4f : 0.0f);
+  }
+  cand[5] = NAN;
+  cand[n - 1] = NAN;
+  cand[100] = INFINITY;
+  ref[200] = -INFINITY;
+  ref[300] = NAN;
+  ref[400] = 0.0f;
+  auto run = [&](const char *scalar) {
+    setenv("KFORGE_SCALAR_COMPARE", scalar, 1);
+    Comparison c = compare(cand, ref);
+    unsetenv("KFORGE_SCALAR_COMPARE");
+    return c;
+  };
+  Comparison vector = run("0"), scalar = run("1");
+  EXPECT_EQ(vector.nonFinite, 3);
+  EXPECT_EQ(vector.unwritten, 2);
+  EXPECT_EQ(vector.referenceNonFinite, 2);
+  EXPECT_EQ(std::memcmp(&vector, &scalar, sizeof(Comparison)), 0)
+      << vector.relL2Error << " " << scalar.relL2Error << " " << vector.maxRelError << " " << scalar.maxRelError;
+  EXPECT_EQ(vector.maxAbsError, scalar.maxAbsError);
+  EXPECT_EQ(vector.maxRelError, scalar.maxRelError);
+  EXPECT_EQ(vector.relL2Error, scalar.relL2Error);
+  EXPECT_EQ(vector.cosine, scalar.cosine);
+}
