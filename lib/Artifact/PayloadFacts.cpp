@@ -424,8 +424,11 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
     shaped.getElementType().print(os);
     facts.elementType = text;
   }
-  for (Type type : func.getArgumentTypes())
+  for (Type type : func.getArgumentTypes()) {
     facts.bytes += typeBytes(type);
+    if (auto shaped = dyn_cast<ShapedType>(type); shaped && shaped.getElementType().isF32())
+      facts.f32ArgumentBytes += typeBytes(type);
+  }
   for (Type type : func.getResultTypes())
     facts.bytes += typeBytes(type);
   facts.flops = countFlops(payload, *entry);

@@ -51,6 +51,7 @@ llvm::json::Value kforge::tune::toJSON(const PayloadFacts &facts) {
                             {"element_type", facts.elementType},
                             {"flops", facts.flops},
                             {"bytes", facts.bytes},
+                            {"f32_argument_bytes", facts.f32ArgumentBytes},
                             {"structural_hash", facts.structuralHash}};
 }
 
@@ -86,6 +87,6 @@ bool kforge::tune::fromJSON(const llvm::json::Value &value, PayloadFacts &facts,
          o.mapOptional("nested_reductions", facts.nestedReductions) &&
          o.mapOptional("convolutions_before_windows", facts.convolutionsBeforeWindows) &&
          o.map("element_type", facts.elementType) && o.map("flops", facts.flops) && o.map("bytes", facts.bytes) &&
-         o.map("structural_hash", facts.structuralHash);
+         o.mapOptional("f32_argument_bytes", facts.f32ArgumentBytes) && o.map("structural_hash", facts.structuralHash);
 }
 

@@ -124,6 +124,9 @@ struct PayloadFacts {
   int64_t convolutionsBeforeWindows = 0;
   int64_t flops = 0;
   int64_t bytes = 0;                  ///< Bytes of all arguments and results (the memory traffic floor).
+  /// Bytes of the f32 arguments among them: what a GPU executor makes on the device for a seed instead of the
+  /// judge drawing and uploading it (kforge-run's device inputs).
+  int64_t f32ArgumentBytes = 0;
   std::string structuralHash;         ///< SHA-256 of the payload printed generically without locations.
 };
 

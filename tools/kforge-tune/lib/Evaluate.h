@@ -100,7 +100,8 @@ Candidate prepareReferenceSamples(const TuneConfig &config, const Tools &tools, 
 inline constexpr double kLargeProblemBytes = 2e9;
 /// Seeds for a problem whose arguments take more than kLargeProblemBytes, unless --seeds was given: each seed
 /// costs every candidate a full pass over its arguments (drawn, copied to the GPU and back, compared), which on
-/// a 13 GB softmax is seconds per seed. Three keep what the rule needs: a second seed catches a kernel that
+/// a 13 GB softmax is seconds per seed. On the GPU, where kforge-run makes the f32 inputs on the device, only
+/// the outputs and the other inputs count. Three keep what the rule needs: a second seed catches a kernel that
 /// replays an earlier run's outputs, and the too-slow cutoff reads the runs after the first. Lowers
 /// `config.seeds` and returns the note kforge-tune prints, or returns "" and leaves it.
 std::string largeProblemSeeds(TuneConfig &config, const PayloadFacts &facts);

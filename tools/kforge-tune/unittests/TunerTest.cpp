@@ -98,6 +98,30 @@ TEST(LargeProblemSeeds, AProblemOverTwoGigabytesIsVerifiedOnThreeSeeds) {
   EXPECT_EQ(fewer.seeds, 2);
 }
 
+TEST(LargeProblemSeeds, OnTheGpuInputsMadeOnTheDeviceCostASeedNothing) {
+  // The matvec: 2048 x 1048576 f32 in (8.6 GB), 8 KB out: its f32 inputs are made on the device, so
+  // every candidate keeps the default five seeds.
+  TuneConfig matvec;
+  matvec.target = "gpu";
+  PayloadFacts facts = problem(4.3, 8.6);
+  facts.f32ArgumentBytes = static_cast<int64_t>(8.6e9) - 8192;
+  EXPECT_EQ(largeProblemSeeds(matvec, facts), "");
+  EXPECT_EQ(matvec.seeds, 5);
+  // The softmax's 6.4 GB f32 output still counts.
+  TuneConfig softmax;
+  softmax.target = "gpu";
+  PayloadFacts wide = problem(8, 12.9);
+  wide.f32ArgumentBytes = static_cast<int64_t>(6.45e9);
+  std::string note = largeProblemSeeds(softmax, wide);
+  EXPECT_EQ(softmax.seeds, 3);
+  EXPECT_NE(note.find("the outputs and the inputs not made on the device take 6.5 GB"), std::string::npos) << note;
+  // On the CPU every argument counts.
+  TuneConfig cpu;
+  cpu.target = "cpu";
+  EXPECT_NE(largeProblemSeeds(cpu, facts), "");
+  EXPECT_EQ(cpu.seeds, 3);
+}
+
 TEST(ReferenceCheck, TheCpuTargetIsCheckedOnSampledElements) {
   TuneConfig config;
   config.target = "cpu";
