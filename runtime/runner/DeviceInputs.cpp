@@ -151,3 +151,29 @@ std::string kforge::fillInputsOnDevice(CudaDriver &cuda, CUdeviceptr buffer, siz
   }
   return "";
 }
+
+std::string kforge::selfTestDeviceInputs(CudaDriver &cuda) {
+  static const std::string outcome = [&]() -> std::string {
+    constexpr size_t kCount = 4099; // not a multiple of a block, a warp or a vector
+    CUdeviceptr buffer = 0;
+    if (std::string e = cuda.check(cuda.memAlloc(&buffer, kCount * 4), "cuMemAlloc(inputs self-test)"); !e.empty())
+      return e;
+    std::string why;
+    std::vector<float> values(kCount);
+    std::vector<uint32_t> checked;
+    for (InputMode mode : {InputMode::Normal, InputMode::Positive, InputMode::Index}) {
+      DeviceInputSpec spec{inputKey(12345, static_cast<uint64_t>(mode)), mode, mode == InputMode::Index ? 50257u : 0u};
+      if ((why = fillInputsOnDevice(cuda, buffer, kCount, spec, checked)).empty())
+        why = cuda.check(cuda.memcpyDtoH(values.data(), buffer, kCount * 4), "cuMemcpyDtoH(inputs self-test)");
+      for (size_t i = 0; why.empty() && i < kCount; ++i)
+        if (float expected = inputValue(spec.key, i, spec.mode, spec.bound); values[i] != expected)
+          why = "the GPU's generator gives " + std::to_string(values[i]) + " at element " + std::to_string(i) +
+                " of mode " + std::to_string(static_cast<int>(mode)) + ", the host's " + std::to_string(expected);
+      if (!why.empty())
+        break;
+    }
+    cuda.memFree(buffer);
+    return why;
+  }();
+  return outcome;
+}

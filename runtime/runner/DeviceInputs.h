@@ -40,6 +40,15 @@ const char *fillInputsPtx();
 std::string fillInputsOnDevice(CudaDriver &cuda, CUdeviceptr buffer, size_t count, const DeviceInputSpec &spec,
                                std::vector<uint32_t> &checked);
 
+/// What an executor's run error starts with when it cannot make inputs on the device: the judge then draws
+/// them for the rest of its session and runs the seed again.
+inline constexpr const char *kDeviceInputsUnavailable = "device inputs unavailable: ";
+
+/// Once per process, before the first inputs it makes: the generator on a few thousand elements of each mode,
+/// compared with Random.h's values here. Empty when they agree, else why not (a driver without module loading,
+/// or a GPU whose arithmetic disagrees with the host's).
+std::string selfTestDeviceInputs(CudaDriver &cuda);
+
 } // namespace kforge
 
 #endif // KFORGE_RUNNER_DEVICEINPUTS_H

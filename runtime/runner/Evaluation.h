@@ -1,7 +1,8 @@
 //===- Evaluation.h - one evaluation of the judge (internal to kforge-run) -*- C++ -*-===//
 //
 // The judge's evaluation of one candidate against one reference: Verify.cpp has staging, loading and the
-// verification over seeds; VerifyTiming.cpp the timed phases checked against the judge's own clock.
+// verification over seeds; VerifyInputs.cpp the inputs (drawn here or made on the device); VerifyTiming.cpp
+// the timed phases checked against the judge's own clock.
 //
 //===----------------------------------------------------------------------===//
 
@@ -103,6 +104,9 @@ private:
                     std::vector<Floats> &outputs, int seed = -1);
   /// The run command for `slot`; with a `seed` (not -1), asking for the device inputs of that seed.
   json runCommand(const std::string &slot, int seed) const;
+  /// After an executor said it cannot make inputs on the device (`error` holds kDeviceInputsUnavailable):
+  /// every input drawn by the judge from now on, for this session too. False for any other error.
+  bool fallBackToHostInputs(const std::string &error);
   /// The executor's report of the inputs it made on the device for `seed`, checked against Random.h's values.
   /// Empty, or the disagreement.
   std::string checkDeviceInputs(const json &reply, int seed) const;

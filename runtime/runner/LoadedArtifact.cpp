@@ -174,6 +174,12 @@ std::string kforge::prepare(LoadedArtifact &artifact, const std::vector<const fl
     return e;
   if (checked)
     checked->assign(args.size(), {});
+  for (const std::optional<DeviceInputSpec> &spec : generate)
+    if (spec) {
+      if (std::string e = selfTestDeviceInputs(cuda); !e.empty())
+        return kDeviceInputsUnavailable + e;
+      break;
+    }
   for (size_t i = 0; i < args.size(); ++i) {
     if (!generate.empty() && generate[i]) {
       if (!artifact.direct[i] || args[i].isOutput)

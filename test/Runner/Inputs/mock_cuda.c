@@ -44,6 +44,10 @@ static void fillInputs(float *out, unsigned long long count, uint64_t key, unsig
   if (count > 0)
     out[0] += 1;
 #endif
+#ifdef MOCK_WRONG_RUN_INPUTS /* one that passes the executor's self-test (4099 elements) and disagrees later */
+  if (count > 0 && count != 4099)
+    out[count - 1] += 1;
+#endif
   fprintf(stderr, "mock-cuda: %llu inputs made on the device\n", count);
 }
 
