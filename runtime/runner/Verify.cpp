@@ -23,7 +23,6 @@
 #include <iostream>
 #include <limits>
 #include <sys/stat.h>
-#include <thread>
 #include <unistd.h>
 
 using namespace kforge;
