@@ -105,8 +105,9 @@ private:
   /// The run command for `slot`; with a `seed` (not -1), asking for the device inputs of that seed.
   json runCommand(const std::string &slot, int seed) const;
   /// After an executor said it cannot make inputs on the device (`error` holds kDeviceInputsUnavailable):
-  /// every input drawn by the judge from now on, for this session too. False for any other error.
-  bool fallBackToHostInputs(const std::string &error);
+  /// every input drawn by the judge from now on, for the rest of the session too when the reference's
+  /// executor said so. False for any other error.
+  bool fallBackToHostInputs(const std::string &error, bool fromReference);
   /// The executor's report of the inputs it made on the device for `seed`, checked against Random.h's values.
   /// Empty, or the disagreement.
   std::string checkDeviceInputs(const json &reply, int seed) const;

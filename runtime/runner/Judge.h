@@ -38,8 +38,8 @@ public:
   ExecutorProcess candidate, reference;
   bool referenceLoaded = false; ///< The reference executor holds the reference in slot "reference".
   std::string candidateStage; ///< The staged copy of the current candidate.
-  /// Why an executor could not make inputs on the device (DeviceInputs.h), once one said so: the judge then
-  /// draws every input for the rest of its session.
+  /// Why the reference's executor could not make inputs on the device (DeviceInputs.h), once it said so: the
+  /// judge then draws every input for the rest of its session.
   std::string deviceInputsUnavailable;
 
 private:

@@ -525,7 +525,7 @@ Evaluation::SeedEnd Evaluation::verifySeed(int seed, const SeedCache &cache, std
   double wallMs = msSince(started);
   phases.candidate += wallMs;
   if (!reply) {
-    if (!fallBackToHostInputs(error))
+    if (!fallBackToHostInputs(error, /*fromReference=*/candidateIsReference))
       return SeedEnd::Failed;
     error.clear(); // the executor cannot make inputs on the device: the seed again, every input drawn here
     return verifySeed(seed, cache, error);
@@ -581,7 +581,7 @@ Evaluation::SeedEnd Evaluation::verifySeed(int seed, const SeedCache &cache, std
         if ((error = ensureReference()).size())
           return SeedEnd::Failed;
         if ((error = runOn(workers.reference, "reference", inputs, seedExpected, seed)).size()) {
-          if (!fallBackToHostInputs(error))
+          if (!fallBackToHostInputs(error, /*fromReference=*/true))
             return SeedEnd::Failed;
           error.clear();
           return verifySeed(seed, cache, error);

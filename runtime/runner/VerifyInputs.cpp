@@ -114,17 +114,20 @@ std::string Evaluation::checkDeviceInputs(const json &reply, int seed) const {
   return "";
 }
 
-bool Evaluation::fallBackToHostInputs(const std::string &error) {
+bool Evaluation::fallBackToHostInputs(const std::string &error, bool fromReference) {
   size_t at = error.find(kDeviceInputsUnavailable);
   if (at == std::string::npos || deviceInputIndices.empty())
     return false;
-  workers.deviceInputsUnavailable = error.substr(at);
+  // Only the reference's executor, which runs no candidate code, speaks for the session: a candidate's claim
+  // costs its own evaluation the uploads, never the candidates after it.
+  if (fromReference)
+    workers.deviceInputsUnavailable = error.substr(at);
   for (size_t i : deviceInputIndices) {
     deviceInput[i] = false;
     hostInputIndices.push_back(i);
   }
   std::sort(hostInputIndices.begin(), hostInputIndices.end());
   deviceInputIndices.clear();
-  report["inputs"] = "drawn by the judge: " + workers.deviceInputsUnavailable;
+  report["inputs"] = "drawn by the judge: " + error.substr(at);
   return true;
 }
