@@ -279,6 +279,8 @@ LogicalResult transform::MatmulToMmaSyncOp::verify() {
                          << ") must be 0, or at least 2 stages of a staged matmul (block_k > 0)";
   if (getTma() && !getWgmma())
     return emitOpError() << "tma fills wgmma's swizzled stages: it needs wgmma";
+  if (getWarpSpecialized() && !getTma())
+    return emitOpError() << "warp_specialized gives the TMA copies a producer warp of their own: it needs tma";
   if (getWgmmaInFlight() != 0 && (!getWgmma() || getWgmmaInFlight() != 1 || asyncStages < 3))
     return emitOpError() << "wgmma_in_flight must be 0, or 1 with wgmma and at least 3 async_stages (copies run S - "
                             "2 tiles ahead)";
@@ -313,6 +315,7 @@ DiagnosedSilenceableFailure transform::MatmulToMmaSyncOp::applyToOne(transform::
   options.asyncStages = getAsyncStages();
   options.wgmma = getWgmma();
   options.tma = getTma();
+  options.warpSpecialized = getWarpSpecialized();
   options.wgmmaInFlight = getWgmmaInFlight();
   options.stageEpilogue = getStageEpilogue();
   options.tf32 = getTf32();

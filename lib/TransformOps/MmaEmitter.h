@@ -79,6 +79,10 @@ public:
   void emit();
 
 private:
+  /// The epilogue (applied in registers, or not) and the stores of the K loop's results.
+  void storeResults(ArrayRef<Value> results);
+  /// A barrier of the block's threads that compute (warp-specialized: named barrier 1 over the consumers).
+  void blockBarrier();
   int64_t mTiles() const { return warpM / kTileM; }
   int64_t nTiles() const { return warpN / kTileN; }
   Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
@@ -211,6 +215,9 @@ private:
   /// Stage `stage` of a shared buffer as a 2-D view.
   Value stageView(Value buffer, Value stage);
 
+  /// The stages in dynamic shared memory (aShared, bShared; with tma, the mbarriers after them).
+  void allocateStages();
+
   /// The K loop over tiles of block_k: while the warps multiply stage s, each thread's share of the next
   /// tile is loaded from global memory into registers and then stored into stage 1 - s; one barrier per tile.
   SmallVector<Value> stagedKLoop(ArrayRef<Value> init);
@@ -248,7 +255,10 @@ private:
   Value scaled(Value v, int64_t factor);
   Value i32(Value indexValue) { return arith::IndexCastOp::create(b, loc, b.getI32Type(), indexValue); }
   Value i32(int64_t v) { return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v); }
+  /// The stage's mbarrier that its copies complete on (warp-specialized: its full mbarrier).
   Value barrier(Value stage) { return sharedPointer(barriers, scaled(stage, 8)); }
+  /// Warp-specialized: the stage's empty mbarrier (every consumer warp is done with it), after the S full ones.
+  Value emptyBarrier(Value stage) { return sharedPointer(barriers, add(scaled(stage, 8), index(0), 8 * plan.stages())); }
 
   /// Thread 0 fills stage `stage` with the tile at K offset kOff: it tells the stage's mbarrier how many bytes
   /// to expect (and arrives), then issues one TMA copy of A's box (BM rows x 64 of K) and one per 64-column
@@ -264,7 +274,23 @@ private:
   /// its stage's mbarrier for phase t / S (parity), meets the block at a barrier (every warp is done with tile
   /// t - 1: its wgmma were waited for), thread 0 issues tile t + S - 1 into tile t - 1's stage (while there is
   /// one: no copy is left in flight when the block exits), and the warpgroups multiply tile t.
-  SmallVector<Value> tmaKLoop(Value barrierBuffer, ArrayRef<Value> init);
+  SmallVector<Value> tmaKLoop(ArrayRef<Value> init);
+  /// The tensor maps of A and B (host code before the launch).
+  void createTensorMaps();
+
+  //===--- Warp-specialized (tma): a producer warp, full and empty mbarriers ---===//
+
+  /// The block is the consumers (the warp grid) and one producer warp. Thread 0 initialises the mbarriers
+  /// (full: one arrival and the copies' bytes; empty: one arrival per consumer warp), the block meets once, then
+  /// the consumers run their K loop and the epilogue while the producer's first thread runs its loop.
+  void emitWarpSpecialized();
+  /// The producer's loop: for each tile t, wait until stage t % S is empty (phase parity (t / S + 1) % 2: the
+  /// first round passes on the fresh mbarriers), then fill it (issueTileTma).
+  void producerKLoop();
+  /// The consumers' loop: for each tile t, wait until stage t % S is full (parity (t / S) % 2), multiply it,
+  /// and once tile t - wgmma_in_flight's wgmma have finished, lane 0 of each warp arrives on that tile's empty
+  /// mbarrier.
+  SmallVector<Value> consumerKLoop(ArrayRef<Value> init);
   /// The suspend-time hint of mbarrier.try_wait (ns), as CUTLASS and MLIR's nvgpu lowering use.
   static constexpr int64_t kTryWaitTicks = 10000000;
 

@@ -35,9 +35,11 @@ MemRefType stagedBType(const MmaPlan &plan, Type operand, Attribute space) {
                            MemRefLayoutAttrInterface(), space);
   return MemRefType::get({plan.stages(), plan.blockK, plan.n + kSmemPad}, operand, MemRefLayoutAttrInterface(), space);
 }
-/// tma: one 8-byte mbarrier per stage (a 1024-byte aligned buffer after the swizzled stages).
+/// tma: one 8-byte mbarrier per stage, two warp-specialized (a 1024-byte aligned buffer after the swizzled
+/// stages).
 MemRefType barriersType(const MmaPlan &plan, Builder &b, Attribute space) {
-  return MemRefType::get({plan.stages()}, b.getI64Type(), MemRefLayoutAttrInterface(), space);
+  return MemRefType::get({plan.stages() * (plan.warpSpecialized ? 2 : 1)}, b.getI64Type(), MemRefLayoutAttrInterface(),
+                         space);
 }
 constexpr int64_t kBarriersBytes = 1024;
 static int64_t stagedSmemBytes(const MmaPlan &plan) {
@@ -52,7 +54,7 @@ static int64_t stagedSmemBytes(const MmaPlan &plan) {
 static LogicalResult checkStaged(MmaPlan &plan, ArrayRef<int64_t> warpGrid, std::string &why) {
   plan.warpRows = warpGrid[0];
   plan.warpCols = warpGrid[1];
-  int64_t threads = 32 * plan.warpRows * plan.warpCols;
+  int64_t threads = plan.consumerThreads() + (plan.warpSpecialized ? 32 : 0);
   if (plan.m % (kTileM * plan.warpRows) || plan.n % (kTileN * plan.warpCols)) {
     why = "the warp grid " + std::to_string(plan.warpRows) + "x" + std::to_string(plan.warpCols) +
           " does not cut the " + std::to_string(plan.m) + "x" + std::to_string(plan.n) +
@@ -73,7 +75,9 @@ static LogicalResult checkStaged(MmaPlan &plan, ArrayRef<int64_t> warpGrid, std:
   plan.launch = kforge::launchOfThreads(plan.matmul, threads);
   if (!plan.launch) {
     why = "a staged matmul must be in a gpu.launch of " + std::to_string(threads) +
-          "x1x1 threads (32 per warp of the grid): its threads copy the tiles to shared memory together";
+          (plan.warpSpecialized ? "x1x1 threads (32 per warp of the grid, and a producer warp)"
+                                : "x1x1 threads (32 per warp of the grid): its threads copy the tiles to shared "
+                                  "memory together");
     return failure();
   }
   if (std::string problem = kforge::sharedBuffersProblem(plan.launch, stagedSmemBytes(plan)); !problem.empty()) {
@@ -221,6 +225,7 @@ FailureOr<MmaPlan> planMma(linalg::MatmulOp matmul, const kforge::MmaSyncOptions
   plan.asyncStages = asyncStages;
   plan.wgmma = options.wgmma; // sizes the stages (swizzled, unpadded) for checkStaged
   plan.tma = options.tma;     // and adds the stages' mbarriers
+  plan.warpSpecialized = options.warpSpecialized; // (two per stage, and a producer warp in the launch)
   plan.wgmmaInFlight = options.wgmmaInFlight;
   if (blockK > 0 && failed(checkStaged(plan, options.warpGrid, why)))
     return failure();

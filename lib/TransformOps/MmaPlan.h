@@ -36,6 +36,11 @@ struct MmaPlan : kforge::MatmulTile {
   /// wgmma with TMA: each stage is filled by the tensor memory accelerator (one thread issues a bulk tensor
   /// copy per box, completing on the stage's mbarrier) instead of every thread's cp.async.
   bool tma = false;
+  /// tma with a producer warp: the block is the grid's warps (the consumers, which only wait and multiply) plus
+  /// one warp whose first thread issues every tile's copies; each stage has a full and an empty mbarrier.
+  bool warpSpecialized = false;
+  /// The warp grid's threads: the block's, less the producer warp.
+  int64_t consumerThreads() const { return 32 * warpRows * warpCols; }
   /// wgmma: tiles whose wgmma may still run while the next tile's are issued (0 or 1). With 1, each tile's
   /// wgmma are waited for one tile later, so copies run S - 2 tiles ahead instead of S - 1.
   int64_t wgmmaInFlight = 0;
@@ -79,7 +84,7 @@ inline constexpr int64_t kSmemPad = 8; ///< bf16/f16 elements
 inline constexpr int64_t kSwizzleRow = 64; ///< 16-bit elements per 128-byte row (MmaPlan::swizzleRow in general)
 
 /// The staged buffers: S stages of A and of B (padded rows; wgmma: swizzled, B in 64-column atoms), and (tma)
-/// one 8-byte mbarrier per stage.
+/// one 8-byte mbarrier per stage (warp-specialized: S full ones, then S empty ones).
 mlir::MemRefType stagedAType(const MmaPlan &plan, mlir::Type operand, mlir::Attribute space);
 mlir::MemRefType stagedBType(const MmaPlan &plan, mlir::Type operand, mlir::Attribute space);
 mlir::MemRefType barriersType(const MmaPlan &plan, mlir::Builder &b, mlir::Attribute space);

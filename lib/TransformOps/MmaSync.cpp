@@ -18,7 +18,10 @@ using kforge::innermostStride;
 using namespace kforge::mma;
 
 void MmaEmitter::emit() {
-  b.setInsertionPoint(plan.matmul);
+  // Warp-specialized, the consumers' K loop and epilogue are one branch, so all of it goes where the epilogue
+  // was (after the views it reads, defined between the matmul and it; the matmul's own operands come earlier).
+  Operation *epilogue = plan.neighbours.epilogue.empty() ? nullptr : plan.neighbours.epilogue.back().getOperation();
+  b.setInsertionPoint(plan.warpSpecialized && epilogue ? epilogue : plan.matmul.getOperation());
   operandType = cast<MemRefType>(plan.a.getType()).getElementType();
   AffineExpr l = getAffineDimExpr(0, ctx);
   warpM = plan.m / plan.warpRows;
@@ -40,12 +43,29 @@ void MmaEmitter::emit() {
   quad = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, l % 4), ValueRange{lane});
   aSource = plan.a;
   bSource = plan.b;
+  if (plan.warpSpecialized)
+    return emitWarpSpecialized();
   SmallVector<Value> accumulators = initialAccumulators();
   SmallVector<Value> results = plan.blockK > 0 ? stagedKLoop(accumulators) : kLoop(accumulators);
+  storeResults(results);
+}
+
+void MmaEmitter::storeResults(ArrayRef<Value> results) {
   if (!plan.neighbours.epilogue.empty())
     applyEpilogue(results);
   else
     storeAccumulators(results, plan.c);
+}
+
+void MmaEmitter::blockBarrier() {
+  if (!plan.warpSpecialized) {
+    gpu::BarrierOp::create(b, loc);
+    return;
+  }
+  // The producer warp is not there (it left after its last copy): named barrier 1 over the consumers alone.
+  Value id = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
+  Value count = arith::ConstantIntOp::create(b, loc, b.getI32Type(), plan.consumerThreads());
+  NVVM::BarrierOp::create(b, loc, TypeRange{}, id, count, NVVM::BarrierReductionAttr(), Value());
 }
 
 SmallVector<Value> MmaEmitter::initialAccumulators() {
@@ -212,7 +232,7 @@ Value MmaEmitter::stageView(Value buffer, Value stage) {
   return memref::SubViewOp::create(b, loc, viewType, buffer, offsets, sizes, strides);
 }
 
-SmallVector<Value> MmaEmitter::stagedKLoop(ArrayRef<Value> init) {
+void MmaEmitter::allocateStages() {
   Attribute workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   SmallVector<MemRefType> types = {stagedAType(plan, operandType, workgroup),
                                    stagedBType(plan, operandType, workgroup)};
@@ -222,7 +242,13 @@ SmallVector<Value> MmaEmitter::stagedKLoop(ArrayRef<Value> init) {
   aShared = buffers[0];
   bShared = buffers[1];
   if (plan.tma)
-    return tmaKLoop(buffers[2], init);
+    barriers = buffers[2];
+}
+
+SmallVector<Value> MmaEmitter::stagedKLoop(ArrayRef<Value> init) {
+  allocateStages();
+  if (plan.tma)
+    return tmaKLoop(init);
   if (plan.asyncStages > 0)
     return asyncKLoop(init);
   return kforge::twoStageKLoop<TileShare>(
@@ -411,14 +437,14 @@ void MmaEmitter::storeThroughShared(ArrayRef<Value> values, Value target) {
   auto bytesType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), MemRefLayoutAttrInterface(), workgroup);
   Value base = gpu::DynamicSharedMemoryOp::create(b, loc, bytesType);
   Value tile = memref::ViewOp::create(b, loc, resultTileType(plan, element, workgroup), base, index(0), ValueRange{});
-  gpu::BarrierOp::create(b, loc);
+  blockBarrier();
   for (int64_t i = 0; i < mTiles(); ++i)
     for (int64_t j = 0; j < nTiles(); ++j)
       for (int64_t h = 0; h < 2; ++h) {
         int64_t first = (i * nTiles() + j) * 4 + 2 * h;
         storePair(values[first], values[first + 1], tile, accRow(i, h), accCol(j, 0));
       }
-  gpu::BarrierOp::create(b, loc);
+  blockBarrier();
   int64_t width = 128 / element.getIntOrFloatBitWidth(); // elements per 16 bytes
   auto vec = VectorType::get({width}, element);
   for (int64_t r = 0; r < rounds(plan.m, plan.n, width); ++r) {
@@ -465,7 +491,8 @@ void MmaEmitter::storePair(Value first, Value second, Value target, Value row, V
 void MmaEmitter::applyEpilogue(ArrayRef<Value> values) {
   ArrayRef<linalg::GenericOp> epilogue = plan.neighbours.epilogue;
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(epilogue.back()); // after the views of its operands
+  if (!plan.warpSpecialized) // (which emits everything there, in the consumers' branch)
+    b.setInsertionPoint(epilogue.back()); // after the views of its operands
   SmallVector<Value> outputs(values.size());
   for (int64_t i = 0; i < mTiles(); ++i)
     for (int64_t j = 0; j < nTiles(); ++j)

@@ -74,13 +74,16 @@ void MmaEmitter::onFirstThread(llvm::function_ref<void()> then) {
   then();
 }
 
-SmallVector<Value> MmaEmitter::tmaKLoop(Value barrierBuffer, ArrayRef<Value> init) {
-  barriers = barrierBuffer;
-  int64_t stages = plan.asyncStages, tiles = plan.tiles(), ahead = plan.prefetch();
+void MmaEmitter::createTensorMaps() {
   aMap = kforge::createTensorMap2d(b, loc, plan.launch, plan.aGlobal.global, plan.aTransposed ? plan.blockK : plan.m,
                                    plan.swizzleRow());
   bMap = kforge::createTensorMap2d(b, loc, plan.launch, plan.bGlobal.global, plan.bTransposed ? plan.n : plan.blockK,
                                    plan.swizzleRow());
+}
+
+SmallVector<Value> MmaEmitter::tmaKLoop(ArrayRef<Value> init) {
+  int64_t stages = plan.asyncStages, tiles = plan.tiles(), ahead = plan.prefetch();
+  createTensorMaps();
   onFirstThread([&] {
     for (int64_t s = 0; s < stages; ++s)
       NVVM::MBarrierInitOp::create(b, loc, barrier(index(s)), i32(1), /*predicate=*/Value());
@@ -114,6 +117,76 @@ SmallVector<Value> MmaEmitter::tmaKLoop(Value barrierBuffer, ArrayRef<Value> ini
   }
   scf::YieldOp::create(b, loc, wgmmaTile(stage, SmallVector<Value>(loop.getRegionIterArgs())));
   b.setInsertionPointAfter(loop);
+  return afterWgmmaLoop(loop);
+}
+
+void MmaEmitter::emitWarpSpecialized() {
+  allocateStages();
+  createTensorMaps();
+  int64_t stages = plan.asyncStages, consumerWarps = plan.consumerThreads() / 32;
+  onFirstThread([&] {
+    for (int64_t s = 0; s < stages; ++s) {
+      NVVM::MBarrierInitOp::create(b, loc, barrier(index(s)), i32(1), /*predicate=*/Value());
+      NVVM::MBarrierInitOp::create(b, loc, emptyBarrier(index(s)), i32(consumerWarps), /*predicate=*/Value());
+    }
+    NVVM::FenceMbarrierInitOp::create(b, loc);
+  });
+  // The only barrier of the whole block: the mbarriers are initialised before anyone waits on them.
+  gpu::BarrierOp::create(b, loc);
+  Value consumer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, thread, index(plan.consumerThreads()));
+  auto roles = scf::IfOp::create(b, loc, consumer, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(roles.thenBlock()->getTerminator());
+  storeResults(consumerKLoop(initialAccumulators()));
+  b.setInsertionPoint(roles.elseBlock()->getTerminator());
+  Value producer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread, index(plan.consumerThreads()));
+  guarded(producer, [&] { producerKLoop(); });
+}
+
+void MmaEmitter::producerKLoop() {
+  int64_t stages = plan.asyncStages;
+  auto loop = scf::ForOp::create(b, loc, index(0), index(plan.tiles()), index(1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  AffineExpr t = getAffineDimExpr(0, ctx);
+  Value tile = loop.getInductionVar();
+  Value stage = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t % stages), ValueRange{tile});
+  // Round r = t / S of a stage needs round r - 1's consumers done: the empty mbarrier's phase r - 1, of parity
+  // (r + 1) % 2. In round 0 that is the phase before a fresh mbarrier's first, which counts as complete.
+  Value parity =
+      affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (t.floorDiv(stages) + 1) % 2), ValueRange{tile});
+  NVVM::MBarrierTryWaitParityOp::create(b, loc, emptyBarrier(stage), i32(parity), i32(kTryWaitTicks));
+  issueTileTma(scaled(tile, plan.blockK), stage);
+}
+
+SmallVector<Value> MmaEmitter::consumerKLoop(ArrayRef<Value> init) {
+  int64_t stages = plan.asyncStages, inFlight = plan.wgmmaInFlight;
+  auto loop = scf::ForOp::create(b, loc, index(0), index(plan.tiles()), index(1), init);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    AffineExpr t = getAffineDimExpr(0, ctx);
+    Value tile = loop.getInductionVar();
+    Value stage = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t % stages), ValueRange{tile});
+    Value parity =
+        affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t.floorDiv(stages) % 2), ValueRange{tile});
+    NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier(stage), i32(parity), i32(kTryWaitTicks));
+    SmallVector<Value> acc = wgmmaTile(stage, SmallVector<Value>(loop.getRegionIterArgs()));
+    // wgmmaTile waited until at most `inFlight` tiles' wgmma run: tile t - inFlight's are done, and (a
+    // warpgroup's wgmma finishing together) so are its warp's reads of that stage. One arrival per warp.
+    Value firstLane = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0));
+    Value release = firstLane;
+    if (inFlight > 0)
+      release = arith::AndIOp::create(
+          b, loc, firstLane, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, tile, index(inFlight)));
+    guarded(release, [&] {
+      Value done = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (t - inFlight) % stages),
+                                                 ValueRange{tile});
+      NVVM::MBarrierArriveOp::create(b, loc, /*res=*/Type(), emptyBarrier(done), /*count=*/Value(),
+                                     NVVM::MemScopeKind::CTA, /*relaxed=*/false);
+    });
+    scf::YieldOp::create(b, loc, acc);
+  }
   return afterWgmmaLoop(loop);
 }
 

@@ -52,6 +52,7 @@ struct MmaSyncOptions {
   bool ldmatrix = false;
   int64_t asyncStages = 0;
   bool wgmma = false, tma = false;
+  bool warpSpecialized = false; ///< tma: a producer warp issues the copies; mbarriers replace the block barrier.
   int64_t wgmmaInFlight = 0;
   bool stageEpilogue = false;
   bool tf32 = false; ///< f32 operands multiplied as TF32 (wgmma only).

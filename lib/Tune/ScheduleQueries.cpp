@@ -200,11 +200,15 @@ std::vector<int64_t> kforge::tune::blockDims(const Schedule &schedule, const Pay
     int64_t threads = 1;
     for (int64_t c : counts)
       threads *= c;
-    counts = {threads};
+    counts = {threads + producerThreads(schedule)};
   }
   for (size_t i = 0; i < counts.size() && i < 3; ++i)
     dims[i] = counts[counts.size() - 1 - i];
   return dims;
+}
+
+int64_t kforge::tune::producerThreads(const Schedule &schedule) {
+  return findSlot(schedule, "warp_specialize") ? 32 : 0;
 }
 
 bool kforge::tune::stageIsImplicitGemm(const PayloadFacts &facts) {
@@ -277,8 +281,8 @@ std::string kforge::tune::raggedTilesBlocker(const Schedule &schedule, const Pay
                                             "occupancy", "max_registers"};
   // The staged, pipelined tensor-core gemm zero-fills its copies past a partial tile's edge (cp.async's source
   // size, TMA's out-of-bounds fill) and skips its stores there; its options ride along.
-  static const llvm::StringRef kStagedMma[] = {"mma",   "stage", "pipeline", "ldmatrix",
-                                               "wgmma", "tma",   "overlap",  "stage_epilogue"};
+  static const llvm::StringRef kStagedMma[] = {"mma", "stage",           "pipeline", "ldmatrix",      "wgmma",
+                                               "tma", "warp_specialize", "overlap",  "stage_epilogue"};
   bool mma = findSlot(schedule, "mma") != nullptr;
   bool pipelinedMma = mma && findSlot(schedule, "stage") && findSlot(schedule, "pipeline");
   // The implicit GEMM (stage on a convolution, SIMT or with mma) clamps its reads and masks its stores, its

@@ -349,6 +349,18 @@ def MatmulToMmaSyncOp : Kforge_ReplacingOp<"matmul_to_mma_sync", "::mlir::linalg
     mbarrier (phase parity t / S), meets the block at a barrier, and thread 0 issues tile
     t + S - 1 into tile t - 1's stage while there is one.
 
+    With `warp_specialized` (with `tma`), the block has one more warp than the grid: a
+    producer warp whose first thread issues every tile's TMA copies, while the grid's warps
+    (the consumers) only wait and multiply. Each stage has two mbarriers: full (the copies
+    landed: the producer's expected bytes, as with `tma`) and empty (every consumer warp is
+    done with it: one arrival per warp once the tile's wgmma finished, so after the next
+    tile's with `wgmma_in_flight` = 1). The producer waits on a stage's empty mbarrier before
+    filling it again (the first round passes at once: phase parity 1 of a fresh mbarrier),
+    so copies run up to S tiles ahead and the consumers never meet at a block barrier in the
+    K loop; the epilogue runs on the consumers alone (with `stage_epilogue`, its barriers are
+    named barrier 1 over the consumers' threads). The matmul must be in a gpu.launch of the
+    grid's threads plus 32.
+
     With `wgmma_in_flight` = 1 (with `wgmma` and at least 3 stages), each tile's wgmma are
     waited for one tile later (`wgmma.wait_group 1`; all of them after the loop), so a
     tile's multiplies overlap the wait for the next tile and the issue of its wgmma; the
@@ -386,7 +398,7 @@ def MatmulToMmaSyncOp : Kforge_ReplacingOp<"matmul_to_mma_sync", "::mlir::linalg
     multiple of 8 (the block's threads need not divide the tiles' 8-element vectors: the last round
     of copies repeats the last vector),
     the two stages exceed 48 KB, B's rows are not contiguous, or the matmul is not in a
-    gpu.launch of exactly the grid's threads; with `ldmatrix`, also when the warp tile's columns
+    gpu.launch of exactly the grid's threads (with `warp_specialized`, plus 32); with `ldmatrix`, also when the warp tile's columns
     are not a multiple of 16; with `async_stages`, also when A's or B's rows are not whole
     16-byte copies (a leading stride not a multiple of 8 elements); with `wgmma`, also when the
     warp grid is not 4 x G warps by 1 over 16-row warp tiles, the tile's columns are not a
@@ -399,7 +411,8 @@ def MatmulToMmaSyncOp : Kforge_ReplacingOp<"matmul_to_mma_sync", "::mlir::linalg
 
     The op fails to verify when an option contradicts another: `k_steps` below 1, `block_k`
     negative, `warp_grid` not two positive counts when staged, `async_stages` other than 0
-    that is below 2 or not staged, `ldmatrix` not staged, `tma` without `wgmma`, `wgmma`
+    that is below 2 or not staged, `ldmatrix` not staged, `tma` without `wgmma`,
+    `warp_specialized` without `tma`, `wgmma`
     without `async_stages`, with `block_k` other than 64 or with `ldmatrix`,
     `wgmma_in_flight` other than 0 that is not 1 with `wgmma` and at least 3 stages,
     `stage_epilogue` without `async_stages`, or `tf32` without `wgmma` (then `block_k` must
@@ -413,6 +426,7 @@ def MatmulToMmaSyncOp : Kforge_ReplacingOp<"matmul_to_mma_sync", "::mlir::linalg
                        DefaultValuedAttr<I64Attr, "0">:$async_stages,
                        UnitAttr:$wgmma,
                        UnitAttr:$tma,
+                       UnitAttr:$warp_specialized,
                        DefaultValuedAttr<I64Attr, "0">:$wgmma_in_flight,
                        UnitAttr:$stage_epilogue,
                        UnitAttr:$tf32);

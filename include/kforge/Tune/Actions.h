@@ -162,6 +162,9 @@ std::vector<int64_t> innermostTile(const Schedule &schedule, const PayloadFacts 
 /// The GPU block the schedule launches: threads along x, y, z (1, 1, 1 without a thread-level tile). A thread
 /// tile that does not divide its block tile takes ceil(block / thread) threads along that loop.
 std::vector<int64_t> blockDims(const Schedule &schedule, const PayloadFacts &facts);
+/// The threads of the block that only issue copies (warp_specialize's producer warp: 32), which blockDims
+/// counts and the warp grid does not.
+int64_t producerThreads(const Schedule &schedule);
 
 /// Threads of a block along the root's parallel loop `d`: ceil(block tile / thread tile), 1 where the thread tile
 /// leaves the loop whole.

@@ -192,7 +192,7 @@ void kforge::tune::checkImplicitGemmMma(const Schedule &schedule, const PayloadF
     return;
   }
   checkNothingElseSchedulesTheGemm(schedule, index, "mma", problem);
-  for (StringRef option : {"ldmatrix", "contiguous_copies", "tma", "stage_epilogue"})
+  for (StringRef option : {"ldmatrix", "contiguous_copies", "tma", "warp_specialize", "stage_epilogue"})
     if (findSlot(schedule, option))
       problem(index, "unsupported",
               "mma on a convolution takes stage, pipeline, wgmma, overlap and tf32 alone (fragments by ldmatrix or "

@@ -75,7 +75,7 @@ protected:
     if (findSlot(context.schedule, "mma")) {
       size_t m = matmulRowDim(context.facts);
       std::vector<int64_t> dims = blockDims(context.schedule, context.facts);
-      int64_t threads = dims[0] * dims[1] * dims[2];
+      int64_t threads = dims[0] * dims[1] * dims[2] - producerThreads(context.schedule);
       int64_t rows = blockExtent(context.schedule, context.facts, m),
               cols = blockExtent(context.schedule, context.facts, m + 1);
       int64_t accumulators = threads > 0 && rows > 0 && cols > 0 ? rows * cols / threads : 0;

@@ -1,4 +1,4 @@
-//===- TensorCores.cpp - mma, stage, ldmatrix, pipeline, wgmma, tma, overlap, stage_epilogue -===//
+//===- TensorCores.cpp - mma, stage, pipeline, wgmma, tma, warp_specialize, overlap, ... -===//
 //
 // The actions that rewrite a matmul whole after bufferization and the GPU mapping: tensor cores (mma.sync,
 // Hopper's wgmma), operands staged through shared memory (also the fp32 SIMT SGEMM), fragments read by
@@ -542,7 +542,7 @@ public:
                 {{"longest_k", ParamType::Int, {0, 1}, {}, "1: K's longest loop innermost; 0: the op's order"}},
                 {"gpu"},
                 "stage on a convolution (its implicit GEMM) and pipeline(2) before it"},
-            {{"", 55}}) {}
+            {{"", 56}}) {}
 
   RenderPoint renderPoint() const override { return RenderPoint::AfterFinish; }
   void validate(const ValidationContext &context) const override {
@@ -618,6 +618,31 @@ public:
   std::string mmaOption(const Action &) const override { return ", tma"; }
 };
 
+class WarpSpecializeAction : public MmaOptionAction {
+public:
+  WarpSpecializeAction()
+      : MmaOptionAction(
+            ActionSpec{"warp_specialize",
+                       "Give the TMA copies a warp of their own: the block gets one more warp (the producer), whose "
+                       "first thread fills each stage as soon as every consumer warp is done with it (an empty "
+                       "mbarrier per stage, one arrival per warp once the tile's wgmma finished) and the copies "
+                       "land (the full mbarrier, as with tma); the warpgroups only wait and multiply, and never meet "
+                       "at a block barrier in the K loop. The copies run up to stages tiles ahead.",
+                       "the warp_specialized option of transform.kforge.matmul_to_mma_sync (a gpu.launch of the warp "
+                       "grid's threads plus 32; nvvm.mbarrier.arrive, named barrier 1 for stage_epilogue)",
+                       {},
+                       {"gpu"},
+                       "wgmma and tma before it (a matmul, not a convolution)"},
+            52) {}
+
+  void validate(const ValidationContext &context) const override {
+    if (!findSlot(context.schedule, "tma"))
+      context.problem("precondition", "warp_specialize needs wgmma and tma before it (the producer warp issues the "
+                                      "TMA copies)");
+  }
+  std::string mmaOption(const Action &) const override { return ", warp_specialized"; }
+};
+
 class OverlapAction : public MmaOptionAction {
 public:
   OverlapAction()
@@ -633,7 +658,7 @@ public:
                                    {"gpu"},
                                    "wgmma and pipeline(3) or more before it; on a convolution, wgmma (its two "
                                    "stages, or pipeline's)"},
-                        52) {}
+                        53) {}
 
   void validate(const ValidationContext &context) const override {
     const Action *pipeline = findSlot(context.schedule, "pipeline");
@@ -666,7 +691,7 @@ public:
                        "mma, stage and pipeline before it (stages in dynamic shared memory: more than 48 KB, or wgmma) "
                        "that hold "
                        "the result tile; a result of 16- or 32-bit elements, its columns whole 16-byte vectors"},
-            53) {}
+            54) {}
 
   void validate(const ValidationContext &context) const override {
     const Schedule &schedule = context.schedule;
@@ -727,7 +752,7 @@ public:
                        "stage and pipeline before it; with wgmma, stage(32) and B as N x K (nn.Linear's weight: TF32 "
                        "wgmma reads both operands K-major). On a convolution's implicit GEMM: mma, stage(32) and "
                        "wgmma before it, both multiplicands contiguous along K (NHWC and FHWC, or channels_last)"},
-            54) {}
+            55) {}
 
   void validate(const ValidationContext &context) const override {
     const PayloadFacts &facts = context.facts;
@@ -790,6 +815,7 @@ void kforge::tune::addTensorCoreActions(ActionDefinitions &definitions) {
   definitions.push_back(std::make_unique<ContiguousCopiesAction>());
   definitions.push_back(std::make_unique<WgmmaAction>());
   definitions.push_back(std::make_unique<TmaAction>());
+  definitions.push_back(std::make_unique<WarpSpecializeAction>());
   definitions.push_back(std::make_unique<OverlapAction>());
   definitions.push_back(std::make_unique<StageEpilogueAction>());
   definitions.push_back(std::make_unique<Tf32Action>());

@@ -199,6 +199,8 @@ static void neighbourSlots(const Schedule &s, const PayloadFacts &facts, const H
   // (a convolution's wgmma is filled by its own copies, each tile waited for)
   if (slot(s, "wgmma") && !mmaConvolution)
     (slot(s, "tma") ? removes : adds).push_back("tma");
+  if (slot(s, "tma"))
+    (slot(s, "warp_specialize") ? removes : adds).push_back("warp_specialize");
   if (slot(s, "wgmma") &&
       (mmaConvolution || slot(s, "overlap") || (slot(s, "pipeline") && slot(s, "pipeline")->value >= 3)))
     (slot(s, "overlap") ? removes : adds).push_back("overlap");
@@ -318,6 +320,7 @@ static const Addition kAdditions[] = {
     {"recompute", plain},
     {"ldmatrix", plain},
     {"tma", plain},
+    {"warp_specialize", plain},
     {"overlap", plain},
     {"stage_epilogue", plain},
     {"moments", plain},
@@ -339,6 +342,7 @@ static const struct {
       {"pipeline", ""},
       {"wgmma", ""},
       {"tma", ""},
+      {"warp_specialize", ""},
       {"overlap", ""},
       {"stage_epilogue", ""}}},
     {"stage",
@@ -348,21 +352,26 @@ static const struct {
       {"contiguous_copies", ""},
       {"wgmma", ""},
       {"tma", ""},
+      {"warp_specialize", ""},
       {"overlap", ""},
       {"stage_epilogue", ""}}},
     {"pipeline",
      {{"pipeline", ""},
       {"wgmma", ""},
       {"tma", ""},
+      {"warp_specialize", ""},
       {"overlap", ""},
       {"stage_epilogue", ""},
       {"contiguous_copies", ""}}},
     // wgmma multiplies the pipelined stages; tma fills them; overlap keeps wgmma in flight.
-    {"wgmma", {{"wgmma", ""}, {"tma", ""}, {"overlap", ""}}},
+    {"wgmma", {{"wgmma", ""}, {"tma", ""}, {"warp_specialize", ""}, {"overlap", ""}}},
+    // warp_specialize gives tma's copies a warp of their own.
+    {"tma", {{"tma", ""}, {"warp_specialize", ""}}},
     {"tile-thread",
      {{"stage_epilogue", ""},
       {"overlap", ""},
       {"tma", ""},
+      {"warp_specialize", ""},
       {"wgmma", ""},
       {"pipeline", ""},
       {"contiguous_copies", ""},

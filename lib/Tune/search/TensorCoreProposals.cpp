@@ -117,7 +117,7 @@ void addIrregularMmaProposals(const PayloadFacts &facts, const HardwareProfile &
 /// A wgmma schedule: the block and warp tiles (16 rows by the block's columns), one swizzled row of K per stage
 /// (block_k: 64 16-bit elements or 32 f32), `stages` filled by cp.async or TMA, one tile's wgmma in flight or not.
 static Schedule wgmmaSchedule(std::vector<int64_t> block, std::vector<int64_t> warp, int64_t blockK, int64_t stages,
-                              bool tma, bool overlap) {
+                              bool tma, bool overlap, bool warpSpecialized = false) {
   Schedule v;
   v.push_back(tile("block", std::move(block)));
   v.push_back(tile("thread", std::move(warp)));
@@ -127,6 +127,8 @@ static Schedule wgmmaSchedule(std::vector<int64_t> block, std::vector<int64_t> w
   v.push_back(Action{"wgmma"});
   if (tma)
     v.push_back(Action{"tma"});
+  if (tma && warpSpecialized)
+    v.push_back(Action{"warp_specialize"});
   if (overlap)
     v.push_back(Action{"overlap"});
   return v;
@@ -260,12 +262,14 @@ void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &pr
   struct Warpgroup {
     std::vector<int64_t> block;
     int64_t stages;
-    bool tma, overlap, stageEpilogue = false;
+    bool tma, overlap, stageEpilogue = false, warpSpecialized = false;
   };
   // (Only on Hopper, sm_90: elsewhere wgmma does not exist; an unknown chip gets them too.)
   bool hopper = profile.chip.empty() || StringRef(profile.chip).starts_with("sm_90");
   std::vector<Warpgroup> warpgroups = {{{128, 256}, 4, false, true},
                                        {{128, 128}, 3, false, false},
+                                       // a producer warp issuing the TMA copies (not measured yet)
+                                       {{128, 256}, 4, true, true, false, true},
                                        {{64, 128}, 4, true, true},
                                        {{128, 128}, 3, true, false},
                                        {{128, 256}, 3, true, false},
@@ -287,7 +291,8 @@ void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &pr
     // (A K that 64 does not divide: the last tile's copies past K are zero-filled.)
     if (!hopper || !blockFits(m, n, w.block[0], w.block[1], partialOk) || facts.contractionK % 8)
       continue;
-    Schedule v = wgmmaSchedule(tiles(w.block), tiles({16, w.block[1]}), /*blockK=*/64, w.stages, w.tma, w.overlap);
+    Schedule v = wgmmaSchedule(tiles(w.block), tiles({16, w.block[1]}), /*blockK=*/64, w.stages, w.tma, w.overlap,
+                               w.warpSpecialized);
     if (w.stageEpilogue)
       v.push_back(Action{"stage_epilogue"});
     addRequiredFusions(v, facts, profile, /*always=*/true);
@@ -295,8 +300,8 @@ void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &pr
         add(v, "",
             "heuristic: Hopper wgmma on " + std::to_string(w.block[0]) + "x" + std::to_string(w.block[1]) +
                 " blocks, " + std::to_string(w.stages) + " swizzled stages of 64 of K filled by " +
-                (w.tma ? "TMA" : "cp.async") + (w.overlap ? ", one tile's wgmma in flight" : "") +
-                (w.stageEpilogue ? ", the result stored through shared memory" : ""));
+                (w.tma ? "TMA" : "cp.async") + (w.warpSpecialized ? " from a producer warp" : "") +
+                (w.overlap ? ", one tile's wgmma in flight" : "") + (w.stageEpilogue ? ", the result stored through shared memory" : ""));
     // The first form that fits, also with its result through shared memory, next: where the output is large
     // against the work (a short K: a 1x1 convolution's 256 channels) its lanes' 4-8 byte stores weigh. On the
     // bf16 1x1 convolution task (64x128 blocks, TMA, overlap; an H100, one search) 0.0308 ms with it against
