@@ -39,7 +39,7 @@ std::string CudaDriver::load(int ordinal) {
       !resolve(library, "cuModuleGetFunction", moduleGetFunction) ||
       !resolve(library, "cuModuleUnload", moduleUnload) || !resolve(library, "cuLaunchKernel", launchKernel))
     moduleLoadData = nullptr; // the clean L2 flush is all or nothing
-  CUdevice device = 0;
+  device = 0;
   CUcontext context = nullptr;
   std::string error = check(init(0), "cuInit");
   if (error.empty())

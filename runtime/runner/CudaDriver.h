@@ -56,6 +56,8 @@ struct CudaDriver {
 
   /// Loads libcuda.so.1 and makes device `ordinal`'s primary context current. Empty on success, else why not.
   std::string load(int ordinal);
+  /// The device load() made current (its ordinal, as given).
+  CUdevice device = 0;
 
   /// "cuFoo failed: CUDA_ERROR_X" for a failed call, empty for success.
   std::string check(CUresult result, const char *call) const;

@@ -117,9 +117,8 @@ static std::string loadFillModule(CudaDriver &cuda, FillModule &fill) {
                                  "cuModuleGetFunction(kforge_fill_inputs)");
       !e.empty())
     return e;
-  CUdevice device = 0;
-  cuda.deviceGet(&device, 0);
-  cuda.deviceGetAttribute(&fill.multiprocessors, kDeviceMultiprocessorCount, device);
+  // (The grid's size only: the values do not depend on it.)
+  cuda.deviceGetAttribute(&fill.multiprocessors, kDeviceMultiprocessorCount, cuda.device);
   return "";
 }
 
