@@ -258,7 +258,9 @@ private:
   /// The stage's mbarrier that its copies complete on (warp-specialized: its full mbarrier).
   Value barrier(Value stage) { return sharedPointer(barriers, scaled(stage, 8)); }
   /// Warp-specialized: the stage's empty mbarrier (every consumer warp is done with it), after the S full ones.
-  Value emptyBarrier(Value stage) { return sharedPointer(barriers, add(scaled(stage, 8), index(0), 8 * plan.stages())); }
+  Value emptyBarrier(Value stage) {
+    return sharedPointer(barriers, add(scaled(stage, 8), index(0), 8 * plan.stages()));
+  }
 
   /// Thread 0 fills stage `stage` with the tile at K offset kOff: it tells the stage's mbarrier how many bytes
   /// to expect (and arrives), then issues one TMA copy of A's box (BM rows x 64 of K) and one per 64-column

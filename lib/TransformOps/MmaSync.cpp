@@ -491,8 +491,9 @@ void MmaEmitter::storePair(Value first, Value second, Value target, Value row, V
 void MmaEmitter::applyEpilogue(ArrayRef<Value> values) {
   ArrayRef<linalg::GenericOp> epilogue = plan.neighbours.epilogue;
   OpBuilder::InsertionGuard guard(b);
-  if (!plan.warpSpecialized) // (which emits everything there, in the consumers' branch)
-    b.setInsertionPoint(epilogue.back()); // after the views of its operands
+  // After the views of its operands (warp-specialized, emit() put everything there, in the consumers' branch).
+  if (!plan.warpSpecialized)
+    b.setInsertionPoint(epilogue.back());
   SmallVector<Value> outputs(values.size());
   for (int64_t i = 0; i < mTiles(); ++i)
     for (int64_t j = 0; j < nTiles(); ++j)

@@ -177,11 +177,11 @@ SmallVector<Value> MmaEmitter::consumerKLoop(ArrayRef<Value> init) {
     Value firstLane = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0));
     Value release = firstLane;
     if (inFlight > 0)
-      release = arith::AndIOp::create(
-          b, loc, firstLane, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, tile, index(inFlight)));
+      release = arith::AndIOp::create(b, loc, firstLane,
+                                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, tile, index(inFlight)));
     guarded(release, [&] {
-      Value done = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (t - inFlight) % stages),
-                                                 ValueRange{tile});
+      Value done =
+          affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (t - inFlight) % stages), ValueRange{tile});
       NVVM::MBarrierArriveOp::create(b, loc, /*res=*/Type(), emptyBarrier(done), /*count=*/Value(),
                                      NVVM::MemScopeKind::CTA, /*relaxed=*/false);
     });

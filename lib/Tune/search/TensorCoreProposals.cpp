@@ -296,12 +296,12 @@ void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &pr
     if (w.stageEpilogue)
       v.push_back(Action{"stage_epilogue"});
     addRequiredFusions(v, facts, profile, /*always=*/true);
-    std::string parent =
-        add(v, "",
-            "heuristic: Hopper wgmma on " + std::to_string(w.block[0]) + "x" + std::to_string(w.block[1]) +
-                " blocks, " + std::to_string(w.stages) + " swizzled stages of 64 of K filled by " +
-                (w.tma ? "TMA" : "cp.async") + (w.warpSpecialized ? " from a producer warp" : "") +
-                (w.overlap ? ", one tile's wgmma in flight" : "") + (w.stageEpilogue ? ", the result stored through shared memory" : ""));
+    std::string parent = add(
+        v, "",
+        "heuristic: Hopper wgmma on " + std::to_string(w.block[0]) + "x" + std::to_string(w.block[1]) + " blocks, " +
+            std::to_string(w.stages) + " swizzled stages of 64 of K filled by " + (w.tma ? "TMA" : "cp.async") +
+            (w.warpSpecialized ? " from a producer warp" : "") + (w.overlap ? ", one tile's wgmma in flight" : "") +
+            (w.stageEpilogue ? ", the result stored through shared memory" : ""));
     // The first form that fits, also with its result through shared memory, next: where the output is large
     // against the work (a short K: a 1x1 convolution's 256 channels) its lanes' 4-8 byte stores weigh. On the
     // bf16 1x1 convolution task (64x128 blocks, TMA, overlap; an H100, one search) 0.0308 ms with it against
