@@ -281,6 +281,11 @@ LogicalResult transform::MatmulToMmaSyncOp::verify() {
     return emitOpError() << "tma fills wgmma's swizzled stages: it needs wgmma";
   if (getWarpSpecialized() && !getTma())
     return emitOpError() << "warp_specialized gives the TMA copies a producer warp of their own: it needs tma";
+  if (int64_t blocks = getPersistentBlocks();
+      blocks < 0 || (blocks > 0 && (!getWarpSpecialized() || getStageEpilogue())))
+    return emitOpError() << "persistent_blocks must be 0, or positive with warp_specialized and without "
+                            "stage_epilogue (whose result tile would share the stages the producer fills for the next "
+                            "tile)";
   if (getWgmmaInFlight() != 0 && (!getWgmma() || getWgmmaInFlight() != 1 || asyncStages < 3))
     return emitOpError() << "wgmma_in_flight must be 0, or 1 with wgmma and at least 3 async_stages (copies run S - "
                             "2 tiles ahead)";
@@ -316,6 +321,7 @@ DiagnosedSilenceableFailure transform::MatmulToMmaSyncOp::applyToOne(transform::
   options.wgmma = getWgmma();
   options.tma = getTma();
   options.warpSpecialized = getWarpSpecialized();
+  options.persistentBlocks = getPersistentBlocks();
   options.wgmmaInFlight = getWgmmaInFlight();
   options.stageEpilogue = getStageEpilogue();
   options.tf32 = getTf32();

@@ -77,6 +77,9 @@ public:
       : b(rewriter), plan(plan), loc(plan.matmul.getLoc()), ctx(rewriter.getContext()) {}
 
   void emit();
+  /// What comes after the matmul and its neighbours are erased (persistent: the tile loop split by role, so
+  /// that the linalg ops do not go into both copies).
+  void finish();
 
 private:
   /// The epilogue (applied in registers, or not) and the stores of the K loop's results.
@@ -286,6 +289,20 @@ private:
   /// (full: one arrival and the copies' bytes; empty: one arrival per consumer warp), the block meets once, then
   /// the consumers run their K loop and the epilogue while the producer's first thread runs its loop.
   void emitWarpSpecialized();
+  /// persistent_blocks: the launch's grid becomes min(P, gx x gy) blocks along x, and its body a loop over the
+  /// tiles this block takes (b, b + P, ...; tile i at block (i % gx, i / gx), which replace the block ids in the
+  /// body); `round` counts the block's tiles (0, 1, ...).
+  void makePersistent();
+  /// The place of K tile `t` of this block's current output tile in the sequence of every tile it has
+  /// loaded: t, or (persistent) round x tiles + t. Stages and mbarrier phases follow it.
+  Value sequence(Value t);
+  /// persistent: the loop over tiles, whose body branches on the role, becomes a branch on the role around two
+  /// loops over tiles (the consumers' and the producer's): a wgmma under control flow the producer warp shares
+  /// with the consumers (the loop's) is serialized by ptxas ("... WG.AR in divergent path").
+  void splitTileLoopByRole(scf::IfOp roles, Value consumer);
+  /// mbarrier.arrive on `mbarrier` (a shared pointer) where `condition` holds, as one predicated instruction:
+  /// a branch around it would be a divergent path between the consumers' wgmma, which ptxas serializes.
+  void arriveIf(Value condition, Value mbarrier);
   /// The producer's loop: for each tile t, wait until stage t % S is empty (phase parity (t / S + 1) % 2: the
   /// first round passes on the fresh mbarriers), then fill it (issueTileTma).
   void producerKLoop();
@@ -352,6 +369,12 @@ private:
   Value lastGroup;        ///< async_stages: the group of the copies issued last.
   Value barriers;         ///< tma: the stages' mbarriers (S x i64 in shared memory).
   Value aMap, bMap;       ///< tma: A's and B's tensor maps (device addresses, i64, from the host).
+  Operation *anchor =
+      nullptr;           ///< Warp-specialized: where the roles' branch goes (the epilogue's or the matmul's place).
+  scf::ForOp tileLoop;   ///< persistent: the loop over the block's tiles.
+  Value round;           ///< persistent: the loop's iteration (the block's tiles before this one).
+  scf::IfOp rolesBranch; ///< persistent: the branch on the role in the tile loop (finish() splits the loop).
+  Value consumerRole;    ///< persistent: its condition.
 };
 
 } // namespace kforge::mma

@@ -226,11 +226,24 @@ FailureOr<MmaPlan> planMma(linalg::MatmulOp matmul, const kforge::MmaSyncOptions
   plan.wgmma = options.wgmma; // sizes the stages (swizzled, unpadded) for checkStaged
   plan.tma = options.tma;     // and adds the stages' mbarriers
   plan.warpSpecialized = options.warpSpecialized; // (two per stage, and a producer warp in the launch)
+  plan.persistentBlocks = options.persistentBlocks;
   plan.wgmmaInFlight = options.wgmmaInFlight;
   if (blockK > 0 && failed(checkStaged(plan, options.warpGrid, why)))
     return failure();
   if (plan.wgmma && failed(checkWgmma(plan, why)))
     return failure();
+  if (plan.persistentBlocks > 0) {
+    std::optional<int64_t> gx = getConstantIntValue(plan.launch.getGridSizeX()),
+                           gy = getConstantIntValue(plan.launch.getGridSizeY()),
+                           gz = getConstantIntValue(plan.launch.getGridSizeZ());
+    if (!gx || !gy || gz != 1) {
+      why = "persistent_blocks loops over the launch's tiles: its grid must have static sizes along x and y and 1 "
+            "along z";
+      return failure();
+    }
+    plan.gridX = *gx;
+    plan.gridY = *gy;
+  }
   // (TF32 with B as K x N reads B element by element: ldmatrix does not transpose 32-bit elements.)
   if (options.ldmatrix && !(plan.tf32 && !plan.bTransposed) && (plan.n / plan.warpCols) % (2 * kTileN)) {
     why = "ldmatrix reads B's fragments two column tiles at a time: the warp tile's columns (" +

@@ -39,6 +39,10 @@ struct MmaPlan : kforge::MatmulTile {
   /// tma with a producer warp: the block is the grid's warps (the consumers, which only wait and multiply) plus
   /// one warp whose first thread issues every tile's copies; each stage has a full and an empty mbarrier.
   bool warpSpecialized = false;
+  /// Warp-specialized: at most this many blocks, each looping over tiles (0: one tile a block, as launched).
+  int64_t persistentBlocks = 0;
+  /// persistent: the launch's grid (its static sizes along x and y) before it became persistent.
+  int64_t gridX = 1, gridY = 1;
   /// The warp grid's threads: the block's, less the producer warp.
   int64_t consumerThreads() const { return 32 * warpRows * warpCols; }
   /// wgmma: tiles whose wgmma may still run while the next tile's are issued (0 or 1). With 1, each tile's

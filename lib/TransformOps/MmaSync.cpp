@@ -21,7 +21,14 @@ void MmaEmitter::emit() {
   // Warp-specialized, the consumers' K loop and epilogue are one branch, so all of it goes where the epilogue
   // was (after the views it reads, defined between the matmul and it; the matmul's own operands come earlier).
   Operation *epilogue = plan.neighbours.epilogue.empty() ? nullptr : plan.neighbours.epilogue.back().getOperation();
-  b.setInsertionPoint(plan.warpSpecialized && epilogue ? epilogue : plan.matmul.getOperation());
+  anchor = plan.warpSpecialized && epilogue ? epilogue : plan.matmul.getOperation();
+  b.setInsertionPoint(anchor);
+  // Persistent, the launch's body becomes a loop over tiles; what is done once (the lanes' coordinates, the
+  // stages, the mbarriers) goes before it.
+  if (plan.persistentBlocks > 0) {
+    makePersistent();
+    b.setInsertionPoint(tileLoop);
+  }
   operandType = cast<MemRefType>(plan.a.getType()).getElementType();
   AffineExpr l = getAffineDimExpr(0, ctx);
   warpM = plan.m / plan.warpRows;
@@ -513,7 +520,9 @@ LogicalResult kforge::matmulToMmaSync(RewriterBase &rewriter, linalg::MatmulOp m
   FailureOr<MmaPlan> plan = planMma(matmul, options, why);
   if (failed(plan))
     return failure();
-  MmaEmitter(rewriter, *plan).emit();
+  MmaEmitter emitter(rewriter, *plan);
+  emitter.emit();
   kforge::eraseMatmulAndNeighbours(rewriter, plan->matmul, plan->neighbours);
+  emitter.finish();
   return success();
 }

@@ -9,6 +9,8 @@
 #include "MmaEmitter.h"
 #include "TensorMap.h"
 
+#include "kforge/Transforms/KernelAssembly.h"
+
 using namespace mlir;
 using namespace kforge::mma;
 
@@ -133,14 +135,57 @@ void MmaEmitter::emitWarpSpecialized() {
   });
   // The only barrier of the whole block: the mbarriers are initialised before anyone waits on them.
   gpu::BarrierOp::create(b, loc);
-  Value consumer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, thread, index(plan.consumerThreads()));
-  auto roles = scf::IfOp::create(b, loc, consumer, /*withElseRegion=*/true);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(roles.thenBlock()->getTerminator());
-  storeResults(consumerKLoop(initialAccumulators()));
-  b.setInsertionPoint(roles.elseBlock()->getTerminator());
+  // The role by the warp's index as lane 0 has it (shfl.sync): a value ptxas sees is the same across the warp,
+  // as CUTLASS picks its warpgroups' roles. Under a branch it cannot prove uniform, ptxas serializes the wgmma
+  // ("serialized due to program dependence on compiler-inserted WG.AR in divergent path", seen on the 256x128
+  // and partial-tile forms).
+  Value warp = i32(affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, getAffineDimExpr(0, ctx).floorDiv(32)),
+                                                 ValueRange{thread}));
+  Value warpOfLane0 = NVVM::ShflOp::create(b, loc, b.getI32Type(), i32(-1), warp, i32(0), i32(31),
+                                           NVVM::ShflKindAttr::get(ctx, NVVM::ShflKind::idx), UnitAttr());
+  Value consumer =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, warpOfLane0, i32(plan.consumerThreads() / 32));
   Value producer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread, index(plan.consumerThreads()));
-  guarded(producer, [&] { producerKLoop(); });
+  if (tileLoop)
+    b.setInsertionPoint(anchor); // (in the loop over tiles)
+  auto roles = scf::IfOp::create(b, loc, consumer, /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(roles.thenBlock()->getTerminator());
+    storeResults(consumerKLoop(initialAccumulators()));
+    b.setInsertionPoint(roles.elseBlock()->getTerminator());
+    guarded(producer, [&] { producerKLoop(); });
+  }
+  if (tileLoop) {
+    rolesBranch = roles;
+    consumerRole = consumer;
+  }
+}
+
+void MmaEmitter::finish() {
+  if (tileLoop)
+    splitTileLoopByRole(rolesBranch, consumerRole);
+}
+
+void MmaEmitter::splitTileLoopByRole(scf::IfOp roles, Value consumer) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(tileLoop);
+  auto outer = scf::IfOp::create(b, loc, consumer, /*withElseRegion=*/true);
+  tileLoop->moveBefore(outer.thenBlock()->getTerminator());
+  b.setInsertionPoint(outer.elseBlock()->getTerminator());
+  IRMapping mapping;
+  Operation *copy = b.clone(*tileLoop, mapping);
+  (void)copy;
+  // Each loop keeps its role's branch, inlined where the branch was.
+  auto keep = [](scf::IfOp branch, bool thenSide) {
+    Block *from = thenSide ? branch.thenBlock() : branch.elseBlock();
+    branch->getBlock()->getOperations().splice(Block::iterator(branch), from->getOperations(), from->begin(),
+                                               std::prev(from->end()));
+    branch.erase();
+  };
+  auto producerRoles = cast<scf::IfOp>(mapping.lookup(roles.getOperation()));
+  keep(roles, /*thenSide=*/true);
+  keep(producerRoles, /*thenSide=*/false);
 }
 
 void MmaEmitter::producerKLoop() {
@@ -149,12 +194,13 @@ void MmaEmitter::producerKLoop() {
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(loop.getBody()->getTerminator());
   AffineExpr t = getAffineDimExpr(0, ctx);
-  Value tile = loop.getInductionVar();
-  Value stage = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t % stages), ValueRange{tile});
-  // Round r = t / S of a stage needs round r - 1's consumers done: the empty mbarrier's phase r - 1, of parity
-  // (r + 1) % 2. In round 0 that is the phase before a fresh mbarrier's first, which counts as complete.
+  Value tile = loop.getInductionVar(), loaded = sequence(tile);
+  Value stage = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t % stages), ValueRange{loaded});
+  // Filling n = t / S of a stage (t counting every tile loaded) needs the consumers done with fill n - 1: the
+  // empty mbarrier's phase n - 1, of parity (n + 1) % 2. For n = 0 that is the phase before a fresh mbarrier's
+  // first, which counts as complete.
   Value parity =
-      affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (t.floorDiv(stages) + 1) % 2), ValueRange{tile});
+      affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (t.floorDiv(stages) + 1) % 2), ValueRange{loaded});
   NVVM::MBarrierTryWaitParityOp::create(b, loc, emptyBarrier(stage), i32(parity), i32(kTryWaitTicks));
   issueTileTma(scaled(tile, plan.blockK), stage);
 }
@@ -166,28 +212,90 @@ SmallVector<Value> MmaEmitter::consumerKLoop(ArrayRef<Value> init) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     AffineExpr t = getAffineDimExpr(0, ctx);
-    Value tile = loop.getInductionVar();
-    Value stage = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t % stages), ValueRange{tile});
+    Value tile = loop.getInductionVar(), loaded = sequence(tile);
+    Value stage = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t % stages), ValueRange{loaded});
     Value parity =
-        affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t.floorDiv(stages) % 2), ValueRange{tile});
+        affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t.floorDiv(stages) % 2), ValueRange{loaded});
     NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier(stage), i32(parity), i32(kTryWaitTicks));
     SmallVector<Value> acc = wgmmaTile(stage, SmallVector<Value>(loop.getRegionIterArgs()));
     // wgmmaTile waited until at most `inFlight` tiles' wgmma run: tile t - inFlight's are done, and (a
     // warpgroup's wgmma finishing together) so are its warp's reads of that stage. One arrival per warp.
-    Value firstLane = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0));
-    Value release = firstLane;
+    Value release = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0));
     if (inFlight > 0)
-      release = arith::AndIOp::create(b, loc, firstLane,
+      release = arith::AndIOp::create(b, loc, release,
                                       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, tile, index(inFlight)));
-    guarded(release, [&] {
-      Value done =
-          affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (t - inFlight) % stages), ValueRange{tile});
-      NVVM::MBarrierArriveOp::create(b, loc, /*res=*/Type(), emptyBarrier(done), /*count=*/Value(),
-                                     NVVM::MemScopeKind::CTA, /*relaxed=*/false);
-    });
+    // (The stage index wraps below 0 at t < inFlight, where nothing arrives.)
+    Value done =
+        affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (t - inFlight) % stages), ValueRange{loaded});
+    arriveIf(release, emptyBarrier(done));
     scf::YieldOp::create(b, loc, acc);
   }
-  return afterWgmmaLoop(loop);
+  SmallVector<Value> results = afterWgmmaLoop(loop);
+  // Persistent, the producer fills these stages again for the block's next tile: the tiles still in flight at
+  // the loop's end are done now (afterWgmmaLoop waited for every wgmma); their warps release them too.
+  if (tileLoop)
+    for (int64_t j = 1; j <= inFlight; ++j) {
+      Value last = sequence(index(plan.tiles() - j));
+      Value done = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, getAffineDimExpr(0, ctx) % stages),
+                                                 ValueRange{last});
+      arriveIf(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(0)), emptyBarrier(done));
+    }
+  return results;
+}
+
+void MmaEmitter::arriveIf(Value condition, Value mbarrier) {
+  Type i32Type = b.getI32Type();
+  Value predicate = arith::ExtUIOp::create(b, loc, i32Type, condition);
+  Value address = LLVM::PtrToIntOp::create(b, loc, i32Type, mbarrier);
+  LLVM::InlineAsmOp::create(b, loc, TypeRange{}, ValueRange{predicate, address}, kforge::kPredicatedMbarrierArrive,
+                            "r,r,~{memory}", /*has_side_effects=*/true, /*is_align_stack=*/false,
+                            LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+}
+
+Value MmaEmitter::sequence(Value t) {
+  if (!round)
+    return t;
+  AffineExpr tile = getAffineDimExpr(0, ctx), r = getAffineDimExpr(1, ctx);
+  return affine::AffineApplyOp::create(b, loc, AffineMap::get(2, 0, r * plan.tiles() + tile), ValueRange{t, round});
+}
+
+void MmaEmitter::makePersistent() {
+  gpu::LaunchOp launch = plan.launch;
+  int64_t tiles = plan.gridX * plan.gridY, blocks = std::min(plan.persistentBlocks, tiles);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(launch);
+    launch.getGridSizeXMutable().assign(index(blocks));
+    launch.getGridSizeYMutable().assign(index(1));
+  }
+  Block &body = launch.getBody().front();
+  SmallVector<Operation *> moved;
+  for (Operation &op : body.without_terminator())
+    moved.push_back(&op);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&body);
+  Value blockX = launch.getBlockIds().x;
+  tileLoop = scf::ForOp::create(b, loc, blockX, index(tiles), index(blocks));
+  for (Operation *op : moved)
+    op->moveBefore(tileLoop.getBody()->getTerminator());
+  b.setInsertionPointToStart(tileLoop.getBody());
+  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
+  Value tile = tileLoop.getInductionVar();
+  Value column = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, d0 % plan.gridX), ValueRange{tile});
+  Value row = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, d0.floorDiv(plan.gridX)), ValueRange{tile});
+  round =
+      affine::AffineApplyOp::create(b, loc, AffineMap::get(2, 0, (d0 - d1).floorDiv(blocks)), ValueRange{tile, blockX});
+  Value gridX = index(plan.gridX), gridY = index(plan.gridY);
+  // The body's block ids and grid sizes are the tile's and the grid's as launched before.
+  auto inBody = [&](OpOperand &use) {
+    Operation *owner = use.getOwner();
+    return tileLoop->isProperAncestor(owner) && owner != column.getDefiningOp() && owner != row.getDefiningOp() &&
+           owner != round.getDefiningOp();
+  };
+  blockX.replaceUsesWithIf(column, inBody);
+  launch.getBlockIds().y.replaceUsesWithIf(row, inBody);
+  launch.getGridSize().x.replaceUsesWithIf(gridX, inBody);
+  launch.getGridSize().y.replaceUsesWithIf(gridY, inBody);
 }
 
 Value kforge::mma::wgmmaDescriptor(OpBuilder &b, Location loc, Value address, int64_t leadingBytes,

@@ -53,6 +53,7 @@ struct MmaSyncOptions {
   int64_t asyncStages = 0;
   bool wgmma = false, tma = false;
   bool warpSpecialized = false; ///< tma: a producer warp issues the copies; mbarriers replace the block barrier.
+  int64_t persistentBlocks = 0; ///< warp-specialized: this many blocks loop over the tiles (0: a block a tile).
   int64_t wgmmaInFlight = 0;
   bool stageEpilogue = false;
   bool tf32 = false; ///< f32 operands multiplied as TF32 (wgmma only).

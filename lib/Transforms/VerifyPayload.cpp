@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kforge/Transforms/KernelAssembly.h"
 #include "kforge/Transforms/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -61,11 +62,12 @@ static Operation *externalCallee(CallOpInterface call) {
 static bool isKforgeRuntime(StringRef name) { return name.starts_with("mgpu") || name.starts_with("kforge"); }
 
 /// Errors on an op that runs code kforge did not compile: assembly, calls of declared-only or computed targets.
-/// Two forms kforge's own transform ops emit are allowed: an empty inline assembly string (a compiler memory
-/// barrier: it executes nothing) and calls into kforge's runtime.
+/// The forms kforge's own transform ops emit are allowed: the inline assembly strings of KernelAssembly.h (an
+/// empty one, a compiler memory barrier that executes nothing, and a predicated mbarrier arrive) and calls into
+/// kforge's runtime.
 static LogicalResult checkNotForeign(Operation *op) {
   if (auto assembly = dyn_cast<LLVM::InlineAsmOp>(op)) {
-    if (assembly.getAsmString().empty())
+    if (kforge::isKforgeAssembly(assembly.getAsmString()))
       return success();
     return op->emitError() << "inline assembly is not allowed in a payload or schedule";
   }

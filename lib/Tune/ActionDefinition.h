@@ -160,6 +160,9 @@ int64_t lanesRowWidth(const Schedule &schedule, const PayloadFacts &facts);
 bool actsOnKernel(const Action &action);
 /// The action's definition (the action is a known kind: parsed or built by a policy).
 const ActionDefinition &definitionOf(const Action &action);
+/// Why a count of rows or blocks is outside an action's domain (the registry's values, or any count from 1 to
+/// 65536), if it is: an outOfDomain for such counts.
+std::optional<std::string> countOutOfDomain(const ActionDefinition &definition, int64_t value);
 
 /// Shared memory a block may have on sm_90 (above 48 KB it is dynamic: the staged ops and the runtime see to it).
 constexpr int64_t kMaxSharedBytesPerBlock = 227 * 1024;

@@ -67,6 +67,15 @@ const ActionSpec *kforge::tune::findAction(StringRef kind) {
   return definition ? &definition->spec : nullptr;
 }
 
+/// A count of rows or blocks: the registry's values, or any count from 1 to 65536.
+std::optional<std::string> kforge::tune::countOutOfDomain(const ActionDefinition &definition, int64_t value) {
+  const ParamSpec &param = *definition.intParam();
+  if (llvm::is_contained(param.values, value) || (value >= 1 && value <= 65536))
+    return std::nullopt;
+  return definition.spec.kind + "." + param.name + " is " + std::to_string(value) + ", expected one of " +
+         joinInts(param.values, ", ") + " (or any count from 1 to 65536)";
+}
+
 int ActionDefinition::phase(const Action &action) const {
   for (const Slot &slot : slots)
     if (slot.level == action.level)

@@ -281,8 +281,8 @@ std::string kforge::tune::raggedTilesBlocker(const Schedule &schedule, const Pay
                                             "occupancy", "max_registers"};
   // The staged, pipelined tensor-core gemm zero-fills its copies past a partial tile's edge (cp.async's source
   // size, TMA's out-of-bounds fill) and skips its stores there; its options ride along.
-  static const llvm::StringRef kStagedMma[] = {"mma", "stage",           "pipeline", "ldmatrix",      "wgmma",
-                                               "tma", "warp_specialize", "overlap",  "stage_epilogue"};
+  static const llvm::StringRef kStagedMma[] = {"mma", "stage",   "pipeline",   "ldmatrix",        "wgmma",
+                                               "tma", "overlap", "persistent", "warp_specialize", "stage_epilogue"};
   bool mma = findSlot(schedule, "mma") != nullptr;
   bool pipelinedMma = mma && findSlot(schedule, "stage") && findSlot(schedule, "pipeline");
   // The implicit GEMM (stage on a convolution, SIMT or with mma) clamps its reads and masks its stores, its

@@ -23,6 +23,15 @@ func.func @asm() {
 
 // -----
 
+// The allowed arrive with one instruction more is foreign code.
+func.func @asm_arrive_and_more(%p: i32, %bar: i32) {
+  // expected-error @below {{inline assembly is not allowed in a payload or schedule}}
+  llvm.inline_asm has_side_effects "{\0A\09.reg .pred p;\0A\09.reg .b64 state;\0A\09setp.ne.b32 p, $0, 0;\0A\09@p mbarrier.arrive.shared.b64 state, [$1];\0A\09}\0Atrap;", "r,r,~{memory}" %p, %bar : (i32, i32) -> ()
+  return
+}
+
+// -----
+
 func.func private @system(i64) -> i32
 func.func @external() {
   %c = arith.constant 0 : i64
@@ -58,14 +67,17 @@ module attributes {llvm.module_asm = ["call_me: ret"]} {
 
 // -----
 
-// What kforge's own transform ops emit: a compiler memory barrier (empty assembly) and calls into kforge's
-// runtime (kforge_tensor_map_2d for TMA).
+// What kforge's own transform ops emit: a compiler memory barrier (empty assembly), warp_specialize's
+// predicated mbarrier arrive (exactly that string: include/kforge/Transforms/KernelAssembly.h) and calls into
+// kforge's runtime (kforge_tensor_map_2d for TMA).
 // CHECK-LABEL: func.func @kforge_forms
 // CHECK: llvm.inline_asm
+// CHECK: llvm.inline_asm has_side_effects "{{.*}}@p mbarrier.arrive.shared.b64 state
 // CHECK: call @kforge_tensor_map_2d
 func.func private @kforge_tensor_map_2d(i64) -> i64
-func.func @kforge_forms(%x: i64) -> i64 {
+func.func @kforge_forms(%x: i64, %p: i32, %bar: i32) -> i64 {
   llvm.inline_asm has_side_effects "", "~{memory}" : () -> ()
+  llvm.inline_asm has_side_effects "{\0A\09.reg .pred p;\0A\09.reg .b64 state;\0A\09setp.ne.b32 p, $0, 0;\0A\09@p mbarrier.arrive.shared.b64 state, [$1];\0A\09}", "r,r,~{memory}" %p, %bar : (i32, i32) -> ()
   %m = func.call @kforge_tensor_map_2d(%x) : (i64) -> i64
   return %m : i64
 }

@@ -361,6 +361,15 @@ def MatmulToMmaSyncOp : Kforge_ReplacingOp<"matmul_to_mma_sync", "::mlir::linalg
     named barrier 1 over the consumers' threads). The matmul must be in a gpu.launch of the
     grid's threads plus 32.
 
+    With `persistent_blocks` = P (with `warp_specialized`, without `stage_epilogue`), the
+    launch's gx x gy blocks of one tile each (static grid sizes, gz = 1) become min(P, gx x gy)
+    blocks that each loop over tiles b, b + P, ... (tile i at block (i % gx, i / gx)): the
+    launch's body moves into that loop, the mbarriers are initialised once before it, and
+    the stages and phases run on across tiles (tile t of round r is the (r x tiles + t)-th),
+    so the producer fills the next tile's stages while the consumers apply and store this
+    tile's epilogue. P is the blocks resident at once (one per multiprocessor for a block
+    that takes one).
+
     With `wgmma_in_flight` = 1 (with `wgmma` and at least 3 stages), each tile's wgmma are
     waited for one tile later (`wgmma.wait_group 1`; all of them after the loop), so a
     tile's multiplies overlap the wait for the next tile and the issue of its wgmma; the
@@ -412,7 +421,8 @@ def MatmulToMmaSyncOp : Kforge_ReplacingOp<"matmul_to_mma_sync", "::mlir::linalg
     The op fails to verify when an option contradicts another: `k_steps` below 1, `block_k`
     negative, `warp_grid` not two positive counts when staged, `async_stages` other than 0
     that is below 2 or not staged, `ldmatrix` not staged, `tma` without `wgmma`,
-    `warp_specialized` without `tma`, `wgmma`
+    `warp_specialized` without `tma`, `persistent_blocks` negative, or positive without
+    `warp_specialized` or with `stage_epilogue`, `wgmma`
     without `async_stages`, with `block_k` other than 64 or with `ldmatrix`,
     `wgmma_in_flight` other than 0 that is not 1 with `wgmma` and at least 3 stages,
     `stage_epilogue` without `async_stages`, or `tf32` without `wgmma` (then `block_k` must
@@ -427,6 +437,7 @@ def MatmulToMmaSyncOp : Kforge_ReplacingOp<"matmul_to_mma_sync", "::mlir::linalg
                        UnitAttr:$wgmma,
                        UnitAttr:$tma,
                        UnitAttr:$warp_specialized,
+                       DefaultValuedAttr<I64Attr, "0">:$persistent_blocks,
                        DefaultValuedAttr<I64Attr, "0">:$wgmma_in_flight,
                        UnitAttr:$stage_epilogue,
                        UnitAttr:$tf32);

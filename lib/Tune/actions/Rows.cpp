@@ -26,15 +26,6 @@ static bool renderLaunchOp(Renderer &r, size_t index, const Schedule &schedule, 
   return true;
 }
 
-/// A count of rows or blocks: the registry's values, or any count from 1 to 65536.
-static std::optional<std::string> countOutOfDomain(const ActionDefinition &definition, int64_t value) {
-  const ParamSpec &param = *definition.intParam();
-  if (llvm::is_contained(param.values, value) || (value >= 1 && value <= 65536))
-    return std::nullopt;
-  return definition.spec.kind + "." + param.name + " is " + std::to_string(value) + ", expected one of " +
-         joinInts(param.values, ", ") + " (or any count from 1 to 65536)";
-}
-
 namespace {
 
 class LanesAction : public ActionDefinition {

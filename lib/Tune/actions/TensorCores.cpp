@@ -643,6 +643,47 @@ public:
   std::string mmaOption(const Action &) const override { return ", warp_specialized"; }
 };
 
+class PersistentAction : public MmaOptionAction {
+public:
+  PersistentAction()
+      : MmaOptionAction(
+            ActionSpec{"persistent",
+                       "Launch `blocks` blocks (at most one a tile) that each loop over the output tiles b, b + "
+                       "blocks, ... instead of one block a tile: with warp_specialize the producer warp fills the "
+                       "next tile's stages while the consumers apply and store this tile's epilogue, and the stages "
+                       "and mbarrier phases run on across tiles. `blocks` is the blocks resident at once (one per "
+                       "multiprocessor for a 128x256 block, which takes one).",
+                       "the persistent_blocks option of transform.kforge.matmul_to_mma_sync (the launch's grid becomes "
+                       "min(blocks, tiles) along x and its body a loop over tiles)",
+                       {{"blocks",
+                         ParamType::Int,
+                         {132, 114, 108, 264},
+                         {},
+                         "blocks launched: the multiprocessors (132 on an H100 SXM or H200, 114 on an H100 PCIe, 108 "
+                         "on an A100) or a multiple; besides these, any count from 1 to 65536"}},
+                       {"gpu"},
+                       "warp_specialize before it and no stage_epilogue (the result tile would share the stages the "
+                       "producer fills for the next tile); a 2-D matmul (not a batch)"},
+            57) {}
+
+  std::optional<std::string> outOfDomain(int64_t value) const override { return countOutOfDomain(*this, value); }
+
+  void validate(const ValidationContext &context) const override {
+    if (!findSlot(context.schedule, "warp_specialize"))
+      context.problem("precondition", "persistent needs warp_specialize before it (its producer warp runs ahead into "
+                                      "the next tile)");
+    else if (findSlot(context.schedule, "stage_epilogue"))
+      context.problem("unsupported", "persistent with stage_epilogue: the result tile would share the stages the "
+                                     "producer fills for the next tile");
+    else if (isBatchMatmul(context.facts))
+      context.problem("unsupported", "persistent loops over a 2-D grid of tiles; a batch_matmul's batch takes a "
+                                     "grid dimension of its own");
+  }
+  std::string mmaOption(const Action &action) const override {
+    return ", persistent_blocks = " + std::to_string(action.value);
+  }
+};
+
 class OverlapAction : public MmaOptionAction {
 public:
   OverlapAction()
@@ -816,6 +857,7 @@ void kforge::tune::addTensorCoreActions(ActionDefinitions &definitions) {
   definitions.push_back(std::make_unique<WgmmaAction>());
   definitions.push_back(std::make_unique<TmaAction>());
   definitions.push_back(std::make_unique<WarpSpecializeAction>());
+  definitions.push_back(std::make_unique<PersistentAction>());
   definitions.push_back(std::make_unique<OverlapAction>());
   definitions.push_back(std::make_unique<StageEpilogueAction>());
   definitions.push_back(std::make_unique<Tf32Action>());

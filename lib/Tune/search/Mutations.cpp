@@ -201,6 +201,8 @@ static void neighbourSlots(const Schedule &s, const PayloadFacts &facts, const H
     (slot(s, "tma") ? removes : adds).push_back("tma");
   if (slot(s, "tma"))
     (slot(s, "warp_specialize") ? removes : adds).push_back("warp_specialize");
+  if (slot(s, "warp_specialize") && !slot(s, "stage_epilogue") && !isBatchMatmul(facts) && profile.multiprocessors > 0)
+    (slot(s, "persistent") ? removes : adds).push_back("persistent");
   if (slot(s, "wgmma") &&
       (mmaConvolution || slot(s, "overlap") || (slot(s, "pipeline") && slot(s, "pipeline")->value >= 3)))
     (slot(s, "overlap") ? removes : adds).push_back("overlap");
@@ -292,6 +294,11 @@ static const Addition kAdditions[] = {
         StringRef what) -> std::optional<Action> {
        return intAction(what, profile.multiprocessors * pick(rng, std::vector<int64_t>{1, 2, 4, 8}));
      }},
+    {"persistent", // one or two blocks a multiprocessor
+     [](Schedule &, const PayloadFacts &, const HardwareProfile &profile, std::mt19937_64 &rng,
+        StringRef what) -> std::optional<Action> {
+       return intAction(what, profile.multiprocessors * pick(rng, std::vector<int64_t>{1, 2}));
+     }},
     {"pipeline_rows", // the blocks resident per multiprocessor, 1 to 8
      [](Schedule &, const PayloadFacts &, const HardwareProfile &profile, std::mt19937_64 &rng,
         StringRef what) -> std::optional<Action> {
@@ -343,6 +350,7 @@ static const struct {
       {"wgmma", ""},
       {"tma", ""},
       {"warp_specialize", ""},
+      {"persistent", ""},
       {"overlap", ""},
       {"stage_epilogue", ""}}},
     {"stage",
@@ -353,6 +361,7 @@ static const struct {
       {"wgmma", ""},
       {"tma", ""},
       {"warp_specialize", ""},
+      {"persistent", ""},
       {"overlap", ""},
       {"stage_epilogue", ""}}},
     {"pipeline",
@@ -360,33 +369,20 @@ static const struct {
       {"wgmma", ""},
       {"tma", ""},
       {"warp_specialize", ""},
+      {"persistent", ""},
       {"overlap", ""},
       {"stage_epilogue", ""},
       {"contiguous_copies", ""}}},
     // wgmma multiplies the pipelined stages; tma fills them; overlap keeps wgmma in flight.
-    {"wgmma", {{"wgmma", ""}, {"tma", ""}, {"warp_specialize", ""}, {"overlap", ""}}},
-    // warp_specialize gives tma's copies a warp of their own.
-    {"tma", {{"tma", ""}, {"warp_specialize", ""}}},
-    {"tile-thread",
-     {{"stage_epilogue", ""},
-      {"overlap", ""},
-      {"tma", ""},
-      {"warp_specialize", ""},
-      {"wgmma", ""},
-      {"pipeline", ""},
-      {"contiguous_copies", ""},
-      {"ldmatrix", ""},
-      {"stage", ""},
-      {"mma", ""},
-      {"tile", "thread"},
-      {"fuse", "thread"},
-      {"recompute", ""},
-      {"lanes", ""},
-      {"lane_vector", ""},
-      {"moments", ""},
-      {"prefetch_rows", ""},
-      {"pipeline_rows", ""},
-      {"stash", ""}}},
+    {"wgmma", {{"wgmma", ""}, {"tma", ""}, {"warp_specialize", ""}, {"persistent", ""}, {"overlap", ""}}},
+    // warp_specialize gives tma's copies a warp of their own; persistent keeps it running across tiles.
+    {"tma", {{"tma", ""}, {"warp_specialize", ""}, {"persistent", ""}}},
+    {"warp_specialize", {{"warp_specialize", ""}, {"persistent", ""}}},
+    {"tile-thread", {{"stage_epilogue", ""}, {"overlap", ""},       {"tma", ""},           {"warp_specialize", ""},
+                     {"persistent", ""},     {"wgmma", ""},         {"pipeline", ""},      {"contiguous_copies", ""},
+                     {"ldmatrix", ""},       {"stage", ""},         {"mma", ""},           {"tile", "thread"},
+                     {"fuse", "thread"},     {"recompute", ""},     {"lanes", ""},         {"lane_vector", ""},
+                     {"moments", ""},        {"prefetch_rows", ""}, {"pipeline_rows", ""}, {"stash", ""}}},
     // lane_vector widens the lanes' columns, moments merges their statistics, prefetch_rows, stash and
     // pipeline_rows act on a row kernel's rows.
     {"lanes",

@@ -117,7 +117,7 @@ void addIrregularMmaProposals(const PayloadFacts &facts, const HardwareProfile &
 /// A wgmma schedule: the block and warp tiles (16 rows by the block's columns), one swizzled row of K per stage
 /// (block_k: 64 16-bit elements or 32 f32), `stages` filled by cp.async or TMA, one tile's wgmma in flight or not.
 static Schedule wgmmaSchedule(std::vector<int64_t> block, std::vector<int64_t> warp, int64_t blockK, int64_t stages,
-                              bool tma, bool overlap, bool warpSpecialized = false) {
+                              bool tma, bool overlap, bool warpSpecialized = false, int64_t persistentBlocks = 0) {
   Schedule v;
   v.push_back(tile("block", std::move(block)));
   v.push_back(tile("thread", std::move(warp)));
@@ -131,6 +131,8 @@ static Schedule wgmmaSchedule(std::vector<int64_t> block, std::vector<int64_t> w
     v.push_back(Action{"warp_specialize"});
   if (overlap)
     v.push_back(Action{"overlap"});
+  if (tma && warpSpecialized && persistentBlocks > 0)
+    v.push_back(intAction("persistent", persistentBlocks));
   return v;
 }
 
@@ -262,14 +264,16 @@ void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &pr
   struct Warpgroup {
     std::vector<int64_t> block;
     int64_t stages;
-    bool tma, overlap, stageEpilogue = false, warpSpecialized = false;
+    bool tma, overlap, stageEpilogue = false, warpSpecialized = false, persistent = false;
   };
   // (Only on Hopper, sm_90: elsewhere wgmma does not exist; an unknown chip gets them too.)
   bool hopper = profile.chip.empty() || StringRef(profile.chip).starts_with("sm_90");
   std::vector<Warpgroup> warpgroups = {{{128, 256}, 4, false, true},
                                        {{128, 128}, 3, false, false},
-                                       // a producer warp issuing the TMA copies (not measured yet)
+                                       // a producer warp issuing the TMA copies, one block a tile or one a
+                                       // multiprocessor looping over tiles (neither measured yet)
                                        {{128, 256}, 4, true, true, false, true},
+                                       {{128, 256}, 4, true, true, false, true, true},
                                        {{64, 128}, 4, true, true},
                                        {{128, 128}, 3, true, false},
                                        {{128, 256}, 3, true, false},
@@ -291,17 +295,23 @@ void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &pr
     // (A K that 64 does not divide: the last tile's copies past K are zero-filled.)
     if (!hopper || !blockFits(m, n, w.block[0], w.block[1], partialOk) || facts.contractionK % 8)
       continue;
+    // (Persistent: one block a multiprocessor, which a 128x256 block with 4 stages fills. Not for a batch: its
+    // grid has a batch dimension.)
+    if (w.persistent && (profile.multiprocessors <= 0 || batch))
+      continue;
     Schedule v = wgmmaSchedule(tiles(w.block), tiles({16, w.block[1]}), /*blockK=*/64, w.stages, w.tma, w.overlap,
-                               w.warpSpecialized);
+                               w.warpSpecialized, w.persistent ? profile.multiprocessors : 0);
     if (w.stageEpilogue)
       v.push_back(Action{"stage_epilogue"});
     addRequiredFusions(v, facts, profile, /*always=*/true);
-    std::string parent = add(
-        v, "",
-        "heuristic: Hopper wgmma on " + std::to_string(w.block[0]) + "x" + std::to_string(w.block[1]) + " blocks, " +
-            std::to_string(w.stages) + " swizzled stages of 64 of K filled by " + (w.tma ? "TMA" : "cp.async") +
-            (w.warpSpecialized ? " from a producer warp" : "") + (w.overlap ? ", one tile's wgmma in flight" : "") +
-            (w.stageEpilogue ? ", the result stored through shared memory" : ""));
+    std::string parent =
+        add(v, "",
+            "heuristic: Hopper wgmma on " + std::to_string(w.block[0]) + "x" + std::to_string(w.block[1]) +
+                " blocks, " + std::to_string(w.stages) + " swizzled stages of 64 of K filled by " +
+                (w.tma ? "TMA" : "cp.async") + (w.warpSpecialized ? " from a producer warp" : "") +
+                (w.persistent ? ", one block a multiprocessor looping over tiles" : "") +
+                (w.overlap ? ", one tile's wgmma in flight" : "") +
+                (w.stageEpilogue ? ", the result stored through shared memory" : ""));
     // The first form that fits, also with its result through shared memory, next: where the output is large
     // against the work (a short K: a 1x1 convolution's 256 channels) its lanes' 4-8 byte stores weigh. On the
     // bf16 1x1 convolution task (64x128 blocks, TMA, overlap; an H100, one search) 0.0308 ms with it against
