@@ -11,17 +11,19 @@ T=gpu-artifacts/tuner; here=scripts/gpu/plans/warpspec; W=/tmp/ws; rm -rf $W; mk
 bash scripts/gpu/unpack_tuner.sh $T > $OUT/device.json
 python3 bench/tasks/tasks.py --write $W/payloads > /dev/null
 : > $OUT/summary.txt
-tasks=$(ls $here/schedules | sed 's/-[A-E].json$//' | sort -u)
+# TASKS, FORMS, ROUNDS (1 or 2) and BENCH_TASKS narrow a call: e.g. FORMS="C D E" ROUNDS=1.
+tasks=${TASKS:-$(ls $here/schedules | sed 's/-[A-E].json$//' | sort -u)}
+forms=${FORMS:-A B C D E}
 for t in $tasks; do
   P=$W/payloads/$t.mlir
   $T/bin/kforge-compile $P --target gpu --chip sm_90a --naive -o $W/$t-ref > /dev/null 2> $W/$t-ref.err || { echo "$t: reference failed to compile" >> $OUT/summary.txt; continue; }
-  for f in A B C D E; do
+  for f in $forms; do
     $T/bin/kforge-tune $P --target gpu --render $here/schedules/$t-$f.json > $W/$t-$f.mlir 2> $W/$t-$f.err &&
       $T/bin/kforge-compile $P --target gpu --chip sm_90a --recipe $W/$t-$f.mlir -o $W/$t-$f > /dev/null 2>> $W/$t-$f.err ||
       echo "$t $f: compile failed: $(tail -1 $W/$t-$f.err)" >> $OUT/summary.txt
   done
-  for round in 1 2; do
-    order="A B C D E"; [ $round = 2 ] && order="E D C B A"
+  for round in $(seq 1 ${ROUNDS:-2}); do
+    order="$forms"; [ $round = 2 ] && order=$(echo $forms | tr ' ' '\n' | tac | tr '\n' ' ')
     for f in $order; do
       [ -d $W/$t-$f ] || continue
       timeout 120 $T/bin/kforge-run --candidate $W/$t-$f --reference $W/$t-ref --seeds 3 --reps 30 --runtime $T/lib/libkforge_mgpu.so --output $W/$t-$f-r$round.json > /dev/null 2> $W/$t-$f-r$round.err
@@ -35,7 +37,7 @@ echo "elapsed $SECONDS s (before the bench)" >> $OUT/summary.txt
 (cd $W && tar czf $OUT/runs.tgz *.json *.err *.mlir 2>/dev/null)
 left=$((560 - SECONDS))
 if [ $left -gt 150 ]; then
-  BENCH_TIMEOUT=$left scripts/gpu/bench.sh $W/b --tasks matmul_square_bf16 --time-budget 45 > $W/bench.out 2>&1
+  mkdir -p $W/b; BENCH_TIMEOUT=$left scripts/gpu/bench.sh $W/b --tasks ${BENCH_TASKS:-matmul_square_bf16} --time-budget 45 > $W/bench.out 2>&1
   cp $W/b/h200.md $OUT/ 2>/dev/null; tail -5 $W/bench.out > $OUT/bench-tail.txt
 fi
 echo "elapsed $SECONDS s" >> $OUT/summary.txt
