@@ -268,10 +268,16 @@ void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &pr
   };
   // (Only on Hopper, sm_90: elsewhere wgmma does not exist; an unknown chip gets them too.)
   bool hopper = profile.chip.empty() || StringRef(profile.chip).starts_with("sm_90");
-  std::vector<Warpgroup> warpgroups = {{{128, 256}, 4, false, true},
+  // First, a producer warp issuing the TMA copies (warp_specialize) with the result through shared memory: on an
+  // H100 (fixed kernels, two rounds; results/benchmarks-h100/2026-12-07/s61-call-2) 0.189 ms on the 4096^3 bf16
+  // gemm against 0.215 for the cp.async form next, 0.212 warp-specialized without stage_epilogue; the fastest
+  // of five forms on all six bf16/f16 gemm tasks there (the 2000 x 3000 x 1000 one 0.035 against 0.051).
+  std::vector<Warpgroup> warpgroups = {{{128, 256}, 4, true, true, true, true},
+                                       {{128, 256}, 4, false, true},
                                        {{128, 128}, 3, false, false},
-                                       // a producer warp issuing the TMA copies, one block a tile or one a
-                                       // multiprocessor looping over tiles (neither measured yet)
+                                       // warp-specialized with the lanes' own stores; and one block a
+                                       // multiprocessor looping over tiles (persistent: not yet correct on a
+                                       // GPU, see docs/perf/tensorcores-h200.md)
                                        {{128, 256}, 4, true, true, false, true},
                                        {{128, 256}, 4, true, true, false, true, true},
                                        {{64, 128}, 4, true, true},
@@ -281,7 +287,10 @@ void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &pr
                                        {{128, 128}, 4, false, true},
                                        // the result through shared memory: 16-byte row stores
                                        {{128, 256}, 4, false, true, true},
-                                       // four warpgroups of 64 x 128 (the same stages, tile and occupancy)
+                                       // four warpgroups of 64 x 128 (the same stages, tile and occupancy);
+                                       // warp-specialized first (the 4093 x 4099 Linear on the H100 above:
+                                       // 0.348 ms against 0.381 for cp.async)
+                                       {{256, 128}, 4, true, true, true, true},
                                        {{256, 128}, 4, false, true},
                                        {{256, 128}, 4, true, true}};
   // 256 x 128 blocks first where their grid leaves fewer multiprocessors idle than 128 x 256's: the two take the
