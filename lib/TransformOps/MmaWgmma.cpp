@@ -174,8 +174,7 @@ void MmaEmitter::splitTileLoopByRole(scf::IfOp roles, Value consumer) {
   tileLoop->moveBefore(outer.thenBlock()->getTerminator());
   b.setInsertionPoint(outer.elseBlock()->getTerminator());
   IRMapping mapping;
-  Operation *copy = b.clone(*tileLoop, mapping);
-  (void)copy;
+  b.clone(*tileLoop, mapping);
   // Each loop keeps its role's branch, inlined where the branch was.
   auto keep = [](scf::IfOp branch, bool thenSide) {
     Block *from = thenSide ? branch.thenBlock() : branch.elseBlock();
