@@ -21,12 +21,15 @@ namespace kforge {
 
 using namespace mlir;
 
-/// Upstream's default set, plus poison, LLVM constants, casts of values that are themselves sunk, and
+/// Upstream's default set, plus poison, LLVM constants (and undef, poison and zero: the canonicalizer hoists a
+/// wgmma tile's `llvm.mlir.undef` accumulator struct to the function, and left there it became a 512-byte kernel
+/// argument of every wgmma kernel), casts of values that are themselves sunk, and
 /// references to constant globals: a `memref.get_global` left on the host hands the kernel a host address
 /// (an illegal address on the device: a rank-0 `arith.constant dense<...> : tensor<f32>` operand), while
 /// inside the launch outlining copies the global into the GPU module.
 static bool worthSinking(Operation *op) {
-  if (isa<arith::ConstantOp, ub::PoisonOp, LLVM::ConstantOp, memref::DimOp, arith::SelectOp, arith::CmpIOp>(op))
+  if (isa<arith::ConstantOp, ub::PoisonOp, LLVM::ConstantOp, LLVM::UndefOp, LLVM::PoisonOp, LLVM::ZeroOp, memref::DimOp,
+          arith::SelectOp, arith::CmpIOp>(op))
     return true;
   if (auto getGlobal = dyn_cast<memref::GetGlobalOp>(op)) {
     auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(op, getGlobal.getNameAttr());

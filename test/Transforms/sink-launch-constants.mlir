@@ -56,3 +56,20 @@ func.func @constant_global(%out: memref<f32>) {
   }
   return
 }
+
+// An LLVM undef (a wgmma tile's accumulator struct, which the canonicalizer hoists out of the launch) is
+// rematerialised inside it: outlined from the host it was a kernel argument of 512 bytes.
+// CHECK-LABEL: func.func @undef_struct
+// CHECK: gpu.launch
+// CHECK: %[[U:.*]] = llvm.mlir.undef : !llvm.struct<(f32, f32)>
+// CHECK: llvm.insertvalue %{{.*}}, %[[U]][0]
+func.func @undef_struct(%x: f32) {
+  %c1 = arith.constant 1 : index
+  %u = llvm.mlir.undef : !llvm.struct<(f32, f32)>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %s = llvm.insertvalue %x, %u[0] : !llvm.struct<(f32, f32)>
+    gpu.terminator
+  }
+  return
+}
