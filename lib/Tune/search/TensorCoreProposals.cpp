@@ -276,8 +276,8 @@ void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &pr
                                        {{128, 256}, 4, false, true},
                                        {{128, 128}, 3, false, false},
                                        // warp-specialized with the lanes' own stores; and one block a
-                                       // multiprocessor looping over tiles (persistent: not yet correct on a
-                                       // GPU, see docs/perf/tensorcores-h200.md)
+                                       // multiprocessor looping over tiles (persistent: incorrect on its one
+                                       // GPU run, fixed since, not run again: docs/perf/tensorcores-h200.md)
                                        {{128, 256}, 4, true, true, false, true},
                                        {{128, 256}, 4, true, true, false, true, true},
                                        {{64, 128}, 4, true, true},
