@@ -630,3 +630,49 @@ TEST(Policies, ABatchOfOneSearchesAsHardAsAFullBatch) {
     EXPECT_GT(checked, 0) << name;
   }
 }
+
+TEST(Policies, WarpSpecializedFormsAreProposedAndStayValidUnderMutation) {
+  // A bf16 gemm on Hopper: the heuristic's first schedule is the warp-specialized TMA form with its result
+  // through shared memory (measured fastest on an H100), and it also proposes persistent. Mutation and crossover
+  // keep both valid (warp_specialize only with tma, persistent only with warp_specialize and without
+  // stage_epilogue) and reach schedules with and without each.
+  std::mt19937_64 rng(11);
+  PayloadFacts facts = gemmBiasReluBf16();
+  HardwareProfile profile = h200();
+  std::vector<Proposal> guesses = heuristicSchedules(facts, profile);
+  ASSERT_FALSE(guesses.empty());
+  EXPECT_TRUE(findSlot(guesses[0].schedule, "warp_specialize") && findSlot(guesses[0].schedule, "stage_epilogue"))
+      << describe(guesses[0].schedule);
+  bool proposedPersistent = false;
+  for (const Proposal &p : guesses)
+    if (const Action *persistent = findSlot(p.schedule, "persistent")) {
+      proposedPersistent = true;
+      EXPECT_EQ(persistent->value, profile.multiprocessors) << describe(p.schedule);
+    }
+  EXPECT_TRUE(proposedPersistent);
+  int withWarpSpecialize = 0, withoutWarpSpecialize = 0, withPersistent = 0;
+  for (int i = 0; i < 400; ++i) {
+    const Schedule &a = guesses[i % guesses.size()].schedule, &b = guesses[(i * 7 + 3) % guesses.size()].schedule;
+    std::string step;
+    Schedule mutated = mutateSchedule(a, facts, profile, rng, i % 2 == 0, step);
+    Schedule child = crossoverSchedules(a, b, facts, profile, rng);
+    for (const Schedule *s : {&mutated, &child}) {
+      if (s->empty())
+        continue;
+      EXPECT_TRUE(validateSchedule(*s, facts, profile.target).empty()) << step << ": " << describe(*s);
+      if (findSlot(*s, "warp_specialize")) {
+        ++withWarpSpecialize;
+        EXPECT_TRUE(findSlot(*s, "tma")) << describe(*s);
+      } else if (findSlot(*s, "wgmma")) {
+        ++withoutWarpSpecialize;
+      }
+      if (findSlot(*s, "persistent")) {
+        ++withPersistent;
+        EXPECT_TRUE(findSlot(*s, "warp_specialize") && !findSlot(*s, "stage_epilogue")) << describe(*s);
+      }
+    }
+  }
+  EXPECT_GT(withWarpSpecialize, 0);
+  EXPECT_GT(withoutWarpSpecialize, 0);
+  EXPECT_GT(withPersistent, 0);
+}
