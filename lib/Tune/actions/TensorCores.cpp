@@ -629,7 +629,8 @@ public:
                        "land (the full mbarrier, as with tma); the warpgroups only wait and multiply, and never meet "
                        "at a block barrier in the K loop. The copies run up to stages tiles ahead.",
                        "the warp_specialized option of transform.kforge.matmul_to_mma_sync (a gpu.launch of the warp "
-                       "grid's threads plus 32; nvvm.mbarrier.arrive, named barrier 1 for stage_epilogue)",
+                       "grid's threads plus 32; a predicated mbarrier.arrive per warp, named barrier 1 for "
+                       "stage_epilogue)",
                        {},
                        {"gpu"},
                        "wgmma and tma before it (a matmul, not a convolution)"},
