@@ -610,6 +610,8 @@ TASKS += [
     _bf16_twin("batch_matmul", _batch_matmul_bf16_mlir),
     _bf16_twin("gemm_bias_relu", _gemm_bias_relu_bf16_mlir),
     _f16_twin("matmul_square", _matmul_bf16_mlir("matmul_square_f16", dtype="f16")),
+    _bf16_twin("matmul_8192", _matmul_bf16_mlir("matmul_8192_bf16")),
+    _f16_twin("matmul_8192", _matmul_bf16_mlir("matmul_8192_f16", dtype="f16")),
     _bf16_twin("linear_prime", _linear_mlir("linear_prime_bf16", dtype="bf16")),
     # bf16 convolutions (fp32 accumulation, a bf16 result; cuDNN on bf16 tensors beside them): NHWC, whose
     # channels are contiguous along K, and NCHW as torch-mlir writes it.
