@@ -148,26 +148,40 @@ static void addTf32Proposals(const PayloadFacts &facts, const HardwareProfile &p
   struct Warpgroup {
     std::vector<int64_t> block;
     int64_t stages;
-    bool tma, overlap;
+    bool tma, overlap, stageEpilogue = false, warpSpecialized = false;
   };
   // Each stage is (rows + columns) x 128 bytes: 128x256 over 4 stages is 192 KB of the 227 KB a block may have.
-  for (const Warpgroup &w : std::vector<Warpgroup>{{{128, 256}, 4, true, true},
-                                                   {{128, 128}, 4, true, true},
-                                                   {{128, 256}, 3, true, false},
-                                                   {{128, 256}, 4, false, true},
-                                                   {{64, 128}, 4, true, true},
-                                                   {{128, 128}, 3, false, false}}) {
+  // First the bf16 forms' measured first (a producer warp issuing the TMA copies, the result through shared
+  // memory: addTensorCoreProposals below); the 16-bit and TF32 forms differ only in the instruction's K and in
+  // the elements a 128-byte swizzled row holds, the stages and the pipeline are the same. Then the forms of the
+  // TF32 table (docs/perf/tensorcores-h200.md "TF32": 128x256, 4 cp.async stages, overlap the best there).
+  std::vector<Warpgroup> warpgroups = {{{128, 256}, 4, true, true, true, true},
+                                       {{128, 256}, 4, true, true},
+                                       {{128, 128}, 4, true, true},
+                                       {{128, 256}, 3, true, false},
+                                       {{128, 256}, 4, false, true},
+                                       {{128, 256}, 4, true, true, false, true},
+                                       {{64, 128}, 4, true, true},
+                                       {{128, 128}, 3, false, false},
+                                       {{256, 128}, 4, true, true, true, true}};
+  // 256 x 128 first where its grid fills the waves better (as for the 16-bit forms).
+  if (wavesFilled(m, n, 256, 128, profile) > wavesFilled(m, n, 128, 256, profile) + 0.05)
+    std::stable_partition(warpgroups.begin(), warpgroups.end(), [](const Warpgroup &w) { return w.block[0] == 256; });
+  for (const Warpgroup &w : warpgroups) {
     if (!hopper || !facts.contractionBTransposed || !blockFits(m, n, w.block[0], w.block[1], /*partialOk=*/true))
       continue;
-    Schedule v = wgmmaSchedule(w.block, {16, w.block[1]}, /*blockK=*/32, w.stages, w.tma, w.overlap);
+    Schedule v = wgmmaSchedule(w.block, {16, w.block[1]}, /*blockK=*/32, w.stages, w.tma, w.overlap,
+                               w.warpSpecialized);
+    if (w.stageEpilogue)
+      v.push_back(Action{"stage_epilogue"});
     v.push_back(Action{"tf32"});
     addRequiredFusions(v, facts, profile, /*always=*/true);
     add(v, "",
         "heuristic: TF32 wgmma (allowed by the request) on " + std::to_string(w.block[0]) + "x" +
             std::to_string(w.block[1]) + " blocks, " + std::to_string(w.stages) +
-            " swizzled stages of 32 f32 of K "
-            "filled by " +
-            (w.tma ? "TMA" : "cp.async") + (w.overlap ? ", one tile's wgmma in flight" : ""));
+            " swizzled stages of 32 f32 of K filled by " + (w.tma ? "TMA" : "cp.async") +
+            (w.warpSpecialized ? " from a producer warp" : "") + (w.overlap ? ", one tile's wgmma in flight" : "") +
+            (w.stageEpilogue ? ", the result stored through shared memory" : ""));
   }
   // mma.sync: blocks of 4-8 warps, each warp 32-64 rows by 32-64 columns (16-32 m16n8k8 tiles); stages of 32 f32
   // of K (A's rows 36 f32 apart, B's N + 8: no bank conflict on the fragments' reads).
