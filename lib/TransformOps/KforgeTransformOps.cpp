@@ -157,6 +157,44 @@ DiagnosedSilenceableFailure transform::ConvChannelsLastOp::applyToOne(transform:
 }
 
 //===----------------------------------------------------------------------===//
+// MatmulTransposeBOp
+//===----------------------------------------------------------------------===//
+
+DiagnosedSilenceableFailure transform::MatmulTransposeBOp::applyToOne(transform::TransformRewriter &rewriter,
+                                                                      linalg::MatmulOp target,
+                                                                      transform::ApplyToEachResultList &results,
+                                                                      transform::TransformState &state) {
+  if (!target.hasPureTensorSemantics())
+    return emitSilenceableError() << "expected a linalg.matmul on tensors";
+  MLIRContext *ctx = target.getContext();
+  AffineExpr m = getAffineDimExpr(0, ctx), n = getAffineDimExpr(1, ctx), k = getAffineDimExpr(2, ctx);
+  auto mapOf = [&](AffineExpr row, AffineExpr col) { return AffineMap::get(3, 0, {row, col}, ctx); };
+  SmallVector<AffineMap> maps = target.getIndexingMapsArray();
+  if (maps.size() != 3 || maps[0] != mapOf(m, k) || maps[1] != mapOf(k, n) || maps[2] != mapOf(m, n))
+    return emitSilenceableError() << "expected a matmul reading A as (m, k) and B as (k, n)";
+  Value a = target.getDpsInputs()[0], b = target.getDpsInputs()[1];
+  auto bType = dyn_cast<RankedTensorType>(b.getType());
+  if (!bType || !bType.hasStaticShape() || bType.getRank() != 2)
+    return emitSilenceableError() << "expected B as a statically shaped 2-D tensor";
+  Location loc = target.getLoc();
+  rewriter.setInsertionPoint(target);
+  Value empty = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{bType.getDimSize(1), bType.getDimSize(0)},
+                                        bType.getElementType());
+  auto transpose = linalg::TransposeOp::create(rewriter, loc, b, empty, ArrayRef<int64_t>{1, 0});
+  SmallVector<Attribute> newMaps = {AffineMapAttr::get(mapOf(m, k)), AffineMapAttr::get(mapOf(n, k)),
+                                    AffineMapAttr::get(mapOf(m, n))};
+  auto matmul = linalg::MatmulOp::create(rewriter, loc, target->getResultTypes(),
+                                         ValueRange{a, transpose->getResult(0)}, target.getDpsInits(),
+                                         {rewriter.getNamedAttr("indexing_maps", rewriter.getArrayAttr(newMaps))});
+  for (NamedAttribute mark : target->getDiscardableAttrs())
+    matmul->setAttr(mark.getName(), mark.getValue());
+  rewriter.replaceOp(target, matmul->getResults());
+  results.push_back(matmul);
+  results.push_back(transpose);
+  return DiagnosedSilenceableFailure::success();
+}
+
+//===----------------------------------------------------------------------===//
 // CopyToLinalgOp
 //===----------------------------------------------------------------------===//
 

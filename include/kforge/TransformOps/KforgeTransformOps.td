@@ -106,6 +106,30 @@ def NameMatmulOp : Kforge_ReplacingOp<"name_matmul", "::mlir::linalg::GenericOp"
   let results = (outs TransformHandleTypeInterface:$transformed);
 }
 
+def MatmulTransposeBOp : Kforge_ReplacingOp<"matmul_transpose_b", "::mlir::linalg::MatmulOp", "expected a linalg.matmul on tensors"> {
+  let summary = "Read a matmul's B (K x N) from a transposed copy (N x K)";
+  let description = [{
+    Targets a `linalg.matmul` on statically shaped tensors that reads A as (m, k) and B
+    as (k, n) (the default maps). Inserts a `linalg.transpose` of B into a new N x K
+    tensor and replaces the matmul with one reading A as (m, k) and the copy as (n, k)
+    (nn.Linear's layout), its discardable attributes kept. Returns the new matmul and
+    the transpose, which the schedule maps to a kernel of its own.
+
+    Why: TF32 wgmma reads both operands from shared memory K-major only, so a plain
+    fp32 A @ B could use TF32 tensor cores on Hopper only through mma.sync's form
+    (0.43x of cuBLAS TF32 on an H100, its B fragments read element by element). The
+    copy costs one read and one write of B; the matmul then takes the Linear's forms.
+
+    #### Return modes
+
+    Produces a silenceable failure, leaving the IR untouched, when the target is not on
+    statically shaped tensors or does not read A as (m, k) and B as (k, n). Consumes the
+    target handle.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target);
+  let results = (outs TransformHandleTypeInterface:$transformed, TransformHandleTypeInterface:$transpose);
+}
+
 def CopyToLinalgOp : Kforge_ReplacingOp<"copy_to_linalg", "::mlir::memref::CopyOp", "expected a memref.copy between ranked memrefs"> {
   let summary = "Rewrite a memref.copy as an equivalent linalg.copy";
   let description = [{
