@@ -257,6 +257,7 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
         facts.contractionATransposed = lastTwo(maps[0], k, m);
         facts.contractionBTransposed = lastTwo(maps[1], n, k);
       }
+      facts.contractionBFromArgument = isa<BlockArgument>(op.getDpsInputs()[1]);
       // Itself and the linalg ops its operands come from (through any chain).
       SetVector<Operation *> slice;
       SmallVector<Operation *> worklist{op.getOperation()};

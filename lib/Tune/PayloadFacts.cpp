@@ -24,6 +24,7 @@ llvm::json::Value kforge::tune::toJSON(const PayloadFacts &facts) {
                             {"contraction_result_type", facts.contractionResultType},
                             {"contraction_a_transposed", facts.contractionATransposed},
                             {"contraction_b_transposed", facts.contractionBTransposed},
+                            {"contraction_b_from_argument", facts.contractionBFromArgument},
                             {"allow_tf32", facts.allowTf32},
                             {"reduction_ops", facts.reductionOps},
                             {"reduction_size", facts.reductionSize},
@@ -66,6 +67,7 @@ bool kforge::tune::fromJSON(const llvm::json::Value &value, PayloadFacts &facts,
          o.mapOptional("contraction_result_type", facts.contractionResultType) &&
          o.mapOptional("contraction_a_transposed", facts.contractionATransposed) &&
          o.mapOptional("contraction_b_transposed", facts.contractionBTransposed) &&
+         o.mapOptional("contraction_b_from_argument", facts.contractionBFromArgument) &&
          o.mapOptional("allow_tf32", facts.allowTf32) && o.map("reduction_ops", facts.reductionOps) &&
          o.map("reduction_size", facts.reductionSize) && o.map("linalg_ops", facts.linalgOps) &&
          o.mapOptional("whole_dims", facts.wholeDims) && o.mapOptional("row_moments", facts.rowMoments) &&

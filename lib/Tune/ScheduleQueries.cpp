@@ -100,6 +100,12 @@ bool kforge::tune::tf32Applies(const PayloadFacts &facts) {
          (facts.contractionResultType.empty() || facts.contractionResultType == "f32") && !facts.contractionATransposed;
 }
 
+bool kforge::tune::transposeBApplies(const PayloadFacts &facts) {
+  return facts.contractionOp == "linalg.matmul" && facts.contractionSizes.size() == 2 && facts.contractionK > 0 &&
+         !facts.contractionATransposed && !facts.contractionBTransposed && facts.contractionBFromArgument &&
+         facts.reductionOps == 1 && facts.windowOps == 0;
+}
+
 PayloadFacts kforge::tune::splitKFacts(const PayloadFacts &facts, int64_t parts) {
   PayloadFacts partial = facts;
   partial.rootOp = "linalg.generic";

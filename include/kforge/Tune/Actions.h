@@ -132,6 +132,9 @@ bool mmaApplies(const PayloadFacts &facts);
 /// Whether the fp32 matmul may go to TF32 tensor cores (mma ... tf32): TF32 allowed by the request, f32 operands
 /// and result, A as M x K, K a multiple of 4 (the wgmma form also needs B as N x K).
 bool tf32Applies(const PayloadFacts &facts);
+/// Whether `transpose_b` applies: one 2-D linalg.matmul (the payload's only reduction) reading A as M x K and B,
+/// an argument, as K x N.
+bool transposeBApplies(const PayloadFacts &facts);
 
 /// Why no single-kernel schedule takes the payload (its contractions read a reduction's result: see
 /// PayloadFacts::contractionsAfterReductions; on the GPU also its nested reductions: nestedReductions); empty

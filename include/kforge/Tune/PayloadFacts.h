@@ -35,6 +35,9 @@ struct PayloadFacts {
   /// Its operands read transposed through its indexing maps: A as K x M, B as N x K (nn.Linear's weight once
   /// kforge-normalize-importer has folded the transpose into the map).
   bool contractionATransposed = false, contractionBTransposed = false;
+  /// Its B is an argument of the entry function (not computed there): what transpose_b copies in a kernel of
+  /// its own.
+  bool contractionBFromArgument = false;
   /// Not from the IR but from the tuning request (kforge-tune --allow-tf32, as PyTorch's
   /// torch.backends.cuda.matmul.allow_tf32): the fp32 contraction may multiply in TF32 on the tensor cores
   /// (the tf32 action), its kernels verified against TF32's tolerance. Off unless the user opts in.

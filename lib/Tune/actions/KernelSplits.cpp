@@ -1,9 +1,10 @@
-//===- KernelSplits.cpp - split, split_k, split_rows, channels_last: kernels of one payload ===//
+//===- KernelSplits.cpp - split, split_k, split_rows, channels_last, transpose_b: kernels of a payload ===//
 //
 // Each comes first in a schedule. After split and split_k the actions schedule the op they leave to the first
 // kernel (split: the contraction; split_k: the partial matmul over slices of K), and they render the second
 // kernel themselves; split_rows renders its first kernel (the rows' partials) and leaves the second to them;
-// channels_last renders a transpose kernel per copied operand and leaves the convolution to them.
+// channels_last renders a transpose kernel per copied operand and leaves the convolution to them; transpose_b
+// likewise for a matmul's B.
 //
 //===----------------------------------------------------------------------===//
 
@@ -366,6 +367,58 @@ public:
   }
 };
 
+class TransposeBAction : public ActionDefinition {
+public:
+  TransposeBAction()
+      : ActionDefinition(
+            ActionSpec{"transpose_b",
+                       "Copy a matmul's B (K x N, as torch.mm and A @ B read it) to N x K by a transpose kernel of its "
+                       "own and run the matmul on the copy, read as nn.Linear reads its weight. TF32 wgmma reads both "
+                       "operands K-major, so an fp32 A @ B reaches Hopper's TF32 wgmma forms (tf32) only through the "
+                       "copy (without it, mma.sync's TF32 form, its B fragments read element by element). Costs a "
+                       "read and a write of B. The actions after it schedule the matmul.",
+                       "transform.kforge.matmul_transpose_b on the matmul; the transpose tiled (tile_using_forall, "
+                       "block and thread) and vectorized, its scf.forall mapped to a gpu.launch of its own",
+                       {},
+                       {"gpu"},
+                       "first; one linalg.matmul, the payload's only reduction, reading A as M x K and B, an "
+                       "argument of the function, as K x N"},
+            {{"", 5}}) {}
+
+  void validate(const ValidationContext &context) const override {
+    if (!transposeBApplies(context.facts))
+      context.problem("precondition",
+                      "transpose_b needs one linalg.matmul (the payload's only reduction) reading A as M x K and B, "
+                      "an argument of the function, as K x N; this payload has none");
+  }
+
+  bool splitsKernels() const override { return true; }
+  bool splitApplies(const PayloadFacts &facts) const override { return transposeBApplies(facts); }
+  /// The matmul reading the copy: B as N x K.
+  PayloadFacts splitFacts(const Action &, const PayloadFacts &facts) const override {
+    PayloadFacts copied = facts;
+    copied.contractionBTransposed = true;
+    copied.contractionBFromArgument = false;
+    return copied;
+  }
+
+  /// The copy, before the root is matched: the matmul may be the root, and it is replaced.
+  void renderBeforeRoot(Renderer &r, const Action &action, std::vector<int> &starts) const override {
+    starts[0] = r.nextLine();
+    r.line("    // action 0: " + describe(action) + ": the matmul's B copied N x K, a kernel of its own");
+    std::string matmul = r.fresh("matmul"), next = r.fresh("matmul"), transpose = r.fresh("transpose");
+    r.line("    " + matmul + " = transform.structured.match ops{[\"linalg.matmul\"]} in %func : " + r.kUnary);
+    r.line("    " + next + ", " + transpose + " = transform.kforge.matmul_transpose_b " + matmul +
+           " : (!transform.any_op) -> (!transform.any_op, !transform.any_op)");
+    const std::vector<int64_t> &mn = r.payloadFacts.contractionSizes;
+    r.renderTransposeKernel(transpose, {mn[1], r.payloadFacts.contractionK});
+  }
+
+  void renderFirstKernel(Renderer &r, const Action &action, std::vector<int> &) const override {
+    r.facts = splitFacts(action, r.payloadFacts);
+  }
+};
+
 } // namespace
 
 void kforge::tune::addKernelSplitActions(ActionDefinitions &definitions) {
@@ -373,4 +426,5 @@ void kforge::tune::addKernelSplitActions(ActionDefinitions &definitions) {
   definitions.push_back(std::make_unique<SplitKAction>());
   definitions.push_back(std::make_unique<SplitRowsAction>());
   definitions.push_back(std::make_unique<ChannelsLastAction>());
+  definitions.push_back(std::make_unique<TransposeBAction>());
 }

@@ -167,8 +167,14 @@ static void addTf32Proposals(const PayloadFacts &facts, const HardwareProfile &p
   // 256 x 128 first where its grid fills the waves better (as for the 16-bit forms).
   if (wavesFilled(m, n, 256, 128, profile) > wavesFilled(m, n, 128, 256, profile) + 0.05)
     std::stable_partition(warpgroups.begin(), warpgroups.end(), [](const Warpgroup &w) { return w.block[0] == 256; });
+  // B as K x N (a plain A @ B): the first three forms on an N x K copy of B made by a kernel of its own
+  // (transpose_b: a read and a write of B, against mma.sync's forms below, whose B fragments are read element by
+  // element: 0.43x of cuBLAS TF32 at 4096^3 on an H100, docs/perf/tensorcores-h200.md "TF32").
+  bool copyB = !facts.contractionBTransposed && transposeBApplies(facts);
+  int copied = 0;
   for (const Warpgroup &w : warpgroups) {
-    if (!hopper || !facts.contractionBTransposed || !blockFits(m, n, w.block[0], w.block[1], /*partialOk=*/true))
+    if (!hopper || (!facts.contractionBTransposed && !(copyB && copied < 3)) ||
+        !blockFits(m, n, w.block[0], w.block[1], /*partialOk=*/true))
       continue;
     Schedule v = wgmmaSchedule(w.block, {16, w.block[1]}, /*blockK=*/32, w.stages, w.tma, w.overlap,
                                w.warpSpecialized);
@@ -176,12 +182,17 @@ static void addTf32Proposals(const PayloadFacts &facts, const HardwareProfile &p
       v.push_back(Action{"stage_epilogue"});
     v.push_back(Action{"tf32"});
     addRequiredFusions(v, facts, profile, /*always=*/true);
+    if (copyB) {
+      v.insert(v.begin(), Action{"transpose_b"});
+      ++copied;
+    }
     add(v, "",
         "heuristic: TF32 wgmma (allowed by the request) on " + std::to_string(w.block[0]) + "x" +
             std::to_string(w.block[1]) + " blocks, " + std::to_string(w.stages) +
             " swizzled stages of 32 f32 of K filled by " + (w.tma ? "TMA" : "cp.async") +
             (w.warpSpecialized ? " from a producer warp" : "") + (w.overlap ? ", one tile's wgmma in flight" : "") +
-            (w.stageEpilogue ? ", the result stored through shared memory" : ""));
+            (w.stageEpilogue ? ", the result stored through shared memory" : "") +
+            (copyB ? ", on B copied N x K" : ""));
   }
   // mma.sync: blocks of 4-8 warps, each warp 32-64 rows by 32-64 columns (16-32 m16n8k8 tiles); stages of 32 f32
   // of K (A's rows 36 f32 apart, B's N + 8: no bank conflict on the fragments' reads).
