@@ -35,6 +35,8 @@ std::string CudaDriver::load(int ordinal) {
   if (!resolve(library, "cuMemcpyDtoD_v2", memcpyDtoD) || !resolve(library, "cuMemsetD32_v2", memsetD32) ||
       !resolve(library, "cuMemsetD16_v2", memsetD16))
     memcpyDtoD = nullptr; // the device-side seed path is all or nothing
+  if (!resolve(library, "cuMemHostRegister_v2", memHostRegister))
+    memHostRegister = nullptr;
   if (!resolve(library, "cuModuleLoadData", moduleLoadData) ||
       !resolve(library, "cuModuleGetFunction", moduleGetFunction) ||
       !resolve(library, "cuModuleUnload", moduleUnload) || !resolve(library, "cuLaunchKernel", launchKernel))

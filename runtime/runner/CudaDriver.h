@@ -47,6 +47,8 @@ struct CudaDriver {
   CUresult (*memcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t) = nullptr;
   CUresult (*memsetD32)(CUdeviceptr, unsigned int, size_t) = nullptr;
   CUresult (*memsetD16)(CUdeviceptr, unsigned short, size_t) = nullptr;
+  // Optional: page-locking the host memory a large output is copied to (LoadedArtifact.cpp's readOutput).
+  CUresult (*memHostRegister)(void *, size_t, unsigned) = nullptr;
   // Optional: a kernel of kforge-run's own (the clean L2 flush, L2Flush.h).
   CUresult (*moduleLoadData)(void **, const void *) = nullptr;
   CUresult (*moduleGetFunction)(CUfunction *, void *, const char *) = nullptr;

@@ -81,7 +81,8 @@ void callEntry(LoadedArtifact &artifact);
 std::string runOnce(LoadedArtifact &artifact);
 
 /// After runOnce: output argument `i` as floats into `values` (numElements floats). Empty, or the failed
-/// copy from the device.
+/// copy from the device. `values` must stay mapped for the process's life (the executor's shared memory): the
+/// whole pages of a large output's destination are page-locked there once (cuMemHostRegister) and stay so.
 std::string readOutput(const LoadedArtifact &artifact, size_t i, float *values);
 
 } // namespace kforge
