@@ -3,7 +3,8 @@
 # gets them, plus --time-budget) on each payload of scripts/gpu/first_kernel_payloads.py, then a table of what
 # run.json's search_speed says: time to the first correct trial, trials per minute, the reference check.
 #   bash scripts/gpu/first_kernel_study.sh TUNER_DIR OUT [TIME_BUDGET_S]
-# TUNER_DIR: scripts/gpu/pack_tuner.sh's output (unpacked here by unpack_tuner.sh).
+# TUNER_DIR: scripts/gpu/pack_tuner.sh's output (unpacked here by unpack_tuner.sh). PAYLOADS="a b" narrows the
+# study to those payloads (names as first_kernel_payloads.py writes them, e.g. softmax_4096x393216).
 set -uo pipefail
 tuner="$(cd "${1:?usage: first_kernel_study.sh TUNER_DIR OUT [TIME_BUDGET_S]}" && pwd)"
 out="${2:?}"
@@ -13,6 +14,7 @@ bash "$(dirname "$0")/unpack_tuner.sh" "$tuner" > "$out/device-info.json"
 python3 "$(dirname "$0")/first_kernel_payloads.py" "$out/payloads"
 for payload in "$out"/payloads/*.mlir; do
   name="$(basename "$payload" .mlir)"
+  if [ -n "${PAYLOADS:-}" ] && [[ " $PAYLOADS " != *" $name "* ]]; then continue; fi
   start=$(date +%s.%N)
   "$tuner/bin/kforge-tune" "$payload" --target gpu -o "$out/runs/$name" --time-budget "$budget" \
     > "$out/runs/$name.log" 2>&1
