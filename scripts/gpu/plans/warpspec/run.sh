@@ -11,7 +11,8 @@ T=gpu-artifacts/tuner; here=scripts/gpu/plans/warpspec; W=/tmp/ws; rm -rf $W; mk
 bash scripts/gpu/unpack_tuner.sh $T > $OUT/device.json
 python3 bench/tasks/tasks.py --write $W/payloads > /dev/null
 : > $OUT/summary.txt
-# TASKS, FORMS, ROUNDS (1 or 2) and BENCH_TASKS narrow a call: e.g. FORMS="C D E" ROUNDS=1.
+# TASKS, FORMS, ROUNDS (1 or 2) and BENCH_TASKS narrow a call: e.g. FORMS="C D E" ROUNDS=1; LIMIT (seconds,
+# default 560) is when the bench must have finished.
 tasks=${TASKS:-$(ls $here/schedules | sed 's/-[A-E].json$//' | sort -u)}
 forms=${FORMS:-A B C D E}
 for t in $tasks; do
@@ -35,10 +36,10 @@ for t in $tasks; do
 done
 echo "elapsed $SECONDS s (before the bench)" >> $OUT/summary.txt
 (cd $W && tar czf $OUT/runs.tgz *.json *.err *.mlir 2>/dev/null)
-left=$((560 - SECONDS))
+left=$((${LIMIT:-560} - SECONDS))
 if [ $left -gt 150 ]; then
   mkdir -p $W/b; BENCH_TIMEOUT=$left scripts/gpu/bench.sh $W/b --tasks ${BENCH_TASKS:-matmul_square_bf16} --time-budget 45 > $W/bench.out 2>&1
-  cp $W/b/h200.md $W/b/h200.json $W/b/bench-runs.tgz $OUT/ 2>/dev/null; tail -5 $W/bench.out > $OUT/bench-tail.txt
+  cp $W/b/h200.md $W/b/h200.json $W/b/bench-runs.tgz $OUT/ 2>/dev/null; tail -5 $W/bench.out >> $OUT/summary.txt
 fi
 echo "elapsed $SECONDS s" >> $OUT/summary.txt
 cat $OUT/summary.txt $OUT/h200.md 2>/dev/null
