@@ -6,6 +6,8 @@
 set -u
 PAYLOADS=softmax_4096x393216 bash scripts/gpu/first_kernel_study.sh gpu-artifacts/tuner /tmp/fk 30 > $OUT/first-kernel.md 2>&1
 tar czf $OUT/fk.tgz -C /tmp fk --exclude='candidates' --exclude='cache' --exclude='seed-cache' --exclude='best' --exclude='baseline/artifact' 2>/dev/null
-LIMIT=$((560 - SECONDS)) TASKS="matmul_square_bf16 linear_prime_bf16" FORMS="D E" ROUNDS=1 \
-  BENCH_TASKS=matmul_square_bf16,linear_square_tf32,matmul_square_tf32,conv_depthwise_3x3 bash scripts/gpu/plans/warpspec/run.sh
+# CALL_LIMIT (seconds, default 560): when the bench must have finished; BENCH_TASKS as run.sh takes it.
+LIMIT=$((${CALL_LIMIT:-560} - SECONDS)) TASKS="matmul_square_bf16 linear_prime_bf16" FORMS="D E" ROUNDS=1 \
+  BENCH_TASKS=${BENCH_TASKS:-matmul_square_bf16,linear_square_tf32,matmul_square_tf32,conv_depthwise_3x3} \
+  bash scripts/gpu/plans/warpspec/run.sh
 nvidia-smi --query-gpu=name --format=csv >> $OUT/summary.txt

@@ -38,7 +38,7 @@ echo "elapsed $SECONDS s (before the bench)" >> $OUT/summary.txt
 (cd $W && tar czf $OUT/runs.tgz *.json *.err *.mlir 2>/dev/null)
 left=$((${LIMIT:-560} - SECONDS))
 if [ $left -gt 150 ]; then
-  mkdir -p $W/b; BENCH_TIMEOUT=$left scripts/gpu/bench.sh $W/b --tasks ${BENCH_TASKS:-matmul_square_bf16} --time-budget 45 > $W/bench.out 2>&1
+  mkdir -p $W/b; BENCH_TIMEOUT=$left scripts/gpu/bench.sh $W/b --tasks ${BENCH_TASKS:-matmul_square_bf16} --time-budget ${BENCH_BUDGET:-45} > $W/bench.out 2>&1
   cp $W/b/h200.md $W/b/h200.json $W/b/bench-runs.tgz $OUT/ 2>/dev/null; tail -5 $W/bench.out >> $OUT/summary.txt
 fi
 echo "elapsed $SECONDS s" >> $OUT/summary.txt
