@@ -393,7 +393,9 @@ public:
   }
 
   bool splitsKernels() const override { return true; }
-  bool splitApplies(const PayloadFacts &facts) const override { return transposeBApplies(facts); }
+  /// (For the random and evolutionary policies: only where TF32 is allowed, the use it is for; on any
+  /// other matmul the copy is pure cost, and half their schedules would start with it.)
+  bool splitApplies(const PayloadFacts &facts) const override { return facts.allowTf32 && transposeBApplies(facts); }
   /// The matmul reading the copy: B as N x K.
   PayloadFacts splitFacts(const Action &, const PayloadFacts &facts) const override {
     PayloadFacts copied = facts;
