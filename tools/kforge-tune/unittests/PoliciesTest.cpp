@@ -676,3 +676,43 @@ TEST(Policies, WarpSpecializedFormsAreProposedAndStayValidUnderMutation) {
   EXPECT_GT(withoutWarpSpecialize, 0);
   EXPECT_GT(withPersistent, 0);
 }
+
+TEST(Policies, TransposeBLeadsTf32OnAPlainMatmulAndOnlyThere) {
+  // A plain fp32 A @ B (B an argument, K x N): with TF32 allowed the heuristic's first proposals copy B N x K
+  // (transpose_b) for the TF32 wgmma forms, and mutation and crossover keep them valid; without TF32 no
+  // proposal and no random schedule copies B (the copy only pays for TF32's wgmma).
+  PayloadFacts facts = matmulLargeK();
+  facts.parallelSizes = facts.contractionSizes = {4096, 4096};
+  facts.contractionK = 4096;
+  facts.contractionOperandType = facts.contractionResultType = "f32";
+  facts.contractionBFromArgument = true;
+  HardwareProfile profile = h200();
+  std::mt19937_64 rng(5);
+  for (const Proposal &p : heuristicSchedules(facts, profile))
+    EXPECT_FALSE(findSlot(p.schedule, "transpose_b")) << describe(p.schedule);
+  for (int i = 0; i < 200; ++i)
+    EXPECT_FALSE(findSlot(randomSchedule(facts, profile, rng), "transpose_b"));
+  facts.allowTf32 = true;
+  std::vector<Proposal> guesses = heuristicSchedules(facts, profile);
+  ASSERT_FALSE(guesses.empty());
+  EXPECT_EQ(guesses[0].schedule.front().kind, "transpose_b") << describe(guesses[0].schedule);
+  EXPECT_TRUE(findSlot(guesses[0].schedule, "wgmma") && findSlot(guesses[0].schedule, "tf32"));
+  int copied = 0;
+  for (int i = 0; i < 200; ++i) {
+    const Schedule &a = guesses[i % guesses.size()].schedule, &b = guesses[(i * 5 + 1) % guesses.size()].schedule;
+    std::string step;
+    Schedule mutated = mutateSchedule(a, facts, profile, rng, i % 2 == 0, step);
+    Schedule child = crossoverSchedules(a, b, facts, profile, rng);
+    for (const Schedule *s : {&mutated, &child}) {
+      if (s->empty())
+        continue;
+      EXPECT_TRUE(validateSchedule(*s, facts, profile.target).empty()) << step << ": " << describe(*s);
+      copied += findSlot(*s, "transpose_b") != nullptr;
+    }
+  }
+  EXPECT_GT(copied, 0);
+  // A Linear (B already N x K) is never copied.
+  facts.contractionBTransposed = true;
+  for (const Proposal &p : heuristicSchedules(facts, profile))
+    EXPECT_FALSE(findSlot(p.schedule, "transpose_b")) << describe(p.schedule);
+}
