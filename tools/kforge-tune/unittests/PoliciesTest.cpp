@@ -111,6 +111,25 @@ std::vector<TrialRecord> measure(const std::vector<Proposal> &proposals, int fir
   }
   return out;
 }
+
+/// `rounds` offspring pairs of `guesses` (a mutation of one, a crossover of two), each expected valid, then
+/// passed to `visit`.
+template <typename Visit>
+void forEachValidOffspring(const std::vector<Proposal> &guesses, const PayloadFacts &facts,
+                           const HardwareProfile &profile, std::mt19937_64 &rng, int rounds, Visit visit) {
+  for (int i = 0; i < rounds; ++i) {
+    const Schedule &a = guesses[i % guesses.size()].schedule, &b = guesses[(i * 7 + 3) % guesses.size()].schedule;
+    std::string step;
+    Schedule mutated = mutateSchedule(a, facts, profile, rng, i % 2 == 0, step);
+    Schedule child = crossoverSchedules(a, b, facts, profile, rng);
+    for (const Schedule *s : {&mutated, &child}) {
+      if (s->empty())
+        continue;
+      EXPECT_TRUE(validateSchedule(*s, facts, profile.target).empty()) << step << ": " << describe(*s);
+      visit(*s);
+    }
+  }
+}
 } // namespace
 
 TEST(Policies, EveryPolicyProposesValidNewSchedules) {
@@ -651,27 +670,18 @@ TEST(Policies, WarpSpecializedFormsAreProposedAndStayValidUnderMutation) {
     }
   EXPECT_TRUE(proposedPersistent);
   int withWarpSpecialize = 0, withoutWarpSpecialize = 0, withPersistent = 0;
-  for (int i = 0; i < 400; ++i) {
-    const Schedule &a = guesses[i % guesses.size()].schedule, &b = guesses[(i * 7 + 3) % guesses.size()].schedule;
-    std::string step;
-    Schedule mutated = mutateSchedule(a, facts, profile, rng, i % 2 == 0, step);
-    Schedule child = crossoverSchedules(a, b, facts, profile, rng);
-    for (const Schedule *s : {&mutated, &child}) {
-      if (s->empty())
-        continue;
-      EXPECT_TRUE(validateSchedule(*s, facts, profile.target).empty()) << step << ": " << describe(*s);
-      if (findSlot(*s, "warp_specialize")) {
-        ++withWarpSpecialize;
-        EXPECT_TRUE(findSlot(*s, "tma")) << describe(*s);
-      } else if (findSlot(*s, "wgmma")) {
-        ++withoutWarpSpecialize;
-      }
-      if (findSlot(*s, "persistent")) {
-        ++withPersistent;
-        EXPECT_TRUE(findSlot(*s, "warp_specialize") && !findSlot(*s, "stage_epilogue")) << describe(*s);
-      }
+  forEachValidOffspring(guesses, facts, profile, rng, 400, [&](const Schedule &s) {
+    if (findSlot(s, "warp_specialize")) {
+      ++withWarpSpecialize;
+      EXPECT_TRUE(findSlot(s, "tma")) << describe(s);
+    } else if (findSlot(s, "wgmma")) {
+      ++withoutWarpSpecialize;
     }
-  }
+    if (findSlot(s, "persistent")) {
+      ++withPersistent;
+      EXPECT_TRUE(findSlot(s, "warp_specialize") && !findSlot(s, "stage_epilogue")) << describe(s);
+    }
+  });
   EXPECT_GT(withWarpSpecialize, 0);
   EXPECT_GT(withoutWarpSpecialize, 0);
   EXPECT_GT(withPersistent, 0);
@@ -698,18 +708,8 @@ TEST(Policies, TransposeBLeadsTf32OnAPlainMatmulAndOnlyThere) {
   EXPECT_EQ(guesses[0].schedule.front().kind, "transpose_b") << describe(guesses[0].schedule);
   EXPECT_TRUE(findSlot(guesses[0].schedule, "wgmma") && findSlot(guesses[0].schedule, "tf32"));
   int copied = 0;
-  for (int i = 0; i < 200; ++i) {
-    const Schedule &a = guesses[i % guesses.size()].schedule, &b = guesses[(i * 5 + 1) % guesses.size()].schedule;
-    std::string step;
-    Schedule mutated = mutateSchedule(a, facts, profile, rng, i % 2 == 0, step);
-    Schedule child = crossoverSchedules(a, b, facts, profile, rng);
-    for (const Schedule *s : {&mutated, &child}) {
-      if (s->empty())
-        continue;
-      EXPECT_TRUE(validateSchedule(*s, facts, profile.target).empty()) << step << ": " << describe(*s);
-      copied += findSlot(*s, "transpose_b") != nullptr;
-    }
-  }
+  forEachValidOffspring(guesses, facts, profile, rng, 200,
+                        [&](const Schedule &s) { copied += findSlot(s, "transpose_b") != nullptr; });
   EXPECT_GT(copied, 0);
   // A Linear (B already N x K) is never copied.
   facts.contractionBTransposed = true;
