@@ -296,8 +296,13 @@ void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &pr
   // First, a producer warp issuing the TMA copies (warp_specialize) with the result through shared memory: on an
   // H100 (fixed kernels, two rounds; results/benchmarks-h100/2026-12-07/s61-call-2) 0.189 ms on the 4096^3 bf16
   // gemm against 0.215 for the cp.async form next, 0.212 warp-specialized without stage_epilogue; the fastest
-  // of five forms on all six bf16/f16 gemm tasks there (the 2000 x 3000 x 1000 one 0.035 against 0.051).
-  std::vector<Warpgroup> warpgroups = {{{128, 256}, 4, true, true, true, true},
+  // of five forms on all six bf16/f16 gemm tasks there (the 2000 x 3000 x 1000 one 0.035 against 0.051). Its
+  // 256 x 128 blocks (four consumer warpgroups of 64 x 128) before 128 x 256: in session 62's searches on an H100
+  // (results/benchmarks-h100/2026-12-07/s62-call-1..3) the faster of the two on the 4096^3 bf16 and f16 gemms,
+  // the 8192^3 bf16 one and the gemm + bias + relu (0.184 against 0.189 ms, 0.189 against 0.190, 1.480 against
+  // 1.554, 0.186 against 0.192); 128 x 256 first where its grid fills the waves better (below).
+  std::vector<Warpgroup> warpgroups = {{{256, 128}, 4, true, true, true, true},
+                                       {{128, 256}, 4, true, true, true, true},
                                        {{128, 256}, 4, false, true},
                                        {{128, 128}, 3, false, false},
                                        // warp-specialized with the lanes' own stores; and one block a
@@ -312,10 +317,9 @@ void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &pr
                                        {{128, 128}, 4, false, true},
                                        // the result through shared memory: 16-byte row stores
                                        {{128, 256}, 4, false, true, true},
-                                       // four warpgroups of 64 x 128 (the same stages, tile and occupancy);
-                                       // warp-specialized first (the 4093 x 4099 Linear on the H100 above:
-                                       // 0.348 ms against 0.381 for cp.async)
-                                       {{256, 128}, 4, true, true, true, true},
+                                       // four warpgroups of 64 x 128 (the same stages, tile and occupancy)
+                                       // (the 4093 x 4099 Linear on the H100 above: warp-specialized 0.348 ms
+                                       // against 0.381 for cp.async)
                                        {{256, 128}, 4, false, true},
                                        {{256, 128}, 4, true, true}};
   // 256 x 128 blocks first where their grid leaves fewer multiprocessors idle than 128 x 256's: the two take the
@@ -324,6 +328,8 @@ void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &pr
   // waves of 132, 16 x 33 of 256 x 128 are 4.0). Elsewhere the measured order above stands.
   if (wavesFilled(m, n, 256, 128, profile) > wavesFilled(m, n, 128, 256, profile) + 0.05)
     std::stable_partition(warpgroups.begin(), warpgroups.end(), [](const Warpgroup &w) { return w.block[0] == 256; });
+  else if (wavesFilled(m, n, 128, 256, profile) > wavesFilled(m, n, 256, 128, profile) + 0.05)
+    std::swap(warpgroups[0], warpgroups[1]);
   bool first = true;
   for (const Warpgroup &w : warpgroups) {
     // (A K that 64 does not divide: the last tile's copies past K are zero-filled.)
