@@ -632,6 +632,7 @@ TASKS += [
     _tf32_twin("linear_8k", _linear_mlir("linear_8k_tf32")),
     _tf32_twin("linear_prime", _linear_mlir("linear_prime_tf32")),
     _tf32_twin("matmul_square", _matmul_mlir("matmul_square_tf32")),
+    _tf32_twin("matmul_8192", _matmul_mlir("matmul_8192_tf32")),
     # NCHW convolutions with TF32 allowed (cuDNN's default for PyTorch's fp32 convolutions:
     # torch.backends.cudnn.allow_tf32): kforge's TF32 implicit GEMM on wgmma, on channels-last copies.
     _tf32_twin("conv_resnet_3x3", _conv_nchw_mlir("conv_resnet_3x3_tf32")),
