@@ -378,8 +378,9 @@ static std::vector<Problem> validateKernelSplit(const Schedule &schedule, size_t
     context.problem("order", split.kind + " comes first, once");
   for (size_t j = index + 1; j < schedule.size(); ++j)
     if (splitsKernels(schedule[j]))
-      context.problemAt(static_cast<int>(j), "order",
-                        "kernel splits (split, split_k, split_rows, channels_last, transpose_b) come first, once, one of them");
+      context.problemAt(
+          static_cast<int>(j), "order",
+          "kernel splits (split, split_k, split_rows, channels_last, transpose_b) come first, once, one of them");
   definition.validate(context);
   if (!problems.empty())
     return problems;
