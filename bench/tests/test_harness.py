@@ -410,6 +410,11 @@ def test_embedded_fatbin_is_found(tmp_path):
     assert bench_run.embedded_fatbin(str(library)) == blob
     (tmp_path / "plain.so").write_bytes(b"\x7fELF" + b"\x00" * 100)
     assert bench_run.embedded_fatbin(str(tmp_path / "plain.so")) is None
+    # A schedule with a kernel split (transpose_b's copy, then the matmul) embeds one fatbin per kernel module:
+    # the instruction mix counts them all (it had counted the copy's alone).
+    second = struct.pack("<IHHQ", bench_run.FATBIN_MAGIC, 1, 16, 24) + b"\x02" * 24
+    (tmp_path / "two.so").write_bytes(b"\x7fELF" + b"\x00" * 100 + blob + b"\x00" * 8 + second + b"\xff" * 8)
+    assert bench_run.embedded_fatbins(str(tmp_path / "two.so")) == [blob, second]
 
 
 def test_bf16_tasks_are_skipped_on_the_cpu_backend_and_floored_at_the_bf16_rate(tmp_path):
