@@ -38,8 +38,11 @@ def load_task(name):
 
 def run_once_profiled(task, mode):
     import torch
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.set_float32_matmul_precision("highest")
+    # A TF32 task's matmuls run in TF32 for PyTorch as for kforge (bench/run's rule); every other fp32 task's never.
+    tf32 = getattr(task, "precision", "ieee") == "tf32"
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.backends.cudnn.allow_tf32 = tf32
+    torch.set_float32_matmul_precision("high" if tf32 else "highest")
     fn = eval(task.torch, {"torch": torch})
     if mode == "compile":
         fn = torch.compile(fn)

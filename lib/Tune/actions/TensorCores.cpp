@@ -287,8 +287,13 @@ static void checkStage(const Schedule &schedule, const PayloadFacts &facts, int 
                 " columns are not whole 8-element vectors");
   const Action *pipeline = findSlot(schedule, "pipeline");
   int64_t stages = pipeline && pipeline->value >= 2 ? pipeline->value : 2;
-  // A (rows x block_k) and B (block_k x cols), rows padded by 8 elements, in each stage.
-  int64_t bytes = stages * (rows * (blockK + 8) + blockK * (cols + 8)) * elementBytes;
+  // A (rows x block_k) and B (block_k x cols), rows padded by 8 elements, in each stage; wgmma's stages are
+  // unpadded 128-byte swizzled rows (rows + cols of them), with TMA's mbarriers beside them (as
+  // matmul_to_mma_sync lays them out: counting mma.sync's padding there refused 256 x 128 TF32 blocks over
+  // 4 stages, which take 192 KB).
+  int64_t bytes = findSlot(schedule, "wgmma")
+                      ? stages * (rows + cols) * blockK * elementBytes + (findSlot(schedule, "tma") ? 1024 : 0)
+                      : stages * (rows * (blockK + 8) + blockK * (cols + 8)) * elementBytes;
   if (bytes > kMaxSharedBytesPerBlock)
     problem(index, "too-large",
             "stage(" + std::to_string(blockK) + "): " + std::to_string(stages) + " stages of A and B take " +
