@@ -22,7 +22,7 @@ void kforge::printUsage() {
                "                  [--ceiling-gbps G] [--ceiling-tflops T] [--time-reference 0|1]\n"
                "                  [--check-reference-against DIR] [--check-reference-samples FILE]\n"
                "                  [--cutoff-ms MS] [--cache-dir DIR]\n"
-               "                  [--timing-budget-ms MS] [--first-run-allowance-ms 1000]\n"
+               "                  [--timing-budget-ms MS] [--slow-run-ms MS] [--first-run-allowance-ms 1000]\n"
                "                  [--l2-flush dirty|clean] [--precision ieee|tf32] [--host-inputs 0|1]\n"
                "                  [--output FILE]\n"
                "       kforge-run --print-l2-read-kernel   (the PTX of --l2-flush clean's read kernel)\n";
@@ -95,6 +95,8 @@ bool kforge::parseRunnerOptions(int argc, char **argv, RunnerOptions &options) {
       ok = number(options.cutoffMs);
     else if (flag == "--timing-budget-ms")
       ok = number(options.timingBudgetMs);
+    else if (flag == "--slow-run-ms")
+      ok = number(options.slowRunMs);
     else if (flag == "--first-run-allowance-ms")
       ok = number(options.firstRunAllowanceMs);
     else if (flag == "--ceiling-tflops")

@@ -32,6 +32,10 @@ struct RunnerOptions {
   /// When positive: fewer timed repetitions (never under 10) for a candidate whose runs would exceed this many
   /// milliseconds in total. A search needs a median, not 20 samples of a kernel far from the best.
   double timingBudgetMs = 0;
+  /// When 0 or more: a candidate whose last verification run took longer than this many milliseconds is timed
+  /// with the fewest repetitions (10, after at most 1 warm-up), and the report says "slow_run": a baseline's
+  /// verification and timing in one request (kforge-tune) need not learn its speed from a run of its own first.
+  double slowRunMs = -1;
   bool timeReference = false;
   /// --host-inputs 1: every input drawn by the judge and copied to the executors, also a GPU executor's f32
   /// inputs, which it otherwise makes on the device (DeviceInputs.h).

@@ -81,10 +81,10 @@ static std::string requestOptions(const json &request, RunnerOptions &options) {
     slot = static_cast<T>(value);
     return "";
   };
-  for (std::string error : {number("seeds", options.seeds, 1), number("reps", options.reps, 0),
-                            number("warmup", options.warmup, 0), number("cutoff_ms", options.cutoffMs, 0),
-                            number("timing_budget_ms", options.timingBudgetMs, 0),
-                            number("timeout_s", options.timeout, 1)})
+  for (std::string error :
+       {number("seeds", options.seeds, 1), number("reps", options.reps, 0), number("warmup", options.warmup, 0),
+        number("cutoff_ms", options.cutoffMs, 0), number("timing_budget_ms", options.timingBudgetMs, 0),
+        number("slow_run_ms", options.slowRunMs, 0), number("timeout_s", options.timeout, 1)})
     if (!error.empty())
       return error;
   if (options.reps > 0 && options.reps < 10)

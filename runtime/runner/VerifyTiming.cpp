@@ -157,10 +157,15 @@ std::string Evaluation::timeChecked(ExecutorProcess &executor, json command, con
 }
 
 std::string Evaluation::timeCandidate() {
-  int reps = options.reps;
-  if (options.timingBudgetMs > 0 && lastRunMs > 0)
+  int reps = options.reps, warmup = options.warmup;
+  if (options.slowRunMs >= 0 && lastRunMs > options.slowRunMs) {
+    reps = std::min(10, options.reps);
+    warmup = std::min(1, options.warmup);
+    report["slow_run"] = true;
+  } else if (options.timingBudgetMs > 0 && lastRunMs > 0) {
     reps = std::clamp(static_cast<int>(options.timingBudgetMs / lastRunMs), std::min(10, options.reps), options.reps);
-  json command = {{"op", "time"}, {"slot", "candidate"}, {"reps", reps}, {"warmup", options.warmup}};
+  }
+  json command = {{"op", "time"}, {"slot", "candidate"}, {"reps", reps}, {"warmup", warmup}};
   json t;
   if (std::string e = timeChecked(workers.candidate, command, "timing", t); !e.empty())
     return "timing: " + e;

@@ -247,6 +247,8 @@ static RunOutcome runOnServer(const TuneConfig &config, RunnerServer &server, St
     request["timing_budget_ms"] = config.timingBudgetMs;
   if (!referenceSamples.empty())
     request["check_reference_samples"] = referenceSamples.str();
+  if (config.slowRunMs >= 0)
+    request["slow_run_ms"] = config.slowRunMs;
   std::string why;
   // The runner's judge enforces timeout_s itself; this side's limit is the backstop for a judge that hangs.
   std::optional<std::string> reply =
@@ -290,6 +292,8 @@ RunOutcome kforge::tune::runCandidate(const TuneConfig &config, const Tools &too
     args.insert(args.end(), {"--cutoff-ms", std::to_string(cutoffMs)});
   if (config.timingBudgetMs > 0)
     args.insert(args.end(), {"--timing-budget-ms", std::to_string(config.timingBudgetMs)});
+  if (config.slowRunMs >= 0)
+    args.insert(args.end(), {"--slow-run-ms", std::to_string(config.slowRunMs)});
   // Inputs and the reference's outputs are computed once per seed for the whole run, not per candidate.
   args.insert(args.end(), {"--cache-dir", joinPath(config.runDir, "seed-cache")});
   args.insert(args.end(), extraArgs.begin(), extraArgs.end());
@@ -465,18 +469,34 @@ static void readReferenceCheck(const RunOutcome &run, ReferenceCheck &check) {
   check.reason = "not checked: the check could not run: " + (run.reason.empty() ? run.status : run.reason);
 }
 
+/// Whether the reference is still to be checked against `independent`; an independent computation that could
+/// not be made leaves `check` "skipped", saying why.
+static bool referenceCheckToRun(const Candidate *independent, ReferenceCheck &check) {
+  if (!check.status.empty() || !independent)
+    return false;
+  if (independent->compiled)
+    return true;
+  check.status = "skipped";
+  check.reason =
+      check.method == "samples"
+          ? "not checked: the output elements could not be computed: " + independent->message
+          : "not checked: the independent build does not compile (" + independent->stage + "): " + independent->message;
+  return false;
+}
+
+/// Says on stderr that the reference failed its check, and that the search stops.
+static void reportDisagreement(const TuneConfig &config, const ReferenceCheck &check, StringRef report) {
+  llvm::errs() << "kforge-tune: error: the reference (the untransformed payload's "
+               << (config.target == "gpu" ? "naive GPU build" : "build") << ") disagrees with " << check.against << ": "
+               << check.reason << "; no candidate can be verified against it, so the search stops (see " << report
+               << ")\n";
+}
+
 RunOutcome kforge::tune::firstBaselineRun(const TuneConfig &config, const Tools &tools, StringRef baselineDir,
                                           const Candidate *independent, ReferenceCheck &check, Evaluator *runner) {
   std::vector<std::string> checkArgs;
-  bool checking = check.status.empty() && independent;
+  bool checking = referenceCheckToRun(independent, check);
   bool samples = check.method == "samples";
-  if (checking && !independent->compiled) {
-    check.status = "skipped";
-    check.reason = samples ? "not checked: the output elements could not be computed: " + independent->message
-                           : "not checked: the independent build does not compile (" + independent->stage +
-                                 "): " + independent->message;
-    checking = false;
-  }
   if (!checking && runner)
     return runner->runBaseline(config, 1, 0, -1, "first-run.json");
   // The sampled check rides on the long-lived runner's first request (which then holds seed 0 for the search);
@@ -494,10 +514,7 @@ RunOutcome kforge::tune::firstBaselineRun(const TuneConfig &config, const Tools 
   check.seconds = first.seconds;
   readReferenceCheck(first, check);
   if (check.status == "disagrees") {
-    llvm::errs() << "kforge-tune: error: the reference (the untransformed payload's "
-                 << (config.target == "gpu" ? "naive GPU build" : "build") << ") disagrees with " << check.against
-                 << ": " << check.reason << "; no candidate can be verified against it, so the search stops (see "
-                 << joinPath(baselineDir, "first-run.json") << ")\n";
+    reportDisagreement(config, check, joinPath(baselineDir, "first-run.json"));
     return first;
   }
   // A check that could not run (the CPU build crashed or timed out) leaves the baseline's own run to decide.
@@ -544,40 +561,65 @@ std::optional<DatabaseRecord> kforge::tune::measureBaseline(const TuneConfig &co
                    << ") built? --target cpu tunes for the CPU\n";
     return std::nullopt;
   };
-  // First, one run of seed 0 with no timing: it stores seed 0's reference outputs in the seed cache (every
-  // candidate's first comparison), says how long a baseline run takes, and checks the reference against the
-  // independent computation when there is one to check it against.
-  RunOutcome first = firstBaselineRun(config, tools, c.dir, independent, check, runner);
-  if (check.status == "disagrees")
-    return std::nullopt;
-  if (first.status != "correct")
-    return cannotRun(first);
-  double firstRunMs = 0;
-  if (const json::Object *report = first.report.getAsObject())
-    if (const json::Array *runs = report->getArray("verification_runs_ms"))
-      if (!runs->empty())
-        firstRunMs = (*runs)[0].getAsNumber().value_or(0);
+  // With the search's long-lived runner, and no CPU build to check the reference against (a third artifact,
+  // which only a runner process of its own loads), one request does it all: it verifies the baseline on every
+  // seed the trials use (each run is the reference's own, kept in the runner's memory, so the first trial finds
+  // its seeds drawn and their reference outputs computed, while the first batch compiles), checks the reference
+  // against the sampled output elements on seed 0, and times it, with the runner's fewest repetitions when its
+  // verification runs took longer than --slow-baseline-ms. (A first run of its own, which once told the timing
+  // how slow the baseline is, ran and copied seed 0 twice: 4 of the 13 s of a 6.4 GB softmax's set-up.)
+  // Otherwise: first one run of seed 0 with no timing (it stores seed 0's reference outputs in the seed cache,
+  // says how long a baseline run takes, and checks the reference), then the timing.
+  bool oneRequest = runner && config.runner == "serve" &&
+                    !(check.status.empty() && independent && independent->compiled && check.method != "samples");
+  RunOutcome first;
+  std::string samples;
+  if (oneRequest) {
+    if (referenceCheckToRun(independent, check))
+      samples = independent->dir;
+  } else {
+    first = firstBaselineRun(config, tools, c.dir, independent, check, runner);
+    if (check.status == "disagrees")
+      return std::nullopt;
+    if (first.status != "correct")
+      return cannotRun(first);
+  }
+  auto firstRunOf = [](const RunOutcome &outcome) {
+    if (const json::Object *report = outcome.report.getAsObject())
+      if (const json::Array *runs = report->getArray("verification_runs_ms"))
+        if (!runs->empty())
+          return (*runs)[0].getAsNumber().value_or(0);
+    return 0.0;
+  };
+  double firstRunMs = oneRequest ? 0 : firstRunOf(first);
   // Every speed-up is measured against the baseline, so a fast one gets all its repetitions unless that takes
   // more than 10 s (then at least 10: the naive 8192^3 matmul runs 0.86 s a call on the H200, and 23 calls took
   // a short tuning budget whole). A slow one gets the runner's fewest: 10 repetitions after one warm-up (the
-  // seed-0 run above has loaded it). kforge-run refuses fewer than 10.
-  bool slow = firstRunMs > config.slowBaselineMs;
+  // verification runs have loaded it). kforge-run refuses fewer than 10.
+  bool slow = !oneRequest && firstRunMs > config.slowBaselineMs;
   TuneConfig timing = config;
   timing.timingBudgetMs = slow ? 0 : 10000;
+  if (oneRequest)
+    timing.slowRunMs = config.slowBaselineMs;
   std::vector<std::string> timingArgs;
   if (slow)
     timingArgs = {"--warmup", "1"};
-  // Through the long-lived runner the timed run also verifies every seed the trials use: each of its runs is
-  // the reference's own (the candidate is the reference), kept in the runner's memory, so the first trial
-  // finds its seeds drawn and their reference outputs computed instead of paying for both (a 8.6 GB matvec's
-  // first trial spent 19 s drawing seeds 1 and 2 on the H100), and this happens while the first batch compiles.
+  // Through the long-lived runner the timed run also verifies every seed the trials use (above).
   int seeds = runner && config.runner == "serve" ? config.seeds : 1;
-  auto timeBaseline = [&] {
+  auto timeBaseline = [&](StringRef checkSamples) {
     int reps = slow ? 10 : config.reps;
-    return runner ? runner->runBaseline(timing, seeds, reps, slow ? 1 : -1, "run.json")
+    return runner ? runner->runBaseline(timing, seeds, reps, slow ? 1 : -1, "run.json", checkSamples)
                   : runCandidate(timing, tools, c.dir, c.dir, 1, reps, 0, timingArgs);
   };
-  RunOutcome run = timeBaseline();
+  RunOutcome run = timeBaseline(samples);
+  if (!samples.empty()) {
+    check.seconds = run.seconds;
+    readReferenceCheck(run, check);
+    if (check.status == "disagrees") {
+      reportDisagreement(config, check, joinPath(c.dir, "run.json"));
+      return std::nullopt;
+    }
+  }
   // Every speed-up is relative to this one timing, so a phase the judge found disturbed (other work took the
   // machine meanwhile: compiles, another tuner, a Ray measurer beside this one) is timed again after a pause
   // rather than ending the run. The judge's check stays whole: each attempt is judged as before.
@@ -588,10 +630,15 @@ std::optional<DatabaseRecord> kforge::tune::measureBaseline(const TuneConfig &co
                     "again in "
                  << pauseSeconds << " s\n";
     std::this_thread::sleep_for(std::chrono::seconds(pauseSeconds));
-    run = timeBaseline();
+    run = timeBaseline("");
   }
   if (run.status != "correct" || run.medianMs <= 0)
     return cannotRun(run);
+  if (oneRequest) {
+    firstRunMs = firstRunOf(run);
+    if (const json::Object *report = run.report.getAsObject())
+      slow = report->getBoolean("slow_run").value_or(false);
+  }
   record.status = "correct";
   record.timeMs = run.medianMs;
   record.runSeconds = first.seconds + run.seconds;

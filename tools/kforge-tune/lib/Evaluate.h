@@ -121,13 +121,12 @@ class Evaluator;
 RunOutcome firstBaselineRun(const TuneConfig &config, const Tools &tools, llvm::StringRef baselineDir,
                             const Candidate *independent, ReferenceCheck &check, Evaluator *runner = nullptr);
 
-/// Measures the compiled baseline `baseline`: first one run on seed 0 (which also stores seed 0's reference
-/// outputs in the seed cache), checking the reference against `independent` on the way when `check` is to be
-/// run; then its timing, with the runner's fewest repetitions when that first run took more than
-/// --slow-baseline-ms. The baseline's record, or nothing after saying on stderr why not (`check` says
-/// "disagrees" when the reference failed its check).
-/// With `runner`, the runs without a reference check go through it (Evaluator::runBaseline): with --runner
-/// serve, the search's long-lived runner, which then holds seed 0's inputs and outputs for every trial.
+/// Measures the compiled baseline `baseline`, checking the reference against `independent` on the way when
+/// `check` is to be run, and times it with the runner's fewest repetitions when its runs take more than
+/// --slow-baseline-ms. With --runner serve and no CPU build to check against, that is one request to the
+/// search's long-lived runner (every seed verified and kept for the trials, the sampled check, the timing);
+/// otherwise one run on seed 0 first (firstBaselineRun), then the timing. The baseline's record, or nothing
+/// after saying on stderr why not (`check` says "disagrees" when the reference failed its check).
 std::optional<DatabaseRecord> measureBaseline(const TuneConfig &config, const Tools &tools, const PayloadFacts &facts,
                                               const Candidate &baseline, const Candidate *independent,
                                               ReferenceCheck &check, Evaluator *runner = nullptr);

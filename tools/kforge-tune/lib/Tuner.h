@@ -75,6 +75,10 @@ struct TuneConfig {
   /// A baseline whose first run takes longer than this is timed with the runner's fewest repetitions (10, one
   /// warm-up): its exact time matters less than the search's first trials.
   double slowBaselineMs = 100;
+  /// The baseline's one request to the long-lived runner (measureBaseline): the runner times a candidate whose
+  /// verification runs took longer than this with its fewest repetitions (kforge-run's slow_run_ms); -1: off.
+  /// Set only on the copy of the configuration that request is made with.
+  double slowRunMs = -1;
   /// GPU: the naive reference is checked once against the CPU build of the payload when the problem is at most
   /// this many GFLOP and GB (the CPU build runs untransformed loops at ~0.3-1 GFLOP/s); 0 turns the check off.
   double referenceCheckMaxGflop = 2, referenceCheckMaxGB = 2;
