@@ -177,6 +177,41 @@ void mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY, intpt
                        (unsigned)blockY, (unsigned)blockZ, (unsigned)sharedMemBytes, stream, params, extra));
 }
 
+/* A launch in clusters of clusterX x clusterY x clusterZ blocks (gpu.launch with clusters, e.g. two blocks that
+ * share an operand's tile by TMA multicast): cuLaunchKernelEx with the cluster dimension as a launch attribute.
+ * The arguments are those MLIR's launch_func lowering passes (no parameter count). */
+void mgpuLaunchClusterKernel(CUfunction function, intptr_t clusterX, intptr_t clusterY, intptr_t clusterZ,
+                             intptr_t gridX, intptr_t gridY, intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                             intptr_t blockZ, int32_t sharedMemBytes, CUstream stream, void **params, void **extra) {
+  ensureContext();
+  for (int i = 0; i < kernelCount; ++i)
+    if (kernels[i].function == function) {
+      kernels[i].blockThreads = (int)(blockX * blockY * blockZ);
+      kernels[i].dynamicSharedBytes = sharedMemBytes;
+    }
+  if (sharedMemBytes > 48 * 1024)
+    CHECK(cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, sharedMemBytes));
+  CUlaunchAttribute cluster;
+  memset(&cluster, 0, sizeof cluster);
+  cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  cluster.value.clusterDim.x = (unsigned)clusterX;
+  cluster.value.clusterDim.y = (unsigned)clusterY;
+  cluster.value.clusterDim.z = (unsigned)clusterZ;
+  CUlaunchConfig config;
+  memset(&config, 0, sizeof config);
+  config.gridDimX = (unsigned)gridX;
+  config.gridDimY = (unsigned)gridY;
+  config.gridDimZ = (unsigned)gridZ;
+  config.blockDimX = (unsigned)blockX;
+  config.blockDimY = (unsigned)blockY;
+  config.blockDimZ = (unsigned)blockZ;
+  config.sharedMemBytes = (unsigned)sharedMemBytes;
+  config.hStream = stream;
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  CHECK(cuLaunchKernelEx(&config, function, params, extra));
+}
+
 void *mgpuMemAlloc(uint64_t sizeBytes, CUstream stream, int8_t isHostShared) {
   ensureContext();
   CUdeviceptr pointer = 0;

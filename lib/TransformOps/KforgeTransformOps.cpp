@@ -324,6 +324,10 @@ LogicalResult transform::MatmulToMmaSyncOp::verify() {
     return emitOpError() << "persistent_blocks must be 0, or positive with warp_specialized and without "
                             "stage_epilogue (whose result tile would share the stages the producer fills for the next "
                             "tile)";
+  if (StringRef shared = getClusterMulticast();
+      !shared.empty() && (!(shared == "a" || shared == "b") || !getWarpSpecialized() || getPersistentBlocks() > 0))
+    return emitOpError() << "cluster_multicast names the operand a pair of blocks shares (\"a\" or \"b\"), with "
+                            "warp_specialized and without persistent_blocks";
   if (getWgmmaInFlight() != 0 && (!getWgmma() || getWgmmaInFlight() != 1 || asyncStages < 3))
     return emitOpError() << "wgmma_in_flight must be 0, or 1 with wgmma and at least 3 async_stages (copies run S - "
                             "2 tiles ahead)";
@@ -360,6 +364,7 @@ DiagnosedSilenceableFailure transform::MatmulToMmaSyncOp::applyToOne(transform::
   options.tma = getTma();
   options.warpSpecialized = getWarpSpecialized();
   options.persistentBlocks = getPersistentBlocks();
+  options.clusterMulticast = getClusterMulticast().str();
   options.wgmmaInFlight = getWgmmaInFlight();
   options.stageEpilogue = getStageEpilogue();
   options.tf32 = getTf32();

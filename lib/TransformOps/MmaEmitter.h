@@ -270,6 +270,13 @@ private:
   /// atom of B (64 K rows x 64 columns); the copies complete on the mbarrier. The tensor maps swizzle as the
   /// cp.async path does (128 bytes), so wgmma's descriptors are the same.
   void issueTileTma(Value kOff, Value stage);
+  /// One TMA copy: tensor map, shared destination, coordinates (innermost first), and whether it goes to both
+  /// blocks of the pair (cluster_multicast).
+  using CopyBox = llvm::function_ref<void(Value, Value, ValueRange, bool)>;
+  /// The boxes of A's (`isA`) or B's tile for the stage, each copied into this block alone.
+  void issueBoxesOf(bool isA, Value kOff, Value stage, CopyBox copy);
+  /// cluster_multicast: this block's half of the shared operand's tile, copied into both blocks of the pair.
+  void issueSharedHalf(Value kOff, Value stage, CopyBox copy);
 
   /// `then` under `if (thread == 0)`.
   void onFirstThread(llvm::function_ref<void()> then);
@@ -303,6 +310,14 @@ private:
   /// mbarrier.arrive on `mbarrier` (a shared pointer) where `condition` holds, as one predicated instruction:
   /// a branch around it would be a divergent path between the consumers' wgmma, which ptxas serializes.
   void arriveIf(Value condition, Value mbarrier);
+  /// cluster_multicast: the same arrival on the other block of the pair's mbarrier at `mbarrier`'s place in its
+  /// shared memory (mapa, then an arrive on that shared::cluster address), as one predicated instruction.
+  void arriveOnPeerIf(Value condition, Value mbarrier);
+  /// cluster_multicast: the launch gets clusters of two blocks along the pair's dimension, `clusterRank` (this
+  /// block's place in its pair) is set, and the pair meets at a cluster barrier at the end of the launch.
+  void formClusters();
+  /// cluster_multicast: every thread of both blocks meets at a cluster barrier (barrier.cluster arrive + wait).
+  void clusterBarrier(bool aligned);
   /// The producer's loop: for each tile t, wait until stage t % S is empty (phase parity (t / S + 1) % 2: the
   /// first round passes on the fresh mbarriers), then fill it (issueTileTma).
   void producerKLoop();
@@ -375,6 +390,7 @@ private:
   Value round;           ///< persistent: the loop's iteration (the block's tiles before this one).
   scf::IfOp rolesBranch; ///< persistent: the branch on the role in the tile loop (finish() splits the loop).
   Value consumerRole;    ///< persistent: its condition.
+  Value clusterRank;     ///< cluster_multicast: this block's place in its pair (0 or 1).
 };
 
 } // namespace kforge::mma

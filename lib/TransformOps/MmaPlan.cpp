@@ -130,6 +130,61 @@ static LogicalResult checkWgmma(MmaPlan &plan, std::string &why) {
   return success();
 }
 
+int64_t MmaPlan::sharedBoxes() const {
+  // (A as K x M and B as K x N are copied one box per 64-column atom; A as M x K and B as N x K, one box.)
+  if (multicast == 'a')
+    return aTransposed ? m / swizzleRow() : 1;
+  return bTransposed ? 1 : n / swizzleRow();
+}
+
+/// Whether `value` is computed from `id` (through the ops that define it, within the launch).
+static bool dependsOn(Value value, Value id, int depth = 0) {
+  if (value == id)
+    return true;
+  Operation *def = value.getDefiningOp();
+  if (!def || depth > 64)
+    return false;
+  return llvm::any_of(def->getOperands(), [&](Value operand) { return dependsOn(operand, id, depth + 1); });
+}
+
+/// cluster_multicast's conditions (warp-specialized, not persistent: verified): the pair spans the one grid
+/// dimension (x or y) that the shared operand's tile offsets do not depend on and the other operand's do, with a
+/// static, even launch size; the shared stage splits in two (an even number of boxes, or a box of rows that are
+/// whole 8-row swizzle atoms when halved).
+static LogicalResult checkClusterMulticast(MmaPlan &plan, std::string &why) {
+  const kforge::GlobalTile &shared = plan.multicast == 'a' ? plan.aGlobal : plan.bGlobal;
+  const kforge::GlobalTile &other = plan.multicast == 'a' ? plan.bGlobal : plan.aGlobal;
+  gpu::KernelDim3 ids = plan.launch.getBlockIds();
+  int found = -1;
+  for (auto [dim, id] : llvm::enumerate(SmallVector<Value>{ids.x, ids.y})) {
+    bool sharedMoves = dependsOn(shared.row, id) || dependsOn(shared.col, id);
+    bool otherMoves = dependsOn(other.row, id) || dependsOn(other.col, id);
+    if (!sharedMoves && otherMoves)
+      found = found < 0 ? int(dim) : 2;
+  }
+  if (found < 0 || found > 1) {
+    why = std::string("cluster_multicast shares ") + plan.multicast +
+          "'s tile within a pair of blocks: expected exactly one grid dimension (x or y) that moves the other "
+          "operand's tile and not the shared one's";
+    return failure();
+  }
+  plan.clusterDim = found;
+  std::optional<int64_t> size =
+      getConstantIntValue(found == 0 ? plan.launch.getGridSizeX() : plan.launch.getGridSizeY());
+  if (!size || *size % 2) {
+    why = std::string("cluster_multicast launches clusters of two blocks along ") + (found == 0 ? "x" : "y") +
+          ": the grid's size there must be static and even";
+    return failure();
+  }
+  int64_t boxes = plan.sharedBoxes(), rows = plan.multicast == 'a' ? plan.m : plan.n;
+  if ((boxes > 1 && boxes % 2) || (boxes == 1 && (rows / 2) % 8)) {
+    why = "cluster_multicast splits the shared stage between the two blocks: expected an even number of boxes, or "
+          "a box whose half is whole 8-row swizzle atoms";
+    return failure();
+  }
+  return success();
+}
+
 /// stage_epilogue's conditions (async stages verified): the stages are dynamic shared memory that holds the
 /// result tile, whose rows are contiguous whole 16-byte vectors of 16- or 32-bit elements.
 static LogicalResult checkStageEpilogue(MmaPlan &plan, std::string &why) {
@@ -231,6 +286,9 @@ FailureOr<MmaPlan> planMma(linalg::MatmulOp matmul, const kforge::MmaSyncOptions
   if (blockK > 0 && failed(checkStaged(plan, options.warpGrid, why)))
     return failure();
   if (plan.wgmma && failed(checkWgmma(plan, why)))
+    return failure();
+  plan.multicast = options.clusterMulticast.empty() ? 0 : options.clusterMulticast[0];
+  if (plan.multicast && failed(checkClusterMulticast(plan, why)))
     return failure();
   if (plan.persistentBlocks > 0) {
     std::optional<int64_t> gx = getConstantIntValue(plan.launch.getGridSizeX()),

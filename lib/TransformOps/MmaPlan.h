@@ -43,6 +43,13 @@ struct MmaPlan : kforge::MatmulTile {
   int64_t persistentBlocks = 0;
   /// persistent: the launch's grid (its static sizes along x and y) before it became persistent.
   int64_t gridX = 1, gridY = 1;
+  /// Warp-specialized in clusters of two blocks that share one operand's tile by TMA multicast: 'a' or 'b' (0:
+  /// no cluster), and the grid dimension the pair spans (0: x, 1: y), along which the shared tile is the same.
+  char multicast = 0;
+  int clusterDim = 0;
+  /// The boxes of the shared operand's stage (each block copies half of them), or 1: one box, of which each
+  /// block copies half the rows.
+  int64_t sharedBoxes() const;
   /// The warp grid's threads: the block's, less the producer warp.
   int64_t consumerThreads() const { return 32 * warpRows * warpCols; }
   /// wgmma: tiles whose wgmma may still run while the next tile's are issued (0 or 1). With 1, each tile's

@@ -30,41 +30,89 @@ Value MmaEmitter::scaled(Value v, int64_t factor) {
 }
 
 void MmaEmitter::issueTileTma(Value kOff, Value stage) {
-  int64_t rowBytes = 128, atom = plan.swizzleRow(); // a swizzled row: 64 16-bit elements or 32 f32
+  int64_t rowBytes = 128; // a swizzled row: 64 16-bit elements or 32 f32
   int64_t aStageBytes = plan.m * rowBytes, bStageBytes = plan.n * plan.blockK * plan.elementBytes();
   Value bar = barrier(stage);
   NVVM::MBarrierArriveExpectTxOp::create(b, loc, /*res=*/Type(), bar, i32(aStageBytes + bStageBytes),
                                          NVVM::MemScopeKindAttr(), BoolAttr(), /*predicate=*/Value());
   // The copies' destination is in the shared::cluster window (a block without a cluster is a cluster of
   // one, its shared::cta addresses valid there), as PTX's cp.async.bulk.tensor.shared::cluster takes it.
-  auto copy = [&](Value map, Value shared, ValueRange coordinates) {
+  // cluster_multicast: the shared operand's copies go to both blocks of the pair (mask 0b11: cluster ranks 0
+  // and 1), each completing on the mbarrier at the same place in each block; each block copies its half.
+  auto copy = [&](Value map, Value shared, ValueRange coordinates, bool multicast = false) {
     Value destination = LLVM::AddrSpaceCastOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, 7), shared);
     Value descriptor = LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx), map);
+    Value mask = multicast ? arith::ConstantIntOp::create(b, loc, b.getI16Type(), 3).getResult() : Value();
     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        b, loc, destination, descriptor, coordinates, bar, /*im2colOffsets=*/ValueRange{},
-        /*multicastMask=*/Value(), /*l2CacheHint=*/Value(), NVVM::TMALoadModeAttr(), BoolAttr(),
-        NVVM::CTAGroupKindAttr(), /*predicate=*/Value());
+        b, loc, destination, descriptor, coordinates, bar, /*im2colOffsets=*/ValueRange{}, mask,
+        /*l2CacheHint=*/Value(), NVVM::TMALoadModeAttr(), BoolAttr(), NVVM::CTAGroupKindAttr(),
+        /*predicate=*/Value());
   };
+  if (plan.multicast) {
+    issueSharedHalf(kOff, stage, copy);
+    if (plan.multicast == 'a')
+      return issueBoxesOf(/*isA=*/false, kOff, stage, copy);
+    return issueBoxesOf(/*isA=*/true, kOff, stage, copy);
+  }
+  issueBoxesOf(/*isA=*/true, kOff, stage, copy);
+  issueBoxesOf(/*isA=*/false, kOff, stage, copy);
+}
+
+void MmaEmitter::issueBoxesOf(bool isA, Value kOff, Value stage, CopyBox copy) {
+  int64_t rowBytes = 128, atom = plan.swizzleRow();
+  int64_t aStageBytes = plan.m * rowBytes, bStageBytes = plan.n * plan.blockK * plan.elementBytes();
   // Coordinates are innermost first: (column, row).
-  if (plan.aTransposed) { // A as K x M: one box per 64-column atom of M, as B's along N
+  if (isA && plan.aTransposed) { // A as K x M: one box per 64-column atom of M, as B's along N
     for (int64_t a = 0; a < plan.m / atom; ++a) {
       Value at = add(scaled(stage, aStageBytes), index(a * plan.blockK * rowBytes), 0);
       copy(aMap, sharedPointer(aShared, at),
-           {i32(add(plan.aGlobal.col, index(0), a * atom)), i32(add(plan.aGlobal.row, kOff, 0))});
+           {i32(add(plan.aGlobal.col, index(0), a * atom)), i32(add(plan.aGlobal.row, kOff, 0))}, false);
     }
-  } else {
+  } else if (isA) {
     copy(aMap, sharedPointer(aShared, scaled(stage, aStageBytes)),
-         {i32(add(plan.aGlobal.col, kOff, 0)), i32(plan.aGlobal.row)});
+         {i32(add(plan.aGlobal.col, kOff, 0)), i32(plan.aGlobal.row)}, false);
   }
+  if (isA)
+    return;
   if (plan.bTransposed) { // B as N x K: one box as A's (N rows x 64 of K)
     copy(bMap, sharedPointer(bShared, scaled(stage, bStageBytes)),
-         {i32(add(plan.bGlobal.col, kOff, 0)), i32(plan.bGlobal.row)});
+         {i32(add(plan.bGlobal.col, kOff, 0)), i32(plan.bGlobal.row)}, false);
     return;
   }
   for (int64_t a = 0; a < plan.n / atom; ++a) {
     Value at = add(scaled(stage, bStageBytes), index(a * plan.blockK * rowBytes), 0);
     copy(bMap, sharedPointer(bShared, at),
-         {i32(add(plan.bGlobal.col, index(0), a * atom)), i32(add(plan.bGlobal.row, kOff, 0))});
+         {i32(add(plan.bGlobal.col, index(0), a * atom)), i32(add(plan.bGlobal.row, kOff, 0))}, false);
+  }
+}
+
+void MmaEmitter::issueSharedHalf(Value kOff, Value stage, CopyBox copy) {
+  bool isA = plan.multicast == 'a';
+  int64_t rowBytes = 128, atom = plan.swizzleRow(), boxes = plan.sharedBoxes();
+  int64_t stageBytes = isA ? plan.m * rowBytes : plan.n * plan.blockK * plan.elementBytes();
+  Value map = isA ? aMap : bMap, buffer = isA ? aShared : bShared;
+  const kforge::GlobalTile &global = isA ? plan.aGlobal : plan.bGlobal;
+  AffineExpr s = getAffineDimExpr(0, ctx), r = getAffineDimExpr(1, ctx);
+  if (boxes == 1) {
+    // One box of the tile's rows (A as M x K, B as N x K) along K: this block copies rows [r h, (r + 1) h) of
+    // it, h = rows / 2 (whole 8-row swizzle atoms: the swizzle, by address, is the same at that offset).
+    int64_t half = (isA ? plan.m : plan.n) / 2;
+    Value at = affine::AffineApplyOp::create(b, loc, AffineMap::get(2, 0, s * stageBytes + r * (half * rowBytes)),
+                                             ValueRange{stage, clusterRank});
+    Value row =
+        affine::AffineApplyOp::create(b, loc, AffineMap::get(2, 0, s + r * half), ValueRange{global.row, clusterRank});
+    copy(map, sharedPointer(buffer, at), {i32(add(global.col, kOff, 0)), i32(row)}, true);
+    return;
+  }
+  // One box per 64-column atom (A as K x M, B as K x N): this block copies atoms [r n, (r + 1) n), n = boxes / 2.
+  for (int64_t h = 0; h < boxes / 2; ++h) {
+    Value atomIndex =
+        affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, s * (boxes / 2) + h), ValueRange{clusterRank});
+    Value at = affine::AffineApplyOp::create(
+        b, loc, AffineMap::get(2, 0, s * stageBytes + r * (plan.blockK * rowBytes)), ValueRange{stage, atomIndex});
+    Value column =
+        affine::AffineApplyOp::create(b, loc, AffineMap::get(2, 0, s + r * atom), ValueRange{global.col, atomIndex});
+    copy(map, sharedPointer(buffer, at), {i32(column), i32(add(global.row, kOff, 0))}, true);
   }
 }
 
@@ -77,10 +125,12 @@ void MmaEmitter::onFirstThread(llvm::function_ref<void()> then) {
 }
 
 void MmaEmitter::createTensorMaps() {
-  aMap = kforge::createTensorMap2d(b, loc, plan.launch, plan.aGlobal.global, plan.aTransposed ? plan.blockK : plan.m,
-                                   plan.swizzleRow());
-  bMap = kforge::createTensorMap2d(b, loc, plan.launch, plan.bGlobal.global, plan.bTransposed ? plan.n : plan.blockK,
-                                   plan.swizzleRow());
+  // (cluster_multicast with one box of the shared operand: each block copies half its rows.)
+  int64_t aRows = plan.aTransposed ? plan.blockK : plan.m, bRows = plan.bTransposed ? plan.n : plan.blockK;
+  if (plan.multicast && plan.sharedBoxes() == 1)
+    (plan.multicast == 'a' ? aRows : bRows) /= 2;
+  aMap = kforge::createTensorMap2d(b, loc, plan.launch, plan.aGlobal.global, aRows, plan.swizzleRow());
+  bMap = kforge::createTensorMap2d(b, loc, plan.launch, plan.bGlobal.global, bRows, plan.swizzleRow());
 }
 
 SmallVector<Value> MmaEmitter::tmaKLoop(ArrayRef<Value> init) {
@@ -125,16 +175,24 @@ SmallVector<Value> MmaEmitter::tmaKLoop(ArrayRef<Value> init) {
 void MmaEmitter::emitWarpSpecialized() {
   allocateStages();
   createTensorMaps();
+  if (plan.multicast)
+    formClusters();
   int64_t stages = plan.asyncStages, consumerWarps = plan.consumerThreads() / 32;
+  // (cluster_multicast: a stage is empty once the consumer warps of both blocks are done with it.)
+  int64_t releases = plan.multicast ? 2 * consumerWarps : consumerWarps;
   onFirstThread([&] {
     for (int64_t s = 0; s < stages; ++s) {
       NVVM::MBarrierInitOp::create(b, loc, barrier(index(s)), i32(1), /*predicate=*/Value());
-      NVVM::MBarrierInitOp::create(b, loc, emptyBarrier(index(s)), i32(consumerWarps), /*predicate=*/Value());
+      NVVM::MBarrierInitOp::create(b, loc, emptyBarrier(index(s)), i32(releases), /*predicate=*/Value());
     }
     NVVM::FenceMbarrierInitOp::create(b, loc);
   });
-  // The only barrier of the whole block: the mbarriers are initialised before anyone waits on them.
-  gpu::BarrierOp::create(b, loc);
+  // The only barrier of the whole block: the mbarriers are initialised before anyone waits on them (in a
+  // cluster, before the other block's multicast copies and arrivals reach them: the pair meets).
+  if (plan.multicast)
+    clusterBarrier(/*aligned=*/true);
+  else
+    gpu::BarrierOp::create(b, loc);
   // The role by the warp's index as lane 0 has it (shfl.sync): a value ptxas sees is the same across the warp,
   // as CUTLASS picks its warpgroups' roles. Under a branch it cannot prove uniform, ptxas serializes the wgmma
   // ("serialized due to program dependence on compiler-inserted WG.AR in divergent path", seen on the 256x128
@@ -160,6 +218,38 @@ void MmaEmitter::emitWarpSpecialized() {
     rolesBranch = roles;
     consumerRole = consumer;
   }
+}
+
+void MmaEmitter::formClusters() {
+  gpu::LaunchOp launch = plan.launch;
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(launch);
+    Value one = index(1), two = index(2);
+    launch.getClusterSizeXMutable().assign(plan.clusterDim == 0 ? two : one);
+    launch.getClusterSizeYMutable().assign(plan.clusterDim == 1 ? two : one);
+    launch.getClusterSizeZMutable().assign(one);
+  }
+  // A launch with clusters has six more region arguments after the 12 of its blocks and threads (the cluster's
+  // ids and sizes), before the workgroup attributions.
+  Block &body = launch.getBody().front();
+  for (unsigned i = 0; i < 6; ++i)
+    body.insertArgument(gpu::LaunchOp::kNumConfigRegionAttributes + i, b.getIndexType(), loc);
+  // A cluster's blocks are consecutive along its dimension (clusters of 2 x 1 or 1 x 2): its rank is the block
+  // index's parity there.
+  Value id = plan.clusterDim == 0 ? launch.getBlockIds().x : launch.getBlockIds().y;
+  clusterRank =
+      affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, getAffineDimExpr(0, ctx) % 2), ValueRange{id});
+  // The pair meets again before either block exits: no arrival reaches an exited block's mbarrier.
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(launch.getBody().front().getTerminator());
+  clusterBarrier(/*aligned=*/false);
+}
+
+void MmaEmitter::clusterBarrier(bool aligned) {
+  UnitAttr alignedAttr = aligned ? b.getUnitAttr() : UnitAttr();
+  NVVM::ClusterArriveOp::create(b, loc, alignedAttr);
+  NVVM::ClusterWaitOp::create(b, loc, alignedAttr);
 }
 
 void MmaEmitter::finish() {
@@ -227,6 +317,8 @@ SmallVector<Value> MmaEmitter::consumerKLoop(ArrayRef<Value> init) {
     Value done =
         affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (t - inFlight) % stages), ValueRange{loaded});
     arriveIf(release, emptyBarrier(done));
+    if (plan.multicast)
+      arriveOnPeerIf(release, emptyBarrier(done));
     scf::YieldOp::create(b, loc, acc);
   }
   SmallVector<Value> results = afterWgmmaLoop(loop);
@@ -249,6 +341,18 @@ void MmaEmitter::arriveIf(Value condition, Value mbarrier) {
   LLVM::InlineAsmOp::create(b, loc, TypeRange{}, ValueRange{predicate, address}, kforge::kPredicatedMbarrierArrive,
                             "r,r,~{memory}", /*has_side_effects=*/true, /*is_align_stack=*/false,
                             LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+}
+
+void MmaEmitter::arriveOnPeerIf(Value condition, Value mbarrier) {
+  Type i32Type = b.getI32Type();
+  Value predicate = arith::ExtUIOp::create(b, loc, i32Type, condition);
+  Value address = LLVM::PtrToIntOp::create(b, loc, i32Type, mbarrier);
+  Value peer = i32(affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, 1 - getAffineDimExpr(0, ctx)),
+                                                 ValueRange{clusterRank}));
+  LLVM::InlineAsmOp::create(b, loc, TypeRange{}, ValueRange{predicate, address, peer},
+                            kforge::kPredicatedPeerMbarrierArrive, "r,r,r,~{memory}", /*has_side_effects=*/true,
+                            /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+                            ArrayAttr());
 }
 
 Value MmaEmitter::sequence(Value t) {

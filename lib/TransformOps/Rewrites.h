@@ -54,6 +54,7 @@ struct MmaSyncOptions {
   bool wgmma = false, tma = false;
   bool warpSpecialized = false; ///< tma: a producer warp issues the copies; mbarriers replace the block barrier.
   int64_t persistentBlocks = 0; ///< warp-specialized: this many blocks loop over the tiles (0: a block a tile).
+  std::string clusterMulticast; ///< warp-specialized: "a" or "b", the operand a cluster of two blocks shares.
   int64_t wgmmaInFlight = 0;
   bool stageEpilogue = false;
   bool tf32 = false; ///< f32 operands multiplied as TF32 (wgmma only).

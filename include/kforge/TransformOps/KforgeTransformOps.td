@@ -394,6 +394,19 @@ def MatmulToMmaSyncOp : Kforge_ReplacingOp<"matmul_to_mma_sync", "::mlir::linalg
     tile's epilogue. P is the blocks resident at once (one per multiprocessor for a block
     that takes one).
 
+    With `cluster_multicast` = "a" or "b" (with `warp_specialized`, without
+    `persistent_blocks`), blocks run in clusters of two that share that operand's tile: the
+    pair's blocks differ along the one grid dimension the shared operand's tile offsets do
+    not depend on (its launch size static and even; the launch gets clusters of 2 along it),
+    and each block's producer copies half of the shared tile (half its boxes, or a box of half
+    its rows) into the same stage of both blocks by TMA multicast, completing on each block's
+    full mbarrier, which still expects the whole stage. A stage is refilled only when the
+    consumers of both blocks are done with it: each consumer warp arrives on its own block's
+    empty mbarrier and on the other block's (mapa, an arrive on the shared::cluster address),
+    which expect twice the consumer warps. The pair meets at a cluster barrier after the
+    mbarriers' initialisation (no copy into a peer's uninitialised mbarrier) and at the end
+    of the launch (no arrival on an exited block's). Half the shared operand's reads from L2.
+
     With `wgmma_in_flight` = 1 (with `wgmma` and at least 3 stages), each tile's wgmma are
     waited for one tile later (`wgmma.wait_group 1`; all of them after the loop), so a
     tile's multiplies overlap the wait for the next tile and the issue of its wgmma; the
@@ -446,7 +459,8 @@ def MatmulToMmaSyncOp : Kforge_ReplacingOp<"matmul_to_mma_sync", "::mlir::linalg
     negative, `warp_grid` not two positive counts when staged, `async_stages` other than 0
     that is below 2 or not staged, `ldmatrix` not staged, `tma` without `wgmma`,
     `warp_specialized` without `tma`, `persistent_blocks` negative, or positive without
-    `warp_specialized` or with `stage_epilogue`, `wgmma`
+    `warp_specialized` or with `stage_epilogue`, `cluster_multicast` other than "", "a" or
+    "b", or set without `warp_specialized` or with `persistent_blocks`, `wgmma`
     without `async_stages`, with `block_k` other than 64 or with `ldmatrix`,
     `wgmma_in_flight` other than 0 that is not 1 with `wgmma` and at least 3 stages,
     `stage_epilogue` without `async_stages`, or `tf32` without `wgmma` (then `block_k` must
@@ -462,6 +476,7 @@ def MatmulToMmaSyncOp : Kforge_ReplacingOp<"matmul_to_mma_sync", "::mlir::linalg
                        UnitAttr:$tma,
                        UnitAttr:$warp_specialized,
                        DefaultValuedAttr<I64Attr, "0">:$persistent_blocks,
+                       DefaultValuedAttr<StrAttr, "\"\"">:$cluster_multicast,
                        DefaultValuedAttr<I64Attr, "0">:$wgmma_in_flight,
                        UnitAttr:$stage_epilogue,
                        UnitAttr:$tf32);

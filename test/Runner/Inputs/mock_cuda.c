@@ -166,6 +166,34 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
   fprintf(stderr, "mock-cuda: launch on stream %p\n", stream);
   return 0;
 }
+/* cuLaunchKernelEx's config, as cuda.h lays it out (CUlaunchConfig, CUlaunchAttribute of 64-byte values). */
+typedef struct {
+  unsigned id, pad;
+  union {
+    char bytes[64];
+    struct {
+      unsigned x, y, z;
+    } clusterDim;
+  } value;
+} MockLaunchAttribute;
+typedef struct {
+  unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes;
+  void *hStream;
+  MockLaunchAttribute *attrs;
+  unsigned numAttrs;
+} MockLaunchConfig;
+CUresult cuLaunchKernelEx(const MockLaunchConfig *config, void *f, void **params, void **extra) {
+  (void)f, (void)params, (void)extra;
+  for (unsigned i = 0; i < config->numAttrs; ++i)
+    if (config->attrs[i].id == 4) /* CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION */
+      fprintf(stderr,
+              "mock-cuda: launch in clusters of %u x %u x %u, grid %u x %u x %u, %u threads, %u bytes of shared "
+              "memory, stream %p\n",
+              config->attrs[i].value.clusterDim.x, config->attrs[i].value.clusterDim.y,
+              config->attrs[i].value.clusterDim.z, config->gridDimX, config->gridDimY, config->gridDimZ,
+              config->blockDimX, config->sharedMemBytes, config->hStream);
+  return 0;
+}
 #endif
 CUresult cuMemAllocAsync(CUdeviceptr *pointer, size_t bytes, void *stream) {
   fprintf(stderr, "mock-cuda: stream-ordered alloc on stream %p\n", stream);

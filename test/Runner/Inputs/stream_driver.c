@@ -11,6 +11,9 @@ void mgpuStreamDestroy(CUstream stream);
 void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY, intptr_t gridZ, intptr_t blockX,
                       intptr_t blockY, intptr_t blockZ, int32_t sharedMemBytes, CUstream stream, void **params,
                       void **extra, size_t paramsCount);
+void mgpuLaunchClusterKernel(void *function, intptr_t clusterX, intptr_t clusterY, intptr_t clusterZ, intptr_t gridX,
+                             intptr_t gridY, intptr_t gridZ, intptr_t blockX, intptr_t blockY, intptr_t blockZ,
+                             int32_t sharedMemBytes, CUstream stream, void **params, void **extra);
 void *mgpuMemAlloc(uint64_t sizeBytes, CUstream stream, int8_t isHostShared);
 void mgpuMemFree(void *pointer, CUstream stream);
 void kforgeRuntimeSetStream(CUstream stream);
@@ -34,5 +37,10 @@ int main(void) {
   kernelFunction("legacy default stream");
   kforgeRuntimeClearStream();
   kernelFunction("own stream again");
+  /* A launch in clusters of two blocks along y (cluster_multicast), on a caller's stream. */
+  kforgeRuntimeSetStream((CUstream)0x1234);
+  fprintf(stderr, "call: clusters\n");
+  mgpuLaunchClusterKernel(NULL, 1, 2, 1, 32, 32, 1, 288, 1, 1, 197632, (CUstream)0x1234, NULL, NULL);
+  kforgeRuntimeClearStream();
   return 0;
 }
