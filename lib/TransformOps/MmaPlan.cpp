@@ -137,14 +137,17 @@ int64_t MmaPlan::sharedBoxes() const {
   return bTransposed ? 1 : n / swizzleRow();
 }
 
-/// Whether `value` is computed from `id` (through the ops that define it, within the launch).
-static bool dependsOn(Value value, Value id, int depth = 0) {
+/// Whether `value` is computed from the block index along `dimension` (the launch's region argument `id`, or a
+/// gpu.block_id read of it, as the block mapping writes them), through the ops that define it.
+static bool dependsOn(Value value, Value id, gpu::Dimension dimension, int depth = 0) {
   if (value == id)
     return true;
   Operation *def = value.getDefiningOp();
   if (!def || depth > 64)
     return false;
-  return llvm::any_of(def->getOperands(), [&](Value operand) { return dependsOn(operand, id, depth + 1); });
+  if (auto read = dyn_cast<gpu::BlockIdOp>(def))
+    return read.getDimension() == dimension;
+  return llvm::any_of(def->getOperands(), [&](Value operand) { return dependsOn(operand, id, dimension, depth + 1); });
 }
 
 /// cluster_multicast's conditions (warp-specialized, not persistent: verified): the pair spans the one grid
@@ -157,8 +160,9 @@ static LogicalResult checkClusterMulticast(MmaPlan &plan, std::string &why) {
   gpu::KernelDim3 ids = plan.launch.getBlockIds();
   int found = -1;
   for (auto [dim, id] : llvm::enumerate(SmallVector<Value>{ids.x, ids.y})) {
-    bool sharedMoves = dependsOn(shared.row, id) || dependsOn(shared.col, id);
-    bool otherMoves = dependsOn(other.row, id) || dependsOn(other.col, id);
+    gpu::Dimension d = dim == 0 ? gpu::Dimension::x : gpu::Dimension::y;
+    bool sharedMoves = dependsOn(shared.row, id, d) || dependsOn(shared.col, id, d);
+    bool otherMoves = dependsOn(other.row, id, d) || dependsOn(other.col, id, d);
     if (!sharedMoves && otherMoves)
       found = found < 0 ? int(dim) : 2;
   }

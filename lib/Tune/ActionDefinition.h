@@ -101,6 +101,11 @@ public:
 
   /// The action as an option of the staged matmul_to_mma_sync op (ldmatrix, pipeline, wgmma, ...), or "".
   virtual std::string mmaOption(const Action &action) const { return ""; }
+  /// The same for an option that depends on the schedule and the payload (multicast: which operand's tile is
+  /// larger); by default mmaOption.
+  virtual std::string mmaOptionIn(const Action &action, const Schedule &schedule, const PayloadFacts &facts) const {
+    return mmaOption(action);
+  }
 
   /// Kernel attributes (set_kernel_attributes on the gpu.launch): they need tile(block) and the finish.
   virtual bool actsOnKernel() const { return false; }

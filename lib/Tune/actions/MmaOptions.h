@@ -20,7 +20,7 @@ public:
   bool render(Renderer &, size_t, const Schedule &) const override { return false; }
 };
 
-/// tma, warp_specialize, persistent and overlap, in that (registration) order.
+/// tma, warp_specialize, persistent, overlap and multicast, in that (registration) order.
 void addTmaOptionActions(ActionDefinitions &definitions);
 
 } // namespace kforge::tune

@@ -369,7 +369,7 @@ public:
                 ", " + std::to_string(warpCols) + ">";
       // The options the actions after stage add, in the canonical order.
       for (const Action &option : schedule)
-        staging += definitionOf(option).mmaOption(option);
+        staging += definitionOf(option).mmaOptionIn(option, schedule, r.facts);
     }
     r.line("    transform.kforge.matmul_to_mma_sync " + matmuls + " {k_steps = " + std::to_string(action.value) +
            staging + "} : (!transform.any_op) -> ()");

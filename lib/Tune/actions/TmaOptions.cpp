@@ -1,8 +1,8 @@
-//===- TmaOptions.cpp - tma, warp_specialize, persistent, overlap -----------===//
+//===- TmaOptions.cpp - tma, warp_specialize, persistent, overlap, multicast ---===//
 //
 // The options of Hopper's wgmma form of transform.kforge.matmul_to_mma_sync that fill and schedule its stages:
 // the tensor memory accelerator's copies, a producer warp of their own, a loop over tiles, one tile's wgmma in
-// flight.
+// flight, pairs of blocks sharing an operand's tile.
 //
 //===----------------------------------------------------------------------===//
 
@@ -106,6 +106,77 @@ public:
   }
 };
 
+/// The operand multicast shares within a pair of blocks: the one whose block tile is larger (B's columns at
+/// least A's rows: "b"), so the pair reads less from L2 (128 x 256 blocks sharing B: 64 KB a stage for the pair
+/// instead of 96).
+static char sharedOperand(const Schedule &schedule, const PayloadFacts &facts) {
+  size_t m = matmulRowDim(facts);
+  return blockExtent(schedule, facts, m + 1) >= blockExtent(schedule, facts, m) ? 'b' : 'a';
+}
+
+class MulticastAction : public MmaOptionAction {
+public:
+  MulticastAction()
+      : MmaOptionAction(
+            ActionSpec{"multicast",
+                       "Run the blocks in clusters of two that share the larger operand tile (B's when the block "
+                       "has at least as many columns as rows, else A's): each block's producer copies half of that "
+                       "tile into both blocks' stage by TMA multicast, and a stage is refilled once the consumers of "
+                       "both blocks are done with it. The pair reads a third less from L2 (128 x 256 blocks: 64 KB "
+                       "a stage instead of 96).",
+                       "the cluster_multicast option of transform.kforge.matmul_to_mma_sync (a gpu.launch with "
+                       "clusters of 2; multicast cp.async.bulk.tensor, mbarrier arrivals on the peer block by mapa, "
+                       "cluster barriers)",
+                       {},
+                       {"gpu"},
+                       "warp_specialize before it and no persistent; a 2-D matmul (not a batch) whose tiles along "
+                       "the pair's dimension (M when B is shared, N when A is) are even in number"},
+            56) {}
+
+  void validate(const ValidationContext &context) const override {
+    const Schedule &schedule = context.schedule;
+    const PayloadFacts &facts = context.facts;
+    if (!findSlot(schedule, "warp_specialize")) {
+      context.problem("precondition", "multicast needs warp_specialize before it (the producer warps issue the "
+                                      "multicast copies; the empty mbarriers count both blocks' consumers)");
+      return;
+    }
+    if (findSlot(schedule, "persistent")) {
+      context.problem("unsupported", "multicast with persistent: the pair's blocks would have to walk the same "
+                                     "tiles' shared operand in step");
+      return;
+    }
+    if (isBatchMatmul(facts)) {
+      context.problem("unsupported", "multicast pairs blocks of a 2-D grid of tiles; a batch_matmul's batch takes a "
+                                     "grid dimension of its own");
+      return;
+    }
+    size_t m = matmulRowDim(facts);
+    char shared = sharedOperand(schedule, facts);
+    int64_t rows = blockExtent(schedule, facts, m), cols = blockExtent(schedule, facts, m + 1);
+    if (rows <= 0 || cols <= 0 || facts.parallelSizes.size() < m + 2)
+      return; // (tile(block) reports it)
+    // The pair spans the tiles the other operand moves along: M's for a shared B, N's for a shared A.
+    int64_t extent = facts.parallelSizes[shared == 'b' ? m : m + 1], tile = shared == 'b' ? rows : cols;
+    int64_t tiles = (extent + tile - 1) / tile;
+    if (tiles % 2)
+      context.problem("shape", std::string("multicast pairs the blocks along ") + (shared == 'b' ? "M" : "N") +
+                                   " (sharing " + (shared == 'b' ? "B" : "A") + "'s tile): its " +
+                                   std::to_string(tiles) + " tiles are not an even number");
+    // The shared tile splits in two: B as K x N (or A as K x M) in 64-column atoms, an even number of them.
+    bool atoms = shared == 'b' ? !facts.contractionBTransposed : facts.contractionATransposed;
+    int64_t atomColumns = 64; // (TF32 reads both operands K-major: one box each)
+    if (atoms && ((shared == 'b' ? cols : rows) / atomColumns) % 2)
+      context.problem("shape", std::string("multicast splits ") + (shared == 'b' ? "B" : "A") +
+                                   "'s tile between the pair: its " + std::to_string(shared == 'b' ? cols : rows) +
+                                   " columns are an odd number of " + std::to_string(atomColumns) +
+                                   "-column atoms");
+  }
+  std::string mmaOptionIn(const Action &, const Schedule &schedule, const PayloadFacts &facts) const override {
+    return std::string(", cluster_multicast = \"") + sharedOperand(schedule, facts) + "\"";
+  }
+};
+
 class OverlapAction : public MmaOptionAction {
 public:
   OverlapAction()
@@ -144,4 +215,5 @@ void kforge::tune::addTmaOptionActions(ActionDefinitions &definitions) {
   definitions.push_back(std::make_unique<WarpSpecializeAction>());
   definitions.push_back(std::make_unique<PersistentAction>());
   definitions.push_back(std::make_unique<OverlapAction>());
+  definitions.push_back(std::make_unique<MulticastAction>());
 }

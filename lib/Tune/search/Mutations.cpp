@@ -201,8 +201,11 @@ static void neighbourSlots(const Schedule &s, const PayloadFacts &facts, const H
     (slot(s, "tma") ? removes : adds).push_back("tma");
   if (slot(s, "tma"))
     (slot(s, "warp_specialize") ? removes : adds).push_back("warp_specialize");
-  if (slot(s, "warp_specialize") && !slot(s, "stage_epilogue") && !isBatchMatmul(facts) && profile.multiprocessors > 0)
+  if (slot(s, "warp_specialize") && !slot(s, "stage_epilogue") && !slot(s, "multicast") && !isBatchMatmul(facts) &&
+      profile.multiprocessors > 0)
     (slot(s, "persistent") ? removes : adds).push_back("persistent");
+  if (slot(s, "warp_specialize") && !slot(s, "persistent") && !isBatchMatmul(facts))
+    (slot(s, "multicast") ? removes : adds).push_back("multicast");
   if (slot(s, "wgmma") &&
       (mmaConvolution || slot(s, "overlap") || (slot(s, "pipeline") && slot(s, "pipeline")->value >= 3)))
     (slot(s, "overlap") ? removes : adds).push_back("overlap");

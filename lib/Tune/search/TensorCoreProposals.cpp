@@ -148,7 +148,7 @@ static void addTf32Proposals(const PayloadFacts &facts, const HardwareProfile &p
   struct Warpgroup {
     std::vector<int64_t> block;
     int64_t stages;
-    bool tma, overlap, stageEpilogue = false, warpSpecialized = false;
+    bool tma, overlap, stageEpilogue = false, warpSpecialized = false, multicast = false;
   };
   // Each stage is (rows + columns) x 128 bytes: 128x256 over 4 stages is 192 KB of the 227 KB a block may have.
   // First the form the 16-bit gemms measured fastest (a producer warp issuing the TMA copies, the result through
@@ -159,6 +159,9 @@ static void addTf32Proposals(const PayloadFacts &facts, const HardwareProfile &p
   std::vector<Warpgroup> warpgroups = {{{128, 256}, 4, true, true, true, true},
                                        {{128, 256}, 4, true, true},
                                        {{128, 128}, 4, true, true},
+                                       // the first in clusters of two sharing B's tile by TMA multicast (built
+                                       // in session 63, not yet run on a GPU)
+                                       {{128, 256}, 4, true, true, true, true, true},
                                        {{128, 256}, 3, true, false},
                                        {{128, 256}, 4, false, true},
                                        {{128, 256}, 4, true, true, false, true},
@@ -180,6 +183,8 @@ static void addTf32Proposals(const PayloadFacts &facts, const HardwareProfile &p
     Schedule v = wgmmaSchedule(w.block, {16, w.block[1]}, /*blockK=*/32, w.stages, w.tma, w.overlap, w.warpSpecialized);
     if (w.stageEpilogue)
       v.push_back(Action{"stage_epilogue"});
+    if (w.multicast)
+      v.push_back(Action{"multicast"});
     v.push_back(Action{"tf32"});
     addRequiredFusions(v, facts, profile, /*always=*/true);
     if (copyB) {
@@ -192,6 +197,7 @@ static void addTf32Proposals(const PayloadFacts &facts, const HardwareProfile &p
             " swizzled stages of 32 f32 of K filled by " + (w.tma ? "TMA" : "cp.async") +
             (w.warpSpecialized ? " from a producer warp" : "") + (w.overlap ? ", one tile's wgmma in flight" : "") +
             (w.stageEpilogue ? ", the result stored through shared memory" : "") +
+            (w.multicast ? ", in clusters of two blocks sharing B's tile by TMA multicast" : "") +
             (copyB ? ", on B copied N x K" : ""));
   }
   // mma.sync: blocks of 4-8 warps, each warp 32-64 rows by 32-64 columns (16-32 m16n8k8 tiles); stages of 32 f32
@@ -289,7 +295,7 @@ void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &pr
   struct Warpgroup {
     std::vector<int64_t> block;
     int64_t stages;
-    bool tma, overlap, stageEpilogue = false, warpSpecialized = false, persistent = false;
+    bool tma, overlap, stageEpilogue = false, warpSpecialized = false, persistent = false, multicast = false;
   };
   // (Only on Hopper, sm_90: elsewhere wgmma does not exist; an unknown chip gets them too.)
   bool hopper = profile.chip.empty() || StringRef(profile.chip).starts_with("sm_90");
@@ -305,6 +311,10 @@ void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &pr
                                        {{128, 256}, 4, true, true, true, true},
                                        {{128, 256}, 4, false, true},
                                        {{128, 128}, 3, false, false},
+                                       // the first form in clusters of two blocks sharing the larger operand
+                                       // tile by TMA multicast (issue 34): built in session 63, not yet run
+                                       // on a GPU, so after the measured forms
+                                       {{256, 128}, 4, true, true, true, true, false, true},
                                        // warp-specialized with the lanes' own stores; and one block a
                                        // multiprocessor looping over tiles (persistent: incorrect on its one
                                        // GPU run, fixed since, not run again: docs/perf/tensorcores-h200.md)
@@ -339,10 +349,15 @@ void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &pr
     // grid has a batch dimension.)
     if (w.persistent && (profile.multiprocessors <= 0 || batch))
       continue;
+    // (Multicast pairs the blocks of a 2-D grid: not for a batch.)
+    if (w.multicast && batch)
+      continue;
     Schedule v = wgmmaSchedule(tiles(w.block), tiles({16, w.block[1]}), /*blockK=*/64, w.stages, w.tma, w.overlap,
                                w.warpSpecialized, w.persistent ? profile.multiprocessors : 0);
     if (w.stageEpilogue)
       v.push_back(Action{"stage_epilogue"});
+    if (w.multicast)
+      v.push_back(Action{"multicast"});
     addRequiredFusions(v, facts, profile, /*always=*/true);
     std::string parent =
         add(v, "",
@@ -351,7 +366,8 @@ void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &pr
                 (w.tma ? "TMA" : "cp.async") + (w.warpSpecialized ? " from a producer warp" : "") +
                 (w.persistent ? ", one block a multiprocessor looping over tiles" : "") +
                 (w.overlap ? ", one tile's wgmma in flight" : "") +
-                (w.stageEpilogue ? ", the result stored through shared memory" : ""));
+                (w.stageEpilogue ? ", the result stored through shared memory" : "") +
+                (w.multicast ? ", in clusters of two blocks sharing an operand's tile by TMA multicast" : ""));
     // The first form that fits, also with its result through shared memory, next: where the output is large
     // against the work (a short K: a 1x1 convolution's 256 channels) its lanes' 4-8 byte stores weigh. On the
     // bf16 1x1 convolution task (64x128 blocks, TMA, overlap; an H100, one search) 0.0308 ms with it against

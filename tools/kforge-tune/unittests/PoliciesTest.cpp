@@ -669,7 +669,9 @@ TEST(Policies, WarpSpecializedFormsAreProposedAndStayValidUnderMutation) {
       EXPECT_EQ(persistent->value, profile.multiprocessors) << describe(p.schedule);
     }
   EXPECT_TRUE(proposedPersistent);
-  int withWarpSpecialize = 0, withoutWarpSpecialize = 0, withPersistent = 0;
+  // (multicast, the pairs of blocks sharing an operand's tile: proposed after the measured forms.)
+  EXPECT_TRUE(llvm::any_of(guesses, [](const Proposal &p) { return findSlot(p.schedule, "multicast"); }));
+  int withWarpSpecialize = 0, withoutWarpSpecialize = 0, withPersistent = 0, withMulticast = 0;
   forEachValidOffspring(guesses, facts, profile, rng, 400, [&](const Schedule &s) {
     if (findSlot(s, "warp_specialize")) {
       ++withWarpSpecialize;
@@ -681,10 +683,15 @@ TEST(Policies, WarpSpecializedFormsAreProposedAndStayValidUnderMutation) {
       ++withPersistent;
       EXPECT_TRUE(findSlot(s, "warp_specialize") && !findSlot(s, "stage_epilogue")) << describe(s);
     }
+    if (findSlot(s, "multicast")) {
+      ++withMulticast;
+      EXPECT_TRUE(findSlot(s, "warp_specialize") && !findSlot(s, "persistent")) << describe(s);
+    }
   });
   EXPECT_GT(withWarpSpecialize, 0);
   EXPECT_GT(withoutWarpSpecialize, 0);
   EXPECT_GT(withPersistent, 0);
+  EXPECT_GT(withMulticast, 0);
 }
 
 TEST(Policies, TransposeBLeadsTf32OnAPlainMatmulAndOnlyThere) {
