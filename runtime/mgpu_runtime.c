@@ -161,18 +161,24 @@ void mgpuStreamSynchronize(CUstream stream) {
   CHECK(cuStreamSynchronize(stream));
 }
 
-void mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY, intptr_t gridZ, intptr_t blockX,
-                      intptr_t blockY, intptr_t blockZ, int32_t sharedMemBytes, CUstream stream, void **params,
-                      void **extra, size_t paramsCount) {
-  (void)paramsCount;
+/* Before a launch: the context, the kernel's launch shape kept for the resource report, and dynamic shared
+ * memory above 48 KB allowed. */
+static void prepareLaunch(CUfunction function, intptr_t blockThreads, int32_t sharedMemBytes) {
   ensureContext();
   for (int i = 0; i < kernelCount; ++i)
     if (kernels[i].function == function) {
-      kernels[i].blockThreads = (int)(blockX * blockY * blockZ);
+      kernels[i].blockThreads = (int)blockThreads;
       kernels[i].dynamicSharedBytes = sharedMemBytes;
     }
   if (sharedMemBytes > 48 * 1024)
     CHECK(cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, sharedMemBytes));
+}
+
+void mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY, intptr_t gridZ, intptr_t blockX,
+                      intptr_t blockY, intptr_t blockZ, int32_t sharedMemBytes, CUstream stream, void **params,
+                      void **extra, size_t paramsCount) {
+  (void)paramsCount;
+  prepareLaunch(function, blockX * blockY * blockZ, sharedMemBytes);
   CHECK(cuLaunchKernel(function, (unsigned)gridX, (unsigned)gridY, (unsigned)gridZ, (unsigned)blockX,
                        (unsigned)blockY, (unsigned)blockZ, (unsigned)sharedMemBytes, stream, params, extra));
 }
@@ -183,14 +189,7 @@ void mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY, intpt
 void mgpuLaunchClusterKernel(CUfunction function, intptr_t clusterX, intptr_t clusterY, intptr_t clusterZ,
                              intptr_t gridX, intptr_t gridY, intptr_t gridZ, intptr_t blockX, intptr_t blockY,
                              intptr_t blockZ, int32_t sharedMemBytes, CUstream stream, void **params, void **extra) {
-  ensureContext();
-  for (int i = 0; i < kernelCount; ++i)
-    if (kernels[i].function == function) {
-      kernels[i].blockThreads = (int)(blockX * blockY * blockZ);
-      kernels[i].dynamicSharedBytes = sharedMemBytes;
-    }
-  if (sharedMemBytes > 48 * 1024)
-    CHECK(cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, sharedMemBytes));
+  prepareLaunch(function, blockX * blockY * blockZ, sharedMemBytes);
   CUlaunchAttribute cluster;
   memset(&cluster, 0, sizeof cluster);
   cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;

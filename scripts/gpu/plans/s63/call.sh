@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Session 63's device calls (prepared on the CPU). Every issue's bar is the H200's; the card is recorded.
-#   CALL=1: issue 34's clusters with TMA multicast as fixed kernels beside the forms they grow from
-#           (scripts/gpu/plans/multicast/run.sh, never run on a GPU before), then issue 28's softmax first
-#           kernel with the baseline measured in one runner request (bb31e7f).
+#   CALL=1: issue 28's first-kernel study (all four payloads: scripts/gpu/first_kernel_study.sh) with the
+#           baseline measured in one runner request (bb31e7f), then issue 34's clusters with TMA multicast as
+#           fixed kernels beside the forms they grow from (scripts/gpu/plans/multicast/run.sh, never run on a
+#           GPU before) with the time left.
 #   CALL=2: issue 34's 16-bit table in two processes (scripts/gpu/plans/issue34-two-processes.sh).
 #   CALL=3: the TF32 forms as fixed kernels with Nsight Compute beside cuBLAS TF32 (scripts/gpu/plans/tf32/run.sh).
 # CALL_LIMIT (seconds, default 560) bounds the call.
@@ -12,10 +13,12 @@ echo "card: $card" > $OUT/card.txt
 limit=${CALL_LIMIT:-560}
 case "${CALL:-1}" in
   1)
-    LIMIT=$((limit - 90)) bash scripts/gpu/plans/multicast/run.sh
-    PAYLOADS=softmax_4096x393216 bash scripts/gpu/first_kernel_study.sh gpu-artifacts/tuner /tmp/fk 30 > $OUT/first-kernel.md 2>&1
+    PAYLOADS=${PAYLOADS:-"batch_matmul_128x512x1024x2048 matvec_2048x1048576 softmax_4096x393216 gemm_4096"} \
+      bash scripts/gpu/first_kernel_study.sh gpu-artifacts/tuner /tmp/fk 30 > $OUT/first-kernel.md 2>&1
     tar czf $OUT/fk.tgz -C /tmp fk --exclude='candidates' --exclude='cache' --exclude='seed-cache' --exclude='best' --exclude='baseline/artifact' 2>/dev/null
-    cat $OUT/first-kernel.md ;;
+    cat $OUT/first-kernel.md
+    LIMIT=$((limit - SECONDS)) TASKS="${MC_TASKS:-matmul_square_bf16 linear_square_tf32 matmul_8192_bf16}" \
+      bash scripts/gpu/plans/multicast/run.sh ;;
   2)
     TASKS=${TASKS:-matmul_square_bf16,matmul_square_f16,matmul_8192_bf16,matmul_8192_f16,gemm_bias_relu_bf16} \
       BUDGET=${BUDGET:-30} LIMIT=$limit bash scripts/gpu/plans/issue34-two-processes.sh ;;
