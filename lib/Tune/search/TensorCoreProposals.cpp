@@ -156,12 +156,13 @@ static void addTf32Proposals(const PayloadFacts &facts, const HardwareProfile &p
   // the instruction's K and in the elements a 128-byte swizzled row holds. On an H100 in session 62 it tied the
   // best TF32 form on the 4096^3 Linear (0.390 against 0.389 ms; docs/perf/tensorcores-h200.md "Session 62").
   // Then the forms of the TF32 table ("TF32": 128x256, 4 cp.async stages, overlap the best there).
-  std::vector<Warpgroup> warpgroups = {{{128, 256}, 4, true, true, true, true},
+  // First of all, that form in clusters of two blocks sharing B's tile by TMA multicast: on an H100 (fixed
+  // kernels, two rounds; results/benchmarks-h100/2026-12-07/s63-call-2, -3) 0.358 ms against 0.392 without on
+  // the 4096^3 Linear, 3.11-3.16 against 3.24-3.25 at 8192^3.
+  std::vector<Warpgroup> warpgroups = {{{128, 256}, 4, true, true, true, true, true},
+                                       {{128, 256}, 4, true, true, true, true},
                                        {{128, 256}, 4, true, true},
                                        {{128, 128}, 4, true, true},
-                                       // the first in clusters of two sharing B's tile by TMA multicast (built
-                                       // in session 63, not yet run on a GPU)
-                                       {{128, 256}, 4, true, true, true, true, true},
                                        {{128, 256}, 3, true, false},
                                        {{128, 256}, 4, false, true},
                                        {{128, 256}, 4, true, true, false, true},
@@ -308,13 +309,15 @@ void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &pr
   // the 8192^3 bf16 one and the gemm + bias + relu (0.184 against 0.189 ms, 0.189 against 0.190, 1.480 against
   // 1.554, 0.186 against 0.192); 128 x 256 first where its grid fills the waves better (below).
   std::vector<Warpgroup> warpgroups = {{{256, 128}, 4, true, true, true, true},
+                                       // 128 x 256 in clusters of two blocks sharing B's tile by TMA
+                                       // multicast (issue 34): on an H100 (fixed kernels, two rounds;
+                                       // results/benchmarks-h100/2026-12-07/s63-call-2, -4) 0.185 ms against
+                                       // 0.190 without on the 4096^3 bf16 gemm, a tie in f16 (0.189); 256 x
+                                       // 128 sharing A's was slower than without (0.188 against 0.183)
+                                       {{128, 256}, 4, true, true, true, true, false, true},
                                        {{128, 256}, 4, true, true, true, true},
                                        {{128, 256}, 4, false, true},
                                        {{128, 128}, 3, false, false},
-                                       // the first form in clusters of two blocks sharing the larger operand
-                                       // tile by TMA multicast (issue 34): built in session 63, not yet run
-                                       // on a GPU, so after the measured forms
-                                       {{256, 128}, 4, true, true, true, true, false, true},
                                        // warp-specialized with the lanes' own stores; and one block a
                                        // multiprocessor looping over tiles (persistent: incorrect on its one
                                        // GPU run, fixed since, not run again: docs/perf/tensorcores-h200.md)
@@ -339,7 +342,7 @@ void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &pr
   if (wavesFilled(m, n, 256, 128, profile) > wavesFilled(m, n, 128, 256, profile) + 0.05)
     std::stable_partition(warpgroups.begin(), warpgroups.end(), [](const Warpgroup &w) { return w.block[0] == 256; });
   else if (wavesFilled(m, n, 128, 256, profile) > wavesFilled(m, n, 256, 128, profile) + 0.05)
-    std::swap(warpgroups[0], warpgroups[1]);
+    std::rotate(warpgroups.begin(), warpgroups.begin() + 1, warpgroups.begin() + 3); // (both 128 x 256 forms first)
   bool first = true;
   for (const Warpgroup &w : warpgroups) {
     // (A K that 64 does not divide: the last tile's copies past K are zero-filled.)
