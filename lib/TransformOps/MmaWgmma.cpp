@@ -48,32 +48,31 @@ void MmaEmitter::issueTileTma(Value kOff, Value stage) {
         /*l2CacheHint=*/Value(), NVVM::TMALoadModeAttr(), BoolAttr(), NVVM::CTAGroupKindAttr(),
         /*predicate=*/Value());
   };
-  if (plan.multicast) {
+  if (plan.multicast)
     issueSharedHalf(kOff, stage, copy);
-    if (plan.multicast == 'a')
-      return issueBoxesOf(/*isA=*/false, kOff, stage, copy);
-    return issueBoxesOf(/*isA=*/true, kOff, stage, copy);
-  }
-  issueBoxesOf(/*isA=*/true, kOff, stage, copy);
-  issueBoxesOf(/*isA=*/false, kOff, stage, copy);
+  if (plan.multicast != 'a')
+    issueBoxesOf(/*isA=*/true, kOff, stage, copy);
+  if (plan.multicast != 'b')
+    issueBoxesOf(/*isA=*/false, kOff, stage, copy);
 }
 
 void MmaEmitter::issueBoxesOf(bool isA, Value kOff, Value stage, CopyBox copy) {
   int64_t rowBytes = 128, atom = plan.swizzleRow();
   int64_t aStageBytes = plan.m * rowBytes, bStageBytes = plan.n * plan.blockK * plan.elementBytes();
   // Coordinates are innermost first: (column, row).
-  if (isA && plan.aTransposed) { // A as K x M: one box per 64-column atom of M, as B's along N
-    for (int64_t a = 0; a < plan.m / atom; ++a) {
+  if (isA) {
+    if (!plan.aTransposed) {
+      copy(aMap, sharedPointer(aShared, scaled(stage, aStageBytes)),
+           {i32(add(plan.aGlobal.col, kOff, 0)), i32(plan.aGlobal.row)}, false);
+      return;
+    }
+    for (int64_t a = 0; a < plan.m / atom; ++a) { // A as K x M: one box per 64-column atom of M, as B's along N
       Value at = add(scaled(stage, aStageBytes), index(a * plan.blockK * rowBytes), 0);
       copy(aMap, sharedPointer(aShared, at),
            {i32(add(plan.aGlobal.col, index(0), a * atom)), i32(add(plan.aGlobal.row, kOff, 0))}, false);
     }
-  } else if (isA) {
-    copy(aMap, sharedPointer(aShared, scaled(stage, aStageBytes)),
-         {i32(add(plan.aGlobal.col, kOff, 0)), i32(plan.aGlobal.row)}, false);
-  }
-  if (isA)
     return;
+  }
   if (plan.bTransposed) { // B as N x K: one box as A's (N rows x 64 of K)
     copy(bMap, sharedPointer(bShared, scaled(stage, bStageBytes)),
          {i32(add(plan.bGlobal.col, kOff, 0)), i32(plan.bGlobal.row)}, false);
