@@ -155,20 +155,62 @@ Comparison kforge::compare(const std::vector<float> &candidate, const std::vecto
 
 static constexpr size_t kChunks = 16;
 
+namespace {
+ReferenceSummary summarizeChunk(const float *reference, size_t n) {
+  ReferenceSummary part;
+  for (size_t i = 0; i < n; ++i) {
+    float value = reference[i];
+    if (!std::isfinite(value)) {
+      ++part.nonFinite;
+      continue;
+    }
+    part.maxAbs = std::max(part.maxAbs, std::fabs(double(value)));
+    part.min = std::min(part.min, double(value));
+    part.max = std::max(part.max, double(value));
+  }
+  return part;
+}
+
+/// The same summary, 8 floats at a time: maxima and minima of floats are exact in float, so it equals the
+/// scalar one (up to the sign of a zero minimum or maximum, which no rule reads: only the range does). The
+/// scalar loop ran at ~2.5 ns an element: a 4096 x 393216 softmax's baseline spent 4 of its 12 s here, on a
+/// host busy compiling the first candidates.
+__attribute__((target("avx2"))) ReferenceSummary summarizeChunkAvx2(const float *reference, size_t n) {
+  const __m256 signless = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  const __m256 largest = _mm256_set1_ps(std::numeric_limits<float>::max());
+  const __m256 plusInf = _mm256_set1_ps(INFINITY), minusInf = _mm256_set1_ps(-INFINITY);
+  __m256 maxAbs = _mm256_setzero_ps(), min = plusInf, max = minusInf;
+  int64_t nonFinite = 0;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256 value = _mm256_loadu_ps(reference + i);
+    __m256 magnitude = _mm256_and_ps(value, signless);
+    __m256 finite = _mm256_cmp_ps(magnitude, largest, _CMP_LE_OQ);
+    nonFinite += __builtin_popcount(~_mm256_movemask_ps(finite) & 0xff);
+    maxAbs = _mm256_max_ps(maxAbs, _mm256_and_ps(magnitude, finite)); // a non-finite lane counts as 0
+    min = _mm256_min_ps(min, _mm256_blendv_ps(plusInf, value, finite));
+    max = _mm256_max_ps(max, _mm256_blendv_ps(minusInf, value, finite));
+  }
+  alignas(32) float values[3][8];
+  _mm256_store_ps(values[0], maxAbs);
+  _mm256_store_ps(values[1], min);
+  _mm256_store_ps(values[2], max);
+  ReferenceSummary part = summarizeChunk(reference + i, n - i);
+  part.nonFinite += nonFinite;
+  for (int k = 0; k < 8; ++k) {
+    part.maxAbs = std::max(part.maxAbs, double(values[0][k]));
+    part.min = std::min(part.min, double(values[1][k]));
+    part.max = std::max(part.max, double(values[2][k]));
+  }
+  return part;
+}
+} // namespace
+
 ReferenceSummary kforge::summarize(const float *reference, size_t n) {
   std::vector<ReferenceSummary> parts(kChunks);
+  bool vectors = useAvx2();
   forChunks(n, kChunks, [&](size_t c, size_t begin, size_t end) {
-    ReferenceSummary &part = parts[c];
-    for (size_t i = begin; i < end; ++i) {
-      float value = reference[i];
-      if (!std::isfinite(value)) {
-        ++part.nonFinite;
-        continue;
-      }
-      part.maxAbs = std::max(part.maxAbs, std::fabs(double(value)));
-      part.min = std::min(part.min, double(value));
-      part.max = std::max(part.max, double(value));
-    }
+    parts[c] = vectors ? summarizeChunkAvx2(reference + begin, end - begin) : summarizeChunk(reference + begin, end - begin);
   });
   ReferenceSummary summary;
   for (const ReferenceSummary &part : parts) {

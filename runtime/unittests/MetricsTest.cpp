@@ -229,3 +229,40 @@ TEST(Metrics, VectorAndScalarComparisonsAgreeToTheBit) {
   EXPECT_EQ(vector.relL2Error, scalar.relL2Error);
   EXPECT_EQ(vector.cosine, scalar.cosine);
 }
+
+// The AVX2 summary of the reference (what every comparison against it reads) equals the scalar one: the
+// largest magnitude, the range and the non-finite count, with NaN and infinities of both signs skipped, over a
+// length no vector width divides, split across threads.
+TEST(Metrics, VectorAndScalarSummariesAgree) {
+  if (!__builtin_cpu_supports("avx2"))
+    GTEST_SKIP() << "no AVX2 on this CPU";
+  size_t n = (size_t(1) << 21) + 5;
+  std::vector<float> ref(n);
+  for (size_t i = 0; i < n; ++i)
+    ref[i] = std::sin(0.001f * float(i)) * (i % 7 == 0 ? 3.0f : 1.0f) - 0.5f;
+  ref[17] = NAN;
+  ref[n - 1] = INFINITY;
+  ref[n - 2] = -INFINITY;
+  ref[123457] = -3.75f; // the smallest and the largest magnitude
+  ref[n - 3] = 3.5f;    // the largest value, in the scalar tail
+  auto run = [&](const char *scalar) {
+    setenv("KFORGE_SCALAR_COMPARE", scalar, 1);
+    ReferenceSummary s = summarize(ref.data(), ref.size());
+    unsetenv("KFORGE_SCALAR_COMPARE");
+    return s;
+  };
+  ReferenceSummary vector = run("0"), scalar = run("1");
+  EXPECT_EQ(vector.nonFinite, 3);
+  EXPECT_EQ(vector.maxAbs, 3.75);
+  EXPECT_EQ(vector.min, -3.75);
+  EXPECT_EQ(vector.max, 3.5);
+  EXPECT_EQ(vector.nonFinite, scalar.nonFinite);
+  EXPECT_EQ(vector.maxAbs, scalar.maxAbs);
+  EXPECT_EQ(vector.min, scalar.min);
+  EXPECT_EQ(vector.max, scalar.max);
+  std::vector<float> allNaN(1000, NAN);
+  ReferenceSummary none = summarize(allNaN.data(), allNaN.size());
+  EXPECT_EQ(none.nonFinite, 1000);
+  EXPECT_EQ(none.maxAbs, 0);
+  EXPECT_GT(none.min, none.max); // no finite value: an empty range
+}
