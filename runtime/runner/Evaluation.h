@@ -87,6 +87,12 @@ private:
   /// Reads and checks both manifests, picks the tolerance, starts the candidate's executor and loads the
   /// candidate; checks the reference against --check-reference-against. Empty, or why the evaluation failed.
   std::string load();
+  /// load's part that runs nothing: the manifests, the tolerance, the seeds' layout, the reference samples.
+  std::string prepare();
+  /// A "reference_check_only" request: the reference's seed-0 outputs this runner holds, checked against the
+  /// reference samples (ReferenceSamples.cpp). The report's text, or nothing when no outputs are held (the
+  /// request then runs as any other).
+  std::optional<std::string> checkHeldReference();
   std::string checkManifests();
   /// Starts `executor` if it is not running (with the plan and limits of this judge).
   std::string ensureStarted(ExecutorProcess &executor);
@@ -153,6 +159,7 @@ private:
   bool gpu = false;
   /// The candidate is the reference's own artifact (the same directory and name): a baseline's run.
   bool candidateIsReference = false;
+  bool prepared = false; ///< prepare() ran (successfully: a failure ends the evaluation).
   double tolerance = 0;
   std::string cacheKey;
   std::vector<size_t> inputIndices, outputIndices, sizes;

@@ -4,7 +4,9 @@
 // --sample-outputs, float64 on the host from the payload's IR) for seed 0's inputs. The reference's seed-0
 // outputs, which the evaluation computes anyway, are compared with them at their positions by the same rule
 // as every candidate; a disagreement fails the run with the reason. kforge-tune asks for this when the problem
-// is too large for the CPU build (docs/runner.md, "The reference is checked").
+// is too large for the CPU build (docs/runner.md, "The reference is checked"). With --serve the check can also
+// come after the reference ran: a "reference_check_only" request compares the seed-0 outputs the runner kept from
+// an earlier request (the baseline's), so the tuner computes the samples while the baseline runs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <unistd.h>
 
 using namespace kforge;
@@ -87,4 +90,23 @@ std::string Evaluation::checkReferenceSamples(const std::vector<const float *> &
   if (result["status"] == "incorrect")
     return "the reference disagrees with the independent computation: " + result["why"].get<std::string>();
   return "";
+}
+
+std::optional<std::string> Evaluation::checkHeldReference() {
+  if (std::string e = prepare(); !e.empty())
+    return fail(e);
+  // The held outputs are the reference's; a request naming another artifact would be judged on nothing it ran.
+  if (!candidateIsReference)
+    return fail("reference_check_only: the candidate must be the reference's own artifact");
+  SeedCache held("", cacheKey, /*inMemory=*/options.serve && !reference.hash.empty());
+  std::vector<const float *> expected(candidate.arguments.size());
+  if (!held.view(0, "outputs", outputIndices, sizes, expected)) {
+    // (Not kept: the in-memory entries stopped growing, or no earlier request ran seed 0.) Seed 0 runs again.
+    return std::nullopt;
+  }
+  if (std::string e = checkReferenceSamples(expected); !e.empty())
+    return fail(e);
+  report["status"] = "correct";
+  report["reference_outputs"] = "held by this runner from an earlier request (nothing ran)";
+  return report.dump();
 }

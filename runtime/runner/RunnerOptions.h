@@ -17,6 +17,11 @@ struct RunnerOptions {
   /// Optional output elements of seed 0 computed elsewhere (kforge-compile --sample-outputs) that the
   /// reference's seed-0 outputs must agree with.
   std::string referenceSamples;
+  /// A --serve request's "reference_check_only" (its candidate the reference's own artifact): only the check
+  /// against referenceSamples, on the seed-0 outputs this runner holds from an earlier request (nothing runs),
+  /// or, when it holds none, on a run of seed 0 as any request with the samples. The tuner can then compute the
+  /// samples while the baseline runs instead of before it.
+  bool referenceCheckOnly = false;
   std::string runtime, output;
   std::string cacheDir; ///< Inputs and reference outputs per seed, reused across runs (see SeedCache.h).
   int seeds = 5, reps = 20, warmup = 3, timeout = 120, device = 0;

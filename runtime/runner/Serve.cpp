@@ -97,6 +97,13 @@ static std::string requestOptions(const json &request, RunnerOptions &options) {
   options.candidateName = request.value("candidate_name", options.candidateName);
   options.output = request.value("output", std::string());
   options.referenceSamples = request.value("check_reference_samples", std::string());
+  if (request.contains("reference_check_only")) {
+    if (!request["reference_check_only"].is_boolean())
+      return "\"reference_check_only\" must be true or false";
+    options.referenceCheckOnly = request["reference_check_only"].get<bool>();
+    if (options.referenceCheckOnly && options.referenceSamples.empty())
+      return "\"reference_check_only\" checks the reference against \"check_reference_samples\", which is missing";
+  }
   return "";
 }
 

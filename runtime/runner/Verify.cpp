@@ -375,7 +375,10 @@ std::string Evaluation::checkReference() {
   return "";
 }
 
-std::string Evaluation::load() {
+std::string Evaluation::prepare() {
+  if (prepared)
+    return ""; // (a reference_check_only request that found no held outputs, now running seed 0)
+  prepared = true;
   if (std::string e = checkManifests(); !e.empty())
     return e;
   report["target"] = candidate.target;
@@ -401,6 +404,12 @@ std::string Evaluation::load() {
   if (!options.referenceSamples.empty())
     if (std::string e = readReferenceSamples(); !e.empty())
       return e;
+  return "";
+}
+
+std::string Evaluation::load() {
+  if (std::string e = prepare(); !e.empty())
+    return e;
   if (std::string e = ensureStarted(workers.candidate); !e.empty())
     return "starting the candidate's executor: " + e;
   report["containment"] = workers.candidate.containment();
@@ -602,6 +611,9 @@ Evaluation::SeedEnd Evaluation::verifySeed(int seed, const SeedCache &cache, std
 }
 
 std::string Evaluation::run() {
+  if (options.referenceCheckOnly)
+    if (std::optional<std::string> text = checkHeldReference())
+      return *text;
   auto started = std::chrono::steady_clock::now();
   std::string loadError = load();
   phases.load = msSince(started);

@@ -229,7 +229,7 @@ static std::string freshNonce() {
 /// that does not echo both is not this request's verdict, and the runner is replaced.
 static RunOutcome runOnServer(const TuneConfig &config, RunnerServer &server, StringRef candidateDir, int seeds,
                               int reps, double cutoffMs, int warmup = -1, StringRef outputName = "run.json",
-                              StringRef referenceSamples = "") {
+                              StringRef referenceSamples = "", bool referenceCheckOnly = false) {
   static int64_t requests = 0;
   auto start = std::chrono::steady_clock::now();
   std::string output = joinPath(candidateDir, outputName);
@@ -247,6 +247,8 @@ static RunOutcome runOnServer(const TuneConfig &config, RunnerServer &server, St
     request["timing_budget_ms"] = config.timingBudgetMs;
   if (!referenceSamples.empty())
     request["check_reference_samples"] = referenceSamples.str();
+  if (referenceCheckOnly)
+    request["reference_check_only"] = true;
   if (config.slowRunMs >= 0)
     request["slow_run_ms"] = config.slowRunMs;
   std::string why;
@@ -524,6 +526,17 @@ RunOutcome kforge::tune::firstBaselineRun(const TuneConfig &config, const Tools 
   return first;
 }
 
+void kforge::tune::checkHeldReference(const TuneConfig &config, const Candidate &independent, ReferenceCheck &check,
+                                      Evaluator &runner) {
+  if (!referenceCheckToRun(&independent, check))
+    return;
+  RunOutcome run = runner.checkHeldReference(config, independent.dir);
+  check.seconds = run.seconds;
+  readReferenceCheck(run, check);
+  if (check.status == "disagrees")
+    reportDisagreement(config, check, joinPath(joinPath(config.runDir, "baseline"), "reference-check.json"));
+}
+
 /// The judge could not time the run because its clock disagreed with the claimed calls on every attempt: on an
 /// honest build (the baseline), other work on the machine.
 static bool timingDisturbed(const RunOutcome &run) {
@@ -710,6 +723,12 @@ RunOutcome Evaluator::runBaseline(const TuneConfig &runConfig, int seeds, int re
   if (!referenceSamples.empty())
     args.insert(args.end(), {"--check-reference-samples", referenceSamples.str()});
   return runCandidate(runConfig, tools, baselineDir, baselineDir, seeds, reps, 0, args, outputName);
+}
+
+RunOutcome Evaluator::checkHeldReference(const TuneConfig &runConfig, StringRef referenceSamples) {
+  std::string baselineDir = joinPath(config.runDir, "baseline");
+  return runOnServer(runConfig, runner(), baselineDir, 1, 0, 0, -1, "reference-check.json", referenceSamples,
+                     /*referenceCheckOnly=*/true);
 }
 
 void Evaluator::setBaseline(const DatabaseRecord &baseline) {

@@ -114,6 +114,12 @@ Candidate compileIndependent(const TuneConfig &config, const Tools &tools);
 
 class Evaluator;
 
+/// The reference's seed-0 outputs, which `runner` (--runner serve) holds from the baseline's request, checked
+/// against the sampled output elements `independent` (prepareReferenceSamples, computed while the baseline ran);
+/// `check` holds the outcome (skipped when the samples could not be made); a disagreement is said on stderr.
+void checkHeldReference(const TuneConfig &config, const Candidate &independent, ReferenceCheck &check,
+                        Evaluator &runner);
+
 /// One run of the compiled baseline in `baselineDir` on seed 0, without timing: it stores seed 0's reference
 /// outputs in the seed cache and says how long a run takes ("verification_runs_ms"). When `check` is still to
 /// be run (status "") and `independent` is given, the reference is checked against it on the way (kforge-run
@@ -154,6 +160,9 @@ public:
   /// reference's seed-0 outputs are checked against on the way (--check-reference-samples).
   RunOutcome runBaseline(const TuneConfig &runConfig, int seeds, int reps, int warmup, llvm::StringRef outputName,
                          llvm::StringRef referenceSamples = "");
+  /// With --runner serve, after runBaseline verified seed 0: the reference's seed-0 outputs the runner holds,
+  /// checked against `referenceSamples` (a kforge-samples/1 file) without running anything.
+  RunOutcome checkHeldReference(const TuneConfig &runConfig, llvm::StringRef referenceSamples);
 
 private:
   /// The search's long-lived runner, started at the first use.
