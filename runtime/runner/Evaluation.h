@@ -102,8 +102,8 @@ private:
   std::string loadInto(ExecutorProcess &executor, const Manifest &manifest, const std::string &name,
                        const std::string &slot);
   /// Sends a command; an executor that ends or answers an error becomes `error`.
-  std::optional<json> call(ExecutorProcess &executor, const json &command, const std::string &what,
-                           std::string &error);
+  std::optional<json> call(ExecutorProcess &executor, const json &command, const std::string &what, std::string &error,
+                           Deadline until = Deadline::max());
   /// Runs `slot` of `executor` on `inputs` (one pointer per argument, copied into its shared memory; with a
   /// `seed`, the device inputs made by the executor for it instead); its outputs in `outputs`.
   std::string runOn(ExecutorProcess &executor, const std::string &slot, const std::vector<const float *> &inputs,
@@ -135,6 +135,9 @@ private:
   void layOutSeeds();
   SeedEnd verifySeed(int seed, const SeedCache &cache, std::string &error);
   bool tooSlow(int seed, double runMs);
+  /// How long a candidate's run on `seed` may take before it is far over the cutoff (tooSlow's 10 x, with the
+  /// first run's allowance on seed 0 of several): the run is then stopped. Infinite without a cutoff.
+  double runLimitMs(int seed) const;
   /// `actual` and `expected`: one pointer per argument (outputs only used).
   /// The reference's summaries are kept in `cache` across requests.
   void compareOutputs(int seed, const std::vector<const float *> &actual, const std::vector<const float *> &expected,

@@ -255,9 +255,9 @@ std::string Evaluation::ensureStarted(ExecutorProcess &executor) {
 }
 
 std::optional<json> Evaluation::call(ExecutorProcess &executor, const json &command, const std::string &what,
-                                     std::string &error) {
+                                     std::string &error, Deadline until) {
   std::string why;
-  std::optional<json> reply = executor.call(command, deadline, why);
+  std::optional<json> reply = executor.call(command, std::min(deadline, until), why);
   if (!reply) {
     // The runtime names the failed CUDA call before it aborts: that is the reason to report.
     const std::string &errors = executor.errors();
@@ -449,6 +449,13 @@ void Evaluation::layOutSeeds() {
     report["inputs"] = "drawn by the judge: " + workers.deviceInputsUnavailable;
 }
 
+double Evaluation::runLimitMs(int seed) const {
+  if (options.cutoffMs <= 0)
+    return std::numeric_limits<double>::infinity();
+  bool allowance = seed == 0 && options.seeds > 1;
+  return 10 * options.cutoffMs + (allowance ? options.firstRunAllowanceMs : 0);
+}
+
 bool Evaluation::tooSlow(int seed, double firstMs) {
   // The cutoff looks at the runs after the first when there are several seeds (the first also loads the GPU
   // module), and at the fastest of them: a run can also pay one-time host costs (page faults on a first large
@@ -530,9 +537,25 @@ Evaluation::SeedEnd Evaluation::verifySeed(int seed, const SeedCache &cache, std
   // The candidate first, then the reference (unless the candidate is the reference), each in its own executor.
   fillArguments(workers.candidate, inputs);
   started = std::chrono::steady_clock::now();
-  std::optional<json> reply = call(workers.candidate, runCommand("candidate", seed), "candidate", error);
+  // A run far over the cutoff is stopped where it is (its executor killed): a kernel with one thread per block
+  // ran 4.6 s a seed where 2.1 s said enough (results/benchmarks-h100/2026-12-07/s64-call-4, matmul_prime).
+  double limitMs = runLimitMs(seed);
+  Deadline until = std::isfinite(limitMs) ? started + std::chrono::microseconds(static_cast<int64_t>(limitMs * 1e3))
+                                          : Deadline::max();
+  std::optional<json> reply = call(workers.candidate, runCommand("candidate", seed), "candidate", error, until);
   double wallMs = msSince(started);
   phases.candidate += wallMs;
+  if (!reply && wallMs >= limitMs && until < deadline) {
+    report["status"] = "too-slow";
+    report["reason"] = "a run took more than " + std::to_string(limitMs) + " ms, 10 x the cutoff of " +
+                       std::to_string(options.cutoffMs) + " ms" +
+                       (seed == 0 && options.seeds > 1 ? " plus the first run's allowance" : "") +
+                       ": stopped there (its executor killed); not verified or timed further";
+    report["decided_at_seed"] = seed;
+    report["run_ms"] = wallMs;
+    report["verification_runs_ms"].push_back(wallMs);
+    return SeedEnd::TooSlow;
+  }
   if (!reply) {
     if (!fallBackToHostInputs(error, /*fromReference=*/candidateIsReference))
       return SeedEnd::Failed;
