@@ -47,13 +47,19 @@ std::vector<int64_t> dividing(int64_t extent, const std::vector<int64_t> &domain
 }
 
 /// Block tile sizes for a loop: the powers of two that divide it, and for an irregular loop also its divisors
-/// from 8 to 256 that are multiples of 4 (whole 128-bit vectors per row).
+/// from 8 to 256 that are multiples of 4 (whole 128-bit vectors per row) and the powers of two from 32 to 256
+/// that leave a partial tile at its end (a prime loop has no other; the paths that mask a partial tile take
+/// them, the validator refuses them elsewhere).
 std::vector<int64_t> blockSizes(int64_t extent) {
   std::vector<int64_t> out = dividing(extent, searchSizes());
-  if (irregularExtent(extent))
+  if (irregularExtent(extent)) {
     for (int64_t v = 8; v <= std::min<int64_t>(256, extent); v += 4)
       if (extent % v == 0 && !llvm::is_contained(out, v))
         out.push_back(v);
+    for (int64_t v = 32; v <= 256 && v < extent; v *= 2)
+      if (!llvm::is_contained(out, v))
+        out.push_back(v);
+  }
   llvm::sort(out);
   return out;
 }
