@@ -504,12 +504,17 @@ static void proposeStagedSgemm(Heuristic &heuristic, bool fillsTheGpu) {
                             (bounded ? ", " + std::to_string(perSM) + " blocks per multiprocessor" : ""));
         }
       // No such block (primes: 4093 x 4099): 128x128 blocks, the last along M and N partial (its loads
-      // clamped to the edge, its stores past it skipped).
+      // clamped to the edge, its stores past it skipped), with the K tiles of the 128-divisible list's last
+      // forms after them (no cp.async of B: it copies whole 16-byte rows, which a partial tile's edge cuts).
       if (blocks.empty() && blockK > 0 && m >= 128 && n >= 128) {
         staged({16, 8}, blockK, 0);
         staged({8, 8}, blockK, 0);
         staged({8, 8}, blockK, 2);
         staged({8, 16}, blockK, 0);
+        if (blockK == 16) {
+          staged({8, 8}, 32, 2);
+          staged({8, 8}, 8, 0);
+        }
       }
     }
   }
