@@ -11,6 +11,7 @@
 #ifndef KFORGE_RUNNER_FLOATS_H
 #define KFORGE_RUNNER_FLOATS_H
 
+#include <cstddef>
 #include <memory>
 #include <new>
 #include <utility>
@@ -18,16 +19,52 @@
 
 namespace kforge {
 
-/// std::allocator whose value-initialization is default-initialization (nothing, for float).
+/// Buffers of at least this many bytes are placed on 2 MB boundaries and offered transparent huge pages.
+inline constexpr size_t kHugePageBufferBytes = size_t(64) << 20;
+
+/// Whether large buffers ask for huge pages: only with KFORGE_HUGE_PAGES=1 (Floats.cpp), an experiment until a
+/// GPU host measures it. A search keeps each seed's reference outputs in fresh buffers (three of 6.4 GB for a
+/// 4096 x 393216 softmax), and copying them out of the executor's shared memory ran at ~6.3 GB/s on the H100's
+/// host, page faults and all (session 64). On the development VM a fresh 1 GB buffer's copy took 0.15-0.2 s
+/// with huge pages where free ones were at hand, 1.4 s where the kernel compacted memory for them first, and
+/// 0.33 s without.
+bool hugePagesWanted();
+/// `bytes` (at least kHugePageBufferBytes) on a 2 MB boundary, madvise(MADV_HUGEPAGE)'d when hugePagesWanted():
+/// its first touches then fault 2 MB at a time instead of 4 KB. Released by freeHugeBuffer.
+void *allocateHugeBuffer(size_t bytes);
+void freeHugeBuffer(void *pointer);
+
+/// std::allocator whose value-initialization is default-initialization (nothing, for float), and whose large
+/// buffers may take huge pages.
 template <typename T> struct DefaultInitAllocator : std::allocator<T> {
+  using value_type = T;
   template <typename U> struct rebind { using other = DefaultInitAllocator<U>; };
   DefaultInitAllocator() = default;
   template <typename U> DefaultInitAllocator(const DefaultInitAllocator<U> &) noexcept {}
+  T *allocate(size_t n) {
+    if (n * sizeof(T) >= kHugePageBufferBytes)
+      return static_cast<T *>(allocateHugeBuffer(n * sizeof(T)));
+    return std::allocator<T>::allocate(n);
+  }
+  void deallocate(T *p, size_t n) noexcept {
+    if (n * sizeof(T) >= kHugePageBufferBytes)
+      freeHugeBuffer(p);
+    else
+      std::allocator<T>::deallocate(p, n);
+  }
   template <typename U> void construct(U *p) noexcept { ::new (static_cast<void *>(p)) U; }
   template <typename U, typename... Args> void construct(U *p, Args &&...args) {
     ::new (static_cast<void *>(p)) U(std::forward<Args>(args)...);
   }
 };
+template <typename T, typename U>
+bool operator==(const DefaultInitAllocator<T> &, const DefaultInitAllocator<U> &) noexcept {
+  return true;
+}
+template <typename T, typename U>
+bool operator!=(const DefaultInitAllocator<T> &, const DefaultInitAllocator<U> &) noexcept {
+  return false;
+}
 
 /// A float buffer whose resize leaves new elements uninitialised: write them before reading them.
 using Floats = std::vector<float, DefaultInitAllocator<float>>;

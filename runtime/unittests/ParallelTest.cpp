@@ -1,11 +1,13 @@
 //===- ParallelTest.cpp - the judge's bulk copies ---------------------------===//
 
 #include "Parallel.h"
+#include "Floats.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 using namespace kforge;
@@ -47,3 +49,22 @@ TEST(ParallelTest, CopyAndFillTouchExactlyTheirRange) {
 }
 
 } // namespace
+
+// Buffers of 64 MB and more sit on 2 MB boundaries (where transparent huge pages can back them), and behave as
+// any vector: resized without zero-filling, written, copied, grown, released. Smaller ones are std::allocator's.
+TEST(Floats, LargeBuffersOnHugePageBoundaries) {
+  size_t n = kHugePageBufferBytes / sizeof(float) + 5;
+  Floats large;
+  large.resize(n);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(large.data()) % (size_t(2) << 20), 0u);
+  copyFloats(large.data(), std::vector<float>(n, 2.5f).data(), n);
+  Floats copy = large;
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(copy.data()) % (size_t(2) << 20), 0u);
+  EXPECT_EQ(copy[0], 2.5f);
+  EXPECT_EQ(copy[n - 1], 2.5f);
+  copy.resize(n + (size_t(1) << 20));
+  EXPECT_EQ(copy[n - 1], 2.5f);
+  Floats small(1000);
+  small[999] = 1.0f;
+  EXPECT_EQ(small[999], 1.0f);
+}
