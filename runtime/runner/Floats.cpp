@@ -27,8 +27,7 @@ void *kforge::allocateHugeBuffer(size_t bytes) {
     std::abort();
   }
   // Advice only: without transparent huge pages (or with them off) the buffer keeps 4 KB pages.
-  if (hugePagesWanted())
-    madvise(pointer, rounded, MADV_HUGEPAGE);
+  madvise(pointer, rounded, MADV_HUGEPAGE);
   return pointer;
 }
 

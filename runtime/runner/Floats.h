@@ -29,8 +29,8 @@ inline constexpr size_t kHugePageBufferBytes = size_t(64) << 20;
 /// with huge pages where free ones were at hand, 1.4 s where the kernel compacted memory for them first, and
 /// 0.33 s without.
 bool hugePagesWanted();
-/// `bytes` (at least kHugePageBufferBytes) on a 2 MB boundary, madvise(MADV_HUGEPAGE)'d when hugePagesWanted():
-/// its first touches then fault 2 MB at a time instead of 4 KB. Released by freeHugeBuffer.
+/// `bytes` (at least kHugePageBufferBytes) on a 2 MB boundary, madvise(MADV_HUGEPAGE)'d: its first touches then
+/// fault 2 MB at a time instead of 4 KB. Released by freeHugeBuffer.
 void *allocateHugeBuffer(size_t bytes);
 void freeHugeBuffer(void *pointer);
 
@@ -41,13 +41,14 @@ template <typename T> struct DefaultInitAllocator : std::allocator<T> {
   template <typename U> struct rebind { using other = DefaultInitAllocator<U>; };
   DefaultInitAllocator() = default;
   template <typename U> DefaultInitAllocator(const DefaultInitAllocator<U> &) noexcept {}
+  // (hugePagesWanted() is fixed for the process: a buffer is released the way it was allocated.)
   T *allocate(size_t n) {
-    if (n * sizeof(T) >= kHugePageBufferBytes)
+    if (n * sizeof(T) >= kHugePageBufferBytes && hugePagesWanted())
       return static_cast<T *>(allocateHugeBuffer(n * sizeof(T)));
     return std::allocator<T>::allocate(n);
   }
   void deallocate(T *p, size_t n) noexcept {
-    if (n * sizeof(T) >= kHugePageBufferBytes)
+    if (n * sizeof(T) >= kHugePageBufferBytes && hugePagesWanted())
       freeHugeBuffer(p);
     else
       std::allocator<T>::deallocate(p, n);
