@@ -254,7 +254,8 @@ std::optional<json> ExecutorProcess::call(const json &command, Deadline deadline
       stop();
       return std::nullopt;
     }
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    // (Rounded up: a wait cut to whole milliseconds would give up to one before the deadline.)
+    auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       drainErrors();
       stop();
