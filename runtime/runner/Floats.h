@@ -19,7 +19,8 @@
 
 namespace kforge {
 
-/// Buffers of at least this many bytes are placed on 2 MB boundaries and offered transparent huge pages.
+/// With KFORGE_HUGE_PAGES=1, buffers of at least this many bytes sit on 2 MB boundaries and are offered
+/// transparent huge pages.
 inline constexpr size_t kHugePageBufferBytes = size_t(64) << 20;
 
 /// Whether large buffers ask for huge pages: only with KFORGE_HUGE_PAGES=1 (Floats.cpp), an experiment until a
