@@ -8,6 +8,8 @@ runs the real tool from $REAL_TOOLS, after these changes:
 - $FAKE_CRASH_CANDIDATE=N: candidate N compiles $FAKE_CRASH_PAYLOAD instead (without its recipe), e.g. a kernel
   that segfaults.
 - $FAKE_FAIL_CANDIDATES=1: every candidate's compile fails with one message (a payload no schedule gets past).
+- $FAKE_FAIL_SAMPLES=1: kforge-compile --sample-outputs fails as it does on an op the interpreter has no meaning
+  for (the reference check is then skipped, with the reason).
 - $FAKE_DISTURBED_TIMINGS=N: the first N timed runs of the baseline report what kforge-run reports when its clock
   disagreed with the executor's on every attempt (a machine busy with other work): failed, "timing_disturbed".
 Each command line is appended to $FAKE_LOG, and under --serve each request line too ("request {...}"): the
@@ -43,6 +45,10 @@ def drop_recipe():
 if (tool == "kforge-compile" and os.environ.get("FAKE_FAIL_CANDIDATES") == "1" and "-o" in args
         and "/candidates/" in args[args.index("-o") + 1]):
     sys.stderr.write(args[0] + ":5:10: error: 'linalg.generic' reads or writes memory on the host (fake)\n")
+    sys.exit(1)
+
+if tool == "kforge-compile" and os.environ.get("FAKE_FAIL_SAMPLES") == "1" and "--sample-outputs" in args:
+    sys.stderr.write(args[0] + ":7:12: error: 'fake.op' has no meaning in kforge's interpreter (fake)\n")
     sys.exit(1)
 
 crash = os.environ.get("FAKE_CRASH_CANDIDATE")
