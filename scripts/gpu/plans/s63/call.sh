@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Session 63's device calls (prepared on the CPU). Every issue's bar is the H200's; the card is recorded.
-#   CALL=1: issue 28's first-kernel study (all four payloads: scripts/gpu/first_kernel_study.sh) with the
+#   CALL=1: issue 28's first-kernel study (all four payloads: scripts/gpu/first_kernel_study.sh; HUGE_AB=1 adds
+#           the softmax with KFORGE_HUGE_PAGES=1) with the
 #           baseline measured in one runner request (bb31e7f), then issue 34's clusters with TMA multicast as
 #           fixed kernels beside the forms they grow from (scripts/gpu/plans/multicast/run.sh, never run on a
 #           GPU before) with the time left.
@@ -15,7 +16,24 @@ case "${CALL:-1}" in
   1)
     PAYLOADS=${PAYLOADS:-"batch_matmul_128x512x1024x2048 matvec_2048x1048576 softmax_4096x393216 gemm_4096"} \
       bash scripts/gpu/first_kernel_study.sh gpu-artifacts/tuner /tmp/fk 30 > $OUT/first-kernel.md 2>&1
-    tar czf $OUT/fk.tgz -C /tmp fk --exclude='candidates' --exclude='cache' --exclude='seed-cache' --exclude='best' --exclude='baseline/artifact' 2>/dev/null
+    # HUGE_AB=1: the softmax again with the judge's large buffers on huge pages (KFORGE_HUGE_PAGES=1, an
+    # experiment: runtime/runner/Floats.h), its table appended.
+    if [ "${HUGE_AB:-0}" = 1 ]; then
+      echo "## KFORGE_HUGE_PAGES=1" >> $OUT/first-kernel.md
+      cat /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/mm/transparent_hugepage/defrag >> $OUT/first-kernel.md 2>&1
+      KFORGE_HUGE_PAGES=1 PAYLOADS=softmax_4096x393216 bash scripts/gpu/first_kernel_study.sh gpu-artifacts/tuner \
+        /tmp/fkh 30 >> $OUT/first-kernel.md 2>&1
+    fi
+    # Each run's records only (the whole run folders are over what a call brings back).
+    for r in /tmp/fk/runs/*/ /tmp/fkh/runs/*/; do
+      [ -d "$r" ] || continue
+      n=$(basename $(dirname $(dirname $r)))-$(basename $r); mkdir -p /tmp/fk-records/$n
+      cp $r/run.json $r/db.jsonl /tmp/fk-records/$n/ 2>/dev/null
+      cp $r/baseline/run.json /tmp/fk-records/$n/baseline-run.json 2>/dev/null
+      cp $r/baseline/reference-check.json /tmp/fk-records/$n/ 2>/dev/null
+      cp $(dirname $r)/$(basename $r).log /tmp/fk-records/$n/tune.log 2>/dev/null
+    done
+    tar czf $OUT/fk-records.tgz -C /tmp fk-records 2>/dev/null
     cat $OUT/first-kernel.md
     LIMIT=$((limit - SECONDS)) TASKS="${MC_TASKS:-matmul_square_bf16 linear_square_tf32 matmul_8192_bf16}" \
       bash scripts/gpu/plans/multicast/run.sh ;;
