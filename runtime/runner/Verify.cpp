@@ -467,8 +467,8 @@ bool Evaluation::tooSlow(int seed, double firstMs) {
   int cutoffSeed = options.seeds > 1 ? 1 : 0;
   if (seed >= cutoffSeed)
     fastestLaterMs = std::min(fastestLaterMs, firstMs);
-  bool farOver = (seed == cutoffSeed && firstMs > 10 * options.cutoffMs) ||
-                 (seed == 0 && cutoffSeed == 1 && firstMs > 10 * options.cutoffMs + options.firstRunAllowanceMs);
+  // (Ten times over, the first of several seeds with its allowance: the limit a run is stopped at, runLimitMs.)
+  bool farOver = seed <= cutoffSeed && firstMs > runLimitMs(seed);
   bool over = seed == options.seeds - 1 && fastestLaterMs > options.cutoffMs;
   if (options.cutoffMs <= 0 || !(farOver || over))
     return false;
