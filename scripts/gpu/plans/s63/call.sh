@@ -35,8 +35,9 @@ case "${CALL:-1}" in
     done
     tar czf $OUT/fk-records.tgz -C /tmp fk-records 2>/dev/null
     cat $OUT/first-kernel.md
-    LIMIT=$((limit - SECONDS)) TASKS="${MC_TASKS:-matmul_square_bf16 linear_square_tf32 matmul_8192_bf16}" \
-      bash scripts/gpu/plans/multicast/run.sh ;;
+    # MC_TASKS set and empty skips the multicast kernels.
+    mc=${MC_TASKS-matmul_square_bf16 linear_square_tf32 matmul_8192_bf16}
+    [ -z "$mc" ] || LIMIT=$((limit - SECONDS)) TASKS="$mc" bash scripts/gpu/plans/multicast/run.sh ;;
   2)
     TASKS=${TASKS:-matmul_square_bf16,matmul_square_f16,matmul_8192_bf16,matmul_8192_f16,gemm_bias_relu_bf16} \
       BUDGET=${BUDGET:-30} LIMIT=$limit bash scripts/gpu/plans/issue34-two-processes.sh ;;
