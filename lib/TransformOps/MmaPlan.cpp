@@ -15,8 +15,8 @@ using kforge::innermostStride;
 namespace kforge::mma {
 
 MemRefType stagedAType(const MmaPlan &plan, Type operand, Attribute space) {
-  // A as K x M (wgmma only) is staged as B as K x N is: M-major, in atoms of 64 columns.
-  if (plan.wgmma && plan.aTransposed)
+  // A as K x M (wgmma only) is staged as B as K x N is: M-major, in atoms of 64 columns (TF32: K-major).
+  if (plan.wgmma && !plan.aStagedKMajor())
     return MemRefType::get({plan.stages(), plan.m / plan.swizzleRow(), plan.blockK, plan.swizzleRow()}, operand,
                            MemRefLayoutAttrInterface(), space);
   if (plan.wgmma)
@@ -25,8 +25,9 @@ MemRefType stagedAType(const MmaPlan &plan, Type operand, Attribute space) {
                          space);
 }
 MemRefType stagedBType(const MmaPlan &plan, Type operand, Attribute space) {
-  // B as N x K (nn.Linear's weight) is staged as A is: K-major rows, one per column of the tile.
-  if (plan.bTransposed) {
+  // B as N x K (nn.Linear's weight) is staged as A is: K-major rows, one per column of the tile (TF32 wgmma:
+  // B as K x N too, transposed by its copies).
+  if (plan.bStagedKMajor()) {
     int64_t rowLength = plan.wgmma ? plan.swizzleRow() : plan.blockK + plan.kMajorPad();
     return MemRefType::get({plan.stages(), plan.n, rowLength}, operand, MemRefLayoutAttrInterface(), space);
   }
@@ -236,13 +237,15 @@ FailureOr<MmaPlan> planMma(linalg::MatmulOp matmul, const kforge::MmaSyncOptions
           "the staged SIMT rewrite or the tiled and vectorized loops";
     return failure();
   }
-  // TF32 wgmma reads both operands K-major (PTX: no transpose for .tf32); mma.sync's TF32 form reads its
-  // fragments element by element from the pipelined stages (B either way, A as M x K).
-  if (options.tf32 && options.wgmma && (tile->aTransposed || !tile->bTransposed)) {
-    why = "tf32 on wgmma reads A and B K-major only: expected A as M x K and B as N x K (nn.Linear's weight, "
-          "x @ W^T); this matmul reads " +
+  // TF32 wgmma reads both operands K-major (PTX: no transpose for .tf32): TMA copies boxes as they lie in
+  // global memory, so it takes A as M x K and B as N x K only; the cp.async stages transpose an operand
+  // stored along M or N, element by element. mma.sync's TF32 form reads its fragments element by element
+  // from the pipelined stages (B either way, A as M x K).
+  if (options.tf32 && options.wgmma && options.tma && (tile->aTransposed || !tile->bTransposed)) {
+    why = "tf32 on wgmma with tma reads A and B K-major only: expected A as M x K and B as N x K (nn.Linear's "
+          "weight, x @ W^T); this matmul reads " +
           std::string(tile->aTransposed ? "A as K x M" : "B as K x N") +
-          ": use mma.sync's TF32 form (no wgmma) or the SIMT tiles";
+          ": drop tma (the cp.async stages transpose it), or use mma.sync's TF32 form or the SIMT tiles";
     return failure();
   }
   if (options.tf32 && !options.wgmma && (options.blockK <= 0 || options.asyncStages <= 0)) {

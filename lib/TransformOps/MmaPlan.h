@@ -75,6 +75,12 @@ struct MmaPlan : kforge::MatmulTile {
   /// banks apart: 16 bytes of padding (8 16-bit elements, 4 f32 past 32 of K). A row along N (B as K x N) is
   /// read at rows t and columns g: 8 elements of padding put its 4 rows 8 banks apart.
   int64_t kMajorPad() const { return tf32 ? 4 : 8; } // (8: kSmemPad, below)
+  /// Whether the stages hold A K-major (rows of M) and B K-major (rows of N). TF32 wgmma reads both operands
+  /// K-major only (PTX has no transpose for .tf32), so on the cp.async stages an operand stored along M or N
+  /// (A as K x M, B as K x N) is transposed by its copies, element by element; 16-bit wgmma transposes it
+  /// itself (an M- or N-major stage); mma.sync's B stages keep global memory's layout.
+  bool aStagedKMajor() const { return !aTransposed || (wgmma && tf32); }
+  bool bStagedKMajor() const { return bTransposed || (wgmma && tf32); }
   int64_t stages() const { return asyncStages > 0 ? asyncStages : 2; }
   /// Tiles of block_k along K; the last one partial when block_k does not divide K (async stages only: its
   /// copies past K are zero-filled).

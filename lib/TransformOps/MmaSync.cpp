@@ -342,12 +342,40 @@ void MmaEmitter::copyTileAsync(Value kOff, Value stage) {
       }
     }
   };
-  if (plan.aTransposed) // A as K x M (wgmma only: it reads an M-major A)
-    copyMNMajor(plan.a, aShared, plan.m, plan.mExtent);
-  else
+  // An operand stored along M or N staged K-major (TF32 wgmma): each element copied alone (4 bytes) to its
+  // place in a K-major swizzled row. A warp copies 4 rows of K by 8 columns (4 x 32 contiguous bytes read;
+  // the 8 rows it writes have 8 swizzle phases, so its 32 elements land in 32 banks).
+  auto copyTransposing = [&](Value source, Value shared, int64_t cols, Value extent) {
+    AffineExpr e = getAffineDimExpr(0, ctx);
+    int64_t colBlocks = cols / 8, last = cols * plan.blockK - 1;
+    for (int64_t r = 0; r < int64_t(llvm::divideCeil(cols * plan.blockK, threads())); ++r) {
+      int64_t first = r * threads();
+      Value element = affine::AffineMinOp::create(
+          b, loc, AffineMap::get(1, 0, {e + first, getAffineConstantExpr(last, ctx)}, ctx), ValueRange{thread});
+      auto at = [&](AffineExpr expr) {
+        return affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, expr), element);
+      };
+      Value x = at(e.floorDiv(32) % colBlocks * 8 + e % 8);                        // M or N: the stage's row
+      Value k = at(e.floorDiv(32).floorDiv(colBlocks) * 4 + (e % 32).floorDiv(8)); // K within the tile
+      Value inChunk = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, getAffineDimExpr(0, ctx) % 4), k);
+      Value to = arith::AddIOp::create(b, loc, swizzled(x, k), inChunk);
+      Value inside = allOf({kIn(k), within(x, extent)});
+      Value elements = inside ? arith::SelectOp::create(b, loc, inside, index(1), index(0)).getResult() : Value();
+      tokens.push_back(nvgpu::DeviceAsyncCopyOp::create(
+          b, loc, shared, ValueRange{stage, x, to}, source, ValueRange{kRead(k, lastKRow), clamp(x, extent)},
+          b.getIndexAttr(1), elements, /*bypassL1=*/UnitAttr())); // (cp.async.cg copies 16 bytes only)
+    }
+  };
+  if (!plan.aTransposed)
     copyKMajor(plan.a, aShared, plan.m, plan.mExtent);
+  else if (plan.aStagedKMajor()) // A as K x M, TF32 wgmma
+    copyTransposing(plan.a, aShared, plan.m, plan.mExtent);
+  else // A as K x M (wgmma only: it reads an M-major A)
+    copyMNMajor(plan.a, aShared, plan.m, plan.mExtent);
   if (plan.bTransposed)
     copyKMajor(plan.b, bShared, plan.n, plan.nExtent);
+  else if (plan.bStagedKMajor()) // B as K x N, TF32 wgmma
+    copyTransposing(plan.b, bShared, plan.n, plan.nExtent);
   else
     copyMNMajor(plan.b, bShared, plan.n, plan.nExtent);
   lastGroup = nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, nvgpu::DeviceAsyncTokenType::get(ctx), tokens);

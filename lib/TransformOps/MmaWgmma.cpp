@@ -448,14 +448,14 @@ SmallVector<Value> MmaEmitter::wgmmaTile(Value stage, SmallVector<Value> acc) {
   // The warpgroup's 64 rows of A (64 x 128 bytes each group; A as K x M: its 64-column atom of M, block_k
   // rows of 128 bytes) and the whole of B's stage.
   Value aStart =
-      sharedAddress(aShared, stage, aStageBytes, group, plan.aTransposed ? plan.blockK * rowBytes : 64 * rowBytes);
+      sharedAddress(aShared, stage, aStageBytes, group, plan.aStagedKMajor() ? 64 * rowBytes : plan.blockK * rowBytes);
   Value bStart = sharedAddress(bShared, stage, bStageBytes, index(0), 0);
   WgmmaTileLayout layout;
   layout.n = plan.n;
   layout.blockK = plan.blockK;
   layout.instructionK = plan.instructionK();
-  layout.aMMajor = plan.aTransposed;
-  layout.bKMajor = plan.bTransposed;
+  layout.aMMajor = !plan.aStagedKMajor();
+  layout.bKMajor = plan.bStagedKMajor();
   layout.type = plan.tf32              ? NVVM::WGMMATypes::tf32
                 : operandType.isBF16() ? NVVM::WGMMATypes::bf16
                                        : NVVM::WGMMATypes::f16;

@@ -93,11 +93,12 @@ bool kforge::tune::mmaApplies(const PayloadFacts &facts) {
 }
 
 bool kforge::tune::tf32Applies(const PayloadFacts &facts) {
-  // The TF32 forms read A as M x K (wgmma and mma.sync alike; wgmma also B as N x K), rows of whole 16-byte
-  // copies (K a multiple of 4).
+  // The TF32 forms copy rows of whole 16-byte vectors (K a multiple of 4). mma.sync's read A as M x K; wgmma's
+  // read both operands K-major, transposed by the cp.async stages' copies where they are not (A as K x M: the
+  // wgmma forms only).
   return facts.allowTf32 && facts.contractionOp == "linalg.matmul" && facts.parallelSizes.size() == 2 &&
          facts.contractionK > 0 && facts.contractionK % 4 == 0 && facts.contractionOperandType == "f32" &&
-         (facts.contractionResultType.empty() || facts.contractionResultType == "f32") && !facts.contractionATransposed;
+         (facts.contractionResultType.empty() || facts.contractionResultType == "f32");
 }
 
 bool kforge::tune::transposeBApplies(const PayloadFacts &facts) {

@@ -130,7 +130,7 @@ PayloadFacts splitRowsFacts(const PayloadFacts &facts, int64_t partials);
 /// Whether `mma` can apply: a 2-D linalg.matmul with bf16 or f16 operands and K a multiple of 16.
 bool mmaApplies(const PayloadFacts &facts);
 /// Whether the fp32 matmul may go to TF32 tensor cores (mma ... tf32): TF32 allowed by the request, f32 operands
-/// and result, A as M x K, K a multiple of 4 (the wgmma form also needs B as N x K).
+/// and result, K a multiple of 4 (mma.sync's forms also need A as M x K; TMA's, B as N x K too).
 bool tf32Applies(const PayloadFacts &facts);
 /// Whether `transpose_b` applies: one 2-D linalg.matmul (the payload's only reduction) reading A as M x K and B,
 /// an argument, as K x N.

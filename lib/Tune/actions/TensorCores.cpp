@@ -663,9 +663,11 @@ public:
                        "nvvm.mma.sync on tf32 operands)",
                        {},
                        {"gpu"},
-                       "--allow-tf32; an f32 x f32 -> f32 linalg.matmul with A as M x K, K a multiple of 4; mma, "
-                       "stage and pipeline before it; with wgmma, stage(32) and B as N x K (nn.Linear's weight: TF32 "
-                       "wgmma reads both operands K-major). On a convolution's implicit GEMM: mma, stage(32) and "
+                       "--allow-tf32; an f32 x f32 -> f32 linalg.matmul, K a multiple of 4; mma, stage and pipeline "
+                       "before it; without wgmma (mma.sync), A as M x K; with wgmma, stage(32); with tma too, A as "
+                       "M x K and B as N x K (nn.Linear's weight: TF32 wgmma reads both operands K-major; the cp.async "
+                       "stages transpose an operand stored along M or N element by element, TMA cannot). On a "
+                       "convolution's implicit GEMM: mma, stage(32) and "
                        "wgmma before it, both multiplicands contiguous along K (NHWC and FHWC, or channels_last)"},
             55) {}
 
@@ -691,12 +693,12 @@ public:
         (!facts.contractionResultType.empty() && facts.contractionResultType != "f32"))
       context.problem("unsupported", "tf32 multiplies f32 operands into an f32 result; this contraction is on " +
                                          facts.contractionOperandType);
-    else if (wgmma && (facts.contractionATransposed || !facts.contractionBTransposed))
+    else if (wgmma && findSlot(schedule, "tma") && (facts.contractionATransposed || !facts.contractionBTransposed))
       context.problem("unsupported",
-                      "TF32 wgmma reads A and B K-major only: A as M x K and B as N x K (nn.Linear's weight); this "
-                      "matmul reads " +
+                      "TF32 wgmma reads A and B K-major only, and TMA copies them as they lie: A as M x K and B as "
+                      "N x K (nn.Linear's weight); this matmul reads " +
                           std::string(facts.contractionATransposed ? "A as K x M" : "B as K x N") +
-                          ": drop wgmma (mma.sync's TF32 form)");
+                          ": drop tma (the cp.async stages transpose it, element by element) or transpose_b");
   }
   std::string mmaOption(const Action &) const override { return ", tf32"; }
 

@@ -175,10 +175,14 @@ static void addTf32Proposals(const PayloadFacts &facts, const HardwareProfile &p
   // B as K x N (a plain A @ B): the first three forms on an N x K copy of B made by a kernel of its own
   // (transpose_b: a read and a write of B, against mma.sync's forms below, whose B fragments are read element by
   // element: 0.43x of cuBLAS TF32 at 4096^3 on an H100, docs/perf/tensorcores-h200.md "TF32").
+  // The cp.async forms take either operand as it lies: their copies transpose it element by element into the
+  // K-major stages (4-byte cp.async; no kernel of its own, no second pass over B).
+  bool kMajor = facts.contractionBTransposed && !facts.contractionATransposed;
   bool copyB = !facts.contractionBTransposed && transposeBApplies(facts);
   int copied = 0;
   for (const Warpgroup &w : warpgroups) {
-    if (!hopper || (!facts.contractionBTransposed && !(copyB && copied < 3)) ||
+    bool transposing = !kMajor && !w.tma, viaCopy = !kMajor && w.tma && copyB && copied < 3;
+    if (!hopper || (!kMajor && !transposing && !viaCopy) ||
         !blockFits(m, n, w.block[0], w.block[1], /*partialOk=*/true))
       continue;
     Schedule v = wgmmaSchedule(w.block, {16, w.block[1]}, /*blockK=*/32, w.stages, w.tma, w.overlap, w.warpSpecialized);
@@ -188,7 +192,7 @@ static void addTf32Proposals(const PayloadFacts &facts, const HardwareProfile &p
       v.push_back(Action{"multicast"});
     v.push_back(Action{"tf32"});
     addRequiredFusions(v, facts, profile, /*always=*/true);
-    if (copyB) {
+    if (viaCopy) {
       v.insert(v.begin(), Action{"transpose_b"});
       ++copied;
     }
@@ -199,10 +203,18 @@ static void addTf32Proposals(const PayloadFacts &facts, const HardwareProfile &p
             (w.warpSpecialized ? " from a producer warp" : "") + (w.overlap ? ", one tile's wgmma in flight" : "") +
             (w.stageEpilogue ? ", the result stored through shared memory" : "") +
             (w.multicast ? ", in clusters of two blocks sharing B's tile by TMA multicast" : "") +
-            (copyB ? ", on B copied N x K" : ""));
+            (viaCopy ? ", on B copied N x K" : "") +
+            (transposing
+                 ? std::string(", the stages' copies transposing ") + (!facts.contractionATransposed  ? "B"
+                                                                       : facts.contractionBTransposed ? "A"
+                                                                                                      : "A and B")
+                 : ""));
   }
   // mma.sync: blocks of 4-8 warps, each warp 32-64 rows by 32-64 columns (16-32 m16n8k8 tiles); stages of 32 f32
-  // of K (A's rows 36 f32 apart, B's N + 8: no bank conflict on the fragments' reads).
+  // of K (A's rows 36 f32 apart, B's N + 8: no bank conflict on the fragments' reads). Its fragments read A as
+  // M x K only.
+  if (facts.contractionATransposed)
+    return;
   struct Pipelined {
     std::vector<int64_t> block, warp;
     int64_t blockK, stages;
