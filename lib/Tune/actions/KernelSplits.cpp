@@ -374,9 +374,10 @@ public:
             ActionSpec{"transpose_b",
                        "Copy a matmul's B (K x N, as torch.mm and A @ B read it) to N x K by a transpose kernel of its "
                        "own and run the matmul on the copy, read as nn.Linear reads its weight. TF32 wgmma reads both "
-                       "operands K-major, so an fp32 A @ B reaches Hopper's TF32 wgmma forms (tf32) only through the "
-                       "copy (without it, mma.sync's TF32 form, its B fragments read element by element). Costs a "
-                       "read and a write of B. The actions after it schedule the matmul.",
+                       "operands K-major, so an fp32 A @ B reaches Hopper's TF32 wgmma forms with TMA (tf32) only "
+                       "through the copy (without it, the cp.async stages transpose B element by element, or "
+                       "mma.sync's TF32 form reads its B fragments element by element). Costs a read and a write of "
+                       "B. The actions after it schedule the matmul.",
                        "transform.kforge.matmul_transpose_b on the matmul; the transpose tiled (tile_using_forall, "
                        "block and thread) and vectorized, its scf.forall mapped to a gpu.launch of its own",
                        {},
