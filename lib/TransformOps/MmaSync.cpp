@@ -344,19 +344,27 @@ void MmaEmitter::copyTileAsync(Value kOff, Value stage) {
   };
   // An operand stored along M or N staged K-major (TF32 wgmma): each element copied alone (4 bytes) to its
   // place in a K-major swizzled row. A warp copies 4 rows of K by 8 columns (4 x 32 contiguous bytes read;
-  // the 8 rows it writes have 8 swizzle phases, so its 32 elements land in 32 banks).
+  // the 8 rows it writes have 8 swizzle phases, so its 32 elements land in 32 banks). Consecutive warps take
+  // consecutive rows of K first: where the block's warps are a multiple of block_k / 4, a thread keeps its
+  // rows of K and its swizzle phase through every round, so its copies differ by constant offsets only.
   auto copyTransposing = [&](Value source, Value shared, int64_t cols, Value extent) {
     AffineExpr e = getAffineDimExpr(0, ctx);
-    int64_t colBlocks = cols / 8, last = cols * plan.blockK - 1;
+    int64_t kBlocks = plan.blockK / 4, last = cols * plan.blockK - 1;
     for (int64_t r = 0; r < int64_t(llvm::divideCeil(cols * plan.blockK, threads())); ++r) {
       int64_t first = r * threads();
-      Value element = affine::AffineMinOp::create(
-          b, loc, AffineMap::get(1, 0, {e + first, getAffineConstantExpr(last, ctx)}, ctx), ValueRange{thread});
+      // (The last round's extra threads repeat the last element.)
+      Value element =
+          first + threads() - 1 > last
+              ? affine::AffineMinOp::create(b, loc,
+                                            AffineMap::get(1, 0, {e + first, getAffineConstantExpr(last, ctx)}, ctx),
+                                            ValueRange{thread})
+                    .getResult()
+              : affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, e + first), ValueRange{thread}).getResult();
       auto at = [&](AffineExpr expr) {
         return affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, expr), element);
       };
-      Value x = at(e.floorDiv(32) % colBlocks * 8 + e % 8);                        // M or N: the stage's row
-      Value k = at(e.floorDiv(32).floorDiv(colBlocks) * 4 + (e % 32).floorDiv(8)); // K within the tile
+      Value x = at(e.floorDiv(32).floorDiv(kBlocks) * 8 + e % 8);        // M or N: the stage's row
+      Value k = at(e.floorDiv(32) % kBlocks * 4 + (e % 32).floorDiv(8)); // K within the tile
       Value inChunk = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, getAffineDimExpr(0, ctx) % 4), k);
       Value to = arith::AddIOp::create(b, loc, swizzled(x, k), inChunk);
       Value inside = allOf({kIn(k), within(x, extent)});
