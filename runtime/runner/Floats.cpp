@@ -14,7 +14,7 @@ static constexpr size_t kHugePage = size_t(2) << 20;
 bool kforge::hugePagesWanted() {
   static const bool wanted = [] {
     const char *value = std::getenv("KFORGE_HUGE_PAGES");
-    return value && std::strcmp(value, "1") == 0;
+    return !value || std::strcmp(value, "0") != 0;
   }();
   return wanted;
 }

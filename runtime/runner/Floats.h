@@ -19,16 +19,18 @@
 
 namespace kforge {
 
-/// With KFORGE_HUGE_PAGES=1, buffers of at least this many bytes sit on 2 MB boundaries and are offered
-/// transparent huge pages.
+/// Buffers of at least this many bytes sit on 2 MB boundaries and are offered transparent huge pages (unless
+/// KFORGE_HUGE_PAGES=0).
 inline constexpr size_t kHugePageBufferBytes = size_t(64) << 20;
 
-/// Whether large buffers ask for huge pages: only with KFORGE_HUGE_PAGES=1 (Floats.cpp), an experiment until a
-/// GPU host measures it. A search keeps each seed's reference outputs in fresh buffers (three of 6.4 GB for a
-/// 4096 x 393216 softmax), and copying them out of the executor's shared memory ran at ~6.3 GB/s on the H100's
-/// host, page faults and all (session 64). On the development VM a fresh 1 GB buffer's copy took 0.15-0.2 s
-/// with huge pages where free ones were at hand, 1.4 s where the kernel compacted memory for them first, and
-/// 0.33 s without.
+/// Whether large buffers ask for huge pages: yes unless KFORGE_HUGE_PAGES=0 (Floats.cpp). A search keeps each
+/// seed's reference outputs in fresh buffers (three of 6.4 GB for a 4096 x 393216 softmax), and copying them
+/// out of the executor's shared memory ran at ~6.3 GB/s on the H100's host, page faults and all (session 64).
+/// With huge pages on that host (transparent huge pages in madvise mode), session 65 measured that softmax's
+/// baseline copies at 2.27 s against 3.18 s, its set-up 5.6 s against 7.0 s and its first correct trial 8.0 s
+/// against 9.9 s (results/benchmarks-h100/2026-12-07/s65-call-2). On the development VM a fresh 1 GB copy took
+/// 0.15-0.2 s with free huge pages, 1.4 s when the kernel compacted memory for them first, 0.33 s without: a
+/// host where compaction stalls can turn them off.
 bool hugePagesWanted();
 /// `bytes` (at least kHugePageBufferBytes) on a 2 MB boundary, madvise(MADV_HUGEPAGE)'d: its first touches then
 /// fault 2 MB at a time instead of 4 KB. Released by freeHugeBuffer.

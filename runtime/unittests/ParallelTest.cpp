@@ -50,12 +50,12 @@ TEST(ParallelTest, CopyAndFillTouchExactlyTheirRange) {
 
 } // namespace
 
-// With KFORGE_HUGE_PAGES=1, buffers of 64 MB and more sit on 2 MB boundaries (where transparent huge pages can
-// back them), and behave as any vector: resized without zero-filling, written, copied, grown, released. Smaller
-// ones, and every one without it, are std::allocator's.
+// Buffers of 64 MB and more sit on 2 MB boundaries (where transparent huge pages can back them), and behave as
+// any vector: resized without zero-filling, written, copied, grown, released. Smaller ones, and every one with
+// KFORGE_HUGE_PAGES=0, are std::allocator's.
 TEST(Floats, LargeBuffersOnHugePageBoundaries) {
   if (!hugePagesWanted())
-    GTEST_SKIP() << "KFORGE_HUGE_PAGES=1 is not set (test/Unit/runtime-unittests.test sets it for this test)";
+    GTEST_SKIP() << "KFORGE_HUGE_PAGES=0 turns huge pages off";
   size_t n = kHugePageBufferBytes / sizeof(float) + 5;
   Floats large;
   large.resize(n);

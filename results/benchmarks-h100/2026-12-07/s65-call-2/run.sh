@@ -1,0 +1,4 @@
+# Session 65, device call 2 (the same H100): the softmax's first kernel without and with KFORGE_HUGE_PAGES=1
+# (fk/first-kernel.md, fk/fk-records.tgz), then the fp32 prime gemms (irr/; its h200.md did not come back,
+# irr/h200.json and bench.log hold the table)
+nvidia-smi --query-gpu=name --format=csv,noheader > $OUT/card.txt; mkdir -p $OUT/fk; OUT=$OUT/fk PAYLOADS=softmax_4096x393216 CALL=1 HUGE_AB=1 MC_TASKS="" CALL_LIMIT=200 timeout 220 bash scripts/gpu/plans/s63/call.sh > $OUT/fk.log 2>&1; tail -30 $OUT/fk/first-kernel.md; mkdir -p /tmp/irr $OUT/irr; BENCH_TIMEOUT=240 timeout 250 bash scripts/gpu/bench.sh /tmp/irr --tasks matmul_prime,linear_prime --time-budget 40 > $OUT/irr/bench.log 2>&1; cp /tmp/irr/h200.md /tmp/irr/h200.json /tmp/irr/bench-runs.tgz $OUT/irr/; cat $OUT/irr/h200.md | head -12

@@ -1,0 +1,2 @@
+# Session 65, device call 3 (the same H100): the two convolutions below 0.9x in session 64, at 45 s each
+nvidia-smi --query-gpu=name --format=csv,noheader > $OUT/card.txt; mkdir -p /tmp/conv; BENCH_TIMEOUT=230 timeout 240 bash scripts/gpu/bench.sh /tmp/conv --tasks conv_resnet_3x3_s2,conv_stem_7x7_s2 --time-budget 45 > $OUT/bench.log 2>&1; cp /tmp/conv/h200.md /tmp/conv/h200.json /tmp/conv/bench-runs.tgz $OUT/
