@@ -176,7 +176,10 @@ static void addTf32Proposals(const PayloadFacts &facts, const HardwareProfile &p
   // (transpose_b: a read and a write of B, against mma.sync's forms below, whose B fragments are read element by
   // element: 0.43x of cuBLAS TF32 at 4096^3 on an H100, docs/perf/tensorcores-h200.md "TF32").
   // The cp.async forms take either operand as it lies: their copies transpose it element by element into the
-  // K-major stages (4-byte cp.async; no kernel of its own, no second pass over B).
+  // K-major stages (4-byte cp.async; no kernel of its own, no second pass over B). Correct but slow on an H100
+  // (session 65: 0.688 ms at 4096^3 against 0.408 for transpose_b and the multicast form; 4x the copy
+  // instructions, no tile shared between blocks), so they come after the transpose_b forms; for A as K x M
+  // (no transpose_b) they are the only TF32 wgmma forms.
   bool kMajor = facts.contractionBTransposed && !facts.contractionATransposed;
   bool copyB = !facts.contractionBTransposed && transposeBApplies(facts);
   int copied = 0;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Session 63's device calls (prepared on the CPU). Every issue's bar is the H200's; the card is recorded.
 #   CALL=1: issue 28's first-kernel study (all four payloads: scripts/gpu/first_kernel_study.sh; HUGE_AB=1 adds
-#           the softmax with KFORGE_HUGE_PAGES=1) with the
+#           the softmax with KFORGE_HUGE_PAGES=0, 4 KB pages) with the
 #           baseline measured in one runner request (bb31e7f), then issue 34's clusters with TMA multicast as
 #           fixed kernels beside the forms they grow from (scripts/gpu/plans/multicast/run.sh, never run on a
 #           GPU before) with the time left.
@@ -16,12 +16,12 @@ case "${CALL:-1}" in
   1)
     PAYLOADS=${PAYLOADS:-"batch_matmul_128x512x1024x2048 matvec_2048x1048576 softmax_4096x393216 gemm_4096"} \
       bash scripts/gpu/first_kernel_study.sh gpu-artifacts/tuner /tmp/fk 30 > $OUT/first-kernel.md 2>&1
-    # HUGE_AB=1: the softmax again with the judge's large buffers on huge pages (KFORGE_HUGE_PAGES=1, an
-    # experiment: runtime/runner/Floats.h), its table appended.
+    # HUGE_AB=1: the softmax again with the judge's large buffers on 4 KB pages (KFORGE_HUGE_PAGES=0; huge
+    # pages are the default since session 65: runtime/runner/Floats.h), its table appended.
     if [ "${HUGE_AB:-0}" = 1 ]; then
-      echo "## KFORGE_HUGE_PAGES=1" >> $OUT/first-kernel.md
+      echo "## KFORGE_HUGE_PAGES=0" >> $OUT/first-kernel.md
       cat /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/mm/transparent_hugepage/defrag >> $OUT/first-kernel.md 2>&1
-      KFORGE_HUGE_PAGES=1 PAYLOADS=softmax_4096x393216 bash scripts/gpu/first_kernel_study.sh gpu-artifacts/tuner \
+      KFORGE_HUGE_PAGES=0 PAYLOADS=softmax_4096x393216 bash scripts/gpu/first_kernel_study.sh gpu-artifacts/tuner \
         /tmp/fkh 30 >> $OUT/first-kernel.md 2>&1
     fi
     # Each run's records only (the whole run folders are over what a call brings back).
