@@ -208,6 +208,8 @@ private:
   /// the block's threads do not divide the tile's vectors, the last round's extra threads take the tile's last
   /// vector again (the same bytes to the same place: no branch).
   std::pair<Value, Value> vectorPosition(int64_t first, int64_t cols, int64_t rows, int64_t width = 8);
+  /// This thread's item `t + first` of `last + 1` (t: the thread's index), the last item where it is past it.
+  Value threadItem(int64_t first, int64_t last);
   /// The rounds of this thread's copies of a rows x cols tile (`width`-element vectors over the block's threads).
   int64_t rounds(int64_t rows, int64_t cols, int64_t width = 8) {
     return llvm::divideCeil(rows * cols / width, threads());

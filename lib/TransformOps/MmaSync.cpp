@@ -181,15 +181,18 @@ std::pair<SmallVector<Value>, SmallVector<Value>> MmaEmitter::ldmatrixBPair(int6
   return {{regs[0], regs[1]}, {regs[2], regs[3]}};
 }
 
+Value MmaEmitter::threadItem(int64_t first, int64_t last) {
+  AffineExpr t = getAffineDimExpr(0, ctx);
+  if (first + threads() - 1 > last)
+    return affine::AffineMinOp::create(b, loc, AffineMap::get(1, 0, {t + first, getAffineConstantExpr(last, ctx)}, ctx),
+                                       ValueRange{thread});
+  return affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t + first), ValueRange{thread});
+}
+
 std::pair<Value, Value> MmaEmitter::vectorPosition(int64_t first, int64_t cols, int64_t rows, int64_t width) {
   AffineExpr t = getAffineDimExpr(0, ctx);
-  int64_t perRow = cols / width, last = rows * perRow - 1;
-  Value v = thread;
-  if (first + threads() - 1 > last)
-    v = affine::AffineMinOp::create(b, loc, AffineMap::get(1, 0, {t + first, getAffineConstantExpr(last, ctx)}, ctx),
-                                    ValueRange{thread});
-  else
-    v = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t + first), ValueRange{thread});
+  int64_t perRow = cols / width;
+  Value v = threadItem(first, rows * perRow - 1);
   Value row = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t.floorDiv(perRow)), ValueRange{v});
   Value col = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (t % perRow) * width), ValueRange{v});
   return {row, col};
@@ -350,16 +353,9 @@ void MmaEmitter::copyTileAsync(Value kOff, Value stage) {
   auto copyTransposing = [&](Value source, Value shared, int64_t cols, Value extent) {
     AffineExpr e = getAffineDimExpr(0, ctx);
     int64_t kBlocks = plan.blockK / 4, last = cols * plan.blockK - 1;
-    for (int64_t r = 0; r < int64_t(llvm::divideCeil(cols * plan.blockK, threads())); ++r) {
-      int64_t first = r * threads();
+    for (int64_t r = 0; r < rounds(cols, plan.blockK, /*width=*/1); ++r) {
       // (The last round's extra threads repeat the last element.)
-      Value element =
-          first + threads() - 1 > last
-              ? affine::AffineMinOp::create(b, loc,
-                                            AffineMap::get(1, 0, {e + first, getAffineConstantExpr(last, ctx)}, ctx),
-                                            ValueRange{thread})
-                    .getResult()
-              : affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, e + first), ValueRange{thread}).getResult();
+      Value element = threadItem(r * threads(), last);
       auto at = [&](AffineExpr expr) {
         return affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, expr), element);
       };
