@@ -342,6 +342,9 @@ LogicalResult transform::MatmulToMmaSyncOp::verify() {
   if (getWgmma() && (asyncStages < 2 || blockK != swizzleRow || getLdmatrix()))
     return emitOpError() << "wgmma needs async_stages (at least 2), block_k = " << swizzleRow
                          << " (one 128-byte swizzled row" << (getTf32() ? " of f32" : "") << ") and no ldmatrix";
+  if (getSwapAb() && !(getTf32() && getTma()))
+    return emitOpError() << "swap_ab reads B's TF32 fragments from its TMA-filled stage into registers: it needs tf32 "
+                            "and tma";
   if (getLdmatrix() && blockK == 0)
     return emitOpError() << "ldmatrix reads shared memory: it needs the staged form (block_k > 0)";
   if (getStageEpilogue() && (blockK == 0 || asyncStages == 0))
@@ -368,6 +371,7 @@ DiagnosedSilenceableFailure transform::MatmulToMmaSyncOp::applyToOne(transform::
   options.wgmmaInFlight = getWgmmaInFlight();
   options.stageEpilogue = getStageEpilogue();
   options.tf32 = getTf32();
+  options.swapAB = getSwapAb();
   std::string why;
   if (failed(kforge::matmulToMmaSync(rewriter, target, options, why)))
     return emitSilenceableError() << why;

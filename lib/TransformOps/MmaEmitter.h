@@ -126,6 +126,17 @@ private:
   /// (Staged: offset by the warp's tile in the block's.)
   Value accRow(int64_t i, int64_t h) { return add(group, rowBase, i * kTileM + 8 * h); }
   Value accCol(int64_t j, int64_t e) { return add(pair, colBase, j * kTileN + e); }
+  /// Where accumulator element (h, e) of tile (i, j) lives in C: (accRow(i, h), accCol(j, e)); swap_ab, C^T's
+  /// element (wgmma's tile 2i + j of the warp's 16 columns by the block's rows) at C[16i + 8j + 2t + e, g + 8h]
+  /// (offset by the warp's tile).
+  std::pair<Value, Value> accAt(int64_t i, int64_t j, int64_t h, int64_t e) {
+    if (!plan.swapAB)
+      return {accRow(i, h), accCol(j, e)};
+    return {add(pair, rowBase, i * kTileM + j * kTileN + e), add(group, colBase, 8 * h)};
+  }
+  /// Stores the pair (h, e = 0, 1) of tile (i, j) into `target` at its place (guarded: only what lies within the
+  /// result of a partial tile): along a row, or (swap_ab) down a column, element by element.
+  void storeAccumulatorPair(Value first, Value second, Value target, int64_t i, int64_t j, int64_t h, bool guard);
 
   /// Four f32 accumulators per tile, row-major over (i, j): from the fill's value, or read from C.
   SmallVector<Value> initialAccumulators();
@@ -344,6 +355,10 @@ private:
   /// struct per warpgroup; lane l of warp w holds rows 16 (w % 4) + l / 4 (+ 8), columns 8 j + 2 (l % 4) (+ 1)
   /// in the order of the mma.sync tiles, so the epilogue is the same.
   SmallVector<Value> wgmmaTile(Value stage, SmallVector<Value> acc);
+  /// swap_ab's tile: each thread reads its fragments of B^T from B's stage (rows of K, atoms of 32 columns,
+  /// swizzled) for every step of 8 of K, then the warpgroup runs one wgmma m64nMk8 per step with them as the
+  /// register A operand and A's K-major stage as B (inline PTX: the NVVM op takes descriptors only).
+  SmallVector<Value> wgmmaTileSwapped(Value stage, SmallVector<Value> acc);
 
   /// One step of 16 along K: every (i, j) tile's accumulators times A's fragment i and B's fragment j.
   SmallVector<Value> multiply(ArrayRef<SmallVector<Value>> aRegs, ArrayRef<SmallVector<Value>> bRegs,

@@ -107,7 +107,18 @@ static bool rowsWholeCopies(MemRefType type, int64_t copy) {
 /// wide; the swizzled stages are the launch's dynamic shared memory. With tma, A and B are boxes of global
 /// memrefs.
 static LogicalResult checkWgmma(MmaPlan &plan, std::string &why) {
-  if (plan.warpCols != 1 || plan.warpRows % 4 || plan.m != 16 * plan.warpRows || plan.n % kSwizzleRow || plan.n > 256) {
+  // swap_ab: the warpgroups side by side along N, 64 columns each (the instruction's 64 rows of C^T), each
+  // multiplying all the block's rows (the instruction's N: a multiple of 16 up to 256).
+  if (plan.swapAB &&
+      (plan.warpRows != 1 || plan.warpCols % 4 || plan.n != 16 * plan.warpCols || plan.m % 16 || plan.m > 256)) {
+    why = "wgmma with swap_ab needs warp_grid = [1, 4 x warpgroups] over warp tiles of all the tile's rows by 16 "
+          "columns (64 columns per warpgroup), and the tile's rows a multiple of 16, at most 256; got a " +
+          std::to_string(plan.warpRows) + "x" + std::to_string(plan.warpCols) + " grid on " + std::to_string(plan.m) +
+          "x" + std::to_string(plan.n);
+    return failure();
+  }
+  if (!plan.swapAB && (plan.warpCols != 1 || plan.warpRows % 4 || plan.m != 16 * plan.warpRows ||
+                       plan.n % kSwizzleRow || plan.n > 256)) {
     why = "wgmma needs warp_grid = [4 x warpgroups, 1] over 16 rows per warp (the tile's rows 64 per warpgroup) "
           "and the tile's columns a multiple of 64, at most 256; got a " +
           std::to_string(plan.warpRows) + "x" + std::to_string(plan.warpCols) + " grid on " + std::to_string(plan.m) +
@@ -241,11 +252,21 @@ FailureOr<MmaPlan> planMma(linalg::MatmulOp matmul, const kforge::MmaSyncOptions
   // global memory, so it takes A as M x K and B as N x K only; the cp.async stages transpose an operand
   // stored along M or N, element by element. mma.sync's TF32 form reads its fragments element by element
   // from the pipelined stages (B either way, A as M x K).
-  if (options.tf32 && options.wgmma && options.tma && (tile->aTransposed || !tile->bTransposed)) {
+  // swap_ab reads B as K x N into registers instead (C^T = B^T A^T): A as M x K and B as K x N only.
+  if (options.swapAB && (tile->aTransposed || tile->bTransposed)) {
+    why = "swap_ab reads A as M x K (the instruction's K-major B) and B as K x N (into registers); this matmul reads " +
+          std::string(tile->aTransposed ? "A as K x M" : "B as N x K") +
+          (tile->aTransposed ? "" : ": drop swap_ab (TF32 wgmma with tma reads B as N x K as it lies)");
+    return failure();
+  }
+  if (options.tf32 && options.wgmma && options.tma && !options.swapAB && (tile->aTransposed || !tile->bTransposed)) {
     why = "tf32 on wgmma with tma reads A and B K-major only: expected A as M x K and B as N x K (nn.Linear's "
           "weight, x @ W^T); this matmul reads " +
           std::string(tile->aTransposed ? "A as K x M" : "B as K x N") +
-          ": drop tma (the cp.async stages transpose it), or use mma.sync's TF32 form or the SIMT tiles";
+          (tile->aTransposed
+               ? ": drop tma (the cp.async stages transpose it), or use mma.sync's TF32 form or the SIMT tiles"
+               : ": add swap_ab (B's fragments through registers), drop tma (the cp.async stages "
+                 "transpose it), or use mma.sync's TF32 form or the SIMT tiles");
     return failure();
   }
   if (options.tf32 && !options.wgmma && (options.blockK <= 0 || options.asyncStages <= 0)) {
@@ -255,6 +276,7 @@ FailureOr<MmaPlan> planMma(linalg::MatmulOp matmul, const kforge::MmaSyncOptions
   MmaPlan plan;
   static_cast<kforge::MatmulTile &>(plan) = *tile;
   plan.tf32 = options.tf32;
+  plan.swapAB = options.swapAB;
   auto aType = cast<MemRefType>(plan.a.getType()), bType = cast<MemRefType>(plan.b.getType());
   int64_t blockK = options.blockK, asyncStages = options.asyncStages;
   // With async stages K may end inside the last tile of block_k (zero-filled): whole 16-byte rows are enough.

@@ -80,7 +80,12 @@ struct MmaPlan : kforge::MatmulTile {
   /// (A as K x M, B as K x N) is transposed by its copies, element by element; 16-bit wgmma transposes it
   /// itself (an M- or N-major stage); mma.sync's B stages keep global memory's layout.
   bool aStagedKMajor() const { return !aTransposed || (wgmma && tf32); }
-  bool bStagedKMajor() const { return bTransposed || (wgmma && tf32); }
+  bool bStagedKMajor() const { return bTransposed || (wgmma && tf32 && !swapAB); }
+  /// TF32 wgmma with TMA on A as M x K and B as K x N: the warpgroups compute C^T = B^T A^T. B's stage keeps
+  /// global memory's layout (atoms of 32 columns of N, K rows each) and each thread reads its fragments of B^T
+  /// from it into registers (wgmma's register A operand); A's K-major stage is the instruction's B. The warp
+  /// grid is [1, 4 x G]: each warp takes all the block's rows by 16 columns, and its accumulators are C^T's.
+  bool swapAB = false;
   int64_t stages() const { return asyncStages > 0 ? asyncStages : 2; }
   /// Tiles of block_k along K; the last one partial when block_k does not divide K (async stages only: its
   /// copies past K are zero-filled).

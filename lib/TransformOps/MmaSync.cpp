@@ -84,8 +84,8 @@ SmallVector<Value> MmaEmitter::initialAccumulators() {
         for (int64_t e = 0; e < 2; ++e)
           acc.push_back(fillValue ? fillValue
                                   : memref::LoadOp::create(b, loc, plan.c,
-                                                           ValueRange{clamp(accRow(i, h), plan.mExtent),
-                                                                      clamp(accCol(j, e), plan.nExtent)})
+                                                           ValueRange{clamp(accAt(i, j, h, e).first, plan.mExtent),
+                                                                      clamp(accAt(i, j, h, e).second, plan.nExtent)})
                                         .getResult());
   return acc;
 }
@@ -448,11 +448,23 @@ void MmaEmitter::storeAccumulators(ArrayRef<Value> values, Value target) {
     for (int64_t j = 0; j < nTiles(); ++j)
       for (int64_t h = 0; h < 2; ++h) {
         int64_t first = (i * nTiles() + j) * 4 + 2 * h;
-        if (partial())
-          storePartialPair(values[first], values[first + 1], target, accRow(i, h), accCol(j, 0));
-        else
-          storePair(values[first], values[first + 1], target, accRow(i, h), accCol(j, 0));
+        storeAccumulatorPair(values[first], values[first + 1], target, i, j, h, partial());
       }
+}
+
+void MmaEmitter::storeAccumulatorPair(Value first, Value second, Value target, int64_t i, int64_t j, int64_t h,
+                                      bool guard) {
+  if (!plan.swapAB) {
+    if (guard)
+      return storePartialPair(first, second, target, accRow(i, h), accCol(j, 0));
+    return storePair(first, second, target, accRow(i, h), accCol(j, 0));
+  }
+  // C^T's pair: two rows of one column of C (the lanes of a store take 8 consecutive columns of 4 rows).
+  for (auto [e, value] : llvm::enumerate(SmallVector<Value>{first, second})) {
+    auto [row, col] = accAt(i, j, h, e);
+    Value inside = guard ? allOf({within(row, plan.mExtent), within(col, plan.nExtent)}) : Value();
+    guarded(inside, [&] { memref::StoreOp::create(b, loc, value, target, ValueRange{row, col}); });
+  }
 }
 
 void MmaEmitter::storePartialPair(Value first, Value second, Value target, Value row, Value col) {
@@ -481,7 +493,7 @@ void MmaEmitter::storeThroughShared(ArrayRef<Value> values, Value target) {
     for (int64_t j = 0; j < nTiles(); ++j)
       for (int64_t h = 0; h < 2; ++h) {
         int64_t first = (i * nTiles() + j) * 4 + 2 * h;
-        storePair(values[first], values[first + 1], tile, accRow(i, h), accCol(j, 0));
+        storeAccumulatorPair(values[first], values[first + 1], tile, i, j, h, /*guard=*/false);
       }
   blockBarrier();
   int64_t width = 128 / element.getIntOrFloatBitWidth(); // elements per 16 bytes
@@ -540,9 +552,9 @@ void MmaEmitter::applyEpilogue(ArrayRef<Value> values) {
         for (int64_t e = 0; e < 2; ++e) {
           int64_t slot = (i * nTiles() + j) * 4 + 2 * h + e;
           // (In a partial tile the epilogue's reads are clamped; what they give past the edge is not stored.)
-          outputs[slot] = kforge::epilogueChainElement(
-              b, loc, epilogue, plan.c, values[slot],
-              ValueRange{clamp(accRow(i, h), plan.mExtent), clamp(accCol(j, e), plan.nExtent)});
+          auto [row, col] = accAt(i, j, h, e);
+          outputs[slot] = kforge::epilogueChainElement(b, loc, epilogue, plan.c, values[slot],
+                                                       ValueRange{clamp(row, plan.mExtent), clamp(col, plan.nExtent)});
         }
   storeAccumulators(outputs, plan.neighbours.result(plan.c));
 }

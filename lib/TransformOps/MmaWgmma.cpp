@@ -441,6 +441,8 @@ Value MmaEmitter::sharedByteAddress(Value buffer, Value bytes) {
 }
 
 SmallVector<Value> MmaEmitter::wgmmaTile(Value stage, SmallVector<Value> acc) {
+  if (plan.swapAB)
+    return wgmmaTileSwapped(stage, std::move(acc));
   AffineExpr t = getAffineDimExpr(0, ctx);
   Value group = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, t.floorDiv(128)), ValueRange{thread});
   int64_t rowBytes = 128; // a swizzled row: 64 16-bit elements or 32 f32
@@ -461,6 +463,62 @@ SmallVector<Value> MmaEmitter::wgmmaTile(Value stage, SmallVector<Value> acc) {
                                        : NVVM::WGMMATypes::f16;
   layout.inFlight = plan.wgmmaInFlight;
   return wgmmaMultiply(b, loc, layout, aStart, bStart, acc);
+}
+
+SmallVector<Value> MmaEmitter::wgmmaTileSwapped(Value stage, SmallVector<Value> acc) {
+  int64_t rowBytes = 128, atom = plan.swizzleRow(), steps = plan.blockK / plan.instructionK();
+  // The instruction's B: A's stage whole (the block's M rows of 32 f32 of K, K-major, 8-row groups 1024 bytes
+  // apart), 32 bytes along its rows per step of 8 of K.
+  Value aStart = sharedAddress(aShared, stage, plan.m * rowBytes, index(0), 0);
+  // Lane l of warp w reads B^T's rows 16 w + g (+ 8) (B's columns within the block; colBase = 16 w) at K
+  // t (+ 4) of each step: a0 (g, t), a1 (g + 8, t), a2 (g, t + 4), a3 (g + 8, t + 4), as mma.sync m16n8k8's A.
+  // In B's stage, column c is in atom c / 32 at chunk (c % 32) / 4 ^ (k % 8) of row k. (A warp's 32 reads of
+  // one register touch 4 rows of K by 8 columns: 2 chunks of each row, 4 chunks in all, a 2-way bank conflict.)
+  AffineExpr d = getAffineDimExpr(0, ctx);
+  SmallVector<SmallVector<Value>> fragments(steps);
+  for (int64_t rowHalf = 0; rowHalf < 2; ++rowHalf) {
+    Value column = add(group, colBase, 8 * rowHalf);
+    Value atomIndex = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, d.floorDiv(atom)), column);
+    Value inAtom = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, d % atom), column);
+    Value inChunk = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, d % 4), column);
+    for (int64_t kHalf = 0; kHalf < 2; ++kHalf)
+      for (int64_t step = 0; step < steps; ++step) {
+        Value k = add(quad, index(0), step * plan.instructionK() + 4 * kHalf);
+        Value at = arith::AddIOp::create(b, loc, swizzled(k, inAtom), inChunk);
+        Value element = memref::LoadOp::create(b, loc, bShared, ValueRange{stage, atomIndex, k, at});
+        fragments[step].push_back(element);
+      }
+  }
+  // (Pushed (g, t), (g, t + 4), (g + 8, t), (g + 8, t + 4) per step: PTX's order is a0 a1 a2 a3.)
+  Type f32 = b.getF32Type(), i32Type = b.getI32Type(), i64 = b.getI64Type();
+  int64_t count = int64_t(acc.size()); // m / 2: the instruction's N is the block's rows
+  auto structType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(count, f32));
+  std::string assembly = kforge::wgmmaTf32RegisterA(plan.m);
+  std::string constraints;
+  for (int64_t i = 0; i < count; ++i)
+    constraints += "=f,";
+  for (int64_t i = 0; i < count; ++i)
+    constraints += std::to_string(i) + ",";
+  constraints += "r,r,r,r,l,r";
+  Value scaleD = arith::ConstantIntOp::create(b, loc, i32Type, 1);
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  for (int64_t step = 0; step < steps; ++step) {
+    const SmallVector<Value> &f = fragments[step];
+    SmallVector<Value> operands(acc.begin(), acc.end());
+    for (Value element : {f[0], f[2], f[1], f[3]})
+      operands.push_back(tf32Register(element));
+    Value address = arith::AddIOp::create(b, loc, aStart, arith::ConstantIntOp::create(b, loc, i64, step * 32));
+    operands.push_back(wgmmaDescriptor(b, loc, address, /*leadingBytes=*/16, /*strideBytes=*/8 * rowBytes));
+    operands.push_back(scaleD);
+    auto wgmma = LLVM::InlineAsmOp::create(b, loc, structType, operands, assembly, constraints,
+                                           /*has_side_effects=*/true, /*is_align_stack=*/false,
+                                           LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+    for (int64_t i = 0; i < count; ++i)
+      acc[i] = LLVM::ExtractValueOp::create(b, loc, wgmma.getResult(0), ArrayRef<int64_t>{i});
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, uint64_t(plan.wgmmaInFlight));
+  return acc;
 }
 
 SmallVector<Value> kforge::mma::wgmmaMultiply(OpBuilder &b, Location loc, const WgmmaTileLayout &layout, Value aStart,

@@ -58,6 +58,7 @@ struct MmaSyncOptions {
   int64_t wgmmaInFlight = 0;
   bool stageEpilogue = false;
   bool tf32 = false; ///< f32 operands multiplied as TF32 (wgmma only).
+  bool swapAB = false; ///< tf32 + tma: C^T = B^T A^T, B's fragments from its stage into registers.
 };
 
 /// transform.kforge.matmul_to_mma_sync: replaces the matmul (with its fill and epilogue) by tensor-core code.

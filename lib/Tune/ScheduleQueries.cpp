@@ -289,10 +289,11 @@ std::string kforge::tune::raggedTilesBlocker(const Schedule &schedule, const Pay
   // The staged, pipelined tensor-core gemm zero-fills its copies past a partial tile's edge (cp.async's source
   // size, TMA's out-of-bounds fill) and skips its stores there; its options ride along.
   // (TF32 changes only the element a 16-byte copy holds, four f32: K a multiple of 4, tf32's own rule. A
-  // multicast copy is a TMA box like the others, zero-filled past the edge in both blocks of the pair.)
+  // multicast copy is a TMA box like the others, zero-filled past the edge in both blocks of the pair; swap_ab
+  // stores each element of C^T alone, under its guard.)
   static const llvm::StringRef kStagedMma[] = {"mma",  "stage",     "pipeline",   "ldmatrix",        "wgmma",
                                                "tma",  "overlap",   "persistent", "warp_specialize", "stage_epilogue",
-                                               "tf32", "multicast"};
+                                               "tf32", "multicast", "swap_ab"};
   bool mma = findSlot(schedule, "mma") != nullptr;
   bool pipelinedMma = mma && findSlot(schedule, "stage") && findSlot(schedule, "pipeline");
   // The implicit GEMM (stage on a convolution, SIMT or with mma) clamps its reads and masks its stores, its

@@ -110,3 +110,14 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{swap_ab reads B's TF32 fragments from its TMA-filled stage into registers: it needs tf32 and tma}}
+    transform.kforge.matmul_to_mma_sync %mm {block_k = 32, warp_grid = array<i64: 1, 8>, async_stages = 3, wgmma, tf32, swap_ab} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}

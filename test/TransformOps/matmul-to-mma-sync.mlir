@@ -874,7 +874,7 @@ func.func @tf32_b_k_by_n(%a: memref<128x256xf32>, %b: memref<256x128xf32>, %c: m
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
     %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
-    // expected-error @+1 {{tf32 on wgmma with tma reads A and B K-major only: expected A as M x K and B as N x K (nn.Linear's weight, x @ W^T); this matmul reads B as K x N: drop tma (the cp.async stages transpose it), or use mma.sync's TF32 form or the SIMT tiles}}
+    // expected-error @+1 {{tf32 on wgmma with tma reads A and B K-major only: expected A as M x K and B as N x K (nn.Linear's weight, x @ W^T); this matmul reads B as K x N: add swap_ab (B's fragments through registers), drop tma (the cp.async stages transpose it), or use mma.sync's TF32 form or the SIMT tiles}}
     transform.kforge.matmul_to_mma_sync %mm {block_k = 32, warp_grid = array<i64: 8, 1>, async_stages = 3, wgmma, tma, tf32} : (!transform.any_op) -> ()
     transform.yield
   }

@@ -422,7 +422,17 @@ def MatmulToMmaSyncOp : Kforge_ReplacingOp<"matmul_to_mma_sync", "::mlir::linalg
     128-byte swizzled row holds 32 f32 of K, a tile is 4 wgmma of 8 of K, and the 16-byte
     copies carry 4 elements. TF32 wgmma reads both operands K-major only: A as M x K, and B
     as N x K (nn.Linear's weight, `x @ W^T`); a B stored K x N, or an A stored K x M, is a
-    silenceable failure.
+    silenceable failure, unless `swap_ab` is set.
+
+    With `swap_ab` (with `tf32` and `tma`; A as M x K, B as K x N: a plain `A @ B`), the
+    warpgroups compute the transposed product C^T = B^T A^T, as CUTLASS's register-sourced
+    kernels do: TMA copies both operands as they lie (B in atoms of 32 columns of N), each
+    thread reads its fragments of B from the stage into registers (wgmma's register A
+    operand: lane l of warp w holds rows 16 w + l / 4 (+ 8) of B^T, of K l % 4 (+ 4)), and A's
+    K-major stage is the instruction's B (m64nMk8, M the block's rows, at most 256). The warp
+    grid is [1, 4 x G] over warp tiles of all the block's rows by 16 columns (64 columns of the
+    result per warpgroup); a lane's accumulators are C^T's, so the epilogue and the stores
+    take each element at its transposed place (pairs along M, not N).
 
     With `stage_epilogue` (staged, with `async_stages` and the stages in dynamic shared
     memory), the result goes out through shared memory: after the K loop the block meets at
@@ -463,8 +473,8 @@ def MatmulToMmaSyncOp : Kforge_ReplacingOp<"matmul_to_mma_sync", "::mlir::linalg
     "b", or set without `warp_specialized` or with `persistent_blocks`, `wgmma`
     without `async_stages`, with `block_k` other than 64 or with `ldmatrix`,
     `wgmma_in_flight` other than 0 that is not 1 with `wgmma` and at least 3 stages,
-    `stage_epilogue` without `async_stages`, or `tf32` without `wgmma` (then `block_k` must
-    be 32 instead of 64).
+    `stage_epilogue` without `async_stages`, `tf32` without `wgmma` (then `block_k` must
+    be 32 instead of 64), or `swap_ab` without `tf32` and `tma`.
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        DefaultValuedAttr<I64Attr, "1">:$k_steps,
@@ -479,7 +489,8 @@ def MatmulToMmaSyncOp : Kforge_ReplacingOp<"matmul_to_mma_sync", "::mlir::linalg
                        DefaultValuedAttr<StrAttr, "\"\"">:$cluster_multicast,
                        DefaultValuedAttr<I64Attr, "0">:$wgmma_in_flight,
                        UnitAttr:$stage_epilogue,
-                       UnitAttr:$tf32);
+                       UnitAttr:$tf32,
+                       UnitAttr:$swap_ab);
   let results = (outs);
   let hasVerifier = 1;
 }

@@ -11,6 +11,9 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
+#include <string>
+
 namespace kforge {
 
 /// mbarrier.arrive on the shared mbarrier at $1 (a 32-bit shared address) where $0 (an i32) is not 0: one
@@ -28,9 +31,31 @@ inline constexpr llvm::StringLiteral kPredicatedPeerMbarrierArrive =
     "{\n\t.reg .pred p;\n\t.reg .b32 remote;\n\tsetp.ne.b32 p, $0, 0;\n\tmapa.shared::cluster.u32 remote, $1, "
     "$2;\n\t@p mbarrier.arrive.shared::cluster.b64 _, [remote];\n\t}";
 
+/// wgmma.mma_async m64nNk8 .f32.tf32.tf32 with A from registers (matmul_to_mma_sync's swap_ab), which the NVVM
+/// dialect's op (descriptors only) has no form for: $0 .. $(N/2 - 1) are the f32 accumulators, tied to the next
+/// N/2 inputs, then A's four fragment registers, B's shared-memory descriptor (an i64) and the scale-d flag (an
+/// i32; 0 would ignore the accumulators). Constraints: N/2 x "=f", "0" .. "N/2 - 1", "r,r,r,r,l,r". As CUTLASS's
+/// SM90 RS TF32 atoms issue it.
+inline std::string wgmmaTf32RegisterA(int64_t n) {
+  int64_t d = n / 2;
+  auto operand = [](int64_t i) { return "$" + std::to_string(i); };
+  std::string s = "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, " + operand(2 * d + 5) +
+                  ", 0;\n\twgmma.mma_async.sync.aligned.m64n" + std::to_string(n) + "k8.f32.tf32.tf32 {";
+  for (int64_t i = 0; i < d; ++i)
+    s += (i ? ", " : "") + operand(i);
+  s += "}, {" + operand(2 * d) + ", " + operand(2 * d + 1) + ", " + operand(2 * d + 2) + ", " + operand(2 * d + 3) +
+       "}, " + operand(2 * d + 4) + ", p, 1, 1;\n\t}";
+  return s;
+}
+
 /// Whether `assembly` is one of the strings above (or empty: a compiler-level memory barrier, no instruction).
 inline bool isKforgeAssembly(llvm::StringRef assembly) {
-  return assembly.empty() || assembly == kPredicatedMbarrierArrive || assembly == kPredicatedPeerMbarrierArrive;
+  if (assembly.empty() || assembly == kPredicatedMbarrierArrive || assembly == kPredicatedPeerMbarrierArrive)
+    return true;
+  for (int64_t n = 8; n <= 256; n += 8)
+    if (assembly == wgmmaTf32RegisterA(n))
+      return true;
+  return false;
 }
 
 } // namespace kforge

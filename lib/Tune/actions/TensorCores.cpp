@@ -247,6 +247,14 @@ static void checkWgmma(const Schedule &schedule, const PayloadFacts &facts, int 
   std::vector<int64_t> warpTile = matmulTile(innermostTile(schedule, facts), facts);
   size_t m = matmulRowDim(facts);
   int64_t rows = blockExtent(schedule, facts, m), cols = blockExtent(schedule, facts, m + 1);
+  if (findSlot(schedule, "swap_ab")) { // (C^T = B^T A^T: warpgroups side by side, 64 columns each)
+    if (warpTile[0] != rows || warpTile[1] != 16 || rows % 16 || rows > 256 || cols % 64 || cols > 256)
+      problem(index, "shape",
+              "wgmma with swap_ab: the warp tile " + joinInts(warpTile, "x") + " must be the block's " +
+                  std::to_string(rows) + " rows by 16 columns, the block " + std::to_string(rows) + "x" +
+                  std::to_string(cols) + " a multiple of 16 rows (at most 256) and of 64 columns (at most 256)");
+    return;
+  }
   if (warpTile[0] != 16 || warpTile[1] != cols || rows % 64 || cols % 64 || cols > 256)
     problem(index, "shape",
             "wgmma: the warp tile " + joinInts(warpTile, "x") + " must be 16 rows by the block's " +
@@ -693,12 +701,14 @@ public:
         (!facts.contractionResultType.empty() && facts.contractionResultType != "f32"))
       context.problem("unsupported", "tf32 multiplies f32 operands into an f32 result; this contraction is on " +
                                          facts.contractionOperandType);
-    else if (wgmma && findSlot(schedule, "tma") && (facts.contractionATransposed || !facts.contractionBTransposed))
+    else if (wgmma && findSlot(schedule, "tma") && !findSlot(schedule, "swap_ab") &&
+             (facts.contractionATransposed || !facts.contractionBTransposed))
       context.problem("unsupported",
                       "TF32 wgmma reads A and B K-major only, and TMA copies them as they lie: A as M x K and B as "
                       "N x K (nn.Linear's weight); this matmul reads " +
                           std::string(facts.contractionATransposed ? "A as K x M" : "B as K x N") +
-                          ": drop tma (the cp.async stages transpose it, element by element) or transpose_b");
+                          ": add swap_ab (B through registers), drop tma (the cp.async stages transpose it, element "
+                          "by element) or transpose_b");
   }
   std::string mmaOption(const Action &) const override { return ", tf32"; }
 

@@ -163,9 +163,10 @@ public:
       context.problem("shape", std::string("multicast pairs the blocks along ") + (shared == 'b' ? "M" : "N") +
                                    " (sharing " + (shared == 'b' ? "B" : "A") + "'s tile): its " +
                                    std::to_string(tiles) + " tiles are not an even number");
-    // The shared tile splits in two: B as K x N (or A as K x M) in 64-column atoms, an even number of them.
+    // The shared tile splits in two: B as K x N (or A as K x M) in 64-column atoms, an even number of them
+    // (TF32 reads both operands K-major, one box each; with swap_ab, B as it lies in 32-column atoms).
     bool atoms = shared == 'b' ? !facts.contractionBTransposed : facts.contractionATransposed;
-    int64_t atomColumns = 64; // (TF32 reads both operands K-major: one box each)
+    int64_t atomColumns = findSlot(schedule, "swap_ab") ? 32 : 64;
     if (atoms && ((shared == 'b' ? cols : rows) / atomColumns) % 2)
       context.problem("shape", std::string("multicast splits ") + (shared == 'b' ? "B" : "A") +
                                    "'s tile between the pair: its " + std::to_string(shared == 'b' ? cols : rows) +
@@ -208,6 +209,45 @@ public:
   std::string mmaOption(const Action &) const override { return ", wgmma_in_flight = 1"; }
 };
 
+class SwapAbAction : public MmaOptionAction {
+public:
+  SwapAbAction()
+      : MmaOptionAction(
+            ActionSpec{"swap_ab",
+                       "TF32 A @ B with B as it lies (K x N), no transpose: the warpgroups compute C^T = B^T A^T, as "
+                       "CUTLASS's register-sourced kernels do. TMA copies both operands as they lie; each thread "
+                       "reads its fragments of B from the stage into registers (wgmma's register A operand, which "
+                       "needs no K-major layout) and A's K-major stage is the instruction's B (m64nMk8, M the "
+                       "block's rows). The warps stand side by side: tile(thread) of the block's rows by 16 "
+                       "columns, 64 columns per warpgroup; the epilogue takes each element at its transposed place.",
+                       "the swap_ab option of transform.kforge.matmul_to_mma_sync (wgmma.mma_async with A from "
+                       "registers, as inline PTX: the NVVM op takes descriptors only)",
+                       {},
+                       {"gpu"},
+                       "wgmma, tma and tf32 before it; a linalg.matmul reading A as M x K and B as K x N (no "
+                       "transpose_b); tile(thread) of the block's rows (a multiple of 16, at most 256) by 16 "
+                       "columns, the block's columns a multiple of 64, at most 256"},
+            58) {}
+
+  void validate(const ValidationContext &context) const override {
+    const Schedule &schedule = context.schedule;
+    const PayloadFacts &facts = context.facts;
+    if (!findSlot(schedule, "tma") || !findSlot(schedule, "tf32")) {
+      context.problem("precondition", "swap_ab needs wgmma, tma and tf32 before it (it reads B's TF32 fragments "
+                                      "from its TMA-filled stage into registers)");
+      return;
+    }
+    if (stageIsImplicitGemm(facts) || facts.contractionOp != "linalg.matmul")
+      context.problem("unsupported", "swap_ab rewrites a linalg.matmul's wgmma form; this payload's contraction is " +
+                                         (facts.contractionOp.empty() ? std::string("none") : facts.contractionOp));
+    else if (facts.contractionATransposed || facts.contractionBTransposed || findSlot(schedule, "transpose_b"))
+      context.problem("unsupported", "swap_ab reads A as M x K and B as K x N (a plain A @ B); this matmul reads " +
+                                         std::string(facts.contractionATransposed ? "A as K x M" : "B as N x K") +
+                                         " (TF32 wgmma with tma takes B as N x K as it lies: drop swap_ab)");
+  }
+  std::string mmaOption(const Action &) const override { return ", swap_ab"; }
+};
+
 } // namespace
 
 void kforge::tune::addTmaOptionActions(ActionDefinitions &definitions) {
@@ -216,4 +256,5 @@ void kforge::tune::addTmaOptionActions(ActionDefinitions &definitions) {
   definitions.push_back(std::make_unique<PersistentAction>());
   definitions.push_back(std::make_unique<OverlapAction>());
   definitions.push_back(std::make_unique<MulticastAction>());
+  definitions.push_back(std::make_unique<SwapAbAction>());
 }

@@ -182,8 +182,51 @@ static void addTf32Proposals(const PayloadFacts &facts, const HardwareProfile &p
   // (no transpose_b) they are the only TF32 wgmma forms.
   bool kMajor = facts.contractionBTransposed && !facts.contractionATransposed;
   bool copyB = !facts.contractionBTransposed && transposeBApplies(facts);
+  // A plain A @ B (A as M x K, B as K x N): swap_ab's forms, C^T = B^T A^T with B's fragments through registers
+  // (no transpose kernel, both operands by TMA as they lie), 4 stages, one tile's wgmma in flight, the result
+  // through shared memory, the warps side by side. First 256 x 128 blocks without a producer warp (two
+  // warpgroups of m64n256k8: 128 accumulators and 32 fragment registers a thread, 171 registers, which ptxas
+  // gives 8 warps); with a producer warp the 9 warps get at most 168 and ptxas serializes the wgmma (it says so),
+  // so the warp-specialized forms (which multicast needs) follow: 128 x 128 (122 registers), then 256 x 128 and
+  // 128 x 256 in pairs sharing a tile. They come after the first transpose_b form (measured) until measured
+  // themselves.
+  bool swapAB = hopper && !facts.contractionATransposed && !facts.contractionBTransposed &&
+                facts.contractionOp == "linalg.matmul";
+  auto addSwapAB = [&] {
+    struct Swapped {
+      std::vector<int64_t> block;
+      bool warpSpecialized, multicast;
+    };
+    for (const Swapped &w : std::vector<Swapped>{{{256, 128}, false, false},
+                                                 {{128, 128}, true, true},
+                                                 {{256, 128}, true, true},
+                                                 {{128, 256}, true, true}}) {
+      if (!blockFits(m, n, w.block[0], w.block[1], /*partialOk=*/true))
+        continue;
+      Schedule v = wgmmaSchedule(w.block, {w.block[0], 16}, /*blockK=*/32, /*stages=*/4, /*tma=*/true,
+                                 /*overlap=*/true, w.warpSpecialized);
+      v.push_back(Action{"stage_epilogue"});
+      if (w.multicast)
+        v.push_back(Action{"multicast"});
+      v.push_back(Action{"tf32"});
+      v.push_back(Action{"swap_ab"});
+      addRequiredFusions(v, facts, profile, /*always=*/true);
+      add(v, "",
+          "heuristic: TF32 wgmma (allowed by the request) computing C^T = B^T A^T (swap_ab: B's fragments from its "
+          "stage into registers, no transpose) on " +
+              std::to_string(w.block[0]) + "x" + std::to_string(w.block[1]) + " blocks, 4 TMA stages" +
+              (w.warpSpecialized ? " from a producer warp" : "") +
+              ", one tile's wgmma in flight, the result stored through shared memory" +
+              (w.multicast ? ", in clusters of two blocks sharing a tile by TMA multicast" : ""));
+    }
+  };
   int copied = 0;
+  bool swapped = false;
   for (const Warpgroup &w : warpgroups) {
+    if (swapAB && !swapped && copied == 1) {
+      addSwapAB();
+      swapped = true;
+    }
     bool transposing = !kMajor && !w.tma, viaCopy = !kMajor && w.tma && copyB && copied < 3;
     if (!hopper || (!kMajor && !transposing && !viaCopy) ||
         !blockFits(m, n, w.block[0], w.block[1], /*partialOk=*/true))
@@ -213,6 +256,8 @@ static void addTf32Proposals(const PayloadFacts &facts, const HardwareProfile &p
                                                                                                       : "A and B")
                  : ""));
   }
+  if (swapAB && !swapped)
+    addSwapAB();
   // mma.sync: blocks of 4-8 warps, each warp 32-64 rows by 32-64 columns (16-32 m16n8k8 tiles); stages of 32 f32
   // of K (A's rows 36 f32 apart, B's N + 8: no bank conflict on the fragments' reads). Its fragments read A as
   // M x K only.
