@@ -345,6 +345,9 @@ LogicalResult transform::MatmulToMmaSyncOp::verify() {
   if (getSwapAb() && !(getTf32() && getTma()))
     return emitOpError() << "swap_ab reads B's TF32 fragments from its TMA-filled stage into registers: it needs tf32 "
                             "and tma";
+  if (getProducerWarpgroup() && !getWarpSpecialized())
+    return emitOpError() << "producer_warpgroup makes warp_specialized's producer a warpgroup that gives its registers "
+                            "to the consumers: it needs warp_specialized";
   if (getLdmatrix() && blockK == 0)
     return emitOpError() << "ldmatrix reads shared memory: it needs the staged form (block_k > 0)";
   if (getStageEpilogue() && (blockK == 0 || asyncStages == 0))
@@ -372,6 +375,7 @@ DiagnosedSilenceableFailure transform::MatmulToMmaSyncOp::applyToOne(transform::
   options.stageEpilogue = getStageEpilogue();
   options.tf32 = getTf32();
   options.swapAB = getSwapAb();
+  options.producerWarpgroup = getProducerWarpgroup();
   std::string why;
   if (failed(kforge::matmulToMmaSync(rewriter, target, options, why)))
     return emitSilenceableError() << why;

@@ -329,6 +329,9 @@ private:
   /// cluster_multicast: the launch gets clusters of two blocks along the pair's dimension, `clusterRank` (this
   /// block's place in its pair) is set, and the pair meets at a cluster barrier at the end of the launch.
   void formClusters();
+  /// producer_warpgroup: the consumer warpgroups raise their registers a thread (setmaxnreg.inc), or the producer
+  /// warpgroup lowers its own (setmaxnreg.dec); nothing otherwise.
+  void rebalanceRegisters(bool consumers);
   /// cluster_multicast: every thread of both blocks meets at a cluster barrier (barrier.cluster arrive + wait).
   void clusterBarrier(bool aligned);
   /// The producer's loop: for each tile t, wait until stage t % S is empty (phase parity (t / S + 1) % 2: the

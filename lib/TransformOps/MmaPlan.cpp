@@ -6,6 +6,8 @@
 
 #include "MmaPlan.h"
 
+#include "kforge/Transforms/KernelRequests.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -55,7 +57,7 @@ static int64_t stagedSmemBytes(const MmaPlan &plan) {
 static LogicalResult checkStaged(MmaPlan &plan, ArrayRef<int64_t> warpGrid, std::string &why) {
   plan.warpRows = warpGrid[0];
   plan.warpCols = warpGrid[1];
-  int64_t threads = plan.consumerThreads() + (plan.warpSpecialized ? 32 : 0);
+  int64_t threads = plan.consumerThreads() + plan.producerThreads();
   if (plan.m % (kTileM * plan.warpRows) || plan.n % (kTileN * plan.warpCols)) {
     why = "the warp grid " + std::to_string(plan.warpRows) + "x" + std::to_string(plan.warpCols) +
           " does not cut the " + std::to_string(plan.m) + "x" + std::to_string(plan.n) +
@@ -76,9 +78,10 @@ static LogicalResult checkStaged(MmaPlan &plan, ArrayRef<int64_t> warpGrid, std:
   plan.launch = kforge::launchOfThreads(plan.matmul, threads);
   if (!plan.launch) {
     why = "a staged matmul must be in a gpu.launch of " + std::to_string(threads) +
-          (plan.warpSpecialized ? "x1x1 threads (32 per warp of the grid, and a producer warp)"
-                                : "x1x1 threads (32 per warp of the grid): its threads copy the tiles to shared "
-                                  "memory together");
+          (plan.producerWarpgroup ? "x1x1 threads (32 per warp of the grid, and a producer warpgroup of 128)"
+           : plan.warpSpecialized ? "x1x1 threads (32 per warp of the grid, and a producer warp)"
+                                  : "x1x1 threads (32 per warp of the grid): its threads copy the tiles to shared "
+                                    "memory together");
     return failure();
   }
   if (std::string problem = kforge::sharedBuffersProblem(plan.launch, stagedSmemBytes(plan)); !problem.empty()) {
@@ -310,12 +313,19 @@ FailureOr<MmaPlan> planMma(linalg::MatmulOp matmul, const kforge::MmaSyncOptions
   plan.wgmma = options.wgmma; // sizes the stages (swizzled, unpadded) for checkStaged
   plan.tma = options.tma;     // and adds the stages' mbarriers
   plan.warpSpecialized = options.warpSpecialized; // (two per stage, and a producer warp in the launch)
+  plan.producerWarpgroup = options.producerWarpgroup; // (or a producer warpgroup)
   plan.persistentBlocks = options.persistentBlocks;
   plan.wgmmaInFlight = options.wgmmaInFlight;
   if (blockK > 0 && failed(checkStaged(plan, options.warpGrid, why)))
     return failure();
   if (plan.wgmma && failed(checkWgmma(plan, why)))
     return failure();
+  if (plan.producerWarpgroup && (plan.launch->hasAttr(kforge::requests::kMaxRegisters) ||
+                                 plan.launch->hasAttr(kforge::requests::kMinBlocksPerSm))) {
+    why = "producer_warpgroup compiles the kernel for the block's whole register file and shares it out by "
+          "setmaxnreg: the launch already bounds its registers (max_registers or min_blocks_per_sm)";
+    return failure();
+  }
   plan.multicast = options.clusterMulticast.empty() ? 0 : options.clusterMulticast[0];
   if (plan.multicast && failed(checkClusterMulticast(plan, why)))
     return failure();

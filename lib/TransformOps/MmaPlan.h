@@ -52,6 +52,22 @@ struct MmaPlan : kforge::MatmulTile {
   int64_t sharedBoxes() const;
   /// The warp grid's threads: the block's, less the producer warp.
   int64_t consumerThreads() const { return 32 * warpRows * warpCols; }
+  /// Warp-specialized with a producer warpgroup (128 threads, not one warp) whose registers go to the consumers
+  /// by setmaxnreg.
+  bool producerWarpgroup = false;
+  /// The producer's threads: a warp, a warpgroup, or none (not warp-specialized).
+  int64_t producerThreads() const { return !warpSpecialized ? 0 : producerWarpgroup ? 128 : 32; }
+  /// producer_warpgroup: the kernel's registers a thread (.maxnreg: all the launch's 65536 over its threads,
+  /// rounded down to 8, at most 255 as PTX allows), the producer warpgroup's after setmaxnreg.dec, and the
+  /// consumers' after setmaxnreg.inc (what the block's registers leave them, rounded down to 8, at most 256).
+  int64_t kernelRegisters() const {
+    return std::min<int64_t>(255, 65536 / (consumerThreads() + producerThreads()) / 8 * 8);
+  }
+  int64_t producerRegisters() const { return consumerThreads() > 256 ? 24 : 40; }
+  int64_t consumerRegisters() const {
+    int64_t pool = kernelRegisters() * (consumerThreads() + producerThreads());
+    return std::min<int64_t>(256, (pool - 128 * producerRegisters()) / consumerThreads() / 8 * 8);
+  }
   /// wgmma: tiles whose wgmma may still run while the next tile's are issued (0 or 1). With 1, each tile's
   /// wgmma are waited for one tile later, so copies run S - 2 tiles ahead instead of S - 1.
   int64_t wgmmaInFlight = 0;

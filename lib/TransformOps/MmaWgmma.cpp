@@ -10,6 +10,7 @@
 #include "TensorMap.h"
 
 #include "kforge/Transforms/KernelAssembly.h"
+#include "kforge/Transforms/KernelRequests.h"
 
 using namespace mlir;
 using namespace kforge::mma;
@@ -209,14 +210,30 @@ void MmaEmitter::emitWarpSpecialized() {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(roles.thenBlock()->getTerminator());
+    if (!tileLoop) // (persistent: once, before the consumers' loop over tiles; splitTileLoopByRole)
+      rebalanceRegisters(/*consumers=*/true);
     storeResults(consumerKLoop(initialAccumulators()));
     b.setInsertionPoint(roles.elseBlock()->getTerminator());
+    if (!tileLoop)
+      rebalanceRegisters(/*consumers=*/false);
     guarded(producer, [&] { producerKLoop(); });
   }
+  // producer_warpgroup: the kernel is compiled for the block's whole register file (.maxnreg), which
+  // setmaxnreg shares out; below that, the consumers' setmaxnreg.inc would wait forever for registers.
+  if (plan.producerWarpgroup)
+    plan.launch->setAttr(kforge::requests::kMaxRegisters, b.getI64IntegerAttr(plan.kernelRegisters()));
   if (tileLoop) {
     rolesBranch = roles;
     consumerRole = consumer;
   }
+}
+
+void MmaEmitter::rebalanceRegisters(bool consumers) {
+  if (!plan.producerWarpgroup)
+    return;
+  // Each warpgroup runs its own setmaxnreg (all its warps: the producer warpgroup's idle warps too).
+  auto action = consumers ? NVVM::SetMaxRegisterAction::increase : NVVM::SetMaxRegisterAction::decrease;
+  NVVM::SetMaxRegisterOp::create(b, loc, consumers ? plan.consumerRegisters() : plan.producerRegisters(), action);
 }
 
 void MmaEmitter::formClusters() {
@@ -274,6 +291,11 @@ void MmaEmitter::splitTileLoopByRole(scf::IfOp roles, Value consumer) {
   auto producerRoles = cast<scf::IfOp>(mapping.lookup(roles.getOperation()));
   keep(roles, /*thenSide=*/true);
   keep(producerRoles, /*thenSide=*/false);
+  // producer_warpgroup: each role's registers once, before its loop over tiles.
+  b.setInsertionPointToStart(outer.thenBlock());
+  rebalanceRegisters(/*consumers=*/true);
+  b.setInsertionPointToStart(outer.elseBlock());
+  rebalanceRegisters(/*consumers=*/false);
 }
 
 void MmaEmitter::producerKLoop() {

@@ -59,6 +59,7 @@ struct MmaSyncOptions {
   bool stageEpilogue = false;
   bool tf32 = false; ///< f32 operands multiplied as TF32 (wgmma only).
   bool swapAB = false; ///< tf32 + tma: C^T = B^T A^T, B's fragments from its stage into registers.
+  bool producerWarpgroup = false; ///< warp-specialized: a producer warpgroup that gives its registers away.
 };
 
 /// transform.kforge.matmul_to_mma_sync: replaces the matmul (with its fill and epilogue) by tensor-core code.

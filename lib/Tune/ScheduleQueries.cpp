@@ -215,7 +215,9 @@ std::vector<int64_t> kforge::tune::blockDims(const Schedule &schedule, const Pay
 }
 
 int64_t kforge::tune::producerThreads(const Schedule &schedule) {
-  return findSlot(schedule, "warp_specialize") ? 32 : 0;
+  if (!findSlot(schedule, "warp_specialize"))
+    return 0;
+  return findSlot(schedule, "producer_warpgroup") ? 128 : 32;
 }
 
 bool kforge::tune::stageIsImplicitGemm(const PayloadFacts &facts) {

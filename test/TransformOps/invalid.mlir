@@ -121,3 +121,14 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 }
+
+// -----
+
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
+    // expected-error @+1 {{producer_warpgroup makes warp_specialized's producer a warpgroup that gives its registers to the consumers: it needs warp_specialized}}
+    transform.kforge.matmul_to_mma_sync %mm {block_k = 32, warp_grid = array<i64: 1, 8>, async_stages = 3, wgmma, tma, tf32, producer_warpgroup} : (!transform.any_op) -> ()
+    transform.yield
+  }
+}

@@ -434,6 +434,16 @@ def MatmulToMmaSyncOp : Kforge_ReplacingOp<"matmul_to_mma_sync", "::mlir::linalg
     result per warpgroup); a lane's accumulators are C^T's, so the epilogue and the stores
     take each element at its transposed place (pairs along M, not N).
 
+    With `producer_warpgroup` (with `warp_specialized`), the producer is a whole warpgroup (the
+    grid's threads plus 128; its first thread issues the copies, the others only wait at the
+    block's barriers) that gives its registers to the consumers, as CUTLASS's warp-specialized
+    kernels do: the kernel is compiled for at most R = 65536 / threads registers a thread
+    (`.maxnreg`, rounded down to 8), the producer warpgroup lowers its own to 40 (24 with more
+    than two consumer warpgroups) with `setmaxnreg.dec` and the consumer warpgroups raise
+    theirs with `setmaxnreg.inc` to what the block's R x threads registers leave them (a
+    multiple of 8, at most 256): 232 for two consumer warpgroups, where a lone producer warp
+    leaves 9 warps at most 168.
+
     With `stage_epilogue` (staged, with `async_stages` and the stages in dynamic shared
     memory), the result goes out through shared memory: after the K loop the block meets at
     a barrier, each lane writes its (epilogue-applied) pairs into a tile of the result in
@@ -474,7 +484,7 @@ def MatmulToMmaSyncOp : Kforge_ReplacingOp<"matmul_to_mma_sync", "::mlir::linalg
     without `async_stages`, with `block_k` other than 64 or with `ldmatrix`,
     `wgmma_in_flight` other than 0 that is not 1 with `wgmma` and at least 3 stages,
     `stage_epilogue` without `async_stages`, `tf32` without `wgmma` (then `block_k` must
-    be 32 instead of 64), or `swap_ab` without `tf32` and `tma`.
+    be 32 instead of 64), `swap_ab` without `tf32` and `tma`, or `producer_warpgroup` without `warp_specialized`.
   }];
   let arguments = (ins TransformHandleTypeInterface:$target,
                        DefaultValuedAttr<I64Attr, "1">:$k_steps,
@@ -490,7 +500,8 @@ def MatmulToMmaSyncOp : Kforge_ReplacingOp<"matmul_to_mma_sync", "::mlir::linalg
                        DefaultValuedAttr<I64Attr, "0">:$wgmma_in_flight,
                        UnitAttr:$stage_epilogue,
                        UnitAttr:$tf32,
-                       UnitAttr:$swap_ab);
+                       UnitAttr:$swap_ab,
+                       UnitAttr:$producer_warpgroup);
   let results = (outs);
   let hasVerifier = 1;
 }

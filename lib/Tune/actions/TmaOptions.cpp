@@ -248,6 +248,39 @@ public:
   std::string mmaOption(const Action &) const override { return ", swap_ab"; }
 };
 
+class ProducerWarpgroupAction : public MmaOptionAction {
+public:
+  ProducerWarpgroupAction()
+      : MmaOptionAction(
+            ActionSpec{"producer_warpgroup",
+                       "Make warp_specialize's producer a whole warpgroup that gives its registers to the "
+                       "consumers, as CUTLASS's warp-specialized kernels do: the block gets 128 threads more than its "
+                       "warp grid (not 32), the kernel is compiled for the block's whole register file (.maxnreg), "
+                       "the producer warpgroup lowers its registers to 40 (setmaxnreg.dec) and the consumer "
+                       "warpgroups raise theirs to what that leaves (setmaxnreg.inc: 232 a thread for two "
+                       "warpgroups, where a lone producer warp leaves the block's 9 warps at most 168). For tiles "
+                       "whose accumulators and fragments do not fit otherwise (swap_ab's 256 x 128).",
+                       "the producer_warpgroup option of transform.kforge.matmul_to_mma_sync (nvvm.setmaxregister; "
+                       "the launch's kforge.max_registers request, which becomes the kernel's .maxnreg)",
+                       {},
+                       {"gpu"},
+                       "warp_specialize before it; no max_registers or occupancy (the kernel's register bound is "
+                       "what setmaxnreg shares out)"},
+            59) {}
+
+  void validate(const ValidationContext &context) const override {
+    const Schedule &schedule = context.schedule;
+    if (!findSlot(schedule, "warp_specialize"))
+      context.problem("precondition", "producer_warpgroup needs warp_specialize before it (it makes the producer warp "
+                                      "a warpgroup)");
+    else if (findSlot(schedule, "max_registers") || findSlot(schedule, "occupancy"))
+      context.problem("unsupported", "producer_warpgroup compiles the kernel for the block's whole register file and "
+                                     "shares it out by setmaxnreg: it does not combine with max_registers or "
+                                     "occupancy, which bound the kernel's registers themselves");
+  }
+  std::string mmaOption(const Action &) const override { return ", producer_warpgroup"; }
+};
+
 } // namespace
 
 void kforge::tune::addTmaOptionActions(ActionDefinitions &definitions) {
@@ -257,4 +290,5 @@ void kforge::tune::addTmaOptionActions(ActionDefinitions &definitions) {
   definitions.push_back(std::make_unique<OverlapAction>());
   definitions.push_back(std::make_unique<MulticastAction>());
   definitions.push_back(std::make_unique<SwapAbAction>());
+  definitions.push_back(std::make_unique<ProducerWarpgroupAction>());
 }

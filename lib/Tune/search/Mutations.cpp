@@ -223,6 +223,8 @@ static void neighbourSlots(const Schedule &s, const PayloadFacts &facts, const H
     (slot(s, "persistent") ? removes : adds).push_back("persistent");
   if (slot(s, "warp_specialize") && !slot(s, "persistent") && !isBatchMatmul(facts))
     (slot(s, "multicast") ? removes : adds).push_back("multicast");
+  if (slot(s, "warp_specialize") && !slot(s, "max_registers") && !slot(s, "occupancy"))
+    (slot(s, "producer_warpgroup") ? removes : adds).push_back("producer_warpgroup");
   if (slot(s, "wgmma") &&
       (mmaConvolution || slot(s, "overlap") || (slot(s, "pipeline") && slot(s, "pipeline")->value >= 3)))
     (slot(s, "overlap") ? removes : adds).push_back("overlap");
@@ -348,6 +350,7 @@ static const Addition kAdditions[] = {
     {"ldmatrix", plain},
     {"tma", plain},
     {"warp_specialize", plain},
+    {"producer_warpgroup", plain},
     {"overlap", plain},
     {"stage_epilogue", plain},
     {"moments", plain},
@@ -371,6 +374,7 @@ static const struct {
       {"tma", ""},
       {"swap_ab", ""},
       {"warp_specialize", ""},
+      {"producer_warpgroup", ""},
       {"persistent", ""},
       {"overlap", ""},
       {"stage_epilogue", ""}}},
@@ -383,6 +387,7 @@ static const struct {
       {"tma", ""},
       {"swap_ab", ""},
       {"warp_specialize", ""},
+      {"producer_warpgroup", ""},
       {"persistent", ""},
       {"overlap", ""},
       {"stage_epilogue", ""}}},
@@ -392,24 +397,46 @@ static const struct {
       {"tma", ""},
       {"swap_ab", ""},
       {"warp_specialize", ""},
+      {"producer_warpgroup", ""},
       {"persistent", ""},
       {"overlap", ""},
       {"stage_epilogue", ""},
       {"contiguous_copies", ""}}},
     // wgmma multiplies the pipelined stages; tma fills them; overlap keeps wgmma in flight.
     {"wgmma",
-     {{"wgmma", ""}, {"tma", ""}, {"swap_ab", ""}, {"warp_specialize", ""}, {"persistent", ""}, {"overlap", ""}}},
+     {{"wgmma", ""},
+      {"tma", ""},
+      {"swap_ab", ""},
+      {"warp_specialize", ""},
+      {"producer_warpgroup", ""},
+      {"persistent", ""},
+      {"overlap", ""}}},
     // warp_specialize gives tma's copies a warp of their own; persistent keeps it running across tiles; swap_ab
     // reads B from tma's stages.
-    {"tma", {{"tma", ""}, {"swap_ab", ""}, {"warp_specialize", ""}, {"persistent", ""}}},
-    {"warp_specialize", {{"warp_specialize", ""}, {"persistent", ""}}},
-    {"tile-thread", {{"stage_epilogue", ""}, {"overlap", ""},         {"tma", ""},
-                     {"swap_ab", ""},        {"warp_specialize", ""}, {"persistent", ""},
-                     {"wgmma", ""},          {"pipeline", ""},        {"contiguous_copies", ""},
-                     {"ldmatrix", ""},       {"stage", ""},           {"mma", ""},
-                     {"tile", "thread"},     {"fuse", "thread"},      {"recompute", ""},
-                     {"lanes", ""},          {"lane_vector", ""},     {"moments", ""},
-                     {"prefetch_rows", ""},  {"pipeline_rows", ""},   {"stash", ""}}},
+    {"tma", {{"tma", ""}, {"swap_ab", ""}, {"warp_specialize", ""}, {"producer_warpgroup", ""}, {"persistent", ""}}},
+    {"warp_specialize", {{"warp_specialize", ""}, {"producer_warpgroup", ""}, {"persistent", ""}}},
+    {"tile-thread", {{"stage_epilogue", ""},
+                     {"overlap", ""},
+                     {"tma", ""},
+                     {"swap_ab", ""},
+                     {"warp_specialize", ""},
+                     {"producer_warpgroup", ""},
+                     {"persistent", ""},
+                     {"wgmma", ""},
+                     {"pipeline", ""},
+                     {"contiguous_copies", ""},
+                     {"ldmatrix", ""},
+                     {"stage", ""},
+                     {"mma", ""},
+                     {"tile", "thread"},
+                     {"fuse", "thread"},
+                     {"recompute", ""},
+                     {"lanes", ""},
+                     {"lane_vector", ""},
+                     {"moments", ""},
+                     {"prefetch_rows", ""},
+                     {"pipeline_rows", ""},
+                     {"stash", ""}}},
     // lane_vector widens the lanes' columns, moments merges their statistics, prefetch_rows, stash and
     // pipeline_rows act on a row kernel's rows.
     {"lanes",

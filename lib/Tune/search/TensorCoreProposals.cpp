@@ -187,20 +187,20 @@ static void addTf32Proposals(const PayloadFacts &facts, const HardwareProfile &p
   // through shared memory, the warps side by side. First 256 x 128 blocks without a producer warp (two
   // warpgroups of m64n256k8: 128 accumulators and 32 fragment registers a thread, 171 registers, which ptxas
   // gives 8 warps); with a producer warp the 9 warps get at most 168 and ptxas serializes the wgmma (it says so),
-  // so the warp-specialized forms (which multicast needs) follow: 128 x 128 (122 registers), then 256 x 128 and
-  // 128 x 256 in pairs sharing a tile. They come after the first transpose_b form (measured) until measured
-  // themselves.
+  // so the warp-specialized forms (which multicast needs) make the producer a warpgroup that gives its registers
+  // to the consumers (producer_warpgroup: 232 a thread): 256 x 128 in pairs sharing A's tile, then 128 x 128
+  // (122 registers without it). (128 x 256 takes four consumer warpgroups: 112 registers a thread even with the
+  // producer's, and ptxas serializes its wgmma.) They come after the first transpose_b form (measured) until
+  // measured themselves.
   bool swapAB = hopper && !facts.contractionATransposed && !facts.contractionBTransposed &&
                 facts.contractionOp == "linalg.matmul";
   auto addSwapAB = [&] {
     struct Swapped {
       std::vector<int64_t> block;
-      bool warpSpecialized, multicast;
+      bool warpSpecialized, multicast, producerWarpgroup = false;
     };
-    for (const Swapped &w : std::vector<Swapped>{{{256, 128}, false, false},
-                                                 {{128, 128}, true, true},
-                                                 {{256, 128}, true, true},
-                                                 {{128, 256}, true, true}}) {
+    for (const Swapped &w :
+         std::vector<Swapped>{{{256, 128}, false, false}, {{256, 128}, true, true, true}, {{128, 128}, true, true}}) {
       if (!blockFits(m, n, w.block[0], w.block[1], /*partialOk=*/true))
         continue;
       Schedule v = wgmmaSchedule(w.block, {w.block[0], 16}, /*blockK=*/32, /*stages=*/4, /*tma=*/true,
@@ -210,6 +210,8 @@ static void addTf32Proposals(const PayloadFacts &facts, const HardwareProfile &p
         v.push_back(Action{"multicast"});
       v.push_back(Action{"tf32"});
       v.push_back(Action{"swap_ab"});
+      if (w.producerWarpgroup)
+        v.push_back(Action{"producer_warpgroup"});
       addRequiredFusions(v, facts, profile, /*always=*/true);
       add(v, "",
           "heuristic: TF32 wgmma (allowed by the request) computing C^T = B^T A^T (swap_ab: B's fragments from its "
@@ -217,7 +219,8 @@ static void addTf32Proposals(const PayloadFacts &facts, const HardwareProfile &p
               std::to_string(w.block[0]) + "x" + std::to_string(w.block[1]) + " blocks, 4 TMA stages" +
               (w.warpSpecialized ? " from a producer warp" : "") +
               ", one tile's wgmma in flight, the result stored through shared memory" +
-              (w.multicast ? ", in clusters of two blocks sharing a tile by TMA multicast" : ""));
+              (w.multicast ? ", in clusters of two blocks sharing a tile by TMA multicast" : "") +
+              (w.producerWarpgroup ? ", the producer a warpgroup giving its registers to the consumers" : ""));
     }
   };
   int copied = 0;
