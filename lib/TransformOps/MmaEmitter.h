@@ -127,13 +127,15 @@ private:
   Value accRow(int64_t i, int64_t h) { return add(group, rowBase, i * kTileM + 8 * h); }
   Value accCol(int64_t j, int64_t e) { return add(pair, colBase, j * kTileN + e); }
   /// Where accumulator element (h, e) of tile (i, j) lives in C: (accRow(i, h), accCol(j, e)); swap_ab, C^T's
-  /// element (wgmma's tile 2i + j of the warp's 16 columns by the block's rows) at C[16i + 8j + 2t + e, g + 8h]
-  /// (offset by the warp's tile).
+  /// element (wgmma's tile 2i + j of the warp's 16 columns by the block's rows) at C[16i + 8j + 2t + e,
+  /// swapColumn(h)].
   std::pair<Value, Value> accAt(int64_t i, int64_t j, int64_t h, int64_t e) {
     if (!plan.swapAB)
       return {accRow(i, h), accCol(j, e)};
-    return {add(pair, rowBase, i * kTileM + j * kTileN + e), add(group, colBase, 8 * h)};
+    return {add(pair, rowBase, i * kTileM + j * kTileN + e), swapColumn(h)};
   }
+  /// swap_ab: the block's column that this lane's row g + 8 h of B^T (and of its accumulators) stands for.
+  Value swapColumn(int64_t h) { return add(swapGroup, colBase, 4 * h); }
   /// Stores the pair (h, e = 0, 1) of tile (i, j) into `target` at its place (guarded: only what lies within the
   /// result of a partial tile): along a row, or (swap_ab) down a column, element by element.
   void storeAccumulatorPair(Value first, Value second, Value target, int64_t i, int64_t j, int64_t h, bool guard);
@@ -393,6 +395,7 @@ private:
   MLIRContext *ctx;
   Type operandType;
   Value group, pair;            ///< lane / 4 and 2 (lane % 4): a lane's row and first column in a tile.
+  Value swapGroup;              ///< swap_ab: (g % 4) + 16 (g / 4), g = lane / 4 (see emit()).
   Value quad;                   ///< lane % 4: a TF32 fragment's column (A) or row (B) of K.
   int64_t warpM = 0, warpN = 0; ///< The warp's tile: the whole matmul, or (staged) its share of the grid.
   Value rowBase, colBase;       ///< The warp's tile's first row and column in the matmul's.

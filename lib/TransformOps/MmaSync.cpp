@@ -46,6 +46,16 @@ void MmaEmitter::emit() {
     rowBase = colBase = index(0);
   }
   group = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, l.floorDiv(4)), ValueRange{lane});
+  if (plan.swapAB) {
+    // swap_ab: lane l's rows of B^T g + 8 h (g = l / 4) are the block's columns (g % 4) + 16 (g / 4) + 4 h, and
+    // warp w's start at 32 (w / 2) + 8 (w % 2) (a pair of warps covers a 32-column atom of B's stage): a warp's
+    // reads of one fragment register then fall in 8 chunks of the swizzled rows (32 banks; plain g + 8 h would
+    // take 4 chunks, a 2-way conflict). The accumulators' columns follow (accAt).
+    colBase = affine::AffineApplyOp::create(
+        b, loc, AffineMap::get(1, 0, l.floorDiv(32).floorDiv(2) * 32 + l.floorDiv(32) % 2 * 8), ValueRange{thread});
+    swapGroup = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, l.floorDiv(4) % 4 + l.floorDiv(16) * 16),
+                                              ValueRange{lane});
+  }
   pair = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, (l % 4) * 2), ValueRange{lane});
   quad = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, l % 4), ValueRange{lane});
   aSource = plan.a;

@@ -492,14 +492,14 @@ SmallVector<Value> MmaEmitter::wgmmaTileSwapped(Value stage, SmallVector<Value> 
   // The instruction's B: A's stage whole (the block's M rows of 32 f32 of K, K-major, 8-row groups 1024 bytes
   // apart), 32 bytes along its rows per step of 8 of K.
   Value aStart = sharedAddress(aShared, stage, plan.m * rowBytes, index(0), 0);
-  // Lane l of warp w reads B^T's rows 16 w + g (+ 8) (B's columns within the block; colBase = 16 w) at K
-  // t (+ 4) of each step: a0 (g, t), a1 (g + 8, t), a2 (g, t + 4), a3 (g + 8, t + 4), as mma.sync m16n8k8's A.
-  // In B's stage, column c is in atom c / 32 at chunk (c % 32) / 4 ^ (k % 8) of row k. (A warp's 32 reads of
-  // one register touch 4 rows of K by 8 columns: 2 chunks of each row, 4 chunks in all, a 2-way bank conflict.)
+  // Lane l of warp w reads its rows g (+ 8) of the warp's 16 rows of B^T (the block's columns swapColumn(0)
+  // and (1)) at K t (+ 4) of each step: a0 (g, t), a1 (g + 8, t), a2 (g, t + 4), a3 (g + 8, t + 4), as
+  // mma.sync m16n8k8's A. In B's stage, column c is in atom c / 32 at chunk (c % 32) / 4 ^ (k % 8) of row k;
+  // a warp's 32 reads of one register fall in 8 chunks of 4 rows of K (32 banks).
   AffineExpr d = getAffineDimExpr(0, ctx);
   SmallVector<SmallVector<Value>> fragments(steps);
   for (int64_t rowHalf = 0; rowHalf < 2; ++rowHalf) {
-    Value column = add(group, colBase, 8 * rowHalf);
+    Value column = swapColumn(rowHalf);
     Value atomIndex = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, d.floorDiv(atom)), column);
     Value inAtom = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, d % atom), column);
     Value inChunk = affine::AffineApplyOp::create(b, loc, AffineMap::get(1, 0, d % 4), column);
