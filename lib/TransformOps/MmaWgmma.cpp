@@ -497,6 +497,12 @@ SmallVector<Value> MmaEmitter::wgmmaTileSwapped(Value stage, SmallVector<Value> 
   // mma.sync m16n8k8's A. In B's stage, column c is in atom c / 32 at chunk (c % 32) / 4 ^ (k % 8) of row k;
   // a warp's 32 reads of one register fall in 8 chunks of 4 rows of K (32 banks).
   AffineExpr d = getAffineDimExpr(0, ctx);
+  // A wgmma reads its register operand until a wait_group covers it (PTX: writing those registers before is
+  // undefined), and this tile's loads write the registers the previous tile's wgmma read (the same values of the
+  // loop body): with a tile in flight, it is waited for here, after the wait for this tile's stage, before the
+  // loads. (On an H100 without this wait every trial with overlap was wrong: relative L2 error 0.49.)
+  if (plan.wgmmaInFlight > 0)
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, uint64_t(0));
   SmallVector<SmallVector<Value>> fragments(steps);
   for (int64_t rowHalf = 0; rowHalf < 2; ++rowHalf) {
     Value column = swapColumn(rowHalf);
