@@ -7,6 +7,8 @@ runs the real tool from $REAL_TOOLS, after these changes:
   compiles instead of the payload: a deliberately wrong reference.
 - $FAKE_CRASH_CANDIDATE=N: candidate N compiles $FAKE_CRASH_PAYLOAD instead (without its recipe), e.g. a kernel
   that segfaults.
+- $FAKE_SLOW_CANDIDATE=N: candidate N's compile first sleeps $FAKE_SLOW_SECONDS (default 3) seconds, as a
+  schedule whose unrolled tile takes ptxas half a minute does.
 - $FAKE_FAIL_CANDIDATES=1: every candidate's compile fails with one message (a payload no schedule gets past).
 - $FAKE_FAIL_SAMPLES=1: kforge-compile --sample-outputs fails as it does on an op the interpreter has no meaning
   for (the reference check is then skipped, with the reason).
@@ -19,6 +21,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 tool = os.path.basename(sys.argv[0])
 args = sys.argv[1:]
@@ -50,6 +53,10 @@ if (tool == "kforge-compile" and os.environ.get("FAKE_FAIL_CANDIDATES") == "1" a
 if tool == "kforge-compile" and os.environ.get("FAKE_FAIL_SAMPLES") == "1" and "--sample-outputs" in args:
     sys.stderr.write(args[0] + ":7:12: error: 'fake.op' has no meaning in kforge's interpreter (fake)\n")
     sys.exit(1)
+
+slow = os.environ.get("FAKE_SLOW_CANDIDATE")
+if tool == "kforge-compile" and slow and "-o" in args and args[args.index("-o") + 1].endswith("/candidates/" + slow):
+    time.sleep(float(os.environ.get("FAKE_SLOW_SECONDS", "3")))
 
 crash = os.environ.get("FAKE_CRASH_CANDIDATE")
 if tool == "kforge-compile" and crash and "-o" in args and args[args.index("-o") + 1].endswith("/candidates/" + crash):

@@ -2,8 +2,10 @@
 //
 // The policy proposes a batch; the batch compiles in parallel; each candidate that compiled is measured, one
 // at a time, and every finished trial is appended to the database before the next, so that a killed search
-// resumes where it stopped. The loop stops at the trial or time budget, after --early-stop trials without a
-// faster kernel, or when the policy has nothing new.
+// resumes where it stopped. On the GPU a candidate is measured as soon as its compile ends (its compile and the
+// others' take CPU cores, not the GPU it is timed on), so one slow compile does not hold the batch's others. The loop
+// stops at the trial or time budget, after --early-stop trials without a faster kernel, or when the policy has nothing
+// new.
 //
 //===----------------------------------------------------------------------===//
 
@@ -99,6 +101,10 @@ private:
   BatchEnd startBatch(unsigned jobs, llvm::DefaultThreadPool &pool);
   /// Proposes (unless a batch is already compiling), compiles and measures one batch.
   BatchEnd runBatch(unsigned jobs, llvm::DefaultThreadPool &pool);
+  /// The first candidate (by index) whose compile has ended and that is not yet measured, waiting for one;
+  /// nothing when every candidate is measured or the time budget runs out while waiting.
+  std::optional<size_t> nextCompiled(const std::vector<std::shared_future<void>> &done,
+                                     const std::vector<bool> &measured) const;
   /// Time to the first correct trial and trials per minute: kept in run.json, said on stderr.
   void recordSpeed();
   /// Records one measured candidate and reports it; false after a database error.
@@ -132,6 +138,7 @@ private:
   std::string sameFailure;
   ReferenceCheck check;              ///< The reference's check (run.json's "reference_check").
   std::vector<Candidate> compiling;  ///< A batch proposed and compiling in the pool, not yet measured.
+  std::vector<std::shared_future<void>> compiled; ///< compiling[i]'s compile, done when ready.
   double setupSeconds = 0;
   int trialsNow = 0;                 ///< Trials finished by this invocation.
   bool correctBefore = false;        ///< A correct trial was recorded before this invocation.
@@ -385,31 +392,71 @@ Tuner::BatchEnd Tuner::startBatch(unsigned jobs, llvm::DefaultThreadPool &pool) 
                                                                         : config.timeBudget - secondsSince(searchStart);
     batchConfig.compileTimeout = std::max(10, std::min(config.compileTimeout, static_cast<int>(left) + 1));
   }
+  compiled.clear();
   for (Candidate &c : compiling)
-    pool.async([this, batchConfig, ptr = &c] { compileCandidate(batchConfig, tools, *ptr, /*naive=*/false); });
+    compiled.push_back(
+        pool.async([this, batchConfig, ptr = &c] { compileCandidate(batchConfig, tools, *ptr, /*naive=*/false); }));
   return BatchEnd::Measured;
+}
+
+std::optional<size_t> Tuner::nextCompiled(const std::vector<std::shared_future<void>> &done,
+                                          const std::vector<bool> &measured) const {
+  for (;;) {
+    std::optional<size_t> waiting;
+    for (size_t i = 0; i < done.size(); ++i) {
+      if (measured[i])
+        continue;
+      if (done[i].wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+        return i;
+      if (!waiting)
+        waiting = i;
+    }
+    if (!waiting || outOfTime())
+      return std::nullopt;
+    done[*waiting].wait_for(std::chrono::milliseconds(20));
+  }
 }
 
 Tuner::BatchEnd Tuner::runBatch(unsigned jobs, llvm::DefaultThreadPool &pool) {
   if (compiling.empty())
     if (BatchEnd end = startBatch(jobs, pool); end != BatchEnd::Measured)
       return end;
-  pool.wait();
   std::vector<Candidate> candidates = std::move(compiling);
+  std::vector<std::shared_future<void>> done = std::move(compiled);
   compiling.clear();
-  for (Candidate &c : candidates) {
+  compiled.clear();
+  // On the CPU target the candidates' compiles would disturb the one being timed: the batch compiles first.
+  if (config.target != "gpu")
+    pool.wait();
+  std::vector<bool> measured(candidates.size(), false);
+  for (size_t left = candidates.size(); left > 0; --left) {
     // Candidates compiled but not measured are not recorded: a resumed run proposes them again.
-    if (outOfTime())
+    std::optional<size_t> next = outOfTime() ? std::nullopt : nextCompiled(done, measured);
+    if (!next) {
+      size_t stillCompiling = 0;
+      for (size_t i = 0; i < done.size(); ++i)
+        stillCompiling += !measured[i] && done[i].wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+      progress.note(llvm::formatv("kforge-tune: the time budget ran out with {0} of the batch's {1} candidates not "
+                                  "measured ({2} still compiling)",
+                                  left, candidates.size(), stillCompiling));
       break;
+    }
+    measured[*next] = true;
+    Candidate &c = candidates[*next];
     double budgetLeft = config.timeBudget > 0 ? std::max(1e-3, config.timeBudget - secondsSince(searchStart)) : 0;
     DatabaseRecord record = evaluator.evaluate(c, baselineMs, bestMs, budgetLeft, parentId(c.proposal.parentHash));
     // A run cut off because the time budget ran out was not measured: like the candidates after it, it is
     // not recorded, and a resumed run proposes it again.
     if (outOfTime() && record.status == "failed" && record.reason.value_or("").find("timed out") != std::string::npos)
       break;
-    if (!recordTrial(c, record))
+    if (!recordTrial(c, record)) {
+      pool.wait();
       return BatchEnd::WriteError;
+    }
   }
+  // The candidates left unmeasured may still be compiling into `candidates`: their compiles end (at the latest
+  // at their timeout, bounded by the budget) before the batch goes.
+  pool.wait();
   return BatchEnd::Measured;
 }
 
