@@ -8,10 +8,38 @@
 #include "../ActionDefinition.h"
 #include "../Renderer.h"
 
+#include <optional>
+
 using namespace kforge::tune;
 using llvm::StringRef;
 
 namespace {
+
+/// A tensor-core block's accumulators: each consumer thread keeps rows x columns / threads f32 of the block's
+/// tile in registers, beside about 32 of fragments and addresses.
+struct TileAccumulators {
+  int64_t threads, rows, cols;
+  int64_t perThread() const { return rows * cols / threads; }
+  int64_t registersNeeded() const { return perThread() + 32; }
+  std::string describe() const {
+    return "the " + std::to_string(perThread()) + " accumulators each of the block's " + std::to_string(threads) +
+           " threads keeps of its " + std::to_string(rows) + "x" + std::to_string(cols) + " tile";
+  }
+};
+
+/// The schedule's tensor-core accumulators (mma or wgmma), or nothing for the other forms.
+std::optional<TileAccumulators> tensorCoreAccumulators(const ValidationContext &context) {
+  if (!findSlot(context.schedule, "mma"))
+    return std::nullopt;
+  size_t m = matmulRowDim(context.facts);
+  std::vector<int64_t> dims = blockDims(context.schedule, context.facts);
+  int64_t threads = dims[0] * dims[1] * dims[2] - producerThreads(context.schedule);
+  int64_t rows = blockExtent(context.schedule, context.facts, m),
+          cols = blockExtent(context.schedule, context.facts, m + 1);
+  if (threads <= 0 || rows <= 0 || cols <= 0 || rows * cols / threads <= 0)
+    return std::nullopt;
+  return TileAccumulators{threads, rows, cols};
+}
 
 class KernelAttributeAction : public ActionDefinition {
 public:
@@ -69,23 +97,14 @@ protected:
   /// is exactly their lanes.
   void checkKind(const ValidationContext &context) const override {
     const Action &action = context.action();
-    // The tensor-core forms keep each thread's share of the block's result in registers (rows x columns /
-    // threads f32 accumulators) beside its fragments and addresses: under that, ptxas stops ("insufficient
-    // registers"; seen with max_registers(64) and (128) on a 128x256 TF32 wgmma block of 256 threads).
-    if (findSlot(context.schedule, "mma")) {
-      size_t m = matmulRowDim(context.facts);
-      std::vector<int64_t> dims = blockDims(context.schedule, context.facts);
-      int64_t threads = dims[0] * dims[1] * dims[2] - producerThreads(context.schedule);
-      int64_t rows = blockExtent(context.schedule, context.facts, m),
-              cols = blockExtent(context.schedule, context.facts, m + 1);
-      int64_t accumulators = threads > 0 && rows > 0 && cols > 0 ? rows * cols / threads : 0;
-      if (accumulators > 0 && action.value < accumulators + 32)
-        context.problem("shape", "max_registers(" + std::to_string(action.value) + ") leaves no room for the " +
-                                     std::to_string(accumulators) + " accumulators each of the block's " +
-                                     std::to_string(threads) + " threads keeps of its " + std::to_string(rows) + "x" +
-                                     std::to_string(cols) + " tile (at least " + std::to_string(accumulators + 32) +
-                                     " registers)");
-    }
+    // The tensor-core forms keep each thread's share of the block's result in registers beside its fragments
+    // and addresses: under that, ptxas stops ("insufficient registers"; seen with max_registers(64) and (128)
+    // on a 128x256 TF32 wgmma block of 256 threads).
+    if (std::optional<TileAccumulators> tile = tensorCoreAccumulators(context);
+        tile && action.value < tile->registersNeeded())
+      context.problem("shape", "max_registers(" + std::to_string(action.value) + ") leaves no room for " +
+                                   tile->describe() + " (at least " + std::to_string(tile->registersNeeded()) +
+                                   " registers)");
     if (!findSlot(context.schedule, "lanes"))
       return;
     std::vector<int64_t> dims = blockDims(context.schedule, context.facts);
@@ -95,6 +114,31 @@ protected:
                                        std::to_string(threads) + " threads take " +
                                        std::to_string(threads * action.value) +
                                        " registers; a multiprocessor has 65536 (the launch would fail)");
+  }
+};
+
+/// occupancy(N): ptxas gives each thread at most 65536 / (N x the block's threads) registers, rounded down to 8.
+class OccupancyAction : public KernelAttributeAction {
+public:
+  explicit OccupancyAction(ActionSpec spec) : KernelAttributeAction(std::move(spec), 80, true, "min_blocks_per_sm") {}
+
+protected:
+  /// Blocks that cannot share a multiprocessor's registers: ptxas stops ("insufficient registers"; the 4096^3
+  /// TF32 search of session 67 spent 4 trials on occupancy(2) and (3) of 256x128 and 128x256 wgmma blocks).
+  void checkKind(const ValidationContext &context) const override {
+    const Action &action = context.action();
+    std::optional<TileAccumulators> tile = tensorCoreAccumulators(context);
+    if (!tile)
+      return;
+    std::vector<int64_t> dims = blockDims(context.schedule, context.facts);
+    int64_t blockThreads = dims[0] * dims[1] * dims[2];
+    int64_t perThread = 65536 / (action.value * blockThreads) / 8 * 8;
+    if (perThread < tile->registersNeeded())
+      context.problem("too-large", "occupancy(" + std::to_string(action.value) + ") leaves each of the " +
+                                       std::to_string(blockThreads) + " threads of a block " +
+                                       std::to_string(perThread) + " registers (65536 a multiprocessor), too few for " +
+                                       tile->describe() + " (at least " + std::to_string(tile->registersNeeded()) +
+                                       ")");
   }
 };
 
@@ -131,17 +175,15 @@ protected:
 } // namespace
 
 void kforge::tune::addKernelActions(ActionDefinitions &definitions) {
-  definitions.push_back(std::make_unique<KernelAttributeAction>(
-      ActionSpec{
-          "occupancy",
-          "Ask the kernel's compiler to fit this many blocks on a multiprocessor (PTX .minnctapersm): ptxas limits "
-          "each thread's registers to make room, trading spills for occupancy.",
-          "transform.kforge.set_kernel_attributes {min_blocks_per_sm} on the gpu.launch, carried to the outlined "
-          "kernel as nvvm.minctasm",
-          {{"min_blocks_per_sm", ParamType::Int, {1, 2, 3, 4}, {}, "blocks per multiprocessor"}},
-          {"gpu"},
-          "tile(block) (the grid it maps to is the kernel it bounds)"},
-      80, true, "min_blocks_per_sm"));
+  definitions.push_back(std::make_unique<OccupancyAction>(ActionSpec{
+      "occupancy",
+      "Ask the kernel's compiler to fit this many blocks on a multiprocessor (PTX .minnctapersm): ptxas limits "
+      "each thread's registers to make room, trading spills for occupancy.",
+      "transform.kforge.set_kernel_attributes {min_blocks_per_sm} on the gpu.launch, carried to the outlined "
+      "kernel as nvvm.minctasm",
+      {{"min_blocks_per_sm", ParamType::Int, {1, 2, 3, 4}, {}, "blocks per multiprocessor"}},
+      {"gpu"},
+      "tile(block) (the grid it maps to is the kernel it bounds)"}));
   definitions.push_back(std::make_unique<MaxRegistersAction>());
   definitions.push_back(std::make_unique<KernelAttributeAction>(
       ActionSpec{

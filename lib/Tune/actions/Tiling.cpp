@@ -23,6 +23,12 @@ static constexpr int64_t kMaxVectorElements = 512;
 static constexpr int64_t kMaxLocalBytesPerThread = 512 * 1024; ///< CUDA's local memory limit per thread.
 /// The most output points a SIMT contraction's thread tile may have on the GPU (an accumulator register each).
 static constexpr int64_t kMaxSimtAccumulators = 256;
+/// The most output points a thread of a convolution's staged SIMT implicit GEMM (stage without mma) may have.
+/// Besides its accumulators a thread holds a fragment of each operand and the stages' addresses: ptxas for
+/// sm_90a on a 7x7 stride-2 convolution's forms, 64 points 213 registers, 128 points 219-255 with at most 48
+/// bytes spilled, 256 points 255 registers and 2-7 KB spilled, 512 points 24-33 KB spilled and a 20-30 s
+/// compile that held its whole batch of the search.
+static constexpr int64_t kMaxStagedConvAccumulators = 128;
 
 /// Staged mma: the thread tile only sizes the warp grid; the block's matmul is rewritten whole.
 /// `what`: what the tile action or the fuse action comes to there.
@@ -317,6 +323,18 @@ private:
         problem(index, "too-large",
                 "tile(thread): " + std::to_string(points) + " output points per thread, each an accumulator in " +
                     "registers; at most " + std::to_string(kMaxSimtAccumulators) + " (a thread has 255 registers)");
+      // A convolution's staged implicit GEMM keeps one accumulator per output point of the thread tile's tiled
+      // loops (a loop the thread tile leaves whole, size 0, runs serially around them).
+      if (gpu && facts.windowOps > 0 && findSlot(schedule, "stage") && !findSlot(schedule, "mma")) {
+        int64_t live = 1;
+        for (int64_t size : action.sizes)
+          live *= std::max<int64_t>(size, 1);
+        if (live > kMaxStagedConvAccumulators)
+          problem(index, "too-large",
+                  "tile(thread): " + std::to_string(live) + " output points per thread of the staged convolution, " +
+                      "each an accumulator in registers beside its operands' fragments; at most " +
+                      std::to_string(kMaxStagedConvAccumulators) + " (more spill: a thread has 255 registers)");
+      }
     }
     // One thread running a whole block's tile: a block of 1 thread keeps a multiprocessor at most 1/64 busy
     // (32 resident blocks of 1 thread against 2048 threads), and that thread runs the tile serially. On the
