@@ -495,6 +495,29 @@ DiagnosedSilenceableFailure transform::ImplicitGemmToMmaSyncOp::applyToOne(trans
 }
 
 //===----------------------------------------------------------------------===//
+// GroupBlockOrderOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult transform::GroupBlockOrderOp::verify() {
+  int64_t rows = getRows(); // (signed: I64Attr's getter is unsigned)
+  if (rows < 1)
+    return emitOpError() << "rows must be a positive number of block rows, not " << rows;
+  return success();
+}
+
+DiagnosedSilenceableFailure transform::GroupBlockOrderOp::applyToOne(transform::TransformRewriter &rewriter,
+                                                                     gpu::LaunchOp target,
+                                                                     transform::ApplyToEachResultList &results,
+                                                                     transform::TransformState &state) {
+  std::string why;
+  FailureOr<gpu::LaunchOp> launch = kforge::groupBlockOrder(rewriter, target, getRows(), why);
+  if (failed(launch))
+    return emitSilenceableError() << why;
+  results.push_back(*launch);
+  return DiagnosedSilenceableFailure::success();
+}
+
+//===----------------------------------------------------------------------===//
 // PrefetchRowsToL2Op
 //===----------------------------------------------------------------------===//
 

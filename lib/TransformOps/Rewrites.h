@@ -116,6 +116,11 @@ llvm::LogicalResult implicitGemmToMmaSync(mlir::RewriterBase &rewriter, mlir::li
 mlir::FailureOr<mlir::gpu::LaunchOp> prefetchRowsToL2(mlir::RewriterBase &rewriter, mlir::gpu::LaunchOp launch,
                                                       int64_t ahead, std::string &why);
 
+/// transform.kforge.group_block_order (`rows` positive): the launch, its blocks renumbered in groups of `rows`
+/// block rows (cluster rows, its clusters kept whole); failure (why) for cluster sizes that are not constants.
+mlir::FailureOr<mlir::gpu::LaunchOp> groupBlockOrder(mlir::RewriterBase &rewriter, mlir::gpu::LaunchOp launch,
+                                                     int64_t rows, std::string &why);
+
 /// transform.kforge.stash_rows_in_shared (`quarters` 1, 2 or 3): the launch, its row values partly stashed in
 /// shared memory.
 mlir::FailureOr<mlir::gpu::LaunchOp> stashRowsInShared(mlir::RewriterBase &rewriter, mlir::gpu::LaunchOp launch,

@@ -711,6 +711,36 @@ def PrefetchRowsToL2Op : Kforge_InPlaceOp<"prefetch_rows_to_l2", "::mlir::gpu::L
   let hasVerifier = 1;
 }
 
+def GroupBlockOrderOp : Kforge_InPlaceOp<"group_block_order", "::mlir::gpu::LaunchOp", "expected a gpu.launch"> {
+  let summary = "Run a 2-D grid's blocks in groups of `rows` block rows, column by column within a group";
+  let description = [{
+    Renumbers the target `gpu.launch`'s blocks along x and y: the launch's linear block number
+    p = y * gx + x (the order the GPU starts blocks in) takes, within each group of `rows`
+    block rows (the last group may have fewer), the group's blocks column by column:
+    y' = first row of p's group + (p mod the group's size) mod its rows, x' = (p mod the group's
+    size) / its rows; every use of the block ids x and y in the body takes x', y' instead (z
+    is left alone). A bijection of the grid onto itself, so a kernel whose blocks are
+    independent computes the same result in another order. Why: the blocks resident at once
+    share operand tiles through L2. Row by row (each block row a row of the output's tiles,
+    x its columns), a wave of blocks reads one or two block rows of A and all of B; in groups
+    of `rows` rows it reads `rows` rows of A and a wave / `rows` columns of B: on an 8192^3
+    gemm of 256 x 128 tiles, 132 blocks at once, about 133 MB a wave instead of 280. A launch
+    in clusters is renumbered cluster by cluster (the same on the grid of clusters, `rows`
+    cluster rows a group), each block keeping its place in its cluster: a cluster's blocks
+    still take adjacent tiles, which its multicast copies rely on.
+
+    #### Return modes
+
+    Produces a silenceable failure, leaving the IR untouched, if a target is not a
+    `gpu.launch` or has cluster sizes that are not constants. Only reads the target handle.
+    The op fails to verify when `rows` is not positive.
+  }];
+  let arguments = (ins TransformHandleTypeInterface:$target,
+                       I64Attr:$rows);
+  let results = (outs TransformHandleTypeInterface:$transformed);
+  let hasVerifier = 1;
+}
+
 def StashRowsInSharedOp : Kforge_InPlaceOp<"stash_rows_in_shared", "::mlir::gpu::LaunchOp", "expected a gpu.launch"> {
   let summary = "Keep part of each thread's row values in shared memory while its block reduces";
   let description = [{

@@ -1,7 +1,8 @@
-//===- KernelAttributes.cpp - occupancy, max_registers and the cache actions -===//
+//===- KernelAttributes.cpp - occupancy, max_registers, the cache actions, group_blocks -===//
 //
-// The actions on the mapped kernel as a whole: launch bounds for ptxas and the cache operators of its loads
-// and stores. Each renders one transform.kforge.set_kernel_attributes on the gpu.launch after the finish.
+// The actions on the mapped kernel as a whole: launch bounds for ptxas, the cache operators of its loads
+// and stores, the order its blocks run in. Each renders one transform op on the gpu.launch after the finish
+// (transform.kforge.set_kernel_attributes; group_blocks transform.kforge.group_block_order).
 //
 //===----------------------------------------------------------------------===//
 
@@ -172,6 +173,58 @@ protected:
   }
 };
 
+/// group_blocks(N): the grid's blocks in groups of N block rows (transform.kforge.group_block_order).
+class GroupBlocksAction : public ActionDefinition {
+public:
+  GroupBlocksAction()
+      : ActionDefinition(
+            ActionSpec{
+                "group_blocks",
+                "Run the grid's blocks in groups of this many block rows, column by column within a group, instead "
+                "of row by row: the blocks resident at once then read a few rows of A's tiles and a fraction of "
+                "B's columns, which L2 serves to each other, where row by row every wave reads all of B (on an "
+                "8192^3 gemm of 256 x 128 tiles, 132 blocks at once: about 133 MB a wave instead of 280). What GEMM "
+                "libraries call a swizzled or grouped tile order. A grid in clusters (multicast) is renumbered cluster "
+                "by "
+                "cluster. Not yet measured on a GPU.",
+                "transform.kforge.group_block_order {rows} on the gpu.launch after the finish: its block ids x and y "
+                "renumbered (a bijection of the grid)",
+                {{"rows", ParamType::Int, {4, 8, 16}, {}, "block rows per group"}},
+                {"gpu"},
+                "tile(block) over at least two loops; not with persistent (its grid is not the tiles'); with "
+                "multicast the clusters are renumbered, each kept whole"},
+            {{"", 91}}) {}
+
+  bool actsOnKernel() const override { return true; }
+
+  void validate(const ValidationContext &context) const override {
+    const Action *block = findSlot(context.schedule, "tile", "block");
+    if (!block) {
+      context.problem("precondition", "group_blocks needs tile(block) before it (it orders the grid's blocks)");
+      return;
+    }
+    if (findSlot(context.schedule, "persistent"))
+      context.problem("unsupported", "group_blocks with persistent: the persistent grid is not the tiles' (each "
+                                     "block loops over tiles in its own order)");
+    int64_t tiledLoops = 0;
+    for (size_t d = 0; d < context.facts.parallelSizes.size(); ++d)
+      tiledLoops += blockExtent(context.schedule, context.facts, d) < context.facts.parallelSizes[d];
+    if (tiledLoops < 2)
+      context.problem("shape", "group_blocks orders a grid of block rows and columns; tile(block) leaves " +
+                                   std::to_string(tiledLoops) + " loop(s) with more than one block");
+  }
+
+  RenderPoint renderPoint() const override { return RenderPoint::AfterFinish; }
+  bool render(Renderer &r, size_t index, const Schedule &schedule) const override {
+    const Action &action = schedule[index];
+    r.line("    // action " + std::to_string(index) + ": " + describe(action));
+    std::string launches = r.matchLaunches();
+    r.line("    " + r.fresh("grouped") + " = transform.kforge.group_block_order " + launches +
+           " {rows = " + std::to_string(action.value) + "} : " + Renderer::kUnary);
+    return true;
+  }
+};
+
 } // namespace
 
 void kforge::tune::addKernelActions(ActionDefinitions &definitions) {
@@ -235,4 +288,5 @@ void kforge::tune::addKernelActions(ActionDefinitions &definitions) {
           "tile(block); not with loads_evict_first"},
       88, false, "load_l2_policy = \"evict_last\""));
   definitions.push_back(std::make_unique<LoadsEvictFirstAction>());
+  definitions.push_back(std::make_unique<GroupBlocksAction>());
 }

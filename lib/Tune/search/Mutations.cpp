@@ -329,6 +329,7 @@ static const Addition kAdditions[] = {
     {"contiguous_copies", withSearchValue},
     {"occupancy", withSearchValue},
     {"max_registers", withSearchValue},
+    {"group_blocks", withSearchValue},
     {"lanes", withSearchValue},
     {"lane_vector", withSearchValue},
     {"stash", withSearchValue},
@@ -530,7 +531,8 @@ Schedule crossoverSchedulesOn(const Schedule &a, const Schedule &b, const Payloa
       {"unroll", ""},           {"reorder", ""},          {"vectorize", ""},
       {"prefetch_rows", ""},    {"pipeline_rows", ""},    {"stash", ""},
       {"occupancy", ""},        {"max_registers", ""},    {"streaming_stores", ""},
-      {"read_only_inputs", ""}, {"loads_evict_last", ""}, {"loads_evict_first", ""}};
+      {"read_only_inputs", ""}, {"loads_evict_last", ""}, {"loads_evict_first", ""},
+      {"group_blocks", ""}};
   for (int attempt = 0; attempt < 50; ++attempt) {
     Schedule child;
     for (auto [kind, level] : slots) {
