@@ -522,12 +522,7 @@ SmallVector<Value> MmaEmitter::wgmmaTileSwapped(Value stage, SmallVector<Value> 
   int64_t count = int64_t(acc.size()); // m / 2: the instruction's N is the block's rows
   auto structType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(count, f32));
   std::string assembly = kforge::wgmmaTf32RegisterA(plan.m);
-  std::string constraints;
-  for (int64_t i = 0; i < count; ++i)
-    constraints += "=f,";
-  for (int64_t i = 0; i < count; ++i)
-    constraints += std::to_string(i) + ",";
-  constraints += "r,r,r,r,l,r";
+  std::string constraints = kforge::wgmmaTf32RegisterAConstraints(plan.m);
   Value scaleD = arith::ConstantIntOp::create(b, loc, i32Type, 1);
   NVVM::WgmmaFenceAlignedOp::create(b, loc);
   for (int64_t step = 0; step < steps; ++step) {

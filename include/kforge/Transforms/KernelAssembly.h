@@ -48,6 +48,17 @@ inline std::string wgmmaTf32RegisterA(int64_t n) {
   return s;
 }
 
+/// wgmmaTf32RegisterA(n)'s constraints, in its operands' order.
+inline std::string wgmmaTf32RegisterAConstraints(int64_t n) {
+  int64_t d = n / 2;
+  std::string constraints;
+  for (int64_t i = 0; i < d; ++i)
+    constraints += "=f,";
+  for (int64_t i = 0; i < d; ++i)
+    constraints += std::to_string(i) + ",";
+  return constraints + "r,r,r,r,l,r";
+}
+
 /// Whether `assembly` is one of the strings above (or empty: a compiler-level memory barrier, no instruction).
 inline bool isKforgeAssembly(llvm::StringRef assembly) {
   if (assembly.empty() || assembly == kPredicatedMbarrierArrive || assembly == kPredicatedPeerMbarrierArrive)
