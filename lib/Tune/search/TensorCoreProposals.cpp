@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 using namespace kforge::tune;
 using namespace kforge::tune::search;
@@ -190,8 +191,9 @@ static void addTf32Proposals(const PayloadFacts &facts, const HardwareProfile &p
   // so the warp-specialized forms (which multicast needs) make the producer a warpgroup that gives its registers
   // to the consumers (producer_warpgroup: 232 a thread): 256 x 128 in pairs sharing A's tile, then 128 x 128
   // (122 registers without it). (128 x 256 takes four consumer warpgroups: 112 registers a thread even with the
-  // producer's, and ptxas serializes its wgmma.) They come after the first transpose_b form (measured) until
-  // measured themselves.
+  // producer's, and ptxas serializes its wgmma.) They come first: on an H100 (session 67, two processes) the
+  // 4096^3 A @ B's best was the first, 0.357-0.359 ms against cuBLAS TF32's 0.345-0.347 (transpose_b's best
+  // 0.410, sessions 64-66), the 8192^3's the second, 2.996 ms against transpose_b's 3.240.
   bool swapAB = hopper && !facts.contractionATransposed && !facts.contractionBTransposed &&
                 facts.contractionOp == "linalg.matmul";
   auto addSwapAB = [&] {
@@ -224,12 +226,9 @@ static void addTf32Proposals(const PayloadFacts &facts, const HardwareProfile &p
     }
   };
   int copied = 0;
-  bool swapped = false;
+  if (swapAB)
+    addSwapAB();
   for (const Warpgroup &w : warpgroups) {
-    if (swapAB && !swapped && copied == 1) {
-      addSwapAB();
-      swapped = true;
-    }
     bool transposing = !kMajor && !w.tma, viaCopy = !kMajor && w.tma && copyB && copied < 3;
     if (!hopper || (!kMajor && !transposing && !viaCopy) ||
         !blockFits(m, n, w.block[0], w.block[1], /*partialOk=*/true))
@@ -259,8 +258,6 @@ static void addTf32Proposals(const PayloadFacts &facts, const HardwareProfile &p
                                                                                                       : "A and B")
                  : ""));
   }
-  if (swapAB && !swapped)
-    addSwapAB();
   // mma.sync: blocks of 4-8 warps, each warp 32-64 rows by 32-64 columns (16-32 m16n8k8 tiles); stages of 32 f32
   // of K (A's rows 36 f32 apart, B's N + 8: no bank conflict on the fragments' reads). Its fragments read A as
   // M x K only.
@@ -301,8 +298,43 @@ static void addTf32Proposals(const PayloadFacts &facts, const HardwareProfile &p
 /// The tensor-core schedules the heuristic tries first for a bf16/f16 matmul (SIMT code runs it at a few
 /// percent of the GPU's bf16 rate): mma.sync tiles, staged, with ldmatrix, pipelined, then wgmma. For an fp32
 /// matmul only under --allow-tf32: the TF32 wgmma forms.
+/// The schedule with group_blocks(8) where a grouped block order may pay: several waves of blocks over operands
+/// that L2 cannot hold (row by row each wave reads all of B), e.g. an 8192^3 gemm of 256 x 128 tiles (2048
+/// blocks, 132 at once on an H100: about 133 MB a wave instead of 280, test/Tune/group-blocks.test).
+static std::optional<Schedule> withGroupedOrder(Schedule v, const PayloadFacts &facts, const HardwareProfile &profile) {
+  const Action *block = slot(v, "tile", "block");
+  if (!block || profile.l2Bytes <= 0 || facts.bytes <= profile.l2Bytes)
+    return std::nullopt;
+  int64_t blocks = 1, tiledLoops = 0;
+  for (size_t d = 0; d < facts.parallelSizes.size() && d < block->sizes.size(); ++d)
+    if (block->sizes[d] > 0) {
+      int64_t count = llvm::divideCeil(facts.parallelSizes[d], block->sizes[d]);
+      blocks *= count;
+      tiledLoops += count > 1;
+    }
+  if (tiledLoops < 2 || blocks < 4 * static_cast<int64_t>(profile.multiprocessors))
+    return std::nullopt;
+  v.push_back(intAction("group_blocks", 8));
+  return v;
+}
+
 void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &profile,
-                            llvm::function_ref<std::string(Schedule, std::string, std::string)> add) {
+                            llvm::function_ref<std::string(Schedule, std::string, std::string)> addProposal) {
+  // The first form (the one measured fastest) again with its blocks in groups of 8 block rows, where that may
+  // pay; not yet measured on a GPU, so only once.
+  bool groupedFirst = false;
+  auto addThenGrouped = [&](Schedule v, std::string parent, std::string why) {
+    std::string hash = addProposal(v, parent, why);
+    if (!groupedFirst && !hash.empty()) {
+      groupedFirst = true;
+      if (std::optional<Schedule> grouped = withGroupedOrder(v, facts, profile))
+        addProposal(*grouped, hash,
+                    "add group_blocks(8) (the blocks in groups of 8 block rows: the operands L2 cannot hold "
+                    "shared by the blocks resident at once)");
+    }
+    return hash;
+  };
+  llvm::function_ref<std::string(Schedule, std::string, std::string)> add = addThenGrouped;
   if (gpu(profile) && tf32Applies(facts))
     return addTf32Proposals(facts, profile, add);
   // Tensor cores first for a bf16/f16 matmul: SIMT code runs it at a few percent of the GPU's bf16 rate. Warp

@@ -86,6 +86,7 @@ HardwareProfile kforge::tune::placeholderGpuProfile() {
   p.threadsPerMultiprocessor = 2048;
   p.sharedBytesPerBlock = 232448;
   p.registersPerBlock = 65536;
+  p.l2Bytes = 60 << 20; // the H200's (kforge-run --device-info: 62914560; the H100's is 50 MiB)
   return p;
 }
 
