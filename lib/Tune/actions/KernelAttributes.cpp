@@ -184,9 +184,8 @@ public:
                 "of row by row: the blocks resident at once then read a few rows of A's tiles and a fraction of "
                 "B's columns, which L2 serves to each other, where row by row every wave reads all of B (on an "
                 "8192^3 gemm of 256 x 128 tiles, 132 blocks at once: about 133 MB a wave instead of 280). What GEMM "
-                "libraries call a swizzled or grouped tile order. A grid in clusters (multicast) is renumbered cluster "
-                "by "
-                "cluster. Not yet measured on a GPU.",
+                "libraries call a swizzled or grouped tile order. A grid in clusters (multicast) is renumbered "
+                "cluster by cluster. Not yet measured on a GPU.",
                 "transform.kforge.group_block_order {rows} on the gpu.launch after the finish: its block ids x and y "
                 "renumbered (a bijection of the grid)",
                 {{"rows", ParamType::Int, {4, 8, 16}, {}, "block rows per group"}},

@@ -295,12 +295,10 @@ static void addTf32Proposals(const PayloadFacts &facts, const HardwareProfile &p
   }
 }
 
-/// The tensor-core schedules the heuristic tries first for a bf16/f16 matmul (SIMT code runs it at a few
-/// percent of the GPU's bf16 rate): mma.sync tiles, staged, with ldmatrix, pipelined, then wgmma. For an fp32
-/// matmul only under --allow-tf32: the TF32 wgmma forms.
 /// The schedule with group_blocks(8) where a grouped block order may pay: several waves of blocks over operands
 /// that L2 cannot hold (row by row each wave reads all of B), e.g. an 8192^3 gemm of 256 x 128 tiles (2048
-/// blocks, 132 at once on an H100: about 133 MB a wave instead of 280, test/Tune/group-blocks.test).
+/// blocks, 132 at once on an H100: about 133 MB a wave instead of 280, test/Tune/group-blocks.test). "Several":
+/// at least 4 waves of one block a multiprocessor (a 4096^3 gemm's 512 blocks of 256 x 128 are 3.9).
 static std::optional<Schedule> withGroupedOrder(Schedule v, const PayloadFacts &facts, const HardwareProfile &profile) {
   const Action *block = slot(v, "tile", "block");
   if (!block || profile.l2Bytes <= 0 || facts.bytes <= profile.l2Bytes)
@@ -318,6 +316,9 @@ static std::optional<Schedule> withGroupedOrder(Schedule v, const PayloadFacts &
   return v;
 }
 
+/// The tensor-core schedules the heuristic tries first for a bf16/f16 matmul (SIMT code runs it at a few
+/// percent of the GPU's bf16 rate): mma.sync tiles, staged, with ldmatrix, pipelined, then wgmma. For an fp32
+/// matmul only under --allow-tf32: the TF32 wgmma forms.
 void addTensorCoreProposals(const PayloadFacts &facts, const HardwareProfile &profile,
                             llvm::function_ref<std::string(Schedule, std::string, std::string)> addProposal) {
   // The first form (the one measured fastest) again with its blocks in groups of 8 block rows, where that may

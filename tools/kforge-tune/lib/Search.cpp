@@ -2,10 +2,10 @@
 //
 // The policy proposes a batch; the batch compiles in parallel; each candidate that compiled is measured, one
 // at a time, and every finished trial is appended to the database before the next, so that a killed search
-// resumes where it stopped. On the GPU a candidate is measured as soon as its compile ends (its compile and the
-// others' take CPU cores, not the GPU it is timed on), so one slow compile does not hold the batch's others. The loop
-// stops at the trial or time budget, after --early-stop trials without a faster kernel, or when the policy has nothing
-// new.
+// resumes where it stopped. On the GPU a candidate is measured as soon as its compile ends (the compiles take
+// CPU cores, not the GPU it is timed on), so one slow compile does not hold the batch's others. The loop stops
+// at the trial or time budget, after --early-stop trials without a faster kernel, or when the policy has
+// nothing new.
 //
 //===----------------------------------------------------------------------===//
 
