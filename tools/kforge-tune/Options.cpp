@@ -64,8 +64,8 @@ static cl::opt<double> timingBudget(
 static cl::opt<double> slowBaseline(
     "slow-baseline-ms",
     cl::desc("A baseline whose first run takes longer than this is timed with kforge-run's fewest repetitions (10 "
-             "after one warm-up) instead of --reps"),
-    cl::init(100), cl::cat(category));
+             "after one warm-up) instead of --reps; their median is as steady as 20's for a run this long"),
+    cl::init(25), cl::cat(category));
 static cl::opt<double> referenceCheckMaxGflop(
     "reference-check-max-gflop",
     cl::desc("GPU: check the naive reference once against the CPU build of the payload when the problem is at "

@@ -144,6 +144,16 @@ private:
   bool correctBefore = false;        ///< A correct trial was recorded before this invocation.
   std::optional<double> firstCorrectSeconds; ///< Seconds from the start to this invocation's first correct trial.
   std::optional<int64_t> firstCorrectId;
+  /// When this invocation's first trials compiled and were measured, in seconds from the start (run.json's
+  /// search_speed.first_trials): where a large problem's time to its first kernel goes between the set-up and
+  /// the runner's own phases (each trial's phases_ms).
+  struct TrialTimes {
+    int64_t id;
+    double compiledAt, measureStart, measureEnd;
+  };
+  static constexpr size_t kTimedTrials = 8;
+  std::vector<TrialTimes> firstTrials;
+  std::vector<double> compiledAt; ///< compiling[i]'s compile end, seconds from the start (0 while compiling).
 };
 
 } // namespace
@@ -336,6 +346,13 @@ void Tuner::recordSpeed() {
                      {"trials_per_minute", perMinute},
                      {"time_to_first_correct_trial_s", nullptr},
                      {"first_correct_trial", nullptr}};
+  json::Array timeline;
+  for (const TrialTimes &t : firstTrials)
+    timeline.push_back(json::Object{{"trial", t.id},
+                                    {"compiled_s", t.compiledAt},
+                                    {"measure_start_s", t.measureStart},
+                                    {"measure_end_s", t.measureEnd}});
+  speed["first_trials"] = std::move(timeline);
   std::string first;
   if (firstCorrectSeconds) {
     speed["time_to_first_correct_trial_s"] = *firstCorrectSeconds;
@@ -393,9 +410,12 @@ Tuner::BatchEnd Tuner::startBatch(unsigned jobs, llvm::DefaultThreadPool &pool) 
     batchConfig.compileTimeout = std::max(10, std::min(config.compileTimeout, static_cast<int>(left) + 1));
   }
   compiled.clear();
-  for (Candidate &c : compiling)
-    compiled.push_back(
-        pool.async([this, batchConfig, ptr = &c] { compileCandidate(batchConfig, tools, *ptr, /*naive=*/false); }));
+  compiledAt.assign(compiling.size(), 0);
+  for (size_t i = 0; i < compiling.size(); ++i)
+    compiled.push_back(pool.async([this, batchConfig, ptr = &compiling[i], at = &compiledAt[i]] {
+      compileCandidate(batchConfig, tools, *ptr, /*naive=*/false);
+      *at = secondsSince(start);
+    }));
   return BatchEnd::Measured;
 }
 
@@ -423,8 +443,10 @@ Tuner::BatchEnd Tuner::runBatch(unsigned jobs, llvm::DefaultThreadPool &pool) {
       return end;
   std::vector<Candidate> candidates = std::move(compiling);
   std::vector<std::shared_future<void>> done = std::move(compiled);
+  std::vector<double> compileEnds = std::move(compiledAt); // written by the compiles until each is done
   compiling.clear();
   compiled.clear();
+  compiledAt.clear();
   // On the CPU target the candidates' compiles would disturb the one being timed: the batch compiles first.
   if (config.target != "gpu")
     pool.wait();
@@ -444,7 +466,10 @@ Tuner::BatchEnd Tuner::runBatch(unsigned jobs, llvm::DefaultThreadPool &pool) {
     measured[*next] = true;
     Candidate &c = candidates[*next];
     double budgetLeft = config.timeBudget > 0 ? std::max(1e-3, config.timeBudget - secondsSince(searchStart)) : 0;
+    double measureStart = secondsSince(start);
     DatabaseRecord record = evaluator.evaluate(c, baselineMs, bestMs, budgetLeft, parentId(c.proposal.parentHash));
+    if (firstTrials.size() < kTimedTrials)
+      firstTrials.push_back({c.id, compileEnds[*next], measureStart, secondsSince(start)});
     // A run cut off because the time budget ran out was not measured: like the candidates after it, it is
     // not recorded, and a resumed run proposes it again.
     if (outOfTime() && record.status == "failed" && record.reason.value_or("").find("timed out") != std::string::npos)

@@ -74,7 +74,7 @@ struct TuneConfig {
   double timingBudgetMs = 1000; ///< A trial's timed repetitions stop near this (at least 10 of them); 0: off.
   /// A baseline whose first run takes longer than this is timed with the runner's fewest repetitions (10, one
   /// warm-up): its exact time matters less than the search's first trials.
-  double slowBaselineMs = 100;
+  double slowBaselineMs = 25;
   /// The baseline's one request to the long-lived runner (measureBaseline): the runner times a candidate whose
   /// verification runs took longer than this with its fewest repetitions (kforge-run's slow_run_ms); -1: off.
   /// Set only on the copy of the configuration that request is made with.
