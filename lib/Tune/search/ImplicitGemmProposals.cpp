@@ -234,7 +234,6 @@ static void addImplicitGemmSimtProposals(const PayloadFacts &facts, AddProposal 
   const std::pair<int64_t, int64_t> shares[] = {{8, 8}, {8, 16}, {4, 4}};
   for (auto [bm, bn] : targets)
     for (auto [rowShare, colShare] : shares) {
-      int64_t share = rowShare;
       bool wide = colShare != rowShare;
       std::vector<int64_t> block = implicitGemmBlock(facts, mLoops, nLoops, bm, bn), thread(rank, 0);
       std::vector<int64_t> extents = blockExtents(facts, block);
@@ -257,7 +256,7 @@ static void addImplicitGemmSimtProposals(const PayloadFacts &facts, AddProposal 
       std::vector<Copies> forms = {Copies::KGroups};
       if (wide)
         forms = {Copies::ContiguousLongestK, Copies::KGroups};
-      else if (share == 8)
+      else if (rowShare == 8)
         forms.insert(forms.end(), {Copies::ContiguousLongestK, Copies::Contiguous});
       if (!wide)
         forms.push_back(Copies::Registers);
