@@ -11,6 +11,7 @@
 #include "GatherOperands.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -288,10 +289,92 @@ struct ComputeIndexTables : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// The operands of `op` whose elements the condition of `check` (in op's body) is computed from: the values
+/// behind the block arguments in its backward slice, in operand order. Empty when the slice leaves the body or
+/// reads an init.
+static SmallVector<Value> checkedOperands(linalg::GenericOp op, cf::AssertOp check) {
+  SmallVector<Value> operands;
+  llvm::SmallDenseSet<unsigned> positions;
+  SmallVector<Value> work{check.getArg()};
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (auto argument = dyn_cast<BlockArgument>(v)) {
+      if (argument.getOwner() != op.getBody() || argument.getArgNumber() >= op.getNumDpsInputs())
+        return {};
+      positions.insert(argument.getArgNumber());
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (def->getBlock() != op.getBody())
+      continue; // a constant from outside
+    if (seen.insert(def).second)
+      llvm::append_range(work, def->getOperands());
+  }
+  for (unsigned i = 0; i < op.getNumDpsInputs(); ++i)
+    if (positions.contains(i))
+      operands.push_back(op.getDpsInputOperand(i)->get());
+  return operands;
+}
+
+/// True when `check` (an assert in `op`'s body) is made again by another linalg.generic of the same block:
+/// an assert with the same message, computed from the same operands, each of whose elements that op reads
+/// (through a projected permutation that keeps every dimension of the operand).
+static bool repeatedElsewhere(linalg::GenericOp op, cf::AssertOp check) {
+  SmallVector<Value> operands = checkedOperands(op, check);
+  if (operands.empty())
+    return false;
+  for (Operation *user : operands.front().getUsers()) {
+    auto other = dyn_cast<linalg::GenericOp>(user);
+    if (!other || other == op || other->getBlock() != op->getBlock())
+      continue;
+    bool readsWhole = llvm::all_of(operands, [&](Value v) {
+      return llvm::any_of(other.getDpsInputOperands(), [&](OpOperand *input) {
+        AffineMap map = other.getMatchingIndexingMap(input);
+        return input->get() == v && map.isProjectedPermutation() && map.getNumResults() > 0;
+      });
+    });
+    if (!readsWhole)
+      continue;
+    bool same = false;
+    other.getBody()->walk([&](cf::AssertOp again) {
+      same = same || (again.getMsg() == check.getMsg() && checkedOperands(other, again) == operands);
+    });
+    if (same)
+      return true;
+  }
+  return false;
+}
+
+/// A linalg.generic without results whose body only checks (asserts on values computed from its operands):
+/// torch-mlir writes a gather's index bounds checks so, once before the op that reads through the indices
+/// and again inside that op. The standalone copy computes nothing and no dispatch can hold an op without
+/// results (kforge-partition refused cross entropy for it), so it is erased where another op of the block
+/// makes every one of its checks again: the same message, on the same operands, each element read.
+struct EraseRepeatedChecks : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op, PatternRewriter &rewriter) const override {
+    if (op->getNumResults() != 0 || op.getNumDpsInits() != 0 || !op.hasPureTensorSemantics())
+      return failure();
+    SmallVector<cf::AssertOp> checks;
+    for (Operation &inner : op.getBody()->without_terminator()) {
+      if (auto check = dyn_cast<cf::AssertOp>(inner))
+        checks.push_back(check);
+      else if (!isPure(&inner))
+        return failure();
+    }
+    if (checks.empty() || !llvm::all_of(checks, [&](cf::AssertOp c) { return repeatedElsewhere(op, c); }))
+      return failure();
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void kforge::populateGatherOperandsPatterns(RewritePatternSet &patterns) {
-  patterns.add<ExtractThroughElementwise, ExtractAtLoopIndicesToOperand, ComputeIndexTables>(patterns.getContext());
+  patterns.add<ExtractThroughElementwise, ExtractAtLoopIndicesToOperand, ComputeIndexTables, EraseRepeatedChecks>(
+      patterns.getContext());
 }
 
 linalg::GenericOp kforge::rebuildGeneric(RewriterBase &rewriter, linalg::GenericOp op, ValueRange inputs,

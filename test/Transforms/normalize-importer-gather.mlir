@@ -133,6 +133,103 @@ func.func @guarded_read(%x: tensor<64xf32>, %s: tensor<32xf32>) -> tensor<64xf32
 
 // -----
 
+// torch-mlir's nll_loss checks the class indices twice: in a linalg.generic of its own, without results
+// (nothing a dispatch can hold: kforge-partition refused cross entropy for it), and again inside the
+// reduction that reads the logits at them. The standalone copy goes; the reduction keeps its checks.
+// CHECK-LABEL: func.func @repeated_checks(
+// CHECK-NOT: tensor<24xi64>) {
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1xf32>)
+// CHECK: cf.assert %{{.*}}, "index must be smaller than dim size"
+// CHECK: cf.assert %{{.*}}, "index must be larger or equal to 0"
+// CHECK: tensor.extract
+// CHECK: return
+#rows = affine_map<(d0) -> (d0)>
+#col = affine_map<(d0, d1) -> (d1)>
+#one = affine_map<(d0, d1) -> (d0)>
+func.func @repeated_checks(%x: tensor<24x10xf32>, %t: tensor<24xi64>) -> tensor<1xf32> {
+  %c10 = arith.constant 10 : index
+  %c0 = arith.constant 0 : i64
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#rows], iterator_types = ["parallel"]} ins(%t : tensor<24xi64>) {
+  ^bb0(%in: i64):
+    %i = arith.index_cast %in : i64 to index
+    %lt = arith.cmpi slt, %i, %c10 : index
+    cf.assert %lt, "index must be smaller than dim size"
+    %ge = arith.cmpi sge, %in, %c0 : i64
+    cf.assert %ge, "index must be larger or equal to 0"
+    linalg.yield
+  }
+  %e = tensor.empty() : tensor<1xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1xf32>) -> tensor<1xf32>
+  %r = linalg.generic {indexing_maps = [#col, #one], iterator_types = ["parallel", "reduction"]} ins(%t : tensor<24xi64>) outs(%f : tensor<1xf32>) {
+  ^bb0(%in: i64, %out: f32):
+    %row = linalg.index 1 : index
+    %i = arith.index_cast %in : i64 to index
+    %lt = arith.cmpi slt, %i, %c10 : index
+    cf.assert %lt, "index must be smaller than dim size"
+    %ge = arith.cmpi sge, %in, %c0 : i64
+    cf.assert %ge, "index must be larger or equal to 0"
+    %v = tensor.extract %x[%row, %i] : tensor<24x10xf32>
+    %s = arith.addf %v, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<1xf32>
+  return %r : tensor<1xf32>
+}
+
+// -----
+
+// A check that no other op makes again stays: here the reduction checks only one of the two bounds, and of
+// another index tensor the same message says nothing about this one.
+// CHECK-LABEL: func.func @unrepeated_checks(
+// CHECK: linalg.generic {{.*}} ins(%[[T:[a-z0-9]+]] : tensor<24xi64>) {
+// CHECK: cf.assert %{{.*}}, "index must be smaller than dim size"
+// CHECK: cf.assert %{{.*}}, "index must be larger or equal to 0"
+// CHECK: linalg.generic {{.*}} ins(%[[U:[a-z0-9]+]] : tensor<24xi64>) {
+// CHECK: cf.assert %{{.*}}, "index must be smaller than dim size"
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1xf32>)
+#rows2 = affine_map<(d0) -> (d0)>
+#col2 = affine_map<(d0, d1) -> (d1)>
+#one2 = affine_map<(d0, d1) -> (d0)>
+func.func @unrepeated_checks(%x: tensor<24x10xf32>, %t: tensor<24xi64>, %u: tensor<24xi64>) -> tensor<1xf32> {
+  %c10 = arith.constant 10 : index
+  %c0 = arith.constant 0 : i64
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#rows2], iterator_types = ["parallel"]} ins(%t : tensor<24xi64>) {
+  ^bb0(%in: i64):
+    %i = arith.index_cast %in : i64 to index
+    %lt = arith.cmpi slt, %i, %c10 : index
+    cf.assert %lt, "index must be smaller than dim size"
+    %ge = arith.cmpi sge, %in, %c0 : i64
+    cf.assert %ge, "index must be larger or equal to 0"
+    linalg.yield
+  }
+  linalg.generic {indexing_maps = [#rows2], iterator_types = ["parallel"]} ins(%u : tensor<24xi64>) {
+  ^bb0(%in: i64):
+    %i = arith.index_cast %in : i64 to index
+    %lt = arith.cmpi slt, %i, %c10 : index
+    cf.assert %lt, "index must be smaller than dim size"
+    linalg.yield
+  }
+  %e = tensor.empty() : tensor<1xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1xf32>) -> tensor<1xf32>
+  %r = linalg.generic {indexing_maps = [#col2, #col2, #one2], iterator_types = ["parallel", "reduction"]} ins(%t, %u : tensor<24xi64>, tensor<24xi64>) outs(%f : tensor<1xf32>) {
+  ^bb0(%in: i64, %v: i64, %out: f32):
+    %row = linalg.index 1 : index
+    %i = arith.index_cast %in : i64 to index
+    %lt = arith.cmpi slt, %i, %c10 : index
+    cf.assert %lt, "index must be smaller than dim size"
+    %j = arith.index_cast %v : i64 to index
+    %x0 = tensor.extract %x[%row, %i] : tensor<24x10xf32>
+    %x1 = tensor.extract %x[%row, %j] : tensor<24x10xf32>
+    %a = arith.addf %x0, %x1 : f32
+    %s = arith.addf %a, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<1xf32>
+  return %r : tensor<1xf32>
+}
+
+// -----
+
 // Index tables, as torch.export's group norm leaves them: constants holding each element's batch (i), group
 // (j floordiv 2) and channel in its group (j mod 2), as a dense attribute or a resource blob, and a table of
 // zeros. Each is computed from the loop that reads its dimension; a constant that is no such table (a

@@ -466,7 +466,11 @@ def KforgeNormalizeImporter : Pass<"kforge-normalize-importer", "mlir::ModuleOp"
       stay too (upstream inlines such operands as extracts). Integer constants that are index tables
       (each element (i floordiv q) mod m of its own coordinate along one dimension, or one value:
       torch.export's group norm leaves 8 of them, N x C int64 each) are computed from the loop instead
-      of stored. GatherOperands.cpp.
+      of stored. A `linalg.generic` without results that only checks (asserts on its operands: nll_loss's
+      class-index bounds, written once on their own and again in the op that reads through the indices)
+      is erased where another op of the block makes each of its checks again (the same message, on the
+      same operands, every element read); no dispatch of kforge-partition can hold an op without results.
+      GatherOperands.cpp.
     - Loops that every op walks together become one, where some `linalg.generic` has more loops than a
       GPU grid has dimensions (3) or reduces over several: adjacent loops of one kind that each op's
       operands index as adjacent dimensions, in order, with each tensor cut the same way by every op that
