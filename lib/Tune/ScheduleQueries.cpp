@@ -35,8 +35,12 @@ int64_t kforge::tune::rowWidth(const PayloadFacts &facts) {
 }
 
 bool kforge::tune::splitApplies(const PayloadFacts &facts) {
+  // The row kernel reduces rows of the root: a 2-D root's reductions must span its row. A GroupNorm after a
+  // Linear reduces groups of the row (512 of 4096) in 3-D ops behind reshapes, which that kernel's fusions
+  // cannot reach ("could not find next producer to fuse into container").
+  bool reducesRows = facts.parallelSizes.size() == 1 || facts.reductionSize == rowWidth(facts);
   return !facts.contractionOp.empty() && facts.rootOp != facts.contractionOp && facts.reductionSize > 0 &&
-         facts.contractionSizes.size() >= 2 && facts.contractionOps > 0 && rowWidth(facts) > 0;
+         facts.contractionSizes.size() >= 2 && facts.contractionOps > 0 && rowWidth(facts) > 0 && reducesRows;
 }
 
 PayloadFacts kforge::tune::contractionFacts(const PayloadFacts &facts) {
@@ -337,6 +341,16 @@ std::string kforge::tune::severalKernelsReason(const PayloadFacts &facts, bool g
            " convolution(s) feed a window op (a pooling): fused into its tiles, the convolution is computed point "
            "by point, not as its implicit GEMM (KernelBench's l2_conv2d_max_pool_relu, H100: 17.2 ms fused, "
            "against 2.3 ms for the same convolution alone)" +
+           partition;
+  // A 2-D root's reductions that do not span its row (GroupNorm after a Linear: groups of 512 of the 4096
+  // features, reduced in 3-D ops behind reshapes): a block tile of the contraction holds none of them whole,
+  // and split's row kernel reduces whole rows (its fusions cannot reach ops behind the reshapes).
+  if (gpu && !facts.contractionOp.empty() && facts.rootOp != facts.contractionOp && facts.reductionSize > 0 &&
+      facts.parallelSizes.size() == 2 && facts.reductionSize != facts.parallelSizes[1])
+    return "the contraction's result is reduced over " + std::to_string(facts.reductionSize) +
+           " elements, not over the root's rows of " + std::to_string(facts.parallelSizes[1]) +
+           " (a group norm after a Linear): no block tile of the contraction holds such a reduction whole, and "
+           "split's row kernel reduces whole rows" +
            partition;
   if (gpu && facts.nestedReductions > 0)
     return std::to_string(facts.nestedReductions) +

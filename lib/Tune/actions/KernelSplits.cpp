@@ -51,9 +51,8 @@ public:
                   {},
                   "lanes per row of the second kernel (or any multiple of 32 up to 1024 that divides the row)"}},
                 {"gpu"},
-                "first; a contraction (linalg.matmul, linalg.batch_matmul) whose result feeds row reductions (a 2-D "
-                "root or "
-                "a row sum); lanes divides the row"},
+                "first; a contraction (linalg.matmul, linalg.batch_matmul) whose result feeds reductions over the "
+                "root's rows (a 2-D root or a row sum); lanes divides the row"},
             {{"", 5}}) {}
 
   std::optional<std::string> outOfDomain(int64_t value) const override {
@@ -68,8 +67,8 @@ public:
     const Action &split = context.action();
     int64_t width = rowWidth(context.facts);
     if (!splitApplies(context.facts))
-      context.problem("precondition", "split needs a contraction whose result feeds row reductions (gemm + softmax, "
-                                      "gemm + sigmoid + row sum); this payload has none");
+      context.problem("precondition", "split needs a contraction whose result feeds reductions over the root's "
+                                      "rows (gemm + softmax, gemm + sigmoid + row sum); this payload has none");
     else if (split.value > 0 && width % split.value != 0)
       context.problem("shape", "split(" + std::to_string(split.value) + "): the row (" + std::to_string(width) +
                                    " elements) is not a multiple of the lanes");
