@@ -27,6 +27,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace kforge {
 #define GEN_PASS_DEF_KFORGEPARTITION
@@ -130,6 +131,8 @@ public:
 
   /// Forms the groups; fails on a function whose shape it cannot partition (with an error on the op).
   LogicalResult formGroups();
+  /// Cuts every group of rows whose values leave it from more than one op (see the definition).
+  void separateResults();
   /// Outlines each group into a private function next to the entry and rewrites the entry as calls.
   LogicalResult outline(SmallVectorImpl<func::FuncOp> &dispatches);
 
@@ -145,6 +148,8 @@ private:
   bool initializes(const Group &group, unsigned index, linalg::LinalgOp contraction);
   void join(unsigned index, linalg::LinalgOp op);
   void start(Operation *op);
+  /// Whether a result of `op` is read outside `members` (through any reshapes), or returned.
+  bool leaves(Operation *op, const DenseSet<Operation *> &members);
   Operation *topLevelAncestor(Operation *op) {
     while (op && op->getBlock() != &entry.getBody().front())
       op = op->getParentOp();
@@ -323,6 +328,47 @@ LogicalResult Partitioner::formGroups() {
     start(&op);
   }
   return success();
+}
+
+bool Partitioner::leaves(Operation *op, const DenseSet<Operation *> &members) {
+  SmallVector<Operation *> users(op->getUsers().begin(), op->getUsers().end());
+  while (!users.empty()) {
+    Operation *user = topLevelAncestor(users.pop_back_val());
+    if (user && isReshape(user) && !members.contains(user))
+      users.append(user->getUsers().begin(), user->getUsers().end());
+    else if (!user || !members.contains(user))
+      return true;
+  }
+  return false;
+}
+
+/// A dispatch's results are one op's (Passes.td): kforge-tune schedules the op behind the first returned value,
+/// so a second op whose values leave (triplet margin's sibling distances, cross entropy's row max beside its sum
+/// of exponentials) stayed outside every kernel and no GPU proposal compiled. Cut after the first leaving op.
+void Partitioner::separateResults() {
+  SmallVector<Group> separated;
+  std::function<void(ArrayRef<Operation *>)> cut = [&](ArrayRef<Operation *> ops) {
+    DenseSet<Operation *> members(ops.begin(), ops.end());
+    auto leaving =
+        llvm::make_filter_range(llvm::seq<size_t>(0, ops.size()), [&](size_t i) { return leaves(ops[i], members); });
+    if (std::distance(leaving.begin(), leaving.end()) <= 1) {
+      separated.push_back(Group{GroupKind::Rows, SmallVector<Operation *>(ops), {}, {}, false});
+      return;
+    }
+    cut(ops.take_front(*leaving.begin() + 1));
+    cut(ops.drop_front(*leaving.begin() + 1));
+  };
+  for (Group &group : groups) {
+    if (group.kind == GroupKind::Rows && group.ops.size() > 1)
+      cut(group.ops);
+    else
+      separated.push_back(std::move(group));
+  }
+  groups = std::move(separated);
+  groupIndex.clear();
+  for (auto [index, group] : llvm::enumerate(groups))
+    for (Operation *op : group.ops)
+      groupIndex[op] = index;
 }
 
 Value Partitioner::materialize(Value value, IRMapping &mapping, OpBuilder &builder) {
@@ -719,7 +765,10 @@ struct KforgePartition : kforge::impl::KforgePartitionBase<KforgePartition> {
     }
     Partitioner partitioner(entry);
     SmallVector<func::FuncOp> dispatches;
-    if (failed(partitioner.formGroups()) || failed(partitioner.outline(dispatches)))
+    if (failed(partitioner.formGroups()))
+      return signalPassFailure();
+    partitioner.separateResults();
+    if (failed(partitioner.outline(dispatches)))
       return signalPassFailure();
 
     for (func::FuncOp dispatch : dispatches) {

@@ -2,17 +2,20 @@
 // F.cross_entropy of 24 x 10 logits and int64 class indices), normalized, then partitioned. nll_loss checks
 // the class indices in a linalg.generic without results before the reduction that checks them again while
 // reading through them; kforge-partition refused the result-less op ("cannot be placed in a dispatch"), until
-// kforge-normalize-importer erased it (normalize-importer-gather.mlir). Three dispatches: the row statistics,
-// the ignore-index mask, the loss (its checks kept).
+// kforge-normalize-importer erased it (normalize-importer-gather.mlir). Four dispatches: the row max, the row
+// sum of exponentials (which reads the max; both leave for the loss, and a dispatch's results are one op's:
+// partition-reshaped-siblings.mlir), the ignore-index mask, the loss (its checks kept).
 // RUN: kforge-opt %s --kforge-normalize-importer --kforge-partition | FileCheck %s
-// CHECK: func.func private @[[STATS:k_[0-9a-f]+]](%{{.*}}: tensor<24x10xf32>) -> (tensor<24xf32>, tensor<24xf32>)
+// CHECK: func.func private @[[MAX:k_[0-9a-f]+]](%{{.*}}: tensor<24x10xf32>) -> tensor<24xf32>
+// CHECK: func.func private @[[SUM:k_[0-9a-f]+]](%{{.*}}: tensor<24x10xf32>, %{{.*}}: tensor<24xf32>) -> tensor<24xf32>
 // CHECK: func.func private @[[MASK:k_[0-9a-f]+]](%{{.*}}: tensor<24xi64>) -> tensor<24xi1>
 // CHECK: func.func private @[[LOSS:k_[0-9a-f]+]](
 // CHECK: cf.assert %{{.*}}, "index must be smaller than dim size"
 // CHECK: cf.assert %{{.*}}, "index must be larger or equal to 0"
 // CHECK: func.func @l1_cross_entropy(
 // CHECK-NOT: linalg.generic
-// CHECK: call @[[STATS]](
+// CHECK: call @[[MAX]](
+// CHECK-NEXT: call @[[SUM]](
 // CHECK-NEXT: call @[[MASK]](
 // CHECK-NEXT: call @[[LOSS]](
 #map = affine_map<(d0, d1) -> (d0, d1)>

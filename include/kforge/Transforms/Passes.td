@@ -516,7 +516,11 @@ def KforgePartition : Pass<"kforge-partition", "mlir::ModuleOp"> {
     - any other op with tensor results (`tensor.pad`, `tensor.concat`, ...) alone.
 
     An op joins the group of its latest producer only (or, for rows, the last group), so the groups stay
-    in a topological order. Constants, empty tensors and fills are copied into every dispatch that reads
+    in a topological order. A dispatch's results are one op's: a group of rows whose values leave it from
+    several ops (two sibling statistics both returned, a row max that a later sum and the caller both
+    read) is cut after the first such op, until each piece's values leave from one (kforge-tune schedules
+    the op behind a dispatch's first result and fuses its producers into it; a second op whose values
+    leave would stay outside every kernel). Constants, empty tensors and fills are copied into every dispatch that reads
     them; reshapes (`tensor.expand_shape` / `collapse_shape` / `cast`) of a dispatch's own values are
     copied into it, other reshapes stay in the entry (views of contiguous buffers). Each group becomes a
     private function named by its content (`k_<hash>`), so identical kernels of a model are one function
