@@ -348,6 +348,15 @@ public:
       problem(index, "too-large",
               "pipeline_rows: a row of " + std::to_string(lanesRowWidth(schedule, facts) * elementBytes) +
                   " bytes does not fit in a block's shared memory");
+    // The launch's rows (its blocks before pipelining) must give every block one: a loss's last reduction is
+    // a single row, where the transform op refuses 132 blocks.
+    int64_t rows = 1;
+    for (size_t d = 0; d < facts.parallelSizes.size(); ++d)
+      rows *= llvm::divideCeil(facts.parallelSizes[d], std::max<int64_t>(1, blockExtent(schedule, facts, d)));
+    if (context.action().value > rows)
+      problem(index, "shape",
+              "pipeline_rows(" + std::to_string(context.action().value) + "): more blocks than the launch's " +
+                  std::to_string(rows) + " rows");
   }
 
   RenderPoint renderPoint() const override { return RenderPoint::AfterFinish; }
