@@ -158,9 +158,14 @@ struct LowerSubgroupReducePass : kforge::impl::KforgeLowerSubgroupReduceBase<Low
       return signalPassFailure();
     // The rest: upstream's all-reduce lowering (two barriers), and every subgroup reduction to shuffles.
     RewritePatternSet patterns(&getContext());
-    populateGpuBreakDownSubgroupReducePatterns(patterns, /*maxShuffleBitwidth=*/32, /*benefit=*/2);
-    populateGpuLowerSubgroupReduceToShufflePatterns(patterns, kWarp);
-    populateGpuLowerClusteredSubgroupReduceToShufflePatterns(patterns, kWarp);
+    populateGpuBreakDownSubgroupReducePatterns(patterns, /*maxShuffleBitwidth=*/32, /*benefit=*/3);
+    populateGpuLowerSubgroupReduceToShufflePatterns(patterns, kWarp, /*shuffleBitwidth=*/32, /*benefit=*/2);
+    populateGpuLowerClusteredSubgroupReduceToShufflePatterns(patterns, kWarp, /*shuffleBitwidth=*/32, /*benefit=*/2);
+    // A 64-bit value the 32-bit forms cannot take (an f64 statistic: torch-mlir's group norm sums in f64), shuffled
+    // as i64, each 64-bit shuffle then split into two 32-bit ones (populateGpuShufflePatterns).
+    populateGpuLowerSubgroupReduceToShufflePatterns(patterns, kWarp, /*shuffleBitwidth=*/64, /*benefit=*/1);
+    populateGpuLowerClusteredSubgroupReduceToShufflePatterns(patterns, kWarp, /*shuffleBitwidth=*/64, /*benefit=*/1);
+    populateGpuShufflePatterns(patterns);
     populateGpuAllReducePatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
