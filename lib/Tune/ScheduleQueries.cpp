@@ -34,13 +34,17 @@ int64_t kforge::tune::rowWidth(const PayloadFacts &facts) {
   return facts.parallelSizes.size() == 2 ? facts.parallelSizes[1] : 0;
 }
 
+/// Whether a 2-D root's reductions span its rows (a 1-D root is a row reduction). A GroupNorm after a Linear
+/// reduces groups of the row (512 of 4096) in 3-D ops behind reshapes: split's row kernel, which reduces whole
+/// rows, cannot reach them ("could not find next producer to fuse into container").
+static bool reducesRootRows(const PayloadFacts &facts) {
+  return facts.parallelSizes.size() != 2 || facts.reductionSize == facts.parallelSizes[1];
+}
+
 bool kforge::tune::splitApplies(const PayloadFacts &facts) {
-  // The row kernel reduces rows of the root: a 2-D root's reductions must span its row. A GroupNorm after a
-  // Linear reduces groups of the row (512 of 4096) in 3-D ops behind reshapes, which that kernel's fusions
-  // cannot reach ("could not find next producer to fuse into container").
-  bool reducesRows = facts.parallelSizes.size() == 1 || facts.reductionSize == rowWidth(facts);
   return !facts.contractionOp.empty() && facts.rootOp != facts.contractionOp && facts.reductionSize > 0 &&
-         facts.contractionSizes.size() >= 2 && facts.contractionOps > 0 && rowWidth(facts) > 0 && reducesRows;
+         facts.contractionSizes.size() >= 2 && facts.contractionOps > 0 && rowWidth(facts) > 0 &&
+         reducesRootRows(facts);
 }
 
 PayloadFacts kforge::tune::contractionFacts(const PayloadFacts &facts) {
@@ -342,11 +346,10 @@ std::string kforge::tune::severalKernelsReason(const PayloadFacts &facts, bool g
            "by point, not as its implicit GEMM (KernelBench's l2_conv2d_max_pool_relu, H100: 17.2 ms fused, "
            "against 2.3 ms for the same convolution alone)" +
            partition;
-  // A 2-D root's reductions that do not span its row (GroupNorm after a Linear: groups of 512 of the 4096
-  // features, reduced in 3-D ops behind reshapes): a block tile of the contraction holds none of them whole,
-  // and split's row kernel reduces whole rows (its fusions cannot reach ops behind the reshapes).
+  // A contraction's result reduced over part of the root's rows: a block tile of the contraction holds none of
+  // those reductions whole, and split's row kernel reduces whole rows (reducesRootRows).
   if (gpu && !facts.contractionOp.empty() && facts.rootOp != facts.contractionOp && facts.reductionSize > 0 &&
-      facts.parallelSizes.size() == 2 && facts.reductionSize != facts.parallelSizes[1])
+      !reducesRootRows(facts))
     return "the contraction's result is reduced over " + std::to_string(facts.reductionSize) +
            " elements, not over the root's rows of " + std::to_string(facts.parallelSizes[1]) +
            " (a group norm after a Linear): no block tile of the contraction holds such a reduction whole, and "

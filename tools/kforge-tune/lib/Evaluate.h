@@ -39,6 +39,7 @@ struct Candidate {
   llvm::json::Array diagnostics;
   int faultyAction = -1;
   double compileSeconds = 0;
+  double compiledAtSeconds = 0; ///< When its compile ended, in seconds from kforge-tune's start.
 };
 
 /// What kforge-run said about one candidate.

@@ -153,7 +153,6 @@ private:
   };
   static constexpr size_t kTimedTrials = 8;
   std::vector<TrialTimes> firstTrials;
-  std::vector<double> compiledAt; ///< compiling[i]'s compile end, seconds from the start (0 while compiling).
 };
 
 } // namespace
@@ -410,11 +409,10 @@ Tuner::BatchEnd Tuner::startBatch(unsigned jobs, llvm::DefaultThreadPool &pool) 
     batchConfig.compileTimeout = std::max(10, std::min(config.compileTimeout, static_cast<int>(left) + 1));
   }
   compiled.clear();
-  compiledAt.assign(compiling.size(), 0);
-  for (size_t i = 0; i < compiling.size(); ++i)
-    compiled.push_back(pool.async([this, batchConfig, ptr = &compiling[i], at = &compiledAt[i]] {
+  for (Candidate &c : compiling)
+    compiled.push_back(pool.async([this, batchConfig, ptr = &c] {
       compileCandidate(batchConfig, tools, *ptr, /*naive=*/false);
-      *at = secondsSince(start);
+      ptr->compiledAtSeconds = secondsSince(start);
     }));
   return BatchEnd::Measured;
 }
@@ -443,10 +441,8 @@ Tuner::BatchEnd Tuner::runBatch(unsigned jobs, llvm::DefaultThreadPool &pool) {
       return end;
   std::vector<Candidate> candidates = std::move(compiling);
   std::vector<std::shared_future<void>> done = std::move(compiled);
-  std::vector<double> compileEnds = std::move(compiledAt); // written by the compiles until each is done
   compiling.clear();
   compiled.clear();
-  compiledAt.clear();
   // On the CPU target the candidates' compiles would disturb the one being timed: the batch compiles first.
   if (config.target != "gpu")
     pool.wait();
@@ -468,12 +464,13 @@ Tuner::BatchEnd Tuner::runBatch(unsigned jobs, llvm::DefaultThreadPool &pool) {
     double budgetLeft = config.timeBudget > 0 ? std::max(1e-3, config.timeBudget - secondsSince(searchStart)) : 0;
     double measureStart = secondsSince(start);
     DatabaseRecord record = evaluator.evaluate(c, baselineMs, bestMs, budgetLeft, parentId(c.proposal.parentHash));
-    if (firstTrials.size() < kTimedTrials)
-      firstTrials.push_back({c.id, compileEnds[*next], measureStart, secondsSince(start)});
+    double measureEnd = secondsSince(start);
     // A run cut off because the time budget ran out was not measured: like the candidates after it, it is
     // not recorded, and a resumed run proposes it again.
     if (outOfTime() && record.status == "failed" && record.reason.value_or("").find("timed out") != std::string::npos)
       break;
+    if (firstTrials.size() < kTimedTrials)
+      firstTrials.push_back({c.id, c.compiledAtSeconds, measureStart, measureEnd});
     if (!recordTrial(c, record)) {
       pool.wait();
       return BatchEnd::WriteError;
