@@ -8,6 +8,7 @@
 #include "kforge/Transforms/RowMoments.h"
 #include "kforge/Transforms/WindowOps.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -223,6 +224,8 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
       ++facts.windowOps;
     if (op.getNumReductionLoops() > 0 && op.getNumDpsInits() > 1)
       ++facts.multiResultReductions;
+    if (!op->getRegion(0).getOps<cf::AssertOp>().empty())
+      ++facts.indexChecks;
     if (op.getNumReductionLoops() > 0 && !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation())) {
       for (auto [range, iterator] : llvm::zip(op.getStaticLoopRanges(), op.getIteratorTypesArray()))
         if (iterator == utils::IteratorType::reduction && !ShapedType::isDynamic(range))

@@ -46,6 +46,7 @@ llvm::json::Value kforge::tune::toJSON(const PayloadFacts &facts) {
                             {"implicit_gemm_k_major", facts.implicitGemmKMajor},
                             {"channels_last_k_major", facts.channelsLastKMajor},
                             {"multi_result_reductions", facts.multiResultReductions},
+                            {"index_checks", facts.indexChecks},
                             {"contractions_after_reductions", facts.contractionsAfterReductions},
                             {"nested_reductions", facts.nestedReductions},
                             {"convolutions_before_windows", facts.convolutionsBeforeWindows},
@@ -85,6 +86,7 @@ bool kforge::tune::fromJSON(const llvm::json::Value &value, PayloadFacts &facts,
          o.mapOptional("implicit_gemm_k_major", facts.implicitGemmKMajor) &&
          o.mapOptional("channels_last_k_major", facts.channelsLastKMajor) &&
          o.mapOptional("multi_result_reductions", facts.multiResultReductions) &&
+         o.mapOptional("index_checks", facts.indexChecks) &&
          o.mapOptional("contractions_after_reductions", facts.contractionsAfterReductions) &&
          o.mapOptional("nested_reductions", facts.nestedReductions) &&
          o.mapOptional("convolutions_before_windows", facts.convolutionsBeforeWindows) &&

@@ -368,10 +368,11 @@ void Renderer::renderFoldUnitBatch() {
 
 void Renderer::renderFinish(const Schedule &schedule) {
   // Producers fused into loops leave their originals dead: erase them while they are tensors (after
-  // bufferization they write memory and stay, on the host).
+  // bufferization they write memory and stay, on the host), those that check indices (cf.assert) too.
   line("    %tfunc = " + matchFunc("%module"));
   line("    transform.apply_patterns to %tfunc {");
   line("      transform.apply_patterns.canonicalization");
+  line("      transform.apply_patterns.kforge.erase_unused_checks");
   line("    } : !transform.any_op");
   line("    transform.apply_cse to %tfunc : !transform.any_op");
   line("    %bufferized = transform.bufferization.one_shot_bufferize %module");

@@ -810,4 +810,21 @@ def PipelineRowsOp : Kforge_InPlaceOp<"pipeline_rows", "::mlir::gpu::LaunchOp", 
   let hasVerifier = 1;
 }
 
+// Patterns for transform.apply_patterns (PatternDescriptorOpInterface).
+def ApplyEraseUnusedChecksPatternsOp : Op<Transform_Dialect, "apply_patterns.kforge.erase_unused_checks",
+    [DeclareOpInterfaceMethods<PatternDescriptorOpInterface>]> {
+  let summary = "Erase linalg ops on tensors whose results nothing uses and whose only effect is cf.assert";
+  let description = [{
+    A linalg op on tensors whose results have no use, and whose body has no side effect but
+    `cf.assert` (torch-mlir's bounds checks of a gather's indices), is erased.
+
+    Why: fuse_into_containing_op tiles a producer into the loop that consumes it and leaves
+    the original dead. Canonicalization erases dead ops only when they have no side effects,
+    and an assert is one, so the original stayed: on the GPU it ran on the host, on the CPU it
+    computed every element a second time. The fused copy keeps the asserts on every element a
+    kernel computes; an element nothing uses is neither computed nor checked.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 #endif // KFORGE_TRANSFORMOPS_KFORGETRANSFORMOPS

@@ -68,6 +68,9 @@ struct PayloadFacts {
   /// linalg ops with a reduction loop and several results (argmax / argmin: the extreme value and its index),
   /// which MLIR 22's vectorizer does not take.
   int64_t multiResultReductions = 0;
+  /// linalg ops whose body checks its indices (cf.assert: torch-mlir's bounds checks of a gather), which MLIR
+  /// 22's vectorizer does not take.
+  int64_t indexChecks = 0;
   std::string elementType;            ///< Element type of the returned value (f32, bf16, ...).
   /// Bytes per element of `elementType` (8 for f64, 4 for f32, 2 for the 16-bit types).
   int64_t elementBytes() const {

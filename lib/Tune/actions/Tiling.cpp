@@ -490,6 +490,10 @@ public:
       problem(index, "unsupported",
               "vectorize: the payload has a reduction with several results (argmax / argmin: the extreme value "
               "and its index), which MLIR 22's vectorizer does not take (\"Attempted to vectorize, but failed\")");
+    if (facts.indexChecks > 0)
+      problem(index, "unsupported",
+              "vectorize: the payload checks indices in a linalg body (cf.assert: an importer's bounds checks of a "
+              "gather), which MLIR 22's vectorizer does not take (\"Attempted to vectorize, but failed\")");
     // A row that the lanes do not divide: each lane's slice has its own length, which the vectorizer (static
     // vector sizes) cannot take ("Attempted to vectorize, but failed").
     if (const Action *lanes = findSlot(schedule, "lanes");
