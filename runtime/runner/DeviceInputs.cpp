@@ -19,7 +19,7 @@ std::vector<uint64_t> kforge::checkedInputPositions(size_t count) {
 
 // Random.h's inputValue, element i of a grid-stride loop: first = mix64(key + i * golden), then the index
 // mode's first % bound, or the centred sum of the eight 16-bit pieces of first and mix64(first ^ c) times the
-// scale (its absolute value in the positive mode).
+// scale (in the positive mode its absolute value, at least one step of the scale: never 0).
 #define KFORGE_MIX64(z, t)                                                                                             \
   "    shr.u64 " t ", " z ", 30;\n    xor.b64 " z ", " z ", " t ";\n    mul.lo.u64 " z ", " z                          \
   ", 0xbf58476d1ce4e5b9;\n    shr.u64 " t ", " z ", 27;\n    xor.b64 " z ", " z ", " t ";\n    mul.lo.u64 " z ", " z   \
@@ -65,33 +65,32 @@ const char *kforge::fillInputsPtx() {
          "    @%p1 bra $L_done;\n"
          "    mul.lo.u64 %rd8, %rd6, 0x9e3779b97f4a7c15;\n"
          "    add.u64 %rd8, %rd8, %rd3;\n" KFORGE_MIX64(
-             "%rd8", "%rd10") "    @%p2 bra.uni $L_index;\n"
-                              "    xor.b64 %rd9, %rd8, 0x2545f4914f6cdd1d;\n" KFORGE_MIX64(
-                                  "%rd9", "%rd10") "    mov.u64 %rd11, 0;\n" KFORGE_PIECE("%rd11", "%rd8", "0", "%rd10")
-                                  KFORGE_PIECE("%rd11", "%rd8", "16", "%rd10")
-                                      KFORGE_PIECE("%rd11", "%rd8", "32", "%rd10")
-                                          KFORGE_PIECE("%rd11", "%rd8", "48", "%rd10")
-                                              KFORGE_PIECE("%rd11", "%rd9", "0", "%rd10")
-                                                  KFORGE_PIECE("%rd11", "%rd9", "16", "%rd10")
-                                                      KFORGE_PIECE("%rd11", "%rd9", "32", "%rd10")
-                                                          KFORGE_PIECE("%rd11", "%rd9", "48",
-                                                                       "%rd10") "    sub.s64 %rd11, %rd11, 262140;\n"
-                                                                                "    cvt.rn.f32.s64 %f1, %rd11;\n"
-                                                                                "    mul.rn.f32 %f1, %f1, 0f379CC471;\n"
-                                                                                "    @%p3 abs.f32 %f1, %f1;\n"
-                                                                                "    bra $L_store;\n"
-                                                                                "$L_index:\n"
-                                                                                "    rem.u64 %rd11, %rd8, %rd5;\n"
-                                                                                "    cvt.rn.f32.u64 %f1, %rd11;\n"
-                                                                                "$L_store:\n"
-                                                                                "    shl.b64 %rd12, %rd6, 2;\n"
-                                                                                "    add.u64 %rd12, %rd1, %rd12;\n"
-                                                                                "    st.global.f32 [%rd12], %f1;\n"
-                                                                                "    add.u64 %rd6, %rd6, %rd7;\n"
-                                                                                "    bra $L_loop;\n"
-                                                                                "$L_done:\n"
-                                                                                "    ret;\n"
-                                                                                "}\n";
+             "%rd8",
+             "%rd10") "    @%p2 bra.uni $L_index;\n"
+                      "    xor.b64 %rd9, %rd8, 0x2545f4914f6cdd1d;\n" KFORGE_MIX64(
+                          "%rd9", "%rd10") "    mov.u64 %rd11, 0;\n" KFORGE_PIECE("%rd11", "%rd8", "0", "%rd10")
+                          KFORGE_PIECE("%rd11", "%rd8", "16", "%rd10") KFORGE_PIECE("%rd11", "%rd8", "32", "%rd10")
+                              KFORGE_PIECE("%rd11", "%rd8", "48", "%rd10") KFORGE_PIECE("%rd11", "%rd9", "0", "%rd10")
+                                  KFORGE_PIECE("%rd11", "%rd9", "16", "%rd10")
+                                      KFORGE_PIECE("%rd11", "%rd9", "32", "%rd10") KFORGE_PIECE(
+                                          "%rd11", "%rd9", "48", "%rd10") "    sub.s64 %rd11, %rd11, 262140;\n"
+                                                                          "    cvt.rn.f32.s64 %f1, %rd11;\n"
+                                                                          "    mul.rn.f32 %f1, %f1, 0f379CC471;\n"
+                                                                          "    @%p3 abs.f32 %f1, %f1;\n"
+                                                                          "    @%p3 max.f32 %f1, %f1, 0f379CC471;\n"
+                                                                          "    bra $L_store;\n"
+                                                                          "$L_index:\n"
+                                                                          "    rem.u64 %rd11, %rd8, %rd5;\n"
+                                                                          "    cvt.rn.f32.u64 %f1, %rd11;\n"
+                                                                          "$L_store:\n"
+                                                                          "    shl.b64 %rd12, %rd6, 2;\n"
+                                                                          "    add.u64 %rd12, %rd1, %rd12;\n"
+                                                                          "    st.global.f32 [%rd12], %f1;\n"
+                                                                          "    add.u64 %rd6, %rd6, %rd7;\n"
+                                                                          "    bra $L_loop;\n"
+                                                                          "$L_done:\n"
+                                                                          "    ret;\n"
+                                                                          "}\n";
 }
 
 namespace {

@@ -15,7 +15,7 @@ struct ManifestArgument {
   bool isOutput = false;
   std::string dtype;
   std::vector<int64_t> shape;
-  /// Inputs: "positive" (the computation takes its square root or logarithm: kforge-run draws |N(0, 1)|),
+  /// Inputs: "positive" (the computation takes its square root or logarithm: kforge-run draws |N(0, 1)|, never 0),
   /// "index:N" (an integer input used as an index into a dimension of N, class indices: uniform integers in
   /// [0, N)) or empty (N(0, 1)). The judge uses the reference manifest's, never a candidate's.
   std::string domain;

@@ -15,6 +15,7 @@
 #ifndef KFORGE_RUNNER_RANDOM_H
 #define KFORGE_RUNNER_RANDOM_H
 
+#include <algorithm>
 #include <cstdint>
 
 namespace kforge {
@@ -31,7 +32,7 @@ inline uint64_t inputKey(uint64_t seed, uint64_t argument) {
   return mix64(mix64(seed + 0x9e3779b97f4a7c15ull) ^ (argument * 0xd1b54a32d192ed03ull + 0x8cb92ba72f3d8dd7ull));
 }
 
-/// What values an input takes: roughly N(0, 1), its absolute value, or uniform integers in [0, bound).
+/// What values an input takes: roughly N(0, 1), its absolute value (never 0), or uniform integers in [0, bound).
 enum class InputMode : uint32_t { Normal = 0, Positive = 1, Index = 2 };
 
 /// The unit-variance scale of the centred sum of eight uniform 16-bit integers: 1 / sqrt(8 (2^32 - 1) / 12),
@@ -50,7 +51,12 @@ inline float inputValue(uint64_t key, uint64_t index, InputMode mode, uint64_t b
   for (int shift = 0; shift < 64; shift += 16)
     sum += static_cast<int64_t>((first >> shift) & 0xffff) + static_cast<int64_t>((second >> shift) & 0xffff);
   float value = static_cast<float>(sum) * kIrwinHallScale;
-  return mode == InputMode::Positive ? (value < 0 ? -value : value) : value;
+  // Positive: |value|, and never 0 (the sum is 0 about once in 130,000 draws: a 16384 x 32768 input has
+  // thousands, whose logarithm made a KL divergence infinite). 0 becomes one step of the scale, the smallest
+  // magnitude the sum takes otherwise, so the values stay those of |N(0, 1)| elsewhere.
+  if (mode == InputMode::Positive)
+    return std::max(value < 0 ? -value : value, kIrwinHallScale);
+  return value;
 }
 
 } // namespace kforge

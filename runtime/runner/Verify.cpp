@@ -421,10 +421,10 @@ std::string Evaluation::load() {
 }
 
 void Evaluation::layOutSeeds() {
-  // The reference build, and the arguments' shapes and types, name the cached inputs and outputs ("inputs4":
-  // Random.h's hashed values; files from the earlier schemes are not reused).
+  // The reference build, and the arguments' shapes and types, name the cached inputs and outputs ("inputs5":
+  // Random.h's hashed values, positive ones never zero; files from the earlier schemes are not reused).
   const auto &cArgs = candidate.arguments;
-  cacheKey = (reference.hash.empty() ? reference.directory : reference.hash) + "-inputs4";
+  cacheKey = (reference.hash.empty() ? reference.directory : reference.hash) + "-inputs5";
   for (size_t i = 0; i < cArgs.size(); ++i) {
     cacheKey += "-" + cArgs[i].dtype + (cArgs[i].domain.empty() ? "" : "+" + cArgs[i].domain);
     for (int64_t d : cArgs[i].shape)

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -87,13 +88,27 @@ TEST(Random, PositiveAndIndexModes) {
   int counts[7] = {};
   for (uint64_t i = 0; i < 70000; ++i) {
     float normal = inputValue(key, i, InputMode::Normal, 0);
-    EXPECT_EQ(inputValue(key, i, InputMode::Positive, 0), std::fabs(normal));
+    EXPECT_EQ(inputValue(key, i, InputMode::Positive, 0), std::max(std::fabs(normal), kIrwinHallScale));
     float index = inputValue(key, i, InputMode::Index, 7);
     ASSERT_TRUE(index >= 0 && index < 7 && index == std::floor(index)) << index;
     ++counts[static_cast<int>(index)];
   }
   for (int count : counts)
     EXPECT_NEAR(count, 10000, 400);
+}
+
+// The sum of eight uniforms is 0 about once in 130,000 draws: a positive input (one whose logarithm the payload
+// takes) must not be, or a large input has thousands of infinite logarithms (a KL divergence over 16384 x 32768
+// was non-finite on the GPU). 0 becomes one step of the scale, the smallest positive value the sum takes.
+TEST(Random, PositiveValuesAreNeverZero) {
+  uint64_t key = inputKey(3, 1), zero = 0;
+  bool found = false;
+  for (uint64_t i = 0; i < (uint64_t{1} << 22) && !found; ++i)
+    if (inputValue(key, i, InputMode::Normal, 0) == 0.0f)
+      found = true, zero = i;
+  ASSERT_TRUE(found) << "no zero draw in 2^22 (expected about 30)";
+  EXPECT_EQ(inputValue(key, zero, InputMode::Positive, 0), kIrwinHallScale);
+  EXPECT_GT(kIrwinHallScale, 0.0f);
 }
 
 TEST(Random, CheckedPositionsSpanTheArgument) {

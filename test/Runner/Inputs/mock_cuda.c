@@ -38,7 +38,9 @@ static void fillInputs(float *out, unsigned long long count, uint64_t key, unsig
     for (int shift = 0; shift < 64; shift += 16)
       sum += (long long)((first >> shift) & 0xffff) + (long long)((second >> shift) & 0xffff);
     float value = (float)sum * 0x1.3988e2p-16f;
-    out[i] = mode == 1 && value < 0 ? -value : value;
+    if (mode == 1) /* positive: |value|, never 0 (Random.h) */
+      value = value < 0 ? -value : value == 0 ? 0x1.3988e2p-16f : value;
+    out[i] = value;
   }
 #ifdef MOCK_WRONG_INPUTS /* a generator that disagrees with the judge's (test/Runner/serve-device-seeds.test) */
   if (count > 0)
