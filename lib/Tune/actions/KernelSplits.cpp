@@ -231,6 +231,14 @@ public:
     else if (partials > 0 && facts.reductionSize / partials < 2)
       context.problem("shape", "split_rows(" + std::to_string(partials) + "): the row (" +
                                    std::to_string(facts.reductionSize) + ") leaves fewer than 2 elements per partial");
+    // The row kernel after the split reads rows of partials the first kernel wrote, not rows of an input at
+    // [block_id x, 0], which is what prefetch_rows follows: its transform op refused the pair at compile time
+    // (group norm's statistics).
+    for (size_t i = context.index + 1; i < context.schedule.size(); ++i)
+      if (context.schedule[i].kind == "prefetch_rows")
+        context.problemAt(static_cast<int>(i), "unsupported",
+                          "prefetch_rows: not after split_rows (the row kernel reads rows of partials the first "
+                          "kernel wrote, not rows of an input, which is what the prefetch follows)");
   }
 
   bool splitsKernels() const override { return true; }
