@@ -84,13 +84,24 @@ bool kforge::collapseDimensionGroups(func::FuncOp function, const FrozenRewriteP
   for (linalg::GenericOp op : generics)
     loopCuts[op] = ownCuts(op);
   // A tensor that anything but these generics, a fill, an empty tensor, the function's entry or its return
-  // makes or reads keeps every dimension apart (a matmul's operand, another reshape's source).
+  // makes or reads keeps every dimension apart (a matmul's operand, another reshape's source). A reshape of
+  // an argument counts as the entry, and one whose only users are returns as the return (torch-mlir's
+  // instance norm views its NCHW input as (N*C, H, W) and back): a collapse of it composes with the reshape
+  // into one (and the check on internal reshapes below undoes the collapse where it does not).
+  auto isFunctionArgument = [&](Value value) {
+    auto argument = dyn_cast<BlockArgument>(value);
+    return argument && argument.getOwner()->getParentOp() == function;
+  };
   auto freeToCollapse = [&](Value value) {
     Operation *def = value.getDefiningOp();
-    bool madeFreely = def ? (isa<tensor::EmptyOp, linalg::FillOp>(def) || loopCuts.contains(def))
-                          : cast<BlockArgument>(value).getOwner()->getParentOp() == function;
+    bool madeFreely =
+        def ? (isa<tensor::EmptyOp, linalg::FillOp>(def) || loopCuts.contains(def) ||
+               (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(def) && isFunctionArgument(def->getOperand(0))))
+            : isFunctionArgument(value);
     return madeFreely && llvm::all_of(value.getUsers(), [&](Operation *user) {
-             return loopCuts.contains(user) || isa<func::ReturnOp, linalg::FillOp>(user);
+             bool returned = isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(user) &&
+                             llvm::all_of(user->getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); });
+             return loopCuts.contains(user) || returned || isa<func::ReturnOp, linalg::FillOp>(user);
            });
   };
   DenseMap<Value, SmallVector<bool>> dimCuts;

@@ -68,6 +68,23 @@ static bool isNarrowerFloat(Type narrow, Type wide) {
   return n && w && n.getWidth() < w.getWidth();
 }
 
+/// An elementwise op that only converts its one input's element type (torch-mlir's `extf` to f64 before a
+/// norm's statistics): cheaper to recompute in each consumer than to store, where stored it is a tensor of
+/// twice the input's bytes that every consumer reads again.
+static bool isElementConversion(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  if (!generic || generic.getNumDpsInputs() != 1 || generic->getNumResults() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops())
+    return false;
+  Block &body = generic.getRegion().front();
+  Operation *yield = body.getTerminator();
+  if (body.getOperations().size() != 2)
+    return false;
+  Operation &cast = body.front();
+  return isa<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::UIToFPOp, arith::ExtSIOp, arith::ExtUIOp>(cast) &&
+         cast.getOperand(0) == body.getArgument(0) && yield->getOperand(0) == cast.getResult(0);
+}
+
 /// Where a contraction's input can be read in a narrower float type than the extended one it is given:
 /// the narrow tensor and the map to read it through. Importers upcast bf16 / f16 operands before a
 /// contraction (torch-mlir: `extf` of the input and of the transposed weight, then an f32 matmul); the
@@ -688,10 +705,13 @@ struct NormalizeImporterPass : kforge::impl::KforgeNormalizeImporterBase<Normali
             FoldExtensionsIntoContraction<linalg::BatchMatmulOp>>(context);
     linalg::populateInlineConstantOperandsPatterns(set);
     linalg::populateEraseUnusedOperandsAndResultsPatterns(set);
-    // A producer is fused only into its single user, so nothing is computed twice.
+    // A producer is fused only into its single user, so nothing is computed twice; a conversion of one input
+    // (an extf to f64) into each of its users, which then read the narrow input instead of a wider copy.
     linalg::populateElementwiseOpsFusionPatterns(set, [](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
-      return producer && llvm::all_of(producer->getUsers(), [&](Operation *user) { return user == fused->getOwner(); });
+      return producer && (isElementConversion(producer) || llvm::all_of(producer->getUsers(), [&](Operation *user) {
+                            return user == fused->getOwner();
+                          }));
     });
     // An expand_shape read by an elementwise op (a Linear on a 3-D input: the 2-D matmul's result expanded,
     // then the activation in 3-D) moves after it: the op runs on the collapsed shape, fuses with the matmul's
