@@ -226,6 +226,8 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
       ++facts.multiResultReductions;
     if (!op->getRegion(0).getOps<cf::AssertOp>().empty())
       ++facts.indexChecks;
+    if (op.getNumReductionLoops() > 0 && !op->getRegion(0).getOps<linalg::IndexOp>().empty())
+      ++facts.reductionsReadingIndex;
     if (op.getNumReductionLoops() > 0 && !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation())) {
       for (auto [range, iterator] : llvm::zip(op.getStaticLoopRanges(), op.getIteratorTypesArray()))
         if (iterator == utils::IteratorType::reduction && !ShapedType::isDynamic(range))

@@ -47,6 +47,7 @@ llvm::json::Value kforge::tune::toJSON(const PayloadFacts &facts) {
                             {"channels_last_k_major", facts.channelsLastKMajor},
                             {"multi_result_reductions", facts.multiResultReductions},
                             {"index_checks", facts.indexChecks},
+                            {"reductions_reading_index", facts.reductionsReadingIndex},
                             {"contractions_after_reductions", facts.contractionsAfterReductions},
                             {"nested_reductions", facts.nestedReductions},
                             {"convolutions_before_windows", facts.convolutionsBeforeWindows},
@@ -87,6 +88,7 @@ bool kforge::tune::fromJSON(const llvm::json::Value &value, PayloadFacts &facts,
          o.mapOptional("channels_last_k_major", facts.channelsLastKMajor) &&
          o.mapOptional("multi_result_reductions", facts.multiResultReductions) &&
          o.mapOptional("index_checks", facts.indexChecks) &&
+         o.mapOptional("reductions_reading_index", facts.reductionsReadingIndex) &&
          o.mapOptional("contractions_after_reductions", facts.contractionsAfterReductions) &&
          o.mapOptional("nested_reductions", facts.nestedReductions) &&
          o.mapOptional("convolutions_before_windows", facts.convolutionsBeforeWindows) &&

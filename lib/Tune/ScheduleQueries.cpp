@@ -66,7 +66,8 @@ bool kforge::tune::splitKApplies(const PayloadFacts &facts) {
 bool kforge::tune::splitRowsApplies(const PayloadFacts &facts) {
   return facts.contractionOp.empty() && facts.reductionOps == 1 && facts.windowOps == 0 &&
          facts.multiResultReductions == 0 && facts.rowMoments == 0 && facts.wholeDims.empty() &&
-         facts.rowIntermediates == 0 && facts.parallelSizes.size() == 1 && facts.reductionSize > 0;
+         facts.rowIntermediates == 0 && facts.parallelSizes.size() == 1 && facts.reductionSize > 0 &&
+         facts.reductionsReadingIndex == 0;
 }
 
 PayloadFacts kforge::tune::splitRowsFacts(const PayloadFacts &facts, int64_t partials) {

@@ -80,3 +80,26 @@ func.func @left_whole(%rows: tensor<4096x65536xf32>, %short: tensor<1000xf32>, %
     } -> (tensor<f32>, tensor<i64>)
   return %a, %b, %c, %d#0, %d#1 : tensor<4096xf32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<i64>
 }
+
+// -----
+
+// A long reduction whose body reads its own index (cross entropy's loss gathers each row's logit at its row):
+// after upstream's split the index would name the chunk, not the element, so the op stays whole.
+// CHECK-LABEL: func.func @reads_its_index
+// CHECK-NOT: tensor.expand_shape
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK: linalg.index 1
+// CHECK-NOT: linalg.generic
+#v = affine_map<(d0, d1) -> (d1)>
+#one = affine_map<(d0, d1) -> (d0)>
+func.func @reads_its_index(%rows: tensor<65536x8xf32>, %target: tensor<65536xindex>, %init: tensor<1xf32>) -> tensor<1xf32> {
+  %r = linalg.generic {indexing_maps = [#v, #one], iterator_types = ["parallel", "reduction"]}
+      ins(%target : tensor<65536xindex>) outs(%init : tensor<1xf32>) {
+  ^bb0(%t: index, %acc: f32):
+    %row = linalg.index 1 : index
+    %x = tensor.extract %rows[%row, %t] : tensor<65536x8xf32>
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<1xf32>
+  return %r : tensor<1xf32>
+}

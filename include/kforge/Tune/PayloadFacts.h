@@ -71,6 +71,9 @@ struct PayloadFacts {
   /// linalg ops whose body checks its indices (cf.assert: torch-mlir's bounds checks of a gather), which MLIR
   /// 22's vectorizer does not take.
   int64_t indexChecks = 0;
+  /// Reductions whose body reads a loop index (linalg.index: a loss gathering each row's value at its row),
+  /// which upstream's split_reduction keeps as it was, so that after a split it names the chunk, not the element.
+  int64_t reductionsReadingIndex = 0;
   std::string elementType;            ///< Element type of the returned value (f32, bf16, ...).
   /// Bytes per element of `elementType` (8 for f64, 4 for f32, 2 for the 16-bit types).
   int64_t elementBytes() const {

@@ -221,10 +221,12 @@ public:
       context.problem("precondition",
                       "split_rows needs one row reduction over rows of one dimension, read by nothing that re-reads "
                       "its row (a loss, a row sum, a matvec); this payload has " +
-                          std::string(facts.reductionOps == 0    ? "none"
-                                      : facts.reductionOps > 1   ? "several reductions"
-                                      : !facts.wholeDims.empty() ? "its row re-read after the reduction"
-                                                                 : "another form"));
+                          std::string(facts.reductionOps == 0            ? "none"
+                                      : facts.reductionOps > 1           ? "several reductions"
+                                      : facts.reductionsReadingIndex > 0 ? "one that reads its loop index (a gather "
+                                                                           "at each row, which a split would misplace)"
+                                      : !facts.wholeDims.empty()         ? "its row re-read after the reduction"
+                                                                         : "another form"));
     else if (partials > 0 && facts.reductionSize % partials != 0)
       context.problem("shape", "split_rows(" + std::to_string(partials) + "): the row (" +
                                    std::to_string(facts.reductionSize) + ") is not a multiple of the partials");
