@@ -1,0 +1,3 @@
+# Session 69, device call 3 (an H100 80GB HBM3): issue 26's KernelBench-format modules never run on a GPU before,
+# 20 s of tuning each (payloads imported at 9e721d7 and carried: gpu-artifacts/kernelbench).
+nvidia-smi --query-gpu=name --format=csv,noheader > $OUT/card.txt; K=/tmp/kb; mkdir -p $K; M=bench/kernelbench/modules; KERNELBENCH_TIMEOUT=520 bash scripts/gpu/kernelbench.sh $K --time-budget 20 $M/l1_log_softmax.py $M/l1_group_norm.py $M/l1_max_pool2d.py $M/l1_conv1d.py $M/l1_conv_transpose2d.py $M/l1_mse_loss.py $M/l2_linear_layer_norm.py $M/l1_triplet_margin_loss.py $M/l1_argmax_dim.py > $OUT/kb-call.log 2>&1; cp $K/kernelbench-h200.md $K/kernelbench-h200.json $K/kernelbench.log $K/kernelbench-runs.tgz $OUT/ 2>/dev/null; ls $OUT; tail -30 $K/kernelbench-h200.md
