@@ -92,12 +92,16 @@ struct ExtractThroughElementwise : OpRewritePattern<tensor::ExtractOp> {
 /// index a loop of the generic or a constant and at least one a loop: T becomes an input read through
 /// (loops) -> (d_i, c, ...).
 struct ExtractAtLoopIndicesToOperand : OpRewritePattern<linalg::GenericOp> {
-  using OpRewritePattern::OpRewritePattern;
+  /// With `scalars`, a rank-0 tensor computed elsewhere (not a constant) becomes an input too, read through
+  /// (loops) -> (): the normalization's last step, after upstream's scalar-operand inlining has run.
+  ExtractAtLoopIndicesToOperand(MLIRContext *context, bool scalars = false)
+      : OpRewritePattern(context), scalars(scalars) {}
+  bool scalars;
 
   /// The map reading `extract`'s element at its indices, when each is a loop of `op` or a constant, and every
   /// place it reads is inside the tensor (a loop as long as the tensor's dimension, a constant below it): an
   /// operand is read at every point of the loops, where the extract may have been guarded.
-  static std::optional<AffineMap> readMap(linalg::GenericOp op, tensor::ExtractOp extract) {
+  std::optional<AffineMap> readMap(linalg::GenericOp op, tensor::ExtractOp extract) const {
     SmallVector<AffineExpr> results;
     MLIRContext *context = op.getContext();
     SmallVector<int64_t> loops = op.getStaticLoopRanges();
@@ -118,9 +122,12 @@ struct ExtractAtLoopIndicesToOperand : OpRewritePattern<linalg::GenericOp> {
       }
       return std::nullopt;
     }
-    // Reads at constant places only (a rank-0 value) stay: upstream's scalar-operand inlining makes operands
-    // of that kind extracts again.
-    if (llvm::none_of(results, [](AffineExpr e) { return isa<AffineDimExpr>(e); }))
+    // Reads at constant places only stay: upstream's scalar-operand inlining makes operands of that kind
+    // extracts again. Except, in the last step, a whole rank-0 tensor that is not a constant (a norm that
+    // divides every element): MLIR 22's vectorizer fails on the extract ("Attempted to vectorize, but
+    // failed") and broadcasts the operand.
+    bool wholeScalar = scalars && extract.getIndices().empty() && !matchPattern(extract.getTensor(), m_Constant());
+    if (!wholeScalar && llvm::none_of(results, [](AffineExpr e) { return isa<AffineDimExpr>(e); }))
       return std::nullopt;
     return AffineMap::get(op.getNumLoops(), 0, results, context);
   }
@@ -371,6 +378,10 @@ struct EraseRepeatedChecks : OpRewritePattern<linalg::GenericOp> {
 };
 
 } // namespace
+
+void kforge::populateScalarOperandsPatterns(RewritePatternSet &patterns) {
+  patterns.add<ExtractAtLoopIndicesToOperand>(patterns.getContext(), /*scalars=*/true);
+}
 
 void kforge::populateGatherOperandsPatterns(RewritePatternSet &patterns) {
   patterns.add<ExtractThroughElementwise, ExtractAtLoopIndicesToOperand, ComputeIndexTables, EraseRepeatedChecks>(

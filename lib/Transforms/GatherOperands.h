@@ -23,6 +23,11 @@ namespace kforge {
 ///   one dimension: (i floordiv q) mod m, or one value) is computed from the loop instead of read.
 void populateGatherOperandsPatterns(mlir::RewritePatternSet &patterns);
 
+/// Adds the pattern that makes a body's read of a whole rank-0 tensor computed elsewhere (`tensor.extract %t[]`,
+/// not a constant) an input read through `(loops) -> ()`. Not with upstream's scalar-operand inlining, which
+/// undoes it: kforge-normalize-importer's last step.
+void populateScalarOperandsPatterns(mlir::RewritePatternSet &patterns);
+
 /// A generic with `op`'s body (moved, not copied) and discardable attributes over new operands, maps and
 /// loops; `op` is left bodiless for the caller to replace. Shared by kforge-normalize-importer's rewrites.
 mlir::linalg::GenericOp rebuildGeneric(mlir::RewriterBase &rewriter, mlir::linalg::GenericOp op,

@@ -759,6 +759,12 @@ struct NormalizeImporterPass : kforge::impl::KforgeNormalizeImporterBase<Normali
       return signalPassFailure();
     if (resultsInPlace)
       getOperation().walk([](func::FuncOp function) { computeReturnedReshapesInPlace(function); });
+    // Last, a whole rank-0 value read inside a body (a norm every element is divided by) as an operand, which
+    // the vectorizer broadcasts; the patterns above would inline it again.
+    RewritePatternSet scalars(context);
+    kforge::populateScalarOperandsPatterns(scalars);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(scalars))))
+      return signalPassFailure();
   }
 };
 } // namespace

@@ -90,10 +90,14 @@ func.func @cross_entropy(%x: tensor<24x10xf32>, %t: tensor<24xi64>) -> tensor<f3
 
 // -----
 
-// A read at constant places only (a rank-0 value inside a body) stays an extract: upstream's scalar-operand
-// inlining turns such an operand back into one, and the two rewrites must not chase each other (this hung).
+// A read at constant places only (a rank-0 value inside a body) stays an extract through the normalization's
+// fixed point: upstream's scalar-operand inlining turns such an operand back into one, and the two rewrites
+// must not chase each other (this hung). Its last step then makes a whole rank-0 argument an operand, once (the
+// second RUN line normalizes twice).
 // CHECK-LABEL: func.func @scalar_read(
-// CHECK: tensor.extract %{{.*}}[] : tensor<f32>
+// CHECK-SAME: %{{.*}}: tensor<64xf32>, %[[S:.*]]: tensor<f32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[S]] : tensor<64xf32>, tensor<f32>)
+// CHECK-NOT: tensor.extract
 func.func @scalar_read(%x: tensor<64xf32>, %s: tensor<f32>) -> tensor<64xf32> {
   %e = tensor.empty() : tensor<64xf32>
   %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<64xf32>) outs(%e : tensor<64xf32>) {
@@ -276,3 +280,49 @@ func.func @index_tables(%x: tensor<2x4xf32>) -> tensor<2x4xi64> {
     }
   }
 #-}
+
+// -----
+
+// A whole rank-0 value read inside a body (a Frobenius norm's kernel dividing every element by the norm, which
+// the partition passes in as an argument): an input read through (d0) -> (), which MLIR 22's vectorizer
+// broadcasts; as a tensor.extract in the body, vectorize failed ("Attempted to vectorize, but failed").
+// CHECK-DAG: #[[$ALL:.*]] = affine_map<(d0) -> (d0)>
+// CHECK-DAG: #[[$SCALAR:.*]] = affine_map<(d0) -> ()>
+// CHECK-LABEL: func.func @divide_by_norm(
+// CHECK-SAME: %[[NORM:.*]]: tensor<f32>, %[[X:.*]]: tensor<1024xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[$ALL]], #[[$SCALAR]], #[[$ALL]]], {{.*}} ins(%[[X]], %[[NORM]] : tensor<1024xf32>, tensor<f32>)
+// CHECK-NOT: tensor.extract
+// CHECK: arith.divf
+#all = affine_map<(d0) -> (d0)>
+func.func @divide_by_norm(%norm: tensor<f32>, %x: tensor<1024xf32>) -> tensor<1024xf32> {
+  %e = tensor.empty() : tensor<1024xf32>
+  %y = linalg.generic {indexing_maps = [#all, #all], iterator_types = ["parallel"]}
+      ins(%x : tensor<1024xf32>) outs(%e : tensor<1024xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = tensor.extract %norm[] : tensor<f32>
+    %d = arith.divf %in, %n : f32
+    linalg.yield %d : f32
+  } -> tensor<1024xf32>
+  return %y : tensor<1024xf32>
+}
+
+// -----
+
+// A rank-0 constant stays inlined: its element is a constant the body uses.
+// CHECK-LABEL: func.func @divide_by_constant(
+// CHECK: %[[TWO:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1024xf32>)
+// CHECK: arith.divf %{{.*}}, %[[TWO]] : f32
+#all = affine_map<(d0) -> (d0)>
+func.func @divide_by_constant(%x: tensor<1024xf32>) -> tensor<1024xf32> {
+  %two = arith.constant dense<2.0> : tensor<f32>
+  %e = tensor.empty() : tensor<1024xf32>
+  %y = linalg.generic {indexing_maps = [#all, #all], iterator_types = ["parallel"]}
+      ins(%x : tensor<1024xf32>) outs(%e : tensor<1024xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = tensor.extract %two[] : tensor<f32>
+    %d = arith.divf %in, %n : f32
+    linalg.yield %d : f32
+  } -> tensor<1024xf32>
+  return %y : tensor<1024xf32>
+}

@@ -68,14 +68,13 @@ func.func @argmax_all(%a: tensor<64xf32>) -> tensor<i64> {
 // -----
 
 // A rank-0 statistic broadcast over a tensor (x / ||x||): the reduction is promoted; the elementwise op,
-// which has loops of its own, reads the value through a collapse to rank 0.
+// which has loops of its own, reads the value through a collapse to rank 0, as an operand of its own.
 // CHECK-LABEL: func.func @normalize_by_norm(
 // CHECK: %[[SQ:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]{{.*}} outs({{.*}} : tensor<1xf32>)
 // CHECK: %[[ROOT:.*]] = linalg.generic {{.*}} ins(%[[SQ]] : tensor<1xf32>)
 // CHECK: math.sqrt
 // CHECK: %[[S:.*]] = tensor.collapse_shape %[[ROOT]] [] : tensor<1xf32> into tensor<f32>
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel"]{{.*}} outs({{.*}} : tensor<64xf32>)
-// CHECK: tensor.extract %[[S]][] : tensor<f32>
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel"]{{.*}} ins(%{{.*}}, %[[S]] : tensor<64xf32>, tensor<f32>) outs({{.*}} : tensor<64xf32>)
 func.func @normalize_by_norm(%a: tensor<64xf32>) -> tensor<64xf32> {
   %zero = arith.constant 0.000000e+00 : f32
   %e0 = tensor.empty() : tensor<f32>
