@@ -423,6 +423,25 @@ FailureOr<PayloadFacts> kforge::analyzePayload(ModuleOp payload, StringRef reque
         return;
       }
   });
+  // Arguments read as rows by a reduction (directly or through a reshape): what each block of a row kernel
+  // reads row by row.
+  facts.rowInputs = 0;
+  auto readByReduction = [](Value value) {
+    return llvm::any_of(value.getUsers(), [](Operation *user) {
+      auto op = dyn_cast<linalg::LinalgOp>(user);
+      return op && op.getNumReductionLoops() > 0;
+    });
+  };
+  for (BlockArgument argument : func.getArguments()) {
+    auto shaped = dyn_cast<ShapedType>(argument.getType());
+    if (facts.reductionSize <= 0 || !shaped || !shaped.hasStaticShape() || shaped.getRank() < 2)
+      continue;
+    bool rows = shaped.getShape().back() == facts.reductionSize && readByReduction(argument);
+    for (Operation *user : argument.getUsers())
+      if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(user))
+        rows |= collapse.getResultType().getShape().back() == facts.reductionSize && readByReduction(collapse);
+    facts.rowInputs += rows;
+  }
   facts.elementType = "unknown";
   if (auto shaped = dyn_cast<ShapedType>(returnOp.getOperand(0).getType())) {
     std::string text;

@@ -48,6 +48,7 @@ llvm::json::Value kforge::tune::toJSON(const PayloadFacts &facts) {
                             {"multi_result_reductions", facts.multiResultReductions},
                             {"index_checks", facts.indexChecks},
                             {"reductions_reading_index", facts.reductionsReadingIndex},
+                            {"row_inputs", facts.rowInputs},
                             {"contractions_after_reductions", facts.contractionsAfterReductions},
                             {"nested_reductions", facts.nestedReductions},
                             {"convolutions_before_windows", facts.convolutionsBeforeWindows},
@@ -89,6 +90,7 @@ bool kforge::tune::fromJSON(const llvm::json::Value &value, PayloadFacts &facts,
          o.mapOptional("multi_result_reductions", facts.multiResultReductions) &&
          o.mapOptional("index_checks", facts.indexChecks) &&
          o.mapOptional("reductions_reading_index", facts.reductionsReadingIndex) &&
+         o.mapOptional("row_inputs", facts.rowInputs) &&
          o.mapOptional("contractions_after_reductions", facts.contractionsAfterReductions) &&
          o.mapOptional("nested_reductions", facts.nestedReductions) &&
          o.mapOptional("convolutions_before_windows", facts.convolutionsBeforeWindows) &&

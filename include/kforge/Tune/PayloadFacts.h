@@ -74,6 +74,9 @@ struct PayloadFacts {
   /// Reductions whose body reads a loop index (linalg.index: a loss gathering each row's value at its row),
   /// which upstream's split_reduction keeps as it was, so that after a split it names the chunk, not the element.
   int64_t reductionsReadingIndex = 0;
+  /// Arguments a reduction reads as rows (rank 2 or more, the innermost dimension the reduction's length): the
+  /// inputs a row kernel's blocks read row by row (cosine similarity's two). 0 when unknown.
+  int64_t rowInputs = 0;
   std::string elementType;            ///< Element type of the returned value (f32, bf16, ...).
   /// Bytes per element of `elementType` (8 for f64, 4 for f32, 2 for the 16-bit types).
   int64_t elementBytes() const {

@@ -344,6 +344,11 @@ public:
       problem(index, "unsupported",
               "pipeline_rows copies the next row itself after the block's first reduction: not with prefetch_rows, "
               "stash or moments");
+    else if (facts.rowInputs > 1)
+      // The transform op copies one input's next row into shared memory (cosine similarity reads two).
+      problem(index, "unsupported",
+              "pipeline_rows copies one input's rows ahead; the kernel reads rows of " +
+                  std::to_string(facts.rowInputs) + " inputs");
     else if (lanesRowWidth(schedule, facts) * elementBytes > kMaxSharedBytesPerBlock - 1024)
       problem(index, "too-large",
               "pipeline_rows: a row of " + std::to_string(lanesRowWidth(schedule, facts) * elementBytes) +
