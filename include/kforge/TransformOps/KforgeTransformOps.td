@@ -820,9 +820,10 @@ def ApplyEraseUnusedChecksPatternsOp : Op<Transform_Dialect, "apply_patterns.kfo
 
     Why: fuse_into_containing_op tiles a producer into the loop that consumes it and leaves
     the original dead. Canonicalization erases dead ops only when they have no side effects,
-    and an assert is one, so the original stayed: on the GPU it ran on the host, on the CPU it
-    computed every element a second time. The fused copy keeps the asserts on every element a
-    kernel computes; an element nothing uses is neither computed nor checked.
+    and an assert is one, so the original stayed: on the GPU it was left on the host, where
+    the lowering refuses it (cross entropy's loss kernel compiled no proposal). The fused copy
+    keeps the asserts on every element a kernel computes; an element nothing uses is neither
+    computed nor checked.
   }];
   let assemblyFormat = "attr-dict";
 }

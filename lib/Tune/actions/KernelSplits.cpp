@@ -210,8 +210,9 @@ public:
                   "partial results per row (a multiple of 256 that divides the row)"}},
                 {"gpu", "cpu"},
                 "first; one row reduction (a linalg.generic of one parallel and one reduction loop: no contraction, "
-                "convolution, argmax or layernorm moments), over rows of one dimension, read by nothing that "
-                "re-reads its row; partials divides the row, at least 2 elements each"},
+                "convolution, argmax or layernorm moments, no read of its own loop index), over rows of one "
+                "dimension, read by nothing that re-reads its row; partials divides the row, at least 2 elements "
+                "each; no prefetch_rows after it"},
             {{"", 5}}) {}
 
   void validate(const ValidationContext &context) const override {

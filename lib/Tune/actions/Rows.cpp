@@ -322,8 +322,7 @@ public:
                   "one); besides these, any count from 1 to 65536"}},
                 {"gpu"},
                 "lanes of whole warps (a block reducing its row) and vectorize before it; not with prefetch_rows, "
-                "stash or "
-                "moments; a row that fits in shared memory"},
+                "stash or moments; rows of one input; a row that fits in shared memory"},
             {{"", 76}}) {}
 
   std::optional<std::string> outOfDomain(int64_t value) const override { return countOutOfDomain(*this, value); }

@@ -464,7 +464,8 @@ public:
                 "transform.structured.hoist_redundant_vector_transfers",
                 {},
                 {"gpu", "cpu"},
-                "the innermost tile has at most 512 elements per op (on the GPU: a thread-level tile)"},
+                "the innermost tile has at most 512 elements per op (on the GPU: a thread-level tile); no cf.assert "
+                "in a body (an importer's bounds checks)"},
             {{"", 70}}) {}
 
   void validate(const ValidationContext &context) const override {
